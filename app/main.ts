@@ -1,0 +1,46 @@
+/**
+ * The service's entry point (`npm start`): connect to PostgreSQL (embedded unless DATABASE_URL is
+ * set), migrate, serve HTTP; on SIGINT/SIGTERM stop serving, close the pool and stop the embedded
+ * server. A failure to start prints one line saying what is wrong and exits non-zero.
+ */
+
+import { createServer } from "node:http"
+import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { Cause, Effect, Exit, Layer } from "effect"
+import { HttpRouter } from "effect/http"
+import * as Health from "../adapters/http/Health.ts"
+import * as Database from "../adapters/postgres/Database.ts"
+import * as Migrations from "../adapters/postgres/Migrations.ts"
+import * as AppConfig from "./Config.ts"
+import { describeStartFailure } from "./StartFailure.ts"
+
+const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
+
+const HttpLive = ({ port, host }: AppConfig.Http) =>
+  HttpRouter.serve(Health.routes, { disableLogger: true }).pipe(
+    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+  )
+
+const main = Effect.gen(function* () {
+  // Settings first: a bad PORT is reported before any database work starts.
+  const http = yield* AppConfig.http
+  return yield* Layer.launch(HttpLive(http).pipe(Layer.provide(DatabaseLive)))
+})
+
+main.pipe(
+  Effect.catchCause((cause) =>
+    Cause.hasInterruptsOnly(cause)
+      ? Effect.void
+      : Effect.sync(() => {
+          process.stderr.write(`partner-receivables: ${describeStartFailure(cause)}\n`)
+          process.exitCode = 1
+        })
+  ),
+  (program) =>
+    NodeRuntime.runMain(program, {
+      disableErrorReporting: true,
+      // A stop asked for by SIGINT/SIGTERM is a clean exit, not a failure.
+      teardown: (exit, onExit) =>
+        onExit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : Number(process.exitCode ?? 0))
+    })
+)

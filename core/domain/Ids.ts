@@ -1,0 +1,31 @@
+/**
+ * Identifiers of the domain. Receivables carry `rcv_` + 32 lower-case hex characters; vendors,
+ * debtors, organizations and integrations are UUIDs. Brands keep one kind of id from being passed
+ * where another is expected.
+ */
+import { Schema } from "effect"
+
+const Uuid = Schema.String.check(Schema.isUUID())
+
+export const ReceivableId = Schema.String.check(Schema.isPattern(/^rcv_[0-9a-f]{32}$/)).pipe(
+  Schema.brand("ReceivableId")
+)
+export type ReceivableId = typeof ReceivableId.Type
+
+export const VendorId = Uuid.pipe(Schema.brand("VendorId"))
+export type VendorId = typeof VendorId.Type
+
+export const DebtorId = Uuid.pipe(Schema.brand("DebtorId"))
+export type DebtorId = typeof DebtorId.Type
+
+export const OrgId = Uuid.pipe(Schema.brand("OrgId"))
+export type OrgId = typeof OrgId.Type
+
+export const IntegrationId = Uuid.pipe(Schema.brand("IntegrationId"))
+export type IntegrationId = typeof IntegrationId.Type
+
+/** Formats 16 random bytes as a receivable id; the caller supplies the randomness. */
+export const receivableIdFromBytes = (bytes: Uint8Array): ReceivableId => {
+  if (bytes.length !== 16) throw new RangeError(`a receivable id needs 16 bytes, got ${bytes.length}`)
+  return `rcv_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}` as ReceivableId
+}

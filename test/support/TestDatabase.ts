@@ -1,0 +1,33 @@
+/**
+ * A database of the test file's own, cloned from the run's migrated template and dropped when the
+ * layer closes. Provides `SqlClient` and `PgClient` like the app's database layer.
+ */
+import { randomBytes } from "node:crypto"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Layer, Redacted } from "effect"
+import { SqlClient } from "effect/sql"
+import { inject } from "vitest"
+import * as Database from "../../adapters/postgres/Database.ts"
+import { databaseUrl } from "./urls.ts"
+
+const adminUrl = () => inject("adminDatabaseUrl")
+
+const withAdmin = <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
+  Effect.flatMap(SqlClient.SqlClient, use).pipe(
+    Effect.provide(PgClient.layer({ url: Redacted.make(adminUrl()), maxConnections: 1 })),
+    Effect.orDie
+  )
+
+/** Creates a fresh migrated database; returns its URL. Dropped when the scope closes. */
+export const createDatabase = Effect.acquireRelease(
+  Effect.gen(function* () {
+    const name = `receivables_test_${randomBytes(6).toString("hex")}`
+    yield* withAdmin((sql) => sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(inject("templateDatabase"))}`)
+    return { name, url: databaseUrl(adminUrl(), name) }
+  }),
+  ({ name }) => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
+)
+
+export const layer = Layer.unwrap(
+  Effect.map(createDatabase, ({ url }) => Database.layerUrl(Redacted.make(url), { maxConnections: 4 }))
+)
