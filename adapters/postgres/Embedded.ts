@@ -5,7 +5,7 @@
  * cannot start, no exit hooks racing our shutdown, loopback TCP only, and a stop tied to a Scope.
  */
 import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { randomBytes } from "node:crypto"
+import { createHash, randomBytes } from "node:crypto"
 import { createWriteStream, existsSync } from "node:fs"
 import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises"
 import { dirname, join, resolve } from "node:path"
@@ -61,31 +61,33 @@ const serverUser = Effect.try({
 
 type ServerUser = { readonly uid: number; readonly gid: number }
 
-// The server user must be able to walk down to the data directory: a project checked out inside
-// a private directory (mode 700, owned by root) cannot hold it.
-const checkReachable = (dir: string, user: ServerUser) =>
-  Effect.tryPromise({
-    try: async () => {
-      for (let current = dirname(resolve(dir)); ; current = dirname(current)) {
-        const info = await stat(current)
-        const bit = info.uid === user.uid ? 0o100 : info.gid === user.gid ? 0o010 : 0o001
-        if ((info.mode & bit) === 0) return current
-        if (current === dirname(current)) return undefined
-      }
-    },
-    catch: (cause) => fail(`cannot inspect ${dir}: ${String(cause)}`)
-  }).pipe(
-    Effect.flatMap((blocked) =>
-      blocked === undefined
-        ? Effect.void
-        : Effect.fail(
-            fail(
-              `PostgreSQL runs as the user "${superuser}", which cannot enter ${blocked}; ` +
-                "set DATA_DIR to a directory outside it, or set DATABASE_URL"
-            )
-          )
-    )
+// The server user must be able to walk down to the data directory. A project checked out in a
+// private directory (as root, say in /root) cannot hold it there; the cluster then lives in a
+// directory of its own under /var/lib, named after the requested one so that each project keeps
+// its own cluster across starts.
+const blockedAncestor = async (dir: string, user: ServerUser) => {
+  for (let current = dirname(resolve(dir)); ; current = dirname(current)) {
+    const info = await stat(current).catch(() => undefined)
+    if (info !== undefined) {
+      const bit = info.uid === user.uid ? 0o100 : info.gid === user.gid ? 0o010 : 0o001
+      if ((info.mode & bit) === 0) return current
+    }
+    if (current === dirname(current)) return undefined
+  }
+}
+
+const reachableBaseDir = (baseDir: string, user: ServerUser) =>
+  Effect.promise(() => blockedAncestor(baseDir, user)).pipe(
+    Effect.flatMap((blocked) => {
+      if (blocked === undefined) return Effect.succeed(baseDir)
+      const relocated = join(relocationRoot, createHash("sha256").update(resolve(baseDir)).digest("hex").slice(0, 16))
+      return Effect.logWarning(
+        `the embedded PostgreSQL runs as "${superuser}", which cannot enter ${blocked}; its data is kept in ${relocated}`
+      ).pipe(Effect.as(relocated))
+    })
   )
+
+const relocationRoot = "/var/lib/partner-receivables"
 
 // A server left running by a process that was killed (it runs in its own process group, so it
 // outlives a SIGKILL of its parent) holds the data directory; stop it before starting anew.
@@ -183,7 +185,7 @@ const awaitReady = (child: ChildProcess, logFile: string) =>
     child.on("error", (error) => early.push(`FATAL: ${error.message}\n`))
     child.on("close", (code) => {
       log.end()
-      if (!ready) resume(Effect.fail(fail(`PostgreSQL exited (code ${code}): ${lastLines(early) || "see " + logFile}`)))
+      if (!ready) resume(Effect.fail(fail(`PostgreSQL exited (code ${code}): ${lastLines(early) || `see ${logFile}`}`)))
     })
   })
 
@@ -208,13 +210,13 @@ export const start = Effect.fn("EmbeddedPostgres.start")(function* (
 ): Effect.fn.Return<EmbeddedServer, EmbeddedPostgresError, Scope.Scope> {
   const { initdb, postgres } = yield* binaries
   const user = yield* serverUser
-  const dataDir = join(options.baseDir, "pgdata")
-  const passwordFile = join(options.baseDir, "postgres.password")
+  const baseDir = user === undefined ? options.baseDir : yield* reachableBaseDir(options.baseDir, user)
+  const dataDir = join(baseDir, "pgdata")
+  const passwordFile = join(baseDir, "postgres.password")
   yield* Effect.tryPromise({
-    try: () => mkdir(options.baseDir, { recursive: true }).then(() => chmod(options.baseDir, 0o755)),
-    catch: (cause) => fail(`cannot create ${options.baseDir}: ${String(cause)}`)
+    try: () => mkdir(baseDir, { recursive: true }).then(() => chmod(baseDir, 0o755)),
+    catch: (cause) => fail(`cannot create ${baseDir}: ${String(cause)}`)
   })
-  if (user !== undefined) yield* checkReachable(dataDir, user)
   if (existsSync(join(dataDir, "PG_VERSION"))) yield* stopLeftover(dataDir)
   else yield* initialise(initdb, dataDir, passwordFile, user)
   const password = yield* Effect.tryPromise({
@@ -238,7 +240,7 @@ export const start = Effect.fn("EmbeddedPostgres.start")(function* (
     Effect.sync(() => spawn(postgres, args, { ...user, detached: true, stdio: ["ignore", "ignore", "pipe"] })),
     stop
   )
-  yield* awaitReady(child, join(options.baseDir, "postgres.log"))
+  yield* awaitReady(child, join(baseDir, "postgres.log"))
   return {
     url: `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
     port: options.port

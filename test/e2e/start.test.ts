@@ -1,0 +1,119 @@
+/**
+ * `npm start` as an operator runs it: a real process on the embedded default, probed over HTTP,
+ * stopped by a signal, started again on the same data; and the one-line errors of a bad start.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { createServer } from "node:net"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { freePort } from "../support/ports.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+
+interface Started {
+  readonly child: ChildProcess
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+const startApp = (env: Record<string, string>): Started => {
+  const child = spawn(process.execPath, [join(root, "app", "main.ts")], {
+    cwd: root,
+    env: { ...process.env, DATABASE_URL: "", ...env },
+    stdio: ["ignore", "pipe", "pipe"]
+  })
+  let output = ""
+  child.stdout?.on("data", (chunk) => {
+    output += chunk
+  })
+  child.stderr?.on("data", (chunk) => {
+    output += chunk
+  })
+  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+  return { child, output: () => output, exited }
+}
+
+const healthy = async (port: number, started: Started, timeoutMs = 30_000) => {
+  const deadline = Date.now() + timeoutMs
+  while (Date.now() < deadline) {
+    if (started.child.exitCode !== null) throw new Error(`the app exited: ${started.output()}`)
+    const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined)
+    if (response?.status === 200) return response.json()
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+  throw new Error(`no answer on /health within ${timeoutMs} ms: ${started.output()}`)
+}
+
+describe("npm start", () => {
+  let dataDir = ""
+  beforeAll(async () => {
+    dataDir = await mkdtemp(join(tmpdir(), "receivables-start-"))
+    // As root, the server runs as "postgres", which must be able to enter the directory.
+    await chmod(dataDir, 0o755)
+  })
+  afterAll(() => rm(dataDir, { recursive: true, force: true }))
+
+  it("serves /health on the embedded database, stops on SIGTERM, and starts again on the same data", async () => {
+    const port = await freePort()
+    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(await freePort()) }
+
+    const first = startApp(env)
+    assert.deepStrictEqual(await healthy(port, first), { status: "ok" })
+    first.child.kill("SIGTERM")
+    assert.strictEqual(await first.exited, 0)
+
+    const second = startApp(env)
+    assert.deepStrictEqual(await healthy(port, second), { status: "ok" })
+    second.child.kill("SIGINT")
+    assert.strictEqual(await second.exited, 0)
+    assert.notMatch(second.output(), /initdb|Error/)
+  })
+
+  it("takes over the data directory from a killed run", async () => {
+    const port = await freePort()
+    const env = { DATA_DIR: dataDir, PORT: String(port), EMBEDDED_POSTGRES_PORT: String(await freePort()) }
+    const killed = startApp(env)
+    await healthy(port, killed)
+    killed.child.kill("SIGKILL")
+    await killed.exited
+
+    const next = startApp(env)
+    assert.deepStrictEqual(await healthy(port, next), { status: "ok" })
+    next.child.kill("SIGTERM")
+    assert.strictEqual(await next.exited, 0)
+  })
+
+  const failsWithOneLine = async (env: Record<string, string>, expected: RegExp) => {
+    const started = startApp({ DATA_DIR: dataDir, ...env })
+    assert.strictEqual(await started.exited, 1)
+    const lines = started.output().trim().split("\n")
+    assert.strictEqual(lines.length, 1, started.output())
+    assert.match(lines[0]!, expected)
+  }
+
+  it("refuses an unreachable DATABASE_URL with one line, without the password", async () => {
+    await failsWithOneLine(
+      { DATABASE_URL: "postgres://app:hunter2@127.0.0.1:1/receivables", PORT: String(await freePort()) },
+      /^partner-receivables: cannot use PostgreSQL at postgres:\/\/app@127\.0\.0\.1:1\/receivables: connect ECONNREFUSED/
+    )
+  })
+
+  it("refuses a port in use with one line", async () => {
+    const port = await freePort()
+    const blocker = createServer().listen(port, "0.0.0.0")
+    try {
+      await failsWithOneLine(
+        { PORT: String(port), EMBEDDED_POSTGRES_PORT: String(await freePort()) },
+        /^partner-receivables: cannot listen: the port is already in use/
+      )
+    } finally {
+      blocker.close()
+    }
+  })
+
+  it("refuses a malformed setting with one line naming it", async () => {
+    await failsWithOneLine({ PORT: "eighty" }, /^partner-receivables: invalid configuration: PORT: expected/)
+  })
+})
