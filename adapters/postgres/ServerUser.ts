@@ -88,7 +88,7 @@ export const reachableBinaries = (installed: Binaries, user: ServerUser) =>
       const nativeDir = dirname(dirname(installed.postgres))
       const packageJson = await readFile(join(nativeDir, "..", "package.json"), "utf8")
       const version = (JSON.parse(packageJson) as { version: string }).version
-      const target = join(relocationRoot, "postgres", `${version}-${hashOf(nativeDir)}`)
+      const target = join(relocationRoot, "postgres", `${version}-${process.platform}-${process.arch}`)
       const copied = { initdb: join(target, "bin", "initdb"), postgres: join(target, "bin", "postgres") }
       if (!(await stat(copied.postgres).catch(() => undefined))) await copyInstallation(nativeDir, target)
       return copied
