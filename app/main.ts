@@ -8,16 +8,22 @@ import { createServer } from "node:http"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
-import * as Health from "../adapters/http/Health.ts"
+import * as Server from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
+import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
+import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
+import { Receivables } from "../core/services/Receivables.ts"
 import * as AppConfig from "./Config.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
+const ServicesLive = Layer.mergeAll(Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)), PgApiKeys.layer)
+
 const HttpLive = ({ port, host }: AppConfig.Http) =>
-  HttpRouter.serve(Health.routes, { disableLogger: true }).pipe(
+  HttpRouter.serve(Server.routes, { disableLogger: true }).pipe(
+    Layer.provide(ServicesLive),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 

@@ -7,10 +7,7 @@ import { Schema } from "effect"
 
 export const statuses = ["PENDING", "APPROVED", "PAID", "SOLD", "DISPUTED", "ACKNOWLEDGED"] as const
 
-export const Status = Schema.Literals(statuses).annotate({
-  identifier: "Status",
-  description: "Normalized receivable status"
-})
+export const Status = Schema.Literals(statuses).annotate({ description: "Normalized receivable status" })
 export type Status = typeof Status.Type
 
 /**

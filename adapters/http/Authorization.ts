@@ -1,0 +1,32 @@
+/**
+ * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
+ * a known, live key is `api_key_invalid` or `api_key_revoked`. The caller's organization is then
+ * provided to the handlers, which scope every query with it.
+ */
+import { Effect, Layer, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { AuthenticationFailed } from "../../core/api/Errors.ts"
+import { Authorization, CurrentPrincipal } from "../../core/api/Security.ts"
+import { ApiKeys } from "../../core/ports/ApiKeys.ts"
+
+export const layer = Layer.effect(
+  Authorization,
+  Effect.gen(function* () {
+    const keys = yield* ApiKeys
+    return Authorization.of({
+      bearer: Effect.fn("Authorization.bearer")(function* (httpEffect, { credential }) {
+        const request = yield* HttpServerRequest.HttpServerRequest
+        if (request.headers.authorization === undefined) return yield* AuthenticationFailed.of("api_key_missing")
+        if (Redacted.value(credential).length === 0) return yield* AuthenticationFailed.of("api_key_invalid")
+        const owner = yield* keys
+          .verify(credential)
+          .pipe(
+            Effect.catchTag("ApiKeyRejected", ({ reason }) =>
+              Effect.fail(AuthenticationFailed.of(reason === "revoked" ? "api_key_revoked" : "api_key_invalid"))
+            )
+          )
+        return yield* Effect.provideService(httpEffect, CurrentPrincipal, owner)
+      })
+    })
+  })
+)

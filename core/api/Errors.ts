@@ -1,0 +1,103 @@
+/**
+ * The API's error responses (DECISIONS.md): every non-2xx answer is
+ * `{"error": {"type", "code", "message", "param"?}}`. One class per HTTP status; `param` names the
+ * single parameter at fault, when there is one.
+ */
+import { Schema } from "effect"
+
+const body = <const Type extends string, const Codes extends ReadonlyArray<string>>(type: Type, codes: Codes) =>
+  Schema.Struct({
+    type: Schema.Literal(type),
+    code: Schema.Literals(codes),
+    message: Schema.String,
+    param: Schema.optionalKey(Schema.String)
+  })
+
+export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
+  { error: body("invalid_request_error", ["parameter_invalid", "parameter_unknown"]) },
+  { httpApiStatus: 400, description: "A parameter has a bad value, or is not one the endpoint defines" }
+) {
+  static parameterInvalid(param: string, message: string) {
+    return new InvalidRequest({ error: { type: "invalid_request_error", code: "parameter_invalid", message, param } })
+  }
+  static parameterUnknown(param: string) {
+    return new InvalidRequest({
+      error: {
+        type: "invalid_request_error",
+        code: "parameter_unknown",
+        message: `Unknown parameter "${param}": this endpoint does not define it.`,
+        param
+      }
+    })
+  }
+}
+
+export type AuthenticationFailure = "api_key_missing" | "api_key_invalid" | "api_key_revoked"
+
+const authenticationMessages: Record<AuthenticationFailure, string> = {
+  api_key_missing: "No API key: send it as `Authorization: Bearer <API_KEY>`.",
+  api_key_invalid: "The API key is not valid.",
+  api_key_revoked: "The API key has been revoked."
+}
+
+export class AuthenticationFailed extends Schema.Error<AuthenticationFailed>("AuthenticationFailed")(
+  { error: body("authentication_error", ["api_key_missing", "api_key_invalid", "api_key_revoked"]) },
+  { httpApiStatus: 401, description: "The API key is missing, not valid, or revoked" }
+) {
+  static of(code: AuthenticationFailure) {
+    return new AuthenticationFailed({
+      error: { type: "authentication_error", code, message: authenticationMessages[code] }
+    })
+  }
+}
+
+export class ResourceMissing extends Schema.Error<ResourceMissing>("ResourceMissing")(
+  { error: body("invalid_request_error", ["resource_missing"]) },
+  { httpApiStatus: 404, description: "No such route, or no such receivable in your organization" }
+) {
+  static receivable(id: string) {
+    return new ResourceMissing({
+      error: {
+        type: "invalid_request_error",
+        code: "resource_missing",
+        message: `No such receivable: "${id}".`,
+        param: "id"
+      }
+    })
+  }
+  static route(method: string, path: string) {
+    return new ResourceMissing({
+      error: { type: "invalid_request_error", code: "resource_missing", message: `No such route: ${method} ${path}.` }
+    })
+  }
+}
+
+export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
+  { error: body("invalid_request_error", ["method_not_allowed"]) },
+  { httpApiStatus: 405, description: "The API is read-only: only GET is allowed" }
+) {
+  static of(method: string, path: string) {
+    return new MethodNotAllowed({
+      error: {
+        type: "invalid_request_error",
+        code: "method_not_allowed",
+        message: `${method} is not allowed on ${path}: the API is read-only, use GET.`
+      }
+    })
+  }
+}
+
+export class InternalError extends Schema.Error<InternalError>("InternalError")(
+  { error: body("api_error", ["internal_error"]) },
+  { httpApiStatus: 500, description: "Something went wrong on our side" }
+) {
+  static of(requestId: string) {
+    return new InternalError({
+      error: {
+        type: "api_error",
+        code: "internal_error",
+        message: `Something went wrong on our side; quote request ${requestId} to support.`
+      }
+    })
+  }
+}

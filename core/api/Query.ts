@@ -1,0 +1,92 @@
+/**
+ * The query parameters of each endpoint as schemas: types, bounds and defaults of spec section 8
+ * and DECISIONS.md. Values arrive as strings; a repeated scalar arrives as an array and is refused.
+ * The parameter names are the wire names, case-sensitive as the spec writes them.
+ */
+import { Effect, Option, Schema, SchemaTransformation } from "effect"
+import { DebtorId, VendorId } from "../domain/Ids.ts"
+import { parseVerifiedSince } from "../domain/ListQuery.ts"
+import * as Pagination from "../domain/Pagination.ts"
+import { Status, statuses } from "../domain/Status.ts"
+
+/**
+ * A whole number in decimal digits within `[minimum, maximum]`, defaulting to `fallback`. The
+ * description and default sit on the wire (string) side, where the OpenAPI document reads them.
+ */
+const IntegerParam = (options: {
+  readonly minimum: number
+  readonly maximum?: number
+  readonly fallback: number
+  readonly description: string
+}) =>
+  Schema.String.check(Schema.isPattern(/^\d{1,16}$/, { expected: "a whole number" }))
+    .annotate({ description: options.description, default: String(options.fallback) })
+    .pipe(
+      Schema.decodeTo(
+        Schema.Int.check(
+          options.maximum === undefined
+            ? Schema.isGreaterThanOrEqualTo(options.minimum)
+            : Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })
+        ),
+        SchemaTransformation.transform({ decode: Number, encode: String })
+      ),
+      Schema.withDecodingDefaultKey(Effect.succeed(String(options.fallback)))
+    )
+
+export const Limit = IntegerParam({
+  minimum: 1,
+  maximum: Pagination.limitMaximum,
+  fallback: Pagination.limitDefault,
+  description: `Items per page: 1 to ${Pagination.limitMaximum}, default ${Pagination.limitDefault}.`
+})
+
+export const Page = IntegerParam({
+  minimum: 1,
+  fallback: Pagination.pageDefault,
+  description: `Page number, from 1; default ${Pagination.pageDefault}. A page past the end is empty.`
+})
+
+export const HistoryLimit = IntegerParam({
+  minimum: 0,
+  maximum: Pagination.historyLimitMaximum,
+  fallback: Pagination.historyLimitDefault,
+  description: `Maximum history entries per receivable, newest first: 0 to ${Pagination.historyLimitMaximum}, default ${Pagination.historyLimitDefault}.`
+})
+
+export const VerifiedSince = Schema.String.check(
+  Schema.makeFilter((text: string) => Option.isSome(parseVerifiedSince(text)), {
+    expected: "all, an ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD"
+  })
+).annotate({ examples: ["all", "2026-11-20T00:00:00Z", "2026-11-20"] })
+
+export const Expand = Schema.Array(Schema.Literals(["history", "metadata"]))
+
+const optional = <S extends Schema.Top>(schema: S, description: string) =>
+  Schema.optionalKey(schema).annotateKey({ description })
+
+export const receivablesListQuery = {
+  vendor_id: optional(VendorId, "Only receivables of this vendor (UUID)"),
+  debtor_id: optional(DebtorId, "Only receivables of this debtor (UUID)"),
+  status: optional(Status, `Only receivables with this status: ${statuses.join(", ")}. All statuses when omitted.`),
+  verified_since: optional(
+    VerifiedSince,
+    "Only receivables updated at or after this time: `all` (no time restriction), an ISO 8601 date-time with `Z` or an offset, or a date (midnight UTC). Default: 24 hours before the request."
+  ),
+  "expand[]": optional(
+    Expand,
+    "`history` and/or `metadata`, added to every item; repeat the parameter for both (`expand[]=history&expand[]=metadata`)."
+  ),
+  history_limit: HistoryLimit,
+  page: Page,
+  limit: Limit
+}
+
+export const receivableGetQuery = { history_limit: HistoryLimit }
+
+export const vendorsListQuery = {
+  debtor_id: optional(DebtorId, "Only vendors with receivables to this debtor (UUID)")
+}
+
+export const debtorsListQuery = {
+  vendor_id: optional(VendorId, "Only debtors with receivables from this vendor (UUID)")
+}

@@ -1,0 +1,33 @@
+/**
+ * The API's two middlewares as contracts. `Authorization` reads the bearer key and provides the
+ * caller's organization; `RequestValidation` turns bad and unknown query parameters into the
+ * documented 400 body. Implementations live in the HTTP adapter.
+ */
+import { Context } from "effect"
+import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import type { OrgId } from "../domain/Ids.ts"
+import { AuthenticationFailed, InvalidRequest } from "./Errors.ts"
+
+/** Who is calling: the organization that owns the key, and the key itself (for audit). */
+export interface Principal {
+  readonly orgId: OrgId
+  readonly keyId: string
+}
+
+export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("core/api/CurrentPrincipal") {}
+
+export class Authorization extends HttpApiMiddleware.Service<
+  Authorization,
+  {
+    provides: CurrentPrincipal
+    requires: never
+  }
+>()("core/api/Authorization", {
+  requiredForClient: true,
+  security: { bearer: HttpApiSecurity.bearer },
+  error: AuthenticationFailed
+}) {}
+
+export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("core/api/RequestValidation", {
+  error: InvalidRequest
+}) {}
