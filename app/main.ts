@@ -11,15 +11,11 @@ import { HttpRouter } from "effect/http"
 import * as Server from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
-import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
-import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
-import { Receivables } from "../core/services/Receivables.ts"
 import * as AppConfig from "./Config.ts"
+import { ServicesLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
-
-const ServicesLive = Layer.mergeAll(Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)), PgApiKeys.layer)
 
 const HttpLive = ({ port, host }: AppConfig.Http) =>
   HttpRouter.serve(Server.routes, { disableLogger: true }).pipe(
