@@ -84,68 +84,82 @@ const toParty = (row: PartyRow) => ({
   estimatedNextUpdateAt: row.next_sync_at === null ? null : utc(row.next_sync_at)
 })
 
+/**
+ * The statements of the read path, built from what a request uses. Exported so that their plans
+ * can be checked with EXPLAIN against the indexes.
+ */
+export const makeStatements = (sql: SqlClient.SqlClient) => {
+  const conditions = (org: OrgId, filter: ReceivableFilter) =>
+    sql.and([
+      sql`r.org_id = ${org}`,
+      ...(filter.vendorId === undefined ? [] : [sql`r.vendor_id = ${filter.vendorId}`]),
+      ...(filter.debtorId === undefined ? [] : [sql`r.debtor_id = ${filter.debtorId}`]),
+      ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
+      ...(filter.updatedSince === undefined ? [] : [sql`r.updated_at >= ${DateTime.toDateUtc(filter.updatedSince)}`])
+    ])
+
+  // The columns of a receivable as the API shows it. The pair's next run time is stored once,
+  // on its integration, so every receivable of a pair shows the same value.
+  const receivableColumns = (history: Option.Option<number>, metadata: boolean) => sql`
+    p.id, p.vendor_receivable_id, p.vendor_id, v.name AS vendor_name, p.debtor_id, d.name AS debtor_name,
+    p.amount_cents, p.currency, to_char(p.receivable_date, 'YYYY-MM-DD') AS receivable_date,
+    to_char(p.due_date, 'YYYY-MM-DD') AS due_date, p.status, p.portal_status, p.po_number,
+    p.detected_at, p.updated_at,
+    CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next_sync_at,
+    ${metadata ? sql`p.metadata` : sql`NULL::jsonb`} AS metadata,
+    ${Option.isSome(history) ? sql`h.history` : sql`NULL::json`} AS history`
+
+  const joins = (history: Option.Option<number>) => sql`
+    JOIN vendors v ON v.org_id = p.org_id AND v.id = p.vendor_id
+    JOIN debtors d ON d.id = p.debtor_id
+    JOIN integrations i ON i.org_id = p.org_id AND i.id = p.integration_id
+    ${
+      Option.isSome(history)
+        ? sql`LEFT JOIN LATERAL (
+            SELECT coalesce(json_agg(json_build_object('changed_at', e.changed_at, 'changes', e.changes)
+              ORDER BY e.changed_at DESC, e.id DESC), '[]') AS history
+            FROM (
+              SELECT changed_at, changes, id FROM receivable_history
+              WHERE org_id = p.org_id AND receivable_id = p.id
+              ORDER BY changed_at DESC, id DESC
+              LIMIT ${history.value}
+            ) e
+          ) h ON true`
+        : sql``
+    }`
+
+  /** A page, its total and (if wanted) its history, in one statement. */
+  const listPage = (org: OrgId, request: ReceivablesPageRequest) => {
+    const where = conditions(org, request.filter)
+    // The total rides along with the page; with a page past the end the outer join still
+    // yields one row, carrying the total and no receivable.
+    return sql<ReceivableRow & { readonly total_count: bigint }>`
+      WITH page AS (
+        SELECT r.* FROM receivables r WHERE ${where}
+        ORDER BY r.detected_at, r.id
+        LIMIT ${request.window.limit} OFFSET ${request.window.offset}
+      ),
+      total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
+      SELECT total.total_count, ${receivableColumns(request.history, request.metadata)}
+      FROM total
+      LEFT JOIN (page p ${joins(request.history)}) ON true
+      ORDER BY p.detected_at, p.id`
+  }
+
+  return { listPage, receivableColumns, joins }
+}
+
 export const layer = Layer.effect(
   ReceivableStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-
-    const conditions = (org: OrgId, filter: ReceivableFilter) =>
-      sql.and([
-        sql`r.org_id = ${org}`,
-        ...(filter.vendorId === undefined ? [] : [sql`r.vendor_id = ${filter.vendorId}`]),
-        ...(filter.debtorId === undefined ? [] : [sql`r.debtor_id = ${filter.debtorId}`]),
-        ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
-        ...(filter.updatedSince === undefined ? [] : [sql`r.updated_at >= ${DateTime.toDateUtc(filter.updatedSince)}`])
-      ])
-
-    // The columns of a receivable as the API shows it. The pair's next run time is stored once,
-    // on its integration, so every receivable of a pair shows the same value.
-    const receivableColumns = (history: Option.Option<number>, metadata: boolean) => sql`
-      p.id, p.vendor_receivable_id, p.vendor_id, v.name AS vendor_name, p.debtor_id, d.name AS debtor_name,
-      p.amount_cents, p.currency, to_char(p.receivable_date, 'YYYY-MM-DD') AS receivable_date,
-      to_char(p.due_date, 'YYYY-MM-DD') AS due_date, p.status, p.portal_status, p.po_number,
-      p.detected_at, p.updated_at,
-      CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next_sync_at,
-      ${metadata ? sql`p.metadata` : sql`NULL::jsonb`} AS metadata,
-      ${Option.isSome(history) ? sql`h.history` : sql`NULL::json`} AS history`
-
-    const joins = (history: Option.Option<number>) => sql`
-      JOIN vendors v ON v.org_id = p.org_id AND v.id = p.vendor_id
-      JOIN debtors d ON d.id = p.debtor_id
-      JOIN integrations i ON i.org_id = p.org_id AND i.id = p.integration_id
-      ${
-        Option.isSome(history)
-          ? sql`LEFT JOIN LATERAL (
-              SELECT coalesce(json_agg(json_build_object('changed_at', e.changed_at, 'changes', e.changes)
-                ORDER BY e.changed_at DESC, e.id DESC), '[]') AS history
-              FROM (
-                SELECT changed_at, changes, id FROM receivable_history
-                WHERE org_id = p.org_id AND receivable_id = p.id
-                ORDER BY changed_at DESC, id DESC
-                LIMIT ${history.value}
-              ) e
-            ) h ON true`
-          : sql``
-      }`
+    const { listPage, receivableColumns, joins } = makeStatements(sql)
 
     const listReceivables = Effect.fn("PgReceivableStore.listReceivables")(function* (
       org: OrgId,
       request: ReceivablesPageRequest
     ) {
-      const where = conditions(org, request.filter)
-      // The total rides along with the page; with a page past the end the outer join still
-      // yields one row, carrying the total and no receivable.
-      const rows = yield* sql<ReceivableRow & { readonly total_count: bigint }>`
-        WITH page AS (
-          SELECT r.* FROM receivables r WHERE ${where}
-          ORDER BY r.detected_at, r.id
-          LIMIT ${request.window.limit} OFFSET ${request.window.offset}
-        ),
-        total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
-        SELECT total.total_count, ${receivableColumns(request.history, request.metadata)}
-        FROM total
-        LEFT JOIN (page p ${joins(request.history)}) ON true
-        ORDER BY p.detected_at, p.id`
+      const rows = yield* listPage(org, request)
       return {
         totalCount: Number(rows[0]?.total_count ?? 0),
         items: rows.filter((row) => row.id !== null).map(toReceivable)
