@@ -1,13 +1,15 @@
 /**
  * Handlers of the v1 groups: decode has already happened (contract schemas), the principal is
  * known (Authorization); each handler asks the core `Receivables` service within the caller's
- * organization and shapes the list envelope.
+ * organization and answers with the contract's JSON, written by `core/api/Wire.ts`.
  */
 import { Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../core/api/Api.ts"
 import { ResourceMissing } from "../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../core/api/Security.ts"
+import * as Wire from "../../core/api/Wire.ts"
 import { Receivables } from "../../core/services/Receivables.ts"
 
 const ReceivablesHandlers = HttpApiBuilder.group(
@@ -29,15 +31,16 @@ const ReceivablesHandlers = HttpApiBuilder.group(
             page: query.page,
             limit: query.limit
           })
-          return { object: "list" as const, data: list.items, hasMore: list.hasMore, totalCount: list.totalCount }
+          return HttpServerResponse.jsonUnsafe(Wire.page(list.items, Wire.receivable, list.hasMore, list.totalCount))
         })
       )
       .handle("get", ({ params, query }) =>
         Effect.gen(function* () {
           const { orgId } = yield* CurrentPrincipal
-          return yield* receivables
+          const found = yield* receivables
             .get(orgId, params.id, query.history_limit)
             .pipe(Effect.catchTag("ReceivableNotFound", ({ id }) => Effect.fail(ResourceMissing.receivable(id))))
+          return HttpServerResponse.jsonUnsafe(Wire.receivable(found))
         })
       )
   })
@@ -51,8 +54,7 @@ const VendorsHandlers = HttpApiBuilder.group(
     return handlers.handle("list", ({ query }) =>
       Effect.gen(function* () {
         const { orgId } = yield* CurrentPrincipal
-        const data = yield* receivables.vendors(orgId, query.debtor_id)
-        return { object: "list" as const, data, totalCount: data.length }
+        return HttpServerResponse.jsonUnsafe(Wire.list(yield* receivables.vendors(orgId, query.debtor_id), Wire.party))
       })
     )
   })
@@ -66,8 +68,7 @@ const DebtorsHandlers = HttpApiBuilder.group(
     return handlers.handle("list", ({ query }) =>
       Effect.gen(function* () {
         const { orgId } = yield* CurrentPrincipal
-        const data = yield* receivables.debtors(orgId, query.vendor_id)
-        return { object: "list" as const, data, totalCount: data.length }
+        return HttpServerResponse.jsonUnsafe(Wire.list(yield* receivables.debtors(orgId, query.vendor_id), Wire.party))
       })
     )
   })

@@ -109,10 +109,12 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
     ${metadata ? sql`p.metadata` : sql`NULL::jsonb`} AS metadata,
     ${Option.isSome(history) ? sql`h.history` : sql`NULL::json`} AS history`
 
+  // Joined by primary key: the receivable's composite references already tie its vendor and
+  // integration to its organization, which the receivable itself is filtered on.
   const joins = (history: Option.Option<number>) => sql`
-    JOIN vendors v ON v.org_id = p.org_id AND v.id = p.vendor_id
+    JOIN vendors v ON v.id = p.vendor_id
     JOIN debtors d ON d.id = p.debtor_id
-    JOIN integrations i ON i.org_id = p.org_id AND i.id = p.integration_id
+    JOIN integrations i ON i.id = p.integration_id
     ${
       Option.isSome(history)
         ? sql`LEFT JOIN LATERAL (
@@ -131,18 +133,24 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
   /** A page, its total and (if wanted) its history, in one statement. */
   const listPage = (org: OrgId, request: ReceivablesPageRequest) => {
     const where = conditions(org, request.filter)
-    // The total rides along with the page; with a page past the end the outer join still
-    // yields one row, carrying the total and no receivable.
+    // The page is chosen on index entries alone (every list index carries detected_at and id),
+    // and only its rows are then read: skipped and unchosen rows cost no table access. The total
+    // rides along; with a page past the end the outer join still yields one row, carrying the
+    // total and no receivable.
     return sql<ReceivableRow & { readonly total_count: bigint }>`
-      WITH page AS (
-        SELECT r.* FROM receivables r WHERE ${where}
+      WITH page_keys AS (
+        SELECT r.id FROM receivables r WHERE ${where}
         ORDER BY r.detected_at, r.id
         LIMIT ${request.window.limit} OFFSET ${request.window.offset}
       ),
       total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
       SELECT total.total_count, ${receivableColumns(request.history, request.metadata)}
       FROM total
-      LEFT JOIN (page p ${joins(request.history)}) ON true
+      LEFT JOIN (
+        page_keys k
+        JOIN receivables p ON p.org_id = ${org} AND p.id = k.id
+        ${joins(request.history)}
+      ) ON true
       ORDER BY p.detected_at, p.id`
   }
 

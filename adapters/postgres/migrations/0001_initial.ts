@@ -113,8 +113,9 @@ export default Effect.gen(function* () {
   yield* sql`CREATE INDEX receivables_vendor_idx ON receivables (org_id, vendor_id, debtor_id, detected_at, id)`
   yield* sql`CREATE INDEX receivables_debtor_idx ON receivables (org_id, debtor_id, detected_at, id)`
   yield* sql`CREATE INDEX receivables_status_idx ON receivables (org_id, status, detected_at, id)`
-  // The default 24-hour window selects by updated_at.
-  yield* sql`CREATE INDEX receivables_updated_idx ON receivables (org_id, updated_at)`
+  // The default 24-hour window selects by updated_at; the included columns let the page be
+  // ordered and cut from the index alone.
+  yield* sql`CREATE INDEX receivables_updated_idx ON receivables (org_id, updated_at) INCLUDE (detected_at, id)`
 
   yield* sql`
     CREATE TABLE receivable_history (

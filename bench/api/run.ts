@@ -1,0 +1,190 @@
+/**
+ * The API benchmark (`npm run bench:api`): a fresh embedded PostgreSQL with the dataset of
+ * `dataset.ts`, then our server and the reference in `bench/baseline/` under the same load on
+ * loopback, 32 and 128 connections, one scenario after another. Prints requests/s, p50 and p99
+ * latency and the server's peak memory, as a Markdown table.
+ *
+ * Options (environment): BENCH_SECONDS per scenario (default 10), BENCH_WARMUP seconds (3),
+ * BENCH_DATA_DIR to keep the generated cluster there and reuse it on the next run (by default a
+ * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import autocannon from "autocannon"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Embedded from "../../adapters/postgres/Embedded.ts"
+import * as Migrations from "../../adapters/postgres/Migrations.ts"
+import { freePort } from "../../test/support/ports.ts"
+import { generate, keyOf, organizations } from "./dataset.ts"
+
+const seconds = Number(process.env.BENCH_SECONDS ?? 10)
+const warmup = Number(process.env.BENCH_WARMUP ?? 3)
+const root = join(import.meta.dirname, "..", "..")
+
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const startServer = async (script: string, env: Record<string, string>, port: number) => {
+  const child = spawn(process.execPath, [join(root, script)], {
+    env: { ...process.env, ...env, PORT: String(port) },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  for (let i = 0; i < 200; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/v1/receivables`).then(
+      () => true,
+      () => false
+    )
+    if (ok) return child
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  throw new Error(`${script} did not start`)
+}
+
+const peakMemoryMiB = async (child: ChildProcess) => {
+  const status = await readFile(`/proc/${child.pid}/status`, "utf8")
+  const kb = Number(/VmHWM:\s+(\d+)/.exec(status)?.[1] ?? 0)
+  return Math.round(kb / 1024)
+}
+
+const randomOf = <A>(items: ReadonlyArray<A>) => items[Math.floor(Math.random() * items.length)]!
+
+interface Scenario {
+  readonly name: string
+  /** The next request: its path, and the organization whose key it carries. */
+  readonly next: () => { readonly path: string; readonly org: number }
+}
+
+const load = async (port: number, connections: number, scenario: Scenario, duration: number) => {
+  const result = await autocannon({
+    url: `http://127.0.0.1:${port}`,
+    connections,
+    duration,
+    requests: [
+      {
+        setupRequest: (request) => {
+          const { path, org } = scenario.next()
+          return { ...request, path, headers: { authorization: `Bearer ${keyOf(org)}` } }
+        }
+      }
+    ]
+  })
+  return {
+    rps: Math.round(result.requests.average),
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx
+  }
+}
+
+const main = Effect.gen(function* () {
+  const kept = process.env.BENCH_DATA_DIR
+  if (kept !== undefined) yield* Effect.promise(() => mkdir(kept, { recursive: true }))
+  const baseDir = kept ?? (yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-bench-"))))
+  // The server may run as another user (when we are root): let it reach the directory.
+  yield* Effect.promise(() => chmod(baseDir, 0o755))
+  if (kept === undefined) {
+    yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
+  }
+  const server = yield* Embedded.start({
+    baseDir: join(baseDir, "postgres"),
+    port: yield* Effect.promise(freePort),
+    settings: { shared_buffers: "2GB", max_connections: "100" }
+  })
+  const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
+
+  const applied = yield* Migrations.migrate.pipe(Effect.provide(db))
+  if (applied.length > 0) {
+    const started = Date.now()
+    yield* generate.pipe(Effect.provide(db))
+    log(`dataset generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
+  }
+
+  const sample = yield* Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [counts] = yield* sql<{ receivables: bigint; history: bigint }>`
+      SELECT (SELECT count(*) FROM receivables) AS receivables, (SELECT count(*) FROM receivable_history) AS history`
+    const ids = yield* sql<{ id: string; org: number; vendor_id: string }>`
+      SELECT r.id, r.vendor_id, o.n AS org
+      FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM organizations) o
+      JOIN LATERAL (SELECT id, vendor_id FROM receivables WHERE org_id = o.id ORDER BY md5(id) LIMIT 20) r ON true`
+    return { counts: counts!, ids }
+  }).pipe(Effect.provide(db))
+  log(`${sample.counts.receivables} receivables, ${sample.counts.history} history entries`)
+
+  const env = { DATABASE_URL: server.url, DATABASE_POOL_SIZE: "10" }
+  const ourPort = yield* Effect.promise(freePort)
+  const basePort = yield* Effect.promise(freePort)
+  const ours = yield* Effect.acquireRelease(
+    Effect.promise(() => startServer("app/main.ts", env, ourPort)),
+    (child) => Effect.sync(() => child.kill("SIGTERM"))
+  )
+  const baseline = yield* Effect.acquireRelease(
+    Effect.promise(() => startServer("bench/baseline/server.ts", env, basePort)),
+    (child) => Effect.sync(() => child.kill("SIGTERM"))
+  )
+
+  // List requests come from random organizations; a filter or an id is always one of the
+  // requesting organization's own, so that every answer has data.
+  const anyOrg = () => 1 + Math.floor(Math.random() * organizations)
+  const scenarios: ReadonlyArray<Scenario & { readonly baseline: boolean }> = [
+    { name: "list, default window", next: () => ({ path: "/v1/receivables", org: anyOrg() }), baseline: true },
+    {
+      name: "list, all, page 5",
+      next: () => ({ path: "/v1/receivables?verified_since=all&page=5", org: anyOrg() }),
+      baseline: true
+    },
+    {
+      name: "list, vendor filter",
+      next: () => {
+        const pick = randomOf(sample.ids)
+        return { path: `/v1/receivables?verified_since=all&vendor_id=${pick.vendor_id}`, org: Number(pick.org) }
+      },
+      baseline: true
+    },
+    {
+      name: "list, expand[]=history",
+      next: () => ({ path: "/v1/receivables?expand[]=history", org: anyOrg() }),
+      baseline: true
+    },
+    {
+      name: "single receivable",
+      next: () => {
+        const pick = randomOf(sample.ids)
+        return { path: `/v1/receivables/${pick.id}`, org: Number(pick.org) }
+      },
+      baseline: false
+    }
+  ]
+
+  const rows: Array<string> = []
+  const only = process.env.BENCH_ONLY
+  for (const connections of [32, 128]) {
+    for (const scenario of scenarios.filter((s) => only === undefined || s.name.includes(only))) {
+      const targets = [
+        ["ours", ourPort, ours],
+        ...(scenario.baseline ? [["reference", basePort, baseline] as const] : [])
+      ] as const
+      for (const [who, port, child] of targets) {
+        yield* Effect.promise(() => load(port, connections, scenario, warmup))
+        const figures = yield* Effect.promise(() => load(port, connections, scenario, seconds))
+        const memory = yield* Effect.promise(() => peakMemoryMiB(child))
+        const row = `| ${scenario.name} | ${connections} | ${who} | ${figures.rps} | ${figures.p50} | ${figures.p99} | ${memory} | ${figures.errors} |`
+        log(row)
+        rows.push(row)
+      }
+    }
+  }
+  process.stdout.write(
+    `${[
+      "| scenario | connections | server | requests/s | p50 ms | p99 ms | peak RSS MiB | errors |",
+      "|---|---|---|---|---|---|---|---|",
+      ...rows
+    ].join("\n")}\n`
+  )
+})
+
+const scope = Effect.runSync(Scope.make())
+Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
