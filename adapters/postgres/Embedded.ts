@@ -7,7 +7,7 @@
 import { type ChildProcess, spawn } from "node:child_process"
 import { randomBytes } from "node:crypto"
 import { createWriteStream, existsSync } from "node:fs"
-import { chmod, chown, mkdir, readFile, writeFile } from "node:fs/promises"
+import { chmod, chown, mkdir, readFile, rm, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, type Scope } from "effect"
 import { EmbeddedPostgresError } from "./EmbeddedPostgresError.ts"
@@ -41,26 +41,44 @@ const binaries = Effect.tryPromise({
     fail(`no embedded PostgreSQL binaries for ${process.platform}-${process.arch}; set DATABASE_URL to use a server`)
 })
 
-// A server left running by a process that was killed (it runs in its own process group, so it
-// outlives a SIGKILL of its parent) holds the data directory; stop it before starting anew.
-const stopLeftover = (dataDir: string) =>
+const isAlive = (pid: number) => {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch {
+    return false
+  }
+}
+
+const readPid = (file: string) =>
+  readFile(file, "utf8").then(
+    (text) => text.split("\n"),
+    () => []
+  )
+
+/**
+ * The state of a data directory that holds a cluster: free, served by a live process of ours
+ * (its server is shared: a CLI next to a running app uses it), or held by a server whose owner
+ * was killed (it runs in its own process group, so it outlives a SIGKILL of its parent). Such a
+ * leftover is stopped, so that we start anew.
+ */
+const takeOver = (dataDir: string, ownerFile: string) =>
   Effect.tryPromise({
-    try: async () => {
-      const pid = Number((await readFile(join(dataDir, "postmaster.pid"), "utf8").catch(() => "")).split("\n")[0])
-      if (!Number.isInteger(pid) || pid <= 0) return
-      const alive = () => {
-        try {
-          process.kill(pid, 0)
-          return true
-        } catch {
-          return false
-        }
+    try: async (): Promise<{ readonly sharedPort: number } | undefined> => {
+      const postmaster = await readPid(join(dataDir, "postmaster.pid"))
+      const pid = Number(postmaster[0])
+      if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return undefined
+      const owner = Number((await readPid(ownerFile))[0])
+      if (Number.isInteger(owner) && owner > 0 && owner !== process.pid && isAlive(owner)) {
+        return { sharedPort: Number(postmaster[3]) }
       }
-      if (!alive()) return
       process.kill(pid, "SIGINT")
-      for (let waited = 0; alive() && waited < 15_000; waited += 100) await new Promise((r) => setTimeout(r, 100))
+      for (let waited = 0; isAlive(pid) && waited < 15_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100))
+      }
+      return undefined
     },
-    catch: (cause) => fail(`cannot stop the PostgreSQL left running in ${dataDir}: ${String(cause)}`)
+    catch: (cause) => fail(`cannot take over the PostgreSQL running in ${dataDir}: ${String(cause)}`)
   })
 
 const run = (command: string, args: ReadonlyArray<string>, user: ServerUser.ServerUser | undefined) =>
@@ -155,7 +173,8 @@ const stop = (child: ChildProcess) =>
 
 /**
  * Starts the cluster in `baseDir`, initialising it on first use, and stops it when the scope
- * closes. A second start on the same directory reuses the data and the generated password.
+ * closes. A second start on the same directory reuses the data and the generated password; while
+ * another live process of ours serves the directory, its server is shared instead.
  */
 export const start = Effect.fn("EmbeddedPostgres.start")(function* (
   options: EmbeddedOptions
@@ -170,12 +189,17 @@ export const start = Effect.fn("EmbeddedPostgres.start")(function* (
     try: () => mkdir(baseDir, { recursive: true }).then(() => chmod(baseDir, 0o755)),
     catch: (cause) => fail(`cannot create ${baseDir}: ${String(cause)}`)
   })
-  if (existsSync(join(dataDir, "PG_VERSION"))) yield* stopLeftover(dataDir)
-  else yield* initialise(initdb, dataDir, passwordFile, user)
+  const ownerFile = join(baseDir, "owner.pid")
+  const initialised = existsSync(join(dataDir, "PG_VERSION"))
+  const shared = initialised ? yield* takeOver(dataDir, ownerFile) : undefined
+  if (!initialised) yield* initialise(initdb, dataDir, passwordFile, user)
   const password = yield* Effect.tryPromise({
     try: () => readFile(passwordFile, "utf8").then((text) => text.trim()),
     catch: () => fail(`${passwordFile} is missing: remove ${dataDir} to start a fresh embedded database`)
   })
+  const urlOn = (port: number) => `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${port}/postgres`
+  // Another live process of ours serves this cluster: use it, and leave stopping it to its owner.
+  if (shared !== undefined) return { url: urlOn(shared.sharedPort), port: shared.sharedPort }
   const settings = {
     listen_addresses: "127.0.0.1",
     unix_socket_directories: "",
@@ -194,8 +218,9 @@ export const start = Effect.fn("EmbeddedPostgres.start")(function* (
     stop
   )
   yield* awaitReady(child, join(baseDir, "postgres.log"))
-  return {
-    url: `postgres://${superuser}:${encodeURIComponent(password)}@127.0.0.1:${options.port}/postgres`,
-    port: options.port
-  }
+  yield* Effect.acquireRelease(
+    Effect.promise(() => writeFile(ownerFile, `${process.pid}\n`)),
+    () => Effect.promise(() => rm(ownerFile, { force: true }))
+  )
+  return { url: urlOn(options.port), port: options.port }
 })

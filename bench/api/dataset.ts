@@ -2,14 +2,16 @@
  * The API benchmark's dataset, generated inside PostgreSQL: 100 organizations, each with 10
  * vendors paired with 5 of 50 shared debtors (5,000 pairs), 200 receivables per pair (1,000,000),
  * 5 to 10 metadata keys each, 1 to 5 history entries each (about 3,000,000), and one API key per
- * organization, `bench_live_org<N>`. About 3% of receivables were updated in the last 24 hours,
+ * organization, `keyOf(n)`. About 3% of receivables were updated in the last 24 hours,
  * so the default list window holds a few pages per organization.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 
 export const organizations = 100
-export const keyOf = (org: number) => `bench_live_org${org}`
+/** The key of the n-th organization (from 1), made from fixed bytes so runs can reuse a dataset. */
+export const keyOf = (org: number) => makeApiKey("pr", new Uint8Array(secretBytes).fill(org))
 
 export const generate = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -19,10 +21,12 @@ export const generate = Effect.gen(function* () {
     INSERT INTO organizations (id, name)
     SELECT ('00000000-0000-4000-8000-' || lpad(to_hex(g), 12, '0'))::uuid, 'Organization ' || g
     FROM generate_series(1, ${organizations}) g`
+  const keys = Array.from({ length: organizations }, (_, i) => keyOf(i + 1))
   yield* sql`
     INSERT INTO api_keys (org_id, key_hash, display_start)
-    SELECT id, sha256(convert_to('bench_live_org' || (row_number() OVER (ORDER BY id)), 'UTF8')), 'bench_live'
-    FROM organizations`
+    SELECT o.id, sha256(convert_to(k.key, 'UTF8')), left(k.key, 12)
+    FROM (SELECT id, row_number() OVER (ORDER BY id) AS n FROM organizations) o
+    JOIN unnest(${keys}::text[]) WITH ORDINALITY AS k(key, n) ON k.n = o.n`
   yield* sql`INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 50) g`
   yield* sql`
     INSERT INTO vendors (org_id, name) SELECT o.id, 'Vendor ' || g FROM organizations o, generate_series(1, 10) g`

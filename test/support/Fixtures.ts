@@ -6,11 +6,14 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+
+const testKey = (seed: number) => makeApiKey("pr", new Uint8Array(secretBytes).fill(seed))
 
 export const keys = {
-  orgA: "pr_live_orgA_test_key",
-  orgB: "pr_live_orgB_test_key",
-  revoked: "pr_live_revoked_test_key"
+  orgA: testKey(1),
+  orgB: testKey(2),
+  revoked: testKey(3)
 }
 
 export interface Fixture {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, Redacted } from "effect"
+import { Context, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import { inject } from "vitest"
 import * as Database from "../../adapters/postgres/Database.ts"
@@ -28,6 +28,11 @@ export const createDatabase = Effect.acquireRelease(
   ({ name }) => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
 )
 
+/** The URL of the test file's database, for processes that connect on their own (CLI, app). */
+export class TestDatabaseUrl extends Context.Service<TestDatabaseUrl, string>()("test/TestDatabaseUrl") {}
+
 export const layer = Layer.unwrap(
-  Effect.map(createDatabase, ({ url }) => Database.layerUrl(Redacted.make(url), { maxConnections: 4 }))
+  Effect.map(createDatabase, ({ url }) =>
+    Layer.merge(Database.layerUrl(Redacted.make(url), { maxConnections: 4 }), Layer.succeed(TestDatabaseUrl, url))
+  )
 )

@@ -1,0 +1,101 @@
+/**
+ * The operator CLI as operators run it (`node app/cli.ts ...`) against the test database:
+ * organizations and keys, readable and JSON output, one-line refusals, and a created key that
+ * works on the API until it is revoked.
+ */
+import { spawn } from "node:child_process"
+import { join } from "node:path"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { TestDatabaseUrl } from "../support/TestDatabase.ts"
+import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+
+const cli = (...args: ReadonlyArray<string>) =>
+  Effect.flatMap(TestDatabaseUrl, (url) =>
+    Effect.promise(
+      () =>
+        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+          const child = spawn(process.execPath, [join(root, "app", "cli.ts"), ...args], {
+            env: { ...process.env, DATABASE_URL: url },
+            stdio: ["ignore", "pipe", "pipe"]
+          })
+          let stdout = ""
+          let stderr = ""
+          child.stdout.on("data", (chunk) => {
+            stdout += chunk
+          })
+          child.stderr.on("data", (chunk) => {
+            stderr += chunk
+          })
+          child.on("exit", (code) => resolve({ code, stdout, stderr }))
+        })
+    )
+  )
+
+const vendors = (key: string) =>
+  Effect.flatMap(BaseUrl, (base) =>
+    Effect.promise(() => fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } }))
+  )
+
+layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operator CLI", (it) => {
+  it.effect("creates an organization and a key; the key works until revoked; usage is listed", () =>
+    Effect.gen(function* () {
+      const org = yield* cli("org", "create", "--name", "Acme Factoring", "--json")
+      assert.strictEqual(org.code, 0, org.stderr)
+      const { id: orgId, name } = JSON.parse(org.stdout)
+      assert.strictEqual(name, "Acme Factoring")
+      assert.include((yield* cli("org", "list")).stdout, `${orgId}  Acme Factoring`)
+
+      const created = yield* cli("key", "create", "--org", orgId, "--name", "reporting")
+      assert.strictEqual(created.code, 0, created.stderr)
+      const key = created.stdout.split("\n")[0]!
+      assert.match(key, /^pr_live_[0-9A-Za-z]{39}$/)
+      assert.match(created.stdout, /shown only this once/)
+      assert.strictEqual((yield* vendors(key)).status, 200)
+
+      const listed = yield* cli("key", "list", "--org", orgId, "--json")
+      const [record] = JSON.parse(listed.stdout)
+      assert.strictEqual(record.name, "reporting")
+      assert.strictEqual(record.display_start, key.slice(0, 12))
+      assert.notInclude(listed.stdout, key)
+      assert.notInclude((yield* cli("key", "list", "--org", orgId)).stdout, key)
+
+      const revoked = yield* cli("key", "revoke", record.id)
+      assert.strictEqual(revoked.code, 0, revoked.stderr)
+      const refused = yield* vendors(key)
+      assert.strictEqual(refused.status, 401)
+      assert.strictEqual(
+        ((yield* Effect.promise(() => refused.json())) as { error: { code: string } }).error.code,
+        "api_key_revoked"
+      )
+
+      const usage = yield* cli("key", "usage", record.id, "--json")
+      assert.strictEqual(usage.code, 0, usage.stderr)
+      assert.strictEqual(JSON.parse(usage.stdout).id, record.id)
+    })
+  )
+
+  it.effect("refuses unknown ids and bad arguments with one line and exit code 1", () =>
+    Effect.gen(function* () {
+      for (const [args, message] of [
+        [
+          ["key", "create", "--org", "2cbcf9e4-b72f-4f73-93cd-ba5b4e67cc48"],
+          /^partner-receivables: no organization with id "2cbcf9e4-/
+        ],
+        [["key", "list", "--org", "not-an-id"], /^partner-receivables: no organization with id "not-an-id"/],
+        [["key", "revoke", "nope"], /^partner-receivables: no API key with id "nope"/],
+        [["key", "usage", "00000000-0000-4000-8000-000000000000"], /^partner-receivables: no API key with id/]
+      ] as const) {
+        const answer = yield* cli(...args)
+        assert.strictEqual(answer.code, 1)
+        assert.strictEqual(answer.stderr.trim().split("\n").length, 1, answer.stderr)
+        assert.match(answer.stderr, message)
+      }
+      const missing = yield* cli("key", "create")
+      assert.strictEqual(missing.code, 1)
+      assert.match(missing.stdout + missing.stderr, /Missing required flag: --org/)
+    })
+  )
+})
