@@ -5,13 +5,15 @@
  * and exit code 1.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, DateTime, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Console, DateTime, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
+import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
-import { type ApiKeyRecord, ApiKeys } from "../core/ports/ApiKeys.ts"
+import { type ApiKeyRecord, ApiKeys, OrganizationNotFound } from "../core/ports/ApiKeys.ts"
+import { AuditLog } from "../core/ports/AuditLog.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 
@@ -145,12 +147,65 @@ const key = Command.make("key").pipe(
   Command.withSubcommands([keyCreate, keyList, keyRevoke, keyUsage])
 )
 
-export const cli = Command.make("partner-receivables").pipe(
-  Command.withDescription("Operate the Partner Receivables service"),
-  Command.withSubcommands([org, key])
+const auditTail = Command.make(
+  "tail",
+  {
+    org: Flag.String("org").pipe(Flag.withDescription("Only this organization's requests"), Flag.optional),
+    limit: Flag.Int("limit").pipe(Flag.withDescription("How many entries, newest first"), Flag.withDefault(20)),
+    json
+  },
+  Effect.fn(function* ({ org, limit, json }) {
+    const orgId = Option.getOrUndefined(org)
+    if (orgId !== undefined && !isUuid(orgId)) return yield* new OrganizationNotFound({ id: orgId })
+    const entries = yield* (yield* AuditLog).recent({ orgId, limit })
+    yield* print(
+      json,
+      entries.map((e) => ({
+        at: time(e.at),
+        request_id: e.requestId,
+        key_id: e.keyId,
+        org_id: e.orgId,
+        method: e.method,
+        path: e.path,
+        query: e.query,
+        status: e.status,
+        duration_ms: e.durationMs,
+        client_address: e.clientAddress
+      })),
+      () =>
+        entries.length === 0
+          ? "no requests recorded"
+          : entries
+              .map((e) =>
+                [
+                  time(e.at),
+                  e.status,
+                  e.method,
+                  e.path + (e.query === "" ? "" : `?${e.query}`),
+                  `${e.durationMs.toFixed(1)}ms`,
+                  e.keyId ?? "-",
+                  e.clientAddress ?? "-",
+                  e.requestId
+                ].join("  ")
+              )
+              .join("\n")
+    )
+  })
+).pipe(Command.withDescription("Show the most recent requests of the audit log"))
+
+const audit = Command.make("audit").pipe(
+  Command.withDescription("The audit log of API requests"),
+  Command.withSubcommands([auditTail])
 )
 
-const ServicesLive = Layer.mergeAll(PgApiKeys.layer, PgOrganizations.layer).pipe(
+export const cli = Command.make("partner-receivables").pipe(
+  Command.withDescription("Operate the Partner Receivables service"),
+  Command.withSubcommands([org, key, audit])
+)
+
+const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
+const ServicesLive = Layer.mergeAll(PgApiKeys.layer, PgOrganizations.layer, PgAuditLog.layer).pipe(
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
 )
 

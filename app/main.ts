@@ -8,6 +8,7 @@ import { createServer } from "node:http"
 import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Server from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
@@ -19,7 +20,7 @@ const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
 const HttpLive = ({ port, host }: AppConfig.Http) =>
   HttpRouter.serve(Server.routes, { disableLogger: true }).pipe(
-    Layer.provide(ServicesLive),
+    Layer.provide([ServicesLive, RateLimiter.layer]),
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 

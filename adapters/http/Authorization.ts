@@ -1,18 +1,22 @@
 /**
  * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
- * a known, live key is `api_key_invalid` or `api_key_revoked`. The caller's organization is then
- * provided to the handlers, which scope every query with it.
+ * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit is 429.
+ * The caller's organization is then provided to the handlers, which scope every query with it,
+ * and noted for the audit log.
  */
 import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
-import { AuthenticationFailed } from "../../core/api/Errors.ts"
+import { AuthenticationFailed, RateLimited } from "../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../core/api/Security.ts"
 import { ApiKeys } from "../../core/ports/ApiKeys.ts"
+import { RateLimiter } from "./RateLimiter.ts"
+import * as RequestState from "./RequestState.ts"
 
 export const layer = Layer.effect(
   Authorization,
   Effect.gen(function* () {
     const keys = yield* ApiKeys
+    const limiter = yield* RateLimiter
     return Authorization.of({
       bearer: Effect.fn("Authorization.bearer")(function* (httpEffect, { credential }) {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -25,6 +29,16 @@ export const layer = Layer.effect(
               Effect.fail(AuthenticationFailed.of(reason === "revoked" ? "api_key_revoked" : "api_key_invalid"))
             )
           )
+        const state = RequestState.of(request)
+        state.owner = owner
+        const decision = yield* limiter.take(owner.keyId)
+        state.rateLimit = {
+          limit: limiter.policy.burst,
+          remaining: decision.remaining,
+          resetSeconds: decision.resetSeconds,
+          retryAfterSeconds: decision.retryAfterSeconds
+        }
+        if (!decision.allowed) return yield* RateLimited.of(decision.retryAfterSeconds)
         return yield* Effect.provideService(httpEffect, CurrentPrincipal, owner)
       })
     })

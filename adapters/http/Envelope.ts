@@ -1,14 +1,18 @@
 /**
- * What every response shares, whatever route (or none) answered: a `Request-Id` header, and the
- * documented JSON error body for what no endpoint handles. An unknown path is 404
- * `resource_missing`; another method on a known path is 405 with `Allow: GET` (the API is
- * read-only); anything unexpected is 500 `internal_error`, logged with its request id, and the
- * body says nothing of internals.
+ * What every response shares, whatever route (or none) answered: a `Request-Id` header, the
+ * documented JSON error body for what no endpoint handles, the rate-limit headers, and an audit
+ * entry committed before the response leaves. An unknown path is 404 `resource_missing`; another
+ * method on a known path is 405 with `Allow: GET` (the API is read-only); anything unexpected is
+ * 500 `internal_error`, logged with its request id, the body saying nothing of internals; a
+ * request that cannot be audited is answered 503 instead of its response. `/health` is not
+ * audited: a liveness probe must not depend on the database.
  */
 import { randomBytes } from "node:crypto"
-import { Cause, Effect, Schema, type Types } from "effect"
+import { Cause, Clock, DateTime, Effect, Option, Schema, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { InternalError, MethodNotAllowed, ResourceMissing } from "../../core/api/Errors.ts"
+import { InternalError, MethodNotAllowed, ResourceMissing, ServiceUnavailable } from "../../core/api/Errors.ts"
+import { AuditLog } from "../../core/ports/AuditLog.ts"
+import * as RequestState from "./RequestState.ts"
 
 export const requestIdHeader = "request-id"
 
@@ -42,32 +46,73 @@ type Handled = Effect.Effect<
   HttpServerRequest.HttpServerRequest
 >
 
+// Keys presented in the query string by mistake are not kept in the audit log.
+const redactKeys = (query: string) => query.replace(/([a-z][a-z0-9]{1,14}_live_)[0-9A-Za-z]+/g, "$1[redacted]")
+
+const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): Record<string, string> => ({
+  "ratelimit-limit": String(state.limit),
+  "ratelimit-remaining": String(state.remaining),
+  "ratelimit-reset": String(state.resetSeconds),
+  ...(status === 429 ? { "retry-after": String(state.retryAfterSeconds) } : {})
+})
+
 export const layer = HttpRouter.middleware(
-  (httpEffect): Handled =>
-    Effect.gen(function* () {
-      const request = yield* HttpServerRequest.HttpServerRequest
-      const requestId = newRequestId()
-      const path = new URL(request.url, "http://localhost").pathname
-      const response = yield* httpEffect.pipe(
-        Effect.catchCause((cause) => {
-          if (isRouteNotFound(cause)) {
-            return knownPaths.some((pattern) => pattern.test(path)) && request.method !== "GET"
-              ? Effect.succeed(
-                  HttpServerResponse.setHeader(
-                    errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, path), 405),
-                    "allow",
-                    "GET"
-                  )
-                )
-              : Effect.succeed(errorResponse(ResourceMissing, ResourceMissing.route(request.method, path), 404))
-          }
-          return Effect.logError("request failed", cause).pipe(
-            Effect.annotateLogs({ requestId, method: request.method, path }),
-            Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
+  Effect.map(
+    AuditLog.pipe(Effect.map((service) => service)),
+    (audit) =>
+      (httpEffect): Handled =>
+        Effect.gen(function* () {
+          const request = yield* HttpServerRequest.HttpServerRequest
+          const started = yield* Clock.currentTimeMillis
+          const requestId = newRequestId()
+          const url = new URL(request.url, "http://localhost")
+          const path = url.pathname
+          const answered = yield* httpEffect.pipe(
+            Effect.catchCause((cause) => {
+              if (isRouteNotFound(cause)) {
+                return knownPaths.some((pattern) => pattern.test(path)) && request.method !== "GET"
+                  ? Effect.succeed(
+                      HttpServerResponse.setHeader(
+                        errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, path), 405),
+                        "allow",
+                        "GET"
+                      )
+                    )
+                  : Effect.succeed(errorResponse(ResourceMissing, ResourceMissing.route(request.method, path), 404))
+              }
+              return Effect.logError("request failed", cause).pipe(
+                Effect.annotateLogs({ requestId, method: request.method, path }),
+                Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
+              )
+            })
           )
+          const state = RequestState.of(request)
+          const response =
+            state.rateLimit === undefined
+              ? answered
+              : HttpServerResponse.setHeaders(answered, rateLimitHeaders(state.rateLimit, answered.status))
+          if (path === "/health") return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
+          const now = yield* Clock.currentTimeMillis
+          const recorded = yield* Effect.exit(
+            audit.record({
+              at: DateTime.makeUnsafe(started),
+              requestId,
+              keyId: state.owner?.keyId ?? null,
+              orgId: state.owner?.orgId ?? null,
+              method: request.method,
+              path,
+              query: redactKeys(url.search.slice(1)),
+              status: response.status,
+              durationMs: now - started,
+              clientAddress: Option.getOrNull(request.remoteAddress)
+            })
+          )
+          const final =
+            recorded._tag === "Success"
+              ? response
+              : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
+          return HttpServerResponse.setHeader(final, requestIdHeader, requestId)
         })
-      )
-      return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
-    }),
+  ),
   { global: true }
 )

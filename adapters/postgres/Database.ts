@@ -25,8 +25,8 @@ export const describeUrl = (url: string): string => {
   }
 }
 
-// The driver says only "Failed to connect"; the socket error beneath it says why.
-const innermostMessage = (error: unknown): string => {
+// The driver says only "Failed to connect" or "Query failed"; the error beneath it says why.
+export const innermostMessage = (error: unknown): string => {
   let message = error instanceof Error ? error.message : String(error)
   for (let cause = (error as { cause?: unknown }).cause; cause instanceof Error; cause = cause.cause) {
     message = cause.message

@@ -6,11 +6,13 @@
 import { Effect, Layer } from "effect"
 import { Migrator } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
+import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 
 export const migrationsTable = "schema_migrations"
 
 const loader = Migrator.fromRecord({
-  "0001_initial": initial
+  "0001_initial": initial,
+  "0002_audit_append_only": auditAppendOnly
 })
 
 /** Applies the pending migrations; returns the ones it applied. */

@@ -87,6 +87,40 @@ export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotA
   }
 }
 
+export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
+  { error: body("rate_limit_error", ["rate_limited"]) },
+  {
+    httpApiStatus: 429,
+    description:
+      "Too many requests with this key: wait the seconds of the Retry-After header. RateLimit-Limit, RateLimit-Remaining and RateLimit-Reset come with every authenticated response."
+  }
+) {
+  static of(retryAfterSeconds: number) {
+    return new RateLimited({
+      error: {
+        type: "rate_limit_error",
+        code: "rate_limited",
+        message: `Too many requests with this key; retry after ${retryAfterSeconds} s.`
+      }
+    })
+  }
+}
+
+export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
+  { error: body("api_error", ["service_unavailable"]) },
+  { httpApiStatus: 503, description: "The service cannot record the request for audit right now; retry" }
+) {
+  static auditUnavailable(requestId: string) {
+    return new ServiceUnavailable({
+      error: {
+        type: "api_error",
+        code: "service_unavailable",
+        message: `The request could not be recorded for audit, so it was not answered; retry (request ${requestId}).`
+      }
+    })
+  }
+}
+
 export class InternalError extends Schema.Error<InternalError>("InternalError")(
   { error: body("api_error", ["internal_error"]) },
   { httpApiStatus: 500, description: "Something went wrong on our side" }

@@ -6,7 +6,7 @@
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
 import type { OrgId } from "../domain/Ids.ts"
-import { AuthenticationFailed, InvalidRequest } from "./Errors.ts"
+import { AuthenticationFailed, InvalidRequest, RateLimited } from "./Errors.ts"
 
 /** Who is calling: the organization that owns the key, and the key itself (for audit). */
 export interface Principal {
@@ -25,7 +25,7 @@ export class Authorization extends HttpApiMiddleware.Service<
 >()("core/api/Authorization", {
   requiredForClient: true,
   security: { bearer: HttpApiSecurity.bearer },
-  error: AuthenticationFailed
+  error: [AuthenticationFailed, RateLimited]
 }) {}
 
 export class RequestValidation extends HttpApiMiddleware.Service<RequestValidation>()("core/api/RequestValidation", {

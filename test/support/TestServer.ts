@@ -6,21 +6,30 @@ import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import { make, RateLimiter } from "../../adapters/http/RateLimiter.ts"
 import * as Server from "../../adapters/http/Server.ts"
 import { ServicesLive } from "../../app/Layers.ts"
+import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
 import { freePort } from "./ports.ts"
 import * as TestDatabase from "./TestDatabase.ts"
 
 export class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
 
-export const layer = Layer.unwrap(
-  Effect.map(Effect.promise(freePort), (port) =>
-    Layer.mergeAll(
-      Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
-      HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }).pipe(
-        Layer.provide(ServicesLive),
-        Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
+/** The server with a rate-limit policy of the test's choosing (by default, no practical limit). */
+export const layerWith = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
+  Layer.unwrap(
+    Effect.map(Effect.promise(freePort), (port) =>
+      Layer.mergeAll(
+        Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
+        HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }).pipe(
+          Layer.provide(ServicesLive),
+          Layer.provide(
+            Layer.effect(RateLimiter, make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }))
+          ),
+          Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
+        )
       )
     )
-  )
-).pipe(Layer.provideMerge(TestDatabase.layer))
+  ).pipe(Layer.provideMerge(TestDatabase.layer))
+
+export const layer = layerWith()

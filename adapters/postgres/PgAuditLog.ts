@@ -1,0 +1,120 @@
+/**
+ * `AuditLog` over PostgreSQL with group commit. Entries of concurrent requests queue up; one
+ * writer stores everything queued in ONE statement (the entries, the per-key daily usage and the
+ * keys' last use), then releases every waiting request at once. So a response leaves only after
+ * its entry is committed, at the cost of one statement per batch rather than per request.
+ */
+import { DateTime, Deferred, Effect, Layer, Queue } from "effect"
+import { SqlClient } from "effect/sql"
+import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../core/ports/AuditLog.ts"
+
+interface Pending {
+  readonly entry: AuditEntry
+  readonly done: Deferred.Deferred<void, AuditLogUnavailable>
+}
+
+interface AuditRow {
+  readonly at: Date
+  readonly request_id: string
+  readonly key_id: string | null
+  readonly org_id: string | null
+  readonly method: string
+  readonly path: string
+  readonly query: string
+  readonly status: number
+  readonly duration_ms: number
+  readonly client_address: string | null
+}
+
+/** The most entries one statement stores; a larger backlog is written in several. */
+const batchLimit = 1_000
+
+const toJson = (entry: AuditEntry) => ({
+  at: DateTime.formatIso(entry.at),
+  request_id: entry.requestId,
+  key_id: entry.keyId,
+  org_id: entry.orgId,
+  method: entry.method,
+  path: entry.path,
+  query: entry.query,
+  status: entry.status,
+  duration_ms: entry.durationMs,
+  client_address: entry.clientAddress
+})
+
+export const layer = Layer.effect(
+  AuditLog,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const queue = yield* Queue.unbounded<Pending>()
+
+    const store = (entries: ReadonlyArray<AuditEntry>) => sql`
+      WITH entries AS (
+        SELECT * FROM json_to_recordset(${JSON.stringify(entries.map(toJson))}::json) AS e(
+          at timestamptz, request_id text, key_id uuid, org_id uuid, method text, path text, query text,
+          status smallint, duration_ms double precision, client_address text)
+      ),
+      logged AS (
+        INSERT INTO audit_log (at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address)
+        SELECT at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address FROM entries
+      ),
+      counted AS (
+        INSERT INTO api_key_usage AS u (key_id, org_id, day, requests_2xx, requests_4xx, requests_5xx)
+        SELECT key_id, org_id, (at AT TIME ZONE 'UTC')::date,
+          count(*) FILTER (WHERE status < 400), count(*) FILTER (WHERE status BETWEEN 400 AND 499),
+          count(*) FILTER (WHERE status >= 500)
+        FROM entries WHERE key_id IS NOT NULL GROUP BY 1, 2, 3
+        ON CONFLICT (key_id, day) DO UPDATE SET
+          requests_2xx = u.requests_2xx + excluded.requests_2xx,
+          requests_4xx = u.requests_4xx + excluded.requests_4xx,
+          requests_5xx = u.requests_5xx + excluded.requests_5xx
+      )
+      UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, used.at)
+      FROM (SELECT key_id, max(at) AS at FROM entries WHERE key_id IS NOT NULL GROUP BY key_id) used
+      WHERE k.id = used.key_id`
+
+    const writeBatch = Effect.gen(function* () {
+      const batch = yield* Queue.takeBetween(queue, 1, batchLimit)
+      const outcome = yield* Effect.exit(store(batch.map((pending) => pending.entry)))
+      const result =
+        outcome._tag === "Success"
+          ? Effect.void
+          : Effect.fail(new AuditLogUnavailable({ message: "the audit log cannot be written" }))
+      if (outcome._tag === "Failure") yield* Effect.logError("audit log write failed", outcome.cause)
+      yield* Effect.forEach(batch, (pending) => Deferred.complete(pending.done, result), { discard: true })
+    })
+    yield* Effect.forkScoped(Effect.forever(writeBatch))
+
+    const record = Effect.fn("PgAuditLog.record")(function* (entry: AuditEntry) {
+      const done = yield* Deferred.make<void, AuditLogUnavailable>()
+      yield* Queue.offer(queue, { entry, done })
+      return yield* Deferred.await(done)
+    })
+
+    const recent = Effect.fn("PgAuditLog.recent")(function* (options: {
+      readonly orgId?: string | undefined
+      readonly limit: number
+    }) {
+      const rows = yield* sql<AuditRow>`
+        SELECT at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address
+        FROM audit_log ${options.orgId === undefined ? sql`` : sql`WHERE org_id = ${options.orgId}`}
+        ORDER BY at DESC, id DESC LIMIT ${options.limit}`.pipe(Effect.orDie)
+      return rows.map(
+        (row): AuditEntry => ({
+          at: DateTime.fromDateUnsafe(row.at),
+          requestId: row.request_id,
+          keyId: row.key_id,
+          orgId: row.org_id,
+          method: row.method,
+          path: row.path,
+          query: row.query,
+          status: row.status,
+          durationMs: row.duration_ms,
+          clientAddress: row.client_address
+        })
+      )
+    })
+
+    return AuditLog.of({ record, recent })
+  })
+)
