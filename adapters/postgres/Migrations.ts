@@ -7,12 +7,14 @@ import { Effect, Layer } from "effect"
 import { Migrator } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
+import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
 
 export const migrationsTable = "schema_migrations"
 
 const loader = Migrator.fromRecord({
   "0001_initial": initial,
-  "0002_audit_append_only": auditAppendOnly
+  "0002_audit_append_only": auditAppendOnly,
+  "0003_api_key_revocation_notify": apiKeyRevocationNotify
 })
 
 /** Applies the pending migrations; returns the ones it applied. */

@@ -3,6 +3,7 @@
  * database work for a malformed or foreign key), then looked up by its SHA-256 digest. Keys are
  * created from 192 bits of the operating system's cryptographic randomness; only the digest and
  * a short display prefix are stored. The brand of the keys is `KEY_BRAND` (default `pr`).
+ * Verified keys are cached briefly; revocations reach the cache through PostgreSQL notifications.
  */
 import { randomBytes } from "node:crypto"
 import { Config, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -17,6 +18,7 @@ import {
   OrganizationNotFound
 } from "../../core/ports/ApiKeys.ts"
 import { hashKey } from "../keys/KeyHash.ts"
+import * as VerifiedKeyCache from "./VerifiedKeyCache.ts"
 
 interface KeyRow {
   readonly id: string
@@ -47,6 +49,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const keyBrand = yield* brand
+    const cache = yield* VerifiedKeyCache.make
 
     const findKey = (id: string) =>
       isUuid(id)
@@ -66,12 +69,18 @@ export const layer = Layer.effect(
       if (!ApiKey.isWellFormedApiKey(keyBrand, Redacted.value(key))) {
         return yield* new ApiKeyRejected({ reason: "invalid" })
       }
+      const digest = hashKey(key)
+      const cacheKey = Buffer.from(digest).toString("hex")
+      const cached = cache.get(cacheKey)
+      if (cached !== undefined) return cached
       const rows = yield* sql<{ id: string; org_id: string; revoked_at: Date | null }>`
-        SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${hashKey(key)}`.pipe(Effect.orDie)
+        SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${digest}`.pipe(Effect.orDie)
       const row = Option.fromNullishOr(rows[0])
       if (Option.isNone(row)) return yield* new ApiKeyRejected({ reason: "invalid" })
       if (row.value.revoked_at !== null) return yield* new ApiKeyRejected({ reason: "revoked" })
-      return { keyId: row.value.id, orgId: row.value.org_id as OrgId }
+      const owner = { keyId: row.value.id, orgId: row.value.org_id as OrgId }
+      cache.set(cacheKey, owner)
+      return owner
     })
 
     const create = Effect.fn("PgApiKeys.create")(function* (org: string, name: string) {
