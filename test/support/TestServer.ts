@@ -15,8 +15,12 @@ import * as TestDatabase from "./TestDatabase.ts"
 
 export class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
 
-/** The server with a rate-limit policy of the test's choosing (by default, no practical limit). */
-export const layerWith = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
+/**
+ * A server over the database already provided (`SqlClient`, `PgClient`), with a rate-limit
+ * policy of the test's choosing (by default, no practical limit). Several can share a database,
+ * as several instances of the app do.
+ */
+export const serverLayer = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
   Layer.unwrap(
     Effect.map(Effect.promise(freePort), (port) =>
       Layer.mergeAll(
@@ -30,6 +34,10 @@ export const layerWith = (options: { readonly rateLimit?: RateLimitPolicy } = {}
         )
       )
     )
-  ).pipe(Layer.provideMerge(TestDatabase.layer))
+  )
+
+/** A server over the test file's own database. */
+export const layerWith = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
+  serverLayer(options).pipe(Layer.provideMerge(TestDatabase.layer))
 
 export const layer = layerWith()

@@ -1,0 +1,120 @@
+/**
+ * The audit log's promise with the real app process: after a burst and a graceful shutdown every
+ * request has its entry, and when the process is killed (SIGKILL) under load, every request that
+ * got an answer has its entry. Neither the process's output nor the log ever holds the key.
+ */
+import { type ChildProcess, spawn } from "node:child_process"
+import { join } from "node:path"
+import { assert, layer } from "@effect/vitest"
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { freePort } from "../support/ports.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+
+const root = join(import.meta.dirname, "..", "..")
+const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
+
+interface App {
+  readonly child: ChildProcess
+  readonly base: string
+  readonly output: () => string
+  readonly exited: Promise<number | null>
+}
+
+const startApp = (url: string) =>
+  Effect.promise(async (): Promise<App> => {
+    const port = await freePort()
+    const child = spawn(process.execPath, [join(root, "app", "main.ts")], {
+      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1" },
+      stdio: ["ignore", "pipe", "pipe"]
+    })
+    let output = ""
+    child.stdout?.on("data", (chunk) => {
+      output += chunk
+    })
+    child.stderr?.on("data", (chunk) => {
+      output += chunk
+    })
+    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const base = `http://127.0.0.1:${port}`
+    for (let i = 0; i < 300; i++) {
+      const up = await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false
+      )
+      if (up) return { child, base, output: () => output, exited }
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    }
+    throw new Error(`the app did not start: ${output}`)
+  })
+
+/** Sends a request; the request id of its answer, or none when the connection failed. */
+const answered = (base: string) =>
+  fetch(`${base}/v1/receivables?verified_since=all`, { headers: { authorization: `Bearer ${key}` } }).then(
+    async (response) => {
+      await response.arrayBuffer()
+      return response.headers.get("request-id")
+    },
+    () => null
+  )
+
+const auditedAmong = (ids: ReadonlyArray<string>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: bigint }>`SELECT count(DISTINCT request_id) AS n FROM audit_log WHERE request_id IN ${sql.in(ids)}`.pipe(
+      Effect.map((rows) => Number(rows[0]!.n))
+    )
+  )
+
+layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("audit durability", (it) => {
+  it.effect("every request of a burst has its entry after a graceful shutdown, and no key is logged", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const url = yield* TestDatabase.TestDatabaseUrl
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Durable') RETURNING id`
+      yield* sql`INSERT INTO api_keys (org_id, key_hash, display_start)
+        VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), 'pr_live_xxxx')`
+
+      const app = yield* startApp(url)
+      const ids = yield* Effect.promise(async () => {
+        const all: Array<string | null> = []
+        const workers = Array.from({ length: 25 }, async () => {
+          for (let i = 0; i < 20; i++) all.push(await answered(app.base))
+        })
+        await Promise.all(workers)
+        return all
+      })
+      app.child.kill("SIGTERM")
+      assert.strictEqual(yield* Effect.promise(() => app.exited), 0)
+      const got = ids.filter((id): id is string => id !== null)
+      assert.strictEqual(got.length, 500)
+      assert.strictEqual(yield* auditedAmong(got), 500)
+      assert.notInclude(app.output(), key.slice(8))
+    })
+  )
+
+  it.effect("killed under load, every answered request has its entry", () =>
+    Effect.gen(function* () {
+      const url = yield* TestDatabase.TestDatabaseUrl
+      const app = yield* startApp(url)
+      const ids = yield* Effect.promise(async () => {
+        const all: Array<string | null> = []
+        let running = true
+        const workers = Array.from({ length: 20 }, async () => {
+          while (running) all.push(await answered(app.base))
+        })
+        await new Promise((resolve) => setTimeout(resolve, 700))
+        app.child.kill("SIGKILL")
+        running = false
+        await Promise.all(workers)
+        return all
+      })
+      yield* Effect.promise(() => app.exited)
+      const got = ids.filter((id): id is string => id !== null)
+      assert.isAbove(got.length, 50)
+      assert.isAbove(ids.length - got.length, 0, "some requests were cut off by the kill")
+      assert.strictEqual(yield* auditedAmong(got), got.length)
+      assert.notInclude(app.output(), key.slice(8))
+    })
+  )
+})
