@@ -3,7 +3,7 @@
  * default 20, and `RATE_LIMIT_BURST`, default 100). With several API processes each keeps its
  * own buckets, so a key may reach the limit once per process.
  */
-import { Clock, Config, Context, Effect, Layer } from "effect"
+import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
 import * as RateLimit from "../../core/domain/RateLimit.ts"
 
 export class RateLimiter extends Context.Service<
@@ -15,8 +15,13 @@ export class RateLimiter extends Context.Service<
 >()("adapters/http/RateLimiter") {}
 
 export const policy = Config.all({
-  perSecond: Config.Number("RATE_LIMIT_PER_SECOND").pipe(Config.withDefault(20)),
-  burst: Config.Int("RATE_LIMIT_BURST").pipe(Config.withDefault(100))
+  perSecond: Config.schema(Schema.FiniteFromString.check(Schema.isGreaterThan(0)), "RATE_LIMIT_PER_SECOND").pipe(
+    Config.withDefault(20)
+  ),
+  burst: Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(1)),
+    "RATE_LIMIT_BURST"
+  ).pipe(Config.withDefault(100))
 })
 
 export const make = (limits: RateLimit.RateLimitPolicy) =>

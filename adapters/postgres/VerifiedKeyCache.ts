@@ -6,7 +6,7 @@
  * bypassed until it listens again, so a missed announcement can never keep a revoked key alive.
  */
 import { PgClient } from "@effect/sql-pg"
-import { Config, Effect, Queue, Schedule } from "effect"
+import { Config, Effect, Queue, Schedule, Schema } from "effect"
 import type { KeyOwner } from "../../core/ports/ApiKeys.ts"
 
 export interface VerifiedKeyCache {
@@ -16,7 +16,10 @@ export interface VerifiedKeyCache {
 
 export const revocationChannel = "api_key_revoked"
 
-export const ttlSeconds = Config.Number("KEY_CACHE_SECONDS").pipe(Config.withDefault(10))
+export const ttlSeconds = Config.schema(
+  Schema.FiniteFromString.check(Schema.isGreaterThanOrEqualTo(0)),
+  "KEY_CACHE_SECONDS"
+).pipe(Config.withDefault(10))
 
 /** A cache living as long as the enclosing scope, with its listener running in the background. */
 export const make = Effect.gen(function* () {
