@@ -58,12 +58,13 @@ const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): R
 
 export const layer = HttpRouter.middleware(
   Effect.map(
-    AuditLog.pipe(Effect.map((service) => service)),
+    Effect.service(AuditLog),
     (audit) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const started = yield* Clock.currentTimeMillis
+          const startedNanos = yield* Clock.currentTimeNanos
           const requestId = newRequestId()
           const url = new URL(request.url, "http://localhost")
           const path = url.pathname
@@ -92,7 +93,7 @@ export const layer = HttpRouter.middleware(
               ? answered
               : HttpServerResponse.setHeaders(answered, rateLimitHeaders(state.rateLimit, answered.status))
           if (path === "/health") return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
-          const now = yield* Clock.currentTimeMillis
+          const finishedNanos = yield* Clock.currentTimeNanos
           const recorded = yield* Effect.exit(
             audit.record({
               at: DateTime.makeUnsafe(started),
@@ -103,7 +104,7 @@ export const layer = HttpRouter.middleware(
               path,
               query: redactKeys(url.search.slice(1)),
               status: response.status,
-              durationMs: now - started,
+              durationMs: Number(finishedNanos - startedNanos) / 1e6,
               clientAddress: Option.getOrNull(request.remoteAddress)
             })
           )
