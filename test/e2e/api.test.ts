@@ -384,6 +384,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("scoping and er
         parameters.map((p: { name: string }) => p.name),
         ["vendor_id", "debtor_id", "status", "verified_since", "expand[]", "history_limit", "page", "limit"]
       )
+      assert.includeMembers(Object.keys(spec.body.paths["/v1/receivables"].get.responses), ["200", "400", "401", "429"])
       const limit = parameters.find((p: { name: string }) => p.name === "limit")
       assert.strictEqual(limit.schema.default, "100")
       assert.match(limit.schema.description, /1 to 500/)
