@@ -1,0 +1,193 @@
+/**
+ * The plan of one vendor-debtor pair's sync, as pure data: from the receivables the pair has and
+ * the documents its portal returned, which receivables are new, which changed (with their history
+ * entries), which are unchanged, which documents are quarantined (and why), and the events of
+ * spec section 6. Applying a plan is the store's job, in one transaction.
+ */
+import { DateTime, Option, Schema, SchemaIssue } from "effect"
+import { historyEntry } from "./History.ts"
+import type { DebtorId, ReceivableId, VendorId } from "./Ids.ts"
+import type { HistoryEntry, ReceivableState } from "./Resources.ts"
+import { ReceivableState as ReceivableStateSchema } from "./Resources.ts"
+import { normalizeStatus, type StatusMapping } from "./Status.ts"
+
+/** A receivable as a portal reports it, before any validation. */
+export interface FetchedDocument {
+  /** The portal's identity of the document within the pair; stable across fetches. */
+  readonly documentKey: string
+  readonly vendorReceivableId: string | null
+  readonly amountCents: number
+  readonly currency: string
+  readonly receivableDate: string
+  readonly dueDate: string | null
+  readonly portalStatus: string
+  readonly poNumber: string | null
+  readonly metadata: Readonly<Record<string, string>>
+}
+
+/** A receivable the pair already has. */
+export interface PairReceivable {
+  readonly id: ReceivableId
+  readonly documentKey: string
+  readonly state: ReceivableState
+}
+
+export interface PairRefs {
+  readonly vendor: { readonly id: VendorId; readonly name: string }
+  readonly debtor: { readonly id: DebtorId; readonly name: string }
+}
+
+export type EventType = "receivable.created" | "receivable.updated" | "receivable.status_changed"
+
+/** An outbox event, in the envelope of spec section 6. */
+export interface PlannedEvent {
+  readonly id: string
+  readonly type: EventType
+  readonly receivableId: ReceivableId
+  readonly createdAt: DateTime.Utc
+  readonly data: Readonly<Record<string, unknown>>
+}
+
+export interface Quarantined {
+  readonly documentKey: string
+  readonly reasons: ReadonlyArray<string>
+}
+
+export interface PairSyncPlan {
+  readonly inserts: ReadonlyArray<PairReceivable>
+  readonly updates: ReadonlyArray<PairReceivable & { readonly history: HistoryEntry }>
+  readonly unchanged: number
+  readonly quarantined: ReadonlyArray<Quarantined>
+  readonly events: ReadonlyArray<PlannedEvent>
+  readonly fetched: number
+}
+
+export interface PlanContext {
+  readonly refs: PairRefs
+  readonly now: DateTime.Utc
+  readonly statusMapping?: StatusMapping | undefined
+  /** Fresh identifiers; the caller supplies the randomness. */
+  readonly newReceivableId: () => ReceivableId
+  readonly newEventId: () => string
+}
+
+const decodeState = Schema.decodeUnknownExit(ReceivableStateSchema, { errors: "all" })
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** The document as a receivable's state, or the reasons it cannot be one. */
+export const validateDocument = (
+  document: FetchedDocument,
+  statusMapping?: StatusMapping
+):
+  | { readonly _tag: "Valid"; readonly state: ReceivableState }
+  | { readonly _tag: "Invalid"; readonly reasons: ReadonlyArray<string> } => {
+  const exit = decodeState({
+    vendorReceivableId: document.vendorReceivableId,
+    amountCents: document.amountCents,
+    currency: document.currency,
+    receivableDate: document.receivableDate,
+    dueDate: document.dueDate,
+    status: normalizeStatus(String(document.portalStatus), statusMapping),
+    portalStatus: document.portalStatus,
+    poNumber: document.poNumber,
+    metadata: document.metadata
+  })
+  if (exit._tag === "Success") return { _tag: "Valid", state: exit.value }
+  const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")
+  const issues =
+    error !== undefined && error._tag === "Fail" && Schema.isSchemaError(error.error)
+      ? formatIssues(error.error.issue).issues.map(
+          (issue) => `${(issue.path ?? []).map(String).join(".") || "document"}: ${issue.message}`
+        )
+      : ["the document could not be read"]
+  return { _tag: "Invalid", reasons: issues }
+}
+
+const statusChangedData = (
+  id: ReceivableId,
+  refs: PairRefs,
+  previous: ReceivableState,
+  next: ReceivableState,
+  changedAt: DateTime.Utc
+) => ({
+  receivable_id: id,
+  vendor: refs.vendor,
+  debtor: refs.debtor,
+  previous_status: previous.status,
+  new_status: next.status,
+  previous_portal_status: previous.portalStatus,
+  new_portal_status: next.portalStatus,
+  changed_at: DateTime.formatIso(changedAt)
+})
+
+/**
+ * Plans a pair's sync. A document matches a receivable by its document key; a key seen twice in
+ * one answer is quarantined after its first occurrence; a document that fails validation is
+ * quarantined and its receivable keeps its previous state. Receivables the portal no longer
+ * returns are kept as they are (the API has no deletions).
+ */
+export const planPairSync = (
+  current: ReadonlyArray<PairReceivable>,
+  fetched: ReadonlyArray<FetchedDocument>,
+  context: PlanContext
+): PairSyncPlan => {
+  const byKey = new Map(current.map((receivable) => [receivable.documentKey, receivable]))
+  const seen = new Set<string>()
+  const inserts: Array<PairReceivable> = []
+  const updates: Array<PairReceivable & { history: HistoryEntry }> = []
+  const quarantined: Array<Quarantined> = []
+  const events: Array<PlannedEvent> = []
+  let unchanged = 0
+  const event = (type: EventType, receivableId: ReceivableId, data: Record<string, unknown>) =>
+    events.push({ id: context.newEventId(), type, receivableId, createdAt: context.now, data })
+
+  for (const document of fetched) {
+    if (seen.has(document.documentKey)) {
+      quarantined.push({ documentKey: document.documentKey, reasons: ["the portal returned this document twice"] })
+      continue
+    }
+    seen.add(document.documentKey)
+    const validated = validateDocument(document, context.statusMapping)
+    if (validated._tag === "Invalid") {
+      quarantined.push({ documentKey: document.documentKey, reasons: validated.reasons })
+      continue
+    }
+    const existing = byKey.get(document.documentKey)
+    if (existing === undefined) {
+      const id = context.newReceivableId()
+      inserts.push({ id, documentKey: document.documentKey, state: validated.state })
+      event("receivable.created", id, {
+        receivable_id: id,
+        vendor: context.refs.vendor,
+        debtor: context.refs.debtor,
+        status: validated.state.status,
+        portal_status: validated.state.portalStatus,
+        amount_cents: validated.state.amountCents,
+        currency: validated.state.currency,
+        detected_at: DateTime.formatIso(context.now)
+      })
+      continue
+    }
+    const entry = historyEntry(existing.state, validated.state, context.now)
+    if (Option.isNone(entry)) {
+      unchanged += 1
+      continue
+    }
+    updates.push({ ...existing, state: validated.state, history: entry.value })
+    event("receivable.updated", existing.id, {
+      receivable_id: existing.id,
+      vendor: context.refs.vendor,
+      debtor: context.refs.debtor,
+      changes: entry.value.changes,
+      changed_at: DateTime.formatIso(context.now)
+    })
+    if (existing.state.status !== validated.state.status) {
+      event(
+        "receivable.status_changed",
+        existing.id,
+        statusChangedData(existing.id, context.refs, existing.state, validated.state, context.now)
+      )
+    }
+  }
+  return { inserts, updates, unchanged, quarantined, events, fetched: fetched.length }
+}

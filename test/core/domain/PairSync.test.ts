@@ -1,0 +1,180 @@
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime } from "effect"
+import fc from "fast-check"
+import { revertChanges } from "../../../core/domain/History.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import {
+  type FetchedDocument,
+  type PairReceivable,
+  type PairSyncPlan,
+  type PlanContext,
+  planPairSync
+} from "../../../core/domain/PairSync.ts"
+import type { HistoryEntry, ReceivableState } from "../../../core/domain/Resources.ts"
+import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
+
+const refs = {
+  vendor: { id: "7f0b1c3e-2d4a-4e6f-8a9b-0c1d2e3f4a5b" as VendorId, name: "Acme" },
+  debtor: { id: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d" as DebtorId, name: "Globex" }
+}
+
+const contextAt = (step: number): PlanContext => {
+  let n = 0
+  return {
+    refs,
+    now: DateTime.makeUnsafe(Date.UTC(2026, 0, 1) + step * 3_600_000),
+    newReceivableId: () => `rcv_${(step * 10_000 + n++).toString(16).padStart(32, "0")}` as ReceivableId,
+    newEventId: () => `evt_${step}_${n++}`
+  }
+}
+
+const document = (key: string): fc.Arbitrary<FetchedDocument> =>
+  fc.record({
+    documentKey: fc.constant(key),
+    vendorReceivableId: fc.option(fc.constantFrom("INV-1", "INV-2"), { nil: null }),
+    amountCents: fc.integer({ min: 0, max: 10_000_00 }),
+    currency: arbitraryCurrency,
+    receivableDate: arbitraryIsoDate,
+    dueDate: fc.option(arbitraryIsoDate, { nil: null }),
+    portalStatus: fc.constantFrom("Submitted", "Approved", "Paid", "Rejected", "Factored", "Odd"),
+    poNumber: fc.option(fc.constantFrom("PO-1", "PO-2"), { nil: null }),
+    metadata: arbitraryMetadata
+  })
+
+/** A snapshot: some of the keys k0..k5, each with a document, sometimes malformed. */
+const snapshot = fc
+  .subarray(["k0", "k1", "k2", "k3", "k4", "k5"])
+  .chain((keys) => fc.tuple(...keys.map((key) => fc.tuple(document(key), fc.integer({ min: 0, max: 9 })))))
+  .map((docs) => docs.map(([doc, roll]) => (roll === 0 ? { ...doc, currency: "eur" } : doc)))
+
+/** What a store does with a plan, in memory. */
+const apply = (current: ReadonlyArray<PairReceivable>, plan: PairSyncPlan) => {
+  const byId = new Map(current.map((r) => [r.id, r]))
+  for (const update of plan.updates)
+    byId.set(update.id, { id: update.id, documentKey: update.documentKey, state: update.state })
+  for (const insert of plan.inserts) byId.set(insert.id, insert)
+  return [...byId.values()]
+}
+
+const stateOf = (doc: FetchedDocument): Omit<ReceivableState, "status"> => ({
+  vendorReceivableId: doc.vendorReceivableId,
+  amountCents: doc.amountCents,
+  currency: doc.currency as ReceivableState["currency"],
+  receivableDate: doc.receivableDate as ReceivableState["receivableDate"],
+  dueDate: doc.dueDate as ReceivableState["dueDate"],
+  portalStatus: doc.portalStatus,
+  poNumber: doc.poNumber,
+  metadata: doc.metadata
+})
+
+describe("planPairSync", () => {
+  it("after any sequence of snapshots the pair holds each document's last valid state, and history replays back to every earlier one", () =>
+    fc.assert(
+      fc.property(fc.array(snapshot, { minLength: 1, maxLength: 6 }), (snapshots) => {
+        let pair: ReadonlyArray<PairReceivable> = []
+        const lastValid = new Map<string, FetchedDocument>()
+        const statesSeen = new Map<string, Array<ReceivableState>>()
+        const history = new Map<string, Array<HistoryEntry>>()
+        snapshots.forEach((docs, step) => {
+          const plan = planPairSync(pair, docs, contextAt(step))
+          pair = apply(pair, plan)
+          for (const doc of docs) if (doc.currency !== "eur") lastValid.set(doc.documentKey, doc)
+          assert.deepStrictEqual(
+            plan.quarantined.map((q) => q.documentKey).sort(),
+            docs
+              .filter((d) => d.currency === "eur")
+              .map((d) => d.documentKey)
+              .sort()
+          )
+          assert.strictEqual(
+            plan.inserts.length + plan.updates.length + plan.unchanged + plan.quarantined.length,
+            docs.length
+          )
+          for (const update of plan.updates) history.set(update.id, [...(history.get(update.id) ?? []), update.history])
+          for (const r of pair) {
+            const seen = statesSeen.get(r.id) ?? []
+            if (seen.length === 0 || JSON.stringify(seen.at(-1)) !== JSON.stringify(r.state)) seen.push(r.state)
+            statesSeen.set(r.id, seen)
+          }
+        })
+        // The stored pair equals the last valid snapshot of every document (vanished ones kept).
+        assert.strictEqual(pair.length, lastValid.size)
+        for (const r of pair) {
+          const { status: _status, ...state } = r.state
+          assert.deepStrictEqual(state, stateOf(lastValid.get(r.documentKey)!))
+        }
+        // Reverting the history, newest first, walks back through every earlier state.
+        for (const r of pair) {
+          const entries = history.get(r.id) ?? []
+          const walked = [r.state]
+          for (const entry of [...entries].reverse()) walked.unshift(revertChanges(walked[0]!, entry.changes))
+          assert.deepStrictEqual(walked, statesSeen.get(r.id))
+        }
+      }),
+      { numRuns: 500 }
+    ))
+
+  it("emits created for new receivables, updated for changed ones, and status_changed with the spec's payload", () => {
+    const base: FetchedDocument = {
+      documentKey: "k",
+      vendorReceivableId: "INV-9",
+      amountCents: 1000,
+      currency: "EUR",
+      receivableDate: "2026-01-01",
+      dueDate: null,
+      portalStatus: "Submitted",
+      poNumber: null,
+      metadata: {}
+    }
+    const first = planPairSync([], [base], contextAt(0))
+    assert.deepStrictEqual(
+      first.events.map((e) => e.type),
+      ["receivable.created"]
+    )
+    const pair = apply([], first)
+    const paid = planPairSync(pair, [{ ...base, portalStatus: "Paid in full" }], contextAt(1))
+    assert.deepStrictEqual(
+      paid.events.map((e) => e.type),
+      ["receivable.updated", "receivable.status_changed"]
+    )
+    assert.deepStrictEqual(paid.events[1]!.data, {
+      receivable_id: pair[0]!.id,
+      vendor: refs.vendor,
+      debtor: refs.debtor,
+      previous_status: "PENDING",
+      new_status: "PAID",
+      previous_portal_status: "Submitted",
+      new_portal_status: "Paid in full",
+      changed_at: "2026-01-01T01:00:00.000Z"
+    })
+    const same = planPairSync(apply(pair, paid), [{ ...base, portalStatus: "Paid in full" }], contextAt(2))
+    assert.deepStrictEqual(same.events, [])
+    assert.strictEqual(same.unchanged, 1)
+  })
+
+  it("quarantines a document with reasons, and a document key returned twice", () => {
+    const doc: FetchedDocument = {
+      documentKey: "k",
+      vendorReceivableId: null,
+      amountCents: 12.5,
+      currency: "euro",
+      receivableDate: "2026-02-30",
+      dueDate: null,
+      portalStatus: "Open",
+      poNumber: null,
+      metadata: {}
+    }
+    const plan = planPairSync(
+      [],
+      [doc, { ...doc, amountCents: 1, currency: "EUR", receivableDate: "2026-02-01" }],
+      contextAt(0)
+    )
+    assert.strictEqual(plan.quarantined.length, 2)
+    assert.deepStrictEqual(plan.inserts, [])
+    const reasons = plan.quarantined[0]!.reasons.join("; ")
+    assert.match(reasons, /amountCents/)
+    assert.match(reasons, /currency/)
+    assert.match(reasons, /receivableDate/)
+    assert.deepStrictEqual(plan.quarantined[1]!.reasons, ["the portal returned this document twice"])
+  })
+})
