@@ -1,0 +1,13 @@
+/** The connectors of the bundled app, by kind. A new portal is one more entry here. */
+import { Layer, Option } from "effect"
+import { type PortalConnector, PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import * as Simulator from "./simulator/SimulatorConnector.ts"
+
+export const all: ReadonlyArray<PortalConnector> = [Simulator.connector]
+
+export const layerOf = (connectors: ReadonlyArray<PortalConnector>) => {
+  const byKind = new Map(connectors.map((connector) => [connector.kind, connector]))
+  return Layer.succeed(PortalConnectors, PortalConnectors.of({ get: (kind) => Option.fromNullishOr(byKind.get(kind)) }))
+}
+
+export const layer = layerOf(all)

@@ -1,0 +1,244 @@
+/**
+ * `PairStore` over PostgreSQL. A pair's sync is one transaction: lock the integration row (so
+ * concurrent syncs of the pair queue up), read its receivables, plan, then write receivables,
+ * history, events, the pair's next sync time and the run's record, each as one set-based
+ * statement. Readers see all of a sync or none of it. Due pairs are claimed with
+ * `FOR UPDATE SKIP LOCKED` and a lease, so workers never wait on each other.
+ */
+import { DateTime, Duration, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { PairReceivable, PairSyncPlan } from "../../core/domain/PairSync.ts"
+import type { ReceivableState } from "../../core/domain/Resources.ts"
+import { type Integration, PairNotFound, PairStore } from "../../core/ports/PairStore.ts"
+
+interface IntegrationRow {
+  readonly id: string
+  readonly org_id: string
+  readonly vendor_id: string
+  readonly vendor_name: string
+  readonly debtor_id: string
+  readonly debtor_name: string
+  readonly connector: string
+  readonly config: unknown
+  readonly interval_ms: number
+  readonly consecutive_failures: number
+}
+
+interface ReceivableRow {
+  readonly id: string
+  readonly document_key: string
+  readonly vendor_receivable_id: string | null
+  readonly amount_cents: bigint | number
+  readonly currency: string
+  readonly receivable_date: string
+  readonly due_date: string | null
+  readonly status: string
+  readonly portal_status: string
+  readonly po_number: string | null
+  readonly metadata: Record<string, string>
+}
+
+const toIntegration = (row: IntegrationRow): Integration => ({
+  id: row.id as IntegrationId,
+  orgId: row.org_id as OrgId,
+  refs: {
+    vendor: { id: row.vendor_id as VendorId, name: row.vendor_name },
+    debtor: { id: row.debtor_id as DebtorId, name: row.debtor_name }
+  },
+  connector: row.connector,
+  config: row.config,
+  interval: Duration.millis(Number(row.interval_ms)),
+  consecutiveFailures: row.consecutive_failures
+})
+
+const toPairReceivable = (row: ReceivableRow): PairReceivable => ({
+  id: row.id as ReceivableId,
+  documentKey: row.document_key,
+  state: {
+    vendorReceivableId: row.vendor_receivable_id,
+    amountCents: Number(row.amount_cents),
+    currency: row.currency as ReceivableState["currency"],
+    receivableDate: row.receivable_date as ReceivableState["receivableDate"],
+    dueDate: row.due_date as ReceivableState["dueDate"],
+    status: row.status as ReceivableState["status"],
+    portalStatus: row.portal_status,
+    poNumber: row.po_number,
+    metadata: row.metadata
+  }
+})
+
+const stateJson = (r: PairReceivable) => ({
+  id: r.id,
+  document_key: r.documentKey,
+  vendor_receivable_id: r.state.vendorReceivableId,
+  amount_cents: r.state.amountCents,
+  currency: r.state.currency,
+  receivable_date: r.state.receivableDate,
+  due_date: r.state.dueDate,
+  status: r.state.status,
+  portal_status: r.state.portalStatus,
+  po_number: r.state.poNumber,
+  metadata: r.state.metadata
+})
+
+const receivableColumns = `id text, document_key text, vendor_receivable_id text, amount_cents bigint, currency text,
+  receivable_date date, due_date date, status text, portal_status text, po_number text, metadata jsonb`
+
+export const layer = Layer.effect(
+  PairStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const columns = sql.literal(receivableColumns)
+
+    const selectIntegration = sql`
+      SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
+        i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
+      FROM integrations i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`
+
+    const get = Effect.fn("PgPairStore.get")(function* (id: string) {
+      const rows = /^[0-9a-f-]{36}$/i.test(id)
+        ? yield* sql<IntegrationRow>`${selectIntegration} WHERE i.id = ${id}`.pipe(Effect.orDie)
+        : []
+      if (rows[0] === undefined) return yield* new PairNotFound({ id })
+      return toIntegration(rows[0])
+    })
+
+    const claimDue = Effect.fn("PgPairStore.claimDue")(function* (
+      worker: string,
+      limit: number,
+      lease: Duration.Duration
+    ) {
+      const rows = yield* sql<IntegrationRow>`
+        WITH due AS (
+          SELECT id FROM integrations
+          WHERE paused_at IS NULL AND next_sync_at <= now()
+            AND (lease_expires_at IS NULL OR lease_expires_at < now())
+          ORDER BY next_sync_at
+          LIMIT ${limit}
+          FOR UPDATE SKIP LOCKED
+        ),
+        claimed AS (
+          UPDATE integrations i SET lease_owner = ${worker},
+            lease_expires_at = now() + ${Duration.toMillis(lease)} * interval '1 millisecond'
+          FROM due WHERE i.id = due.id
+          RETURNING i.*
+        )
+        SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
+          i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
+        FROM claimed i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`.pipe(Effect.orDie)
+      return rows.map(toIntegration)
+    })
+
+    const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) =>
+      Effect.gen(function* () {
+        const org = integration.orgId
+        if (plan.inserts.length > 0) {
+          yield* sql`
+            INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
+              amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata,
+              detected_at, updated_at)
+            SELECT ${org}, r.id, ${integration.id}, ${integration.refs.vendor.id}, ${integration.refs.debtor.id},
+              r.document_key, r.vendor_receivable_id, r.amount_cents, r.currency, r.receivable_date, r.due_date,
+              r.status, r.portal_status, r.po_number, r.metadata, ${at}, ${at}
+            FROM json_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::json) AS r(${columns})`
+        }
+        if (plan.updates.length > 0) {
+          yield* sql`
+            UPDATE receivables p SET vendor_receivable_id = r.vendor_receivable_id, amount_cents = r.amount_cents,
+              currency = r.currency, receivable_date = r.receivable_date, due_date = r.due_date, status = r.status,
+              portal_status = r.portal_status, po_number = r.po_number, metadata = r.metadata, updated_at = ${at}
+            FROM json_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::json) AS r(${columns})
+            WHERE p.org_id = ${org} AND p.id = r.id`
+          yield* sql`
+            INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
+            SELECT ${org}, h.id, ${at}, h.changes
+            FROM json_to_recordset(${JSON.stringify(
+              plan.updates.map((u) => ({ id: u.id, changes: u.history.changes }))
+            )}::json) AS h(id text, changes jsonb)`
+        }
+        if (plan.events.length > 0) {
+          yield* sql`
+            INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
+            SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
+            FROM json_to_recordset(${JSON.stringify(
+              plan.events.map((e) => ({
+                id: e.id,
+                type: e.type,
+                receivable_id: e.receivableId,
+                created_at: DateTime.formatIso(e.createdAt),
+                data: e.data
+              }))
+            )}::json) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb)`
+        }
+      })
+
+    const syncPair = <E>(
+      integration: Integration,
+      options: {
+        readonly worker: string
+        readonly startedAt: DateTime.Utc
+        readonly nextSyncAt: DateTime.Utc
+        readonly plan: (current: ReadonlyArray<PairReceivable>) => Effect.Effect<PairSyncPlan, E>
+      }
+    ) =>
+      sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // The pair's lock: a concurrent sync of the same pair waits here, then plans on our result.
+            yield* sql`SELECT id FROM integrations WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
+            const rows = yield* sql<ReceivableRow>`
+              SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
+                to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date, to_char(due_date, 'YYYY-MM-DD') AS due_date,
+                status, portal_status, po_number, metadata
+              FROM receivables WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}`.pipe(
+              Effect.orDie
+            )
+            const plan = yield* options.plan(rows.map(toPairReceivable))
+            const at = DateTime.toDateUtc(yield* DateTime.now)
+            yield* writePlan(integration, plan, at).pipe(Effect.orDie)
+            yield* sql`
+              UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
+                last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
+                lease_owner = NULL, lease_expires_at = NULL
+              WHERE id = ${integration.id}`.pipe(Effect.orDie)
+            yield* sql`
+              INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
+                updated, unchanged, quarantined, quarantine)
+              VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
+                ${at}, 'succeeded', ${plan.fetched}, ${plan.inserts.length}, ${plan.updates.length}, ${plan.unchanged},
+                ${plan.quarantined.length}, ${JSON.stringify(plan.quarantined)}::jsonb)`.pipe(Effect.orDie)
+            return plan
+          })
+        )
+        .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PgPairStore.syncPair"))
+
+    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
+      integration: Integration,
+      options: {
+        readonly worker: string
+        readonly startedAt: DateTime.Utc
+        readonly error: string
+        readonly retryAt: DateTime.Utc
+      }
+    ) {
+      yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* sql`
+            UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.retryAt)}, last_run_at = now(),
+              last_outcome = 'failed', last_error = ${options.error},
+              consecutive_failures = consecutive_failures + 1, lease_owner = NULL, lease_expires_at = NULL
+            WHERE id = ${integration.id}`
+            yield* sql`
+            INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, error)
+            VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
+              now(), 'failed', ${options.error})`
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    return PairStore.of({ claimDue, get, syncPair, recordFailure })
+  })
+)

@@ -1,0 +1,71 @@
+/**
+ * What the sync engine needs from storage: the pairs (integrations) due for a sync, claimed with
+ * a lease so that any number of workers can share them, and the atomic application of a pair's
+ * sync. `syncPair` runs the planning on the pair's current receivables inside the same
+ * transaction that writes the plan, so concurrent syncs of one pair serialize and never plan on
+ * stale state.
+ */
+import { Context, type DateTime, type Duration, type Effect, Schema } from "effect"
+import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { PairReceivable, PairRefs, PairSyncPlan } from "../domain/PairSync.ts"
+
+export interface Integration {
+  readonly id: IntegrationId
+  readonly orgId: OrgId
+  readonly refs: PairRefs & {
+    readonly vendor: { readonly id: VendorId }
+    readonly debtor: { readonly id: DebtorId }
+  }
+  readonly connector: string
+  readonly config: unknown
+  readonly interval: Duration.Duration
+  readonly consecutiveFailures: number
+}
+
+export interface RunCounts {
+  readonly fetched: number
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+}
+
+export class PairNotFound extends Schema.TaggedError<PairNotFound>()("PairNotFound", {
+  id: Schema.String
+}) {}
+
+export class PairStore extends Context.Service<
+  PairStore,
+  {
+    /** Leases up to `limit` due, unpaused pairs to `worker` for `lease`; expired leases are taken over. */
+    readonly claimDue: (
+      worker: string,
+      limit: number,
+      lease: Duration.Duration
+    ) => Effect.Effect<ReadonlyArray<Integration>>
+    readonly get: (id: string) => Effect.Effect<Integration, PairNotFound>
+    /**
+     * In ONE transaction holding the pair's lock: reads its receivables, plans with them, writes
+     * the plan (receivables, history, events), the pair's next sync time and the run's record.
+     */
+    readonly syncPair: <E>(
+      integration: Integration,
+      options: {
+        readonly worker: string
+        readonly startedAt: DateTime.Utc
+        readonly nextSyncAt: DateTime.Utc
+        readonly plan: (current: ReadonlyArray<PairReceivable>) => Effect.Effect<PairSyncPlan, E>
+      }
+    ) => Effect.Effect<PairSyncPlan, E>
+    /** Records a failed run and when to try again; releases the lease. */
+    readonly recordFailure: (
+      integration: Integration,
+      options: {
+        readonly worker: string
+        readonly startedAt: DateTime.Utc
+        readonly error: string
+        readonly retryAt: DateTime.Utc
+      }
+    ) => Effect.Effect<void>
+  }
+>()("core/PairStore") {}

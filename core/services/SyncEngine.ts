@@ -1,0 +1,119 @@
+/**
+ * The sync engine: fetch a pair's documents through its connector, plan against the pair's
+ * current receivables, and apply the plan, the pair's next sync time and the run's record in one
+ * transaction (`PairStore.syncPair`). A failure anywhere leaves the pair as it was; the run is
+ * recorded as failed and the pair is retried with a capped exponential backoff, or, when the
+ * connector says retrying cannot help, after its normal interval.
+ */
+import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random, Stream } from "effect"
+import { type PairSyncPlan, planPairSync } from "../domain/PairSync.ts"
+import * as SyncSchedule from "../domain/SyncSchedule.ts"
+import { IdSource } from "../ports/IdSource.ts"
+import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
+import { ConnectorFailed, PortalConnectors } from "../ports/PortalConnector.ts"
+
+export type RunOutcome =
+  | { readonly _tag: "Succeeded"; readonly integrationId: string; readonly counts: RunCounts }
+  | { readonly _tag: "Failed"; readonly integrationId: string; readonly error: string; readonly retryAt: DateTime.Utc }
+
+export const countsOf = (plan: PairSyncPlan): RunCounts => ({
+  fetched: plan.fetched,
+  created: plan.inserts.length,
+  updated: plan.updates.length,
+  unchanged: plan.unchanged,
+  quarantined: plan.quarantined.length
+})
+
+export class SyncEngine extends Context.Service<
+  SyncEngine,
+  {
+    /** Syncs one pair now; never fails: a failure is recorded and scheduled for retry. */
+    readonly runPair: (integration: Integration, worker: string) => Effect.Effect<RunOutcome>
+    /** Claims up to `limit` due pairs and syncs them, `concurrency` at a time. */
+    readonly runDue: (options: {
+      readonly worker: string
+      readonly limit: number
+      readonly concurrency: number
+    }) => Effect.Effect<ReadonlyArray<RunOutcome>>
+  }
+>()("core/SyncEngine") {
+  static readonly layer = Layer.effect(
+    SyncEngine,
+    Effect.gen(function* () {
+      const store = yield* PairStore
+      const connectors = yield* PortalConnectors
+      const ids = yield* IdSource
+
+      const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
+        const connector = yield* Option.match(connectors.get(integration.connector), {
+          onNone: () =>
+            Effect.fail(
+              new ConnectorFailed({ message: `no connector of kind "${integration.connector}"`, retryable: false })
+            ),
+          onSome: Effect.succeed
+        })
+        const startedAt = yield* DateTime.now
+        // The connector's stream is read to its end before the transaction opens: the portal's
+        // latency never holds the pair's lock.
+        const documents = yield* Stream.runCollect(
+          connector.fetch({
+            integrationId: integration.id,
+            orgId: integration.orgId,
+            vendorId: integration.refs.vendor.id,
+            debtorId: integration.refs.debtor.id,
+            config: integration.config,
+            now: startedAt
+          })
+        )
+        const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
+        return yield* store.syncPair(integration, {
+          worker,
+          startedAt,
+          nextSyncAt,
+          plan: (current) =>
+            Effect.succeed(
+              planPairSync(current, documents, {
+                refs: integration.refs,
+                now: startedAt,
+                statusMapping: connector.statusMapping,
+                newReceivableId: ids.receivableId,
+                newEventId: ids.eventId
+              })
+            )
+        })
+      })
+
+      const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Integration, worker: string) {
+        const startedAt = yield* DateTime.now
+        const exit = yield* Effect.exit(sync(integration, worker))
+        if (exit._tag === "Success") {
+          return { _tag: "Succeeded", integrationId: integration.id, counts: countsOf(exit.value) } as const
+        }
+        const failure = Cause.findErrorOption(exit.cause)
+        const error = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause).split("\n")[0]!
+        const retryable = Option.isNone(failure) || failure.value.retryable
+        const now = yield* DateTime.now
+        const random = yield* Random.next
+        const retryAt = retryable
+          ? SyncSchedule.nextAfterFailure(now, integration.consecutiveFailures + 1, random)
+          : SyncSchedule.nextAfterSuccess(now, integration.interval, random)
+        yield* store.recordFailure(integration, { worker, startedAt, error, retryAt })
+        return { _tag: "Failed", integrationId: integration.id, error, retryAt } as const
+      })
+
+      const runDue = Effect.fn("SyncEngine.runDue")(function* (options: {
+        readonly worker: string
+        readonly limit: number
+        readonly concurrency: number
+      }) {
+        // A lease long enough for a slow portal; a crashed worker's pairs are taken over after it.
+        const due = yield* store.claimDue(options.worker, options.limit, Duration.minutes(10))
+        return yield* Effect.forEach(due, (integration) => runPair(integration, options.worker), {
+          concurrency: options.concurrency
+        })
+      })
+
+      return SyncEngine.of({ runPair, runDue })
+    })
+  )
+}

@@ -1,0 +1,302 @@
+/**
+ * The sync engine against a real PostgreSQL with the simulator: a pair follows its portal over
+ * simulated time, history replays back to earlier states, failures anywhere (connector, a
+ * statement inside the transaction, the connection killed) leave the pair exactly as it was, and
+ * concurrent syncs of one pair serialize without duplicates.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Clock, DateTime, Duration, Effect, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
+import * as Connectors from "../../../adapters/portals/Connectors.ts"
+import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
+import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
+import { revertChanges } from "../../../core/domain/History.ts"
+import type { Changes } from "../../../core/domain/Resources.ts"
+import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import { ConnectorFailed, type PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import { SyncEngine } from "../../../core/services/SyncEngine.ts"
+import * as TestDatabase from "../../support/TestDatabase.ts"
+
+const start = Date.UTC(2026, 0, 1)
+const simulatorConfig = { seed: 7, receivables: 60, startedAt: "2026-01-01T00:00:00Z", perDay: 2 }
+
+// A connector that fails on demand, and otherwise answers as the simulator.
+let failNext: ConnectorFailed | undefined
+const flaky: PortalConnector = {
+  ...Simulator.connector,
+  kind: "flaky",
+  fetch: (pair) => (failNext === undefined ? Simulator.connector.fetch(pair) : Stream.fail(failNext))
+}
+
+const TestLayer = SyncEngine.layer.pipe(
+  Layer.provideMerge(PgPairStore.layer),
+  Layer.provide([Connectors.layerOf([Simulator.connector, flaky]), RandomIds.layer]),
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+const newPair = (connector = "simulator", config: unknown = simulatorConfig) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Sync Org') RETURNING id`
+    const [vendor] = yield* sql<{
+      id: string
+    }>`INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'Acme') RETURNING id`
+    const [debtor] = yield* sql<{ id: string }>`INSERT INTO debtors (name) VALUES ('Globex') RETURNING id`
+    const [integration] = yield* sql<{ id: string }>`
+      INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, sync_interval, next_sync_at)
+      VALUES (${org!.id}, ${vendor!.id}, ${debtor!.id}, ${connector}, ${JSON.stringify(config)}::jsonb, '1 hour', now())
+      RETURNING id`
+    return yield* (yield* PairStore).get(integration!.id)
+  }).pipe(Effect.orDie)
+
+/** Everything a sync may change, for before/after comparisons. */
+const snapshotOf = (integrationId: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const receivables = yield* sql`
+      SELECT id, document_key, amount_cents::text, currency, receivable_date::text, due_date::text, status,
+        portal_status, po_number, metadata, updated_at
+      FROM receivables WHERE integration_id = ${integrationId} ORDER BY document_key`
+    const history = yield* sql`
+      SELECT h.receivable_id, h.changes FROM receivable_history h JOIN receivables r ON r.id = h.receivable_id
+      WHERE r.integration_id = ${integrationId} ORDER BY h.id`
+    const events = yield* sql`
+      SELECT e.id FROM events e JOIN receivables r ON r.id = e.receivable_id WHERE r.integration_id = ${integrationId}`
+    return { receivables, history, events }
+  }).pipe(Effect.orDie)
+
+// The engine reads the time through Effect's Clock; a sync "on day n" runs under a clock fixed there.
+let today = start
+const at = (days: number) =>
+  Effect.sync(() => {
+    today = start + days * 86_400_000
+  })
+const fixedClock: Clock.Clock = {
+  currentTimeMillisUnsafe: () => today,
+  currentTimeMillis: Effect.sync(() => today),
+  currentTimeNanosUnsafe: () => BigInt(today) * 1_000_000n,
+  currentTimeNanos: Effect.sync(() => BigInt(today) * 1_000_000n),
+  monotonicTimeNanosUnsafe: () => process.hrtime.bigint(),
+  monotonicTimeNanos: Effect.sync(() => process.hrtime.bigint()),
+  sleep: (duration) =>
+    Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, Duration.toMillis(duration))))
+}
+
+/** A sync of the pair at the fixed "today". */
+const syncAt = (pair: Integration, worker = "test") =>
+  Effect.gen(function* () {
+    const engine = yield* SyncEngine
+    return yield* engine.runPair(pair, worker)
+  }).pipe(Effect.provideService(Clock.Clock, fixedClock))
+
+layer(TestLayer, {
+  timeout: 120_000,
+  excludeTestServices: true
+})("pair sync", (it) => {
+  it.effect("follows the portal over time: inserts, then changes with history and events", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair()
+
+      yield* at(10)
+      const first = yield* syncAt(pair, "test")
+      assert.strictEqual(first._tag, "Succeeded")
+      const issuedByDay10 = 21
+      assert.deepStrictEqual(first._tag === "Succeeded" && first.counts, {
+        fetched: issuedByDay10,
+        created: issuedByDay10,
+        updated: 0,
+        unchanged: 0,
+        quarantined: 0
+      })
+      const firstStates = yield* snapshotOf(pair.id)
+
+      yield* at(40)
+      const second = yield* syncAt(pair, "test")
+      assert.strictEqual(second._tag, "Succeeded")
+      const counts = second._tag === "Succeeded" ? second.counts : undefined
+      assert.isAbove(counts!.updated, 0)
+      assert.strictEqual(counts!.created, 60 - issuedByDay10)
+
+      // The stored pair equals the simulator's snapshot at day 40.
+      const expected = [...Array(60).keys()]
+        .map((i) => Simulator.documentAt(simulatorConfig, i, start + 40 * 86_400_000)!)
+        .sort((a, b) => a.documentKey.localeCompare(b.documentKey))
+      const stored = yield* sql<{ document_key: string; portal_status: string; amount_cents: string }>`
+        SELECT document_key, portal_status, amount_cents::text FROM receivables
+        WHERE integration_id = ${pair.id} ORDER BY document_key`
+      assert.deepStrictEqual(
+        stored.map((r) => [r.document_key, r.portal_status, Number(r.amount_cents)]),
+        expected.map((d) => [d.documentKey, d.portalStatus, d.amountCents])
+      )
+
+      // Every receivable's history reverts it to its state after the first sync.
+      const rows = yield* sql<{
+        id: string
+        status: string
+        portal_status: string
+        amount_cents: string
+        metadata: Record<string, string>
+      }>`
+        SELECT id, status, portal_status, amount_cents::text, metadata FROM receivables WHERE integration_id = ${pair.id}`
+      for (const before of firstStates.receivables as ReadonlyArray<{
+        id: string
+        status: string
+        portal_status: string
+        amount_cents: string
+        metadata: Record<string, string>
+      }>) {
+        const now = rows.find((r) => r.id === before.id)!
+        const entries = yield* sql<{ changes: Changes }>`
+          SELECT changes FROM receivable_history WHERE receivable_id = ${before.id} ORDER BY changed_at DESC, id DESC`
+        let state = {
+          status: now.status,
+          portalStatus: now.portal_status,
+          amountCents: Number(now.amount_cents),
+          metadata: now.metadata
+        } as never
+        for (const entry of entries) state = revertChanges(state, entry.changes) as never
+        const reverted = state as { status: string; portalStatus: string; amountCents: number; metadata: unknown }
+        assert.deepStrictEqual(
+          [reverted.status, reverted.portalStatus, reverted.amountCents, reverted.metadata],
+          [before.status, before.portal_status, Number(before.amount_cents), before.metadata]
+        )
+      }
+
+      const events = yield* sql<{ type: string; n: bigint }>`
+        SELECT e.type, count(*) AS n FROM events e JOIN receivables r ON r.id = e.receivable_id
+        WHERE r.integration_id = ${pair.id} GROUP BY e.type ORDER BY e.type`
+      const byType = Object.fromEntries(events.map((e) => [e.type, Number(e.n)]))
+      assert.strictEqual(byType["receivable.created"], 60)
+      assert.strictEqual(byType["receivable.updated"], counts!.updated)
+      assert.isAbove(byType["receivable.status_changed"] ?? 0, 0)
+
+      const [run] = yield* sql<{ outcome: string; created: number; updated: number }>`
+        SELECT outcome, created, updated FROM sync_runs WHERE integration_id = ${pair.id} ORDER BY id DESC LIMIT 1`
+      assert.deepStrictEqual(
+        [run!.outcome, run!.created, run!.updated],
+        ["succeeded", counts!.created, counts!.updated]
+      )
+
+      // Nothing changed: nothing written, updated_at does not move.
+      const third = yield* syncAt(pair, "test")
+      assert.deepStrictEqual(third._tag === "Succeeded" && third.counts.unchanged, 60)
+      const after = yield* snapshotOf(pair.id)
+      assert.deepStrictEqual(after.receivables, (yield* snapshotOf(pair.id)).receivables)
+    })
+  )
+
+  it.effect("a connector failure leaves the pair as it was and schedules a backed-off retry", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair("flaky")
+      yield* at(5)
+      yield* syncAt(pair, "test")
+      const before = yield* snapshotOf(pair.id)
+
+      yield* at(30)
+      failNext = new ConnectorFailed({ message: "portal timed out", retryable: true })
+      const failed = yield* syncAt(pair, "test")
+      failNext = undefined
+      assert.strictEqual(failed._tag, "Failed")
+      assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
+      const [state] = yield* sql<{ next_sync_at: Date; consecutive_failures: number; last_error: string }>`
+        SELECT next_sync_at, consecutive_failures, last_error FROM integrations WHERE id = ${pair.id}`
+      assert.strictEqual(state!.consecutive_failures, 1)
+      assert.strictEqual(state!.last_error, "portal timed out")
+      const delay = state!.next_sync_at.getTime() - (start + 30 * 86_400_000)
+      assert.isTrue(delay >= 27_000 && delay <= 33_000, `retry after ${delay} ms`)
+
+      const recovered = yield* syncAt(yield* (yield* PairStore).get(pair.id), "test")
+      assert.strictEqual(recovered._tag, "Succeeded")
+      const [reset] = yield* sql<{ consecutive_failures: number }>`
+        SELECT consecutive_failures FROM integrations WHERE id = ${pair.id}`
+      assert.strictEqual(reset!.consecutive_failures, 0)
+    })
+  )
+
+  it.effect("a statement failing inside the transaction, or the connection killed, leaves the pair as it was", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* PairStore
+      const pair = yield* newPair()
+      yield* at(5)
+      yield* syncAt(pair, "test")
+      const before = yield* snapshotOf(pair.id)
+      yield* at(60)
+
+      // The events insert, the last write of the plan, is refused.
+      yield* sql`ALTER TABLE events ADD CONSTRAINT no_events CHECK (false) NOT VALID`
+      const refused = yield* syncAt(pair, "test")
+      yield* sql`ALTER TABLE events DROP CONSTRAINT no_events`
+      assert.strictEqual(refused._tag, "Failed")
+      assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
+
+      // The transaction's own connection is terminated after planning, before writing.
+      const killed = yield* Effect.exit(
+        store.syncPair(pair, {
+          worker: "test",
+          startedAt: DateTime.makeUnsafe(start),
+          nextSyncAt: DateTime.makeUnsafe(start),
+          plan: (current) =>
+            sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(
+              Effect.ignore,
+              Effect.as({
+                inserts: [],
+                updates: [],
+                unchanged: current.length,
+                quarantined: [],
+                events: [],
+                fetched: 0
+              })
+            )
+        })
+      )
+      assert.strictEqual(killed._tag, "Failure")
+      assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
+
+      // The next run completes it.
+      const next = yield* syncAt(yield* store.get(pair.id), "test")
+      assert.strictEqual(next._tag, "Succeeded")
+      assert.notDeepEqual(yield* snapshotOf(pair.id), before)
+    })
+  )
+
+  it.effect("two syncs of one pair at once: no duplicates, each change recorded once", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair()
+      yield* at(45)
+      const outcomes = yield* Effect.all([syncAt(pair, "a"), syncAt(pair, "b")], { concurrency: 2 })
+      assert.deepStrictEqual(
+        outcomes.map((o) => o._tag),
+        ["Succeeded", "Succeeded"]
+      )
+      const created = outcomes.map((o) => (o._tag === "Succeeded" ? o.counts.created : -1)).sort()
+      assert.deepStrictEqual(created, [0, 60])
+      const [counts] = yield* sql<{ receivables: bigint; events: bigint; history: bigint }>`
+        SELECT (SELECT count(*) FROM receivables WHERE integration_id = ${pair.id}) AS receivables,
+          (SELECT count(*) FROM events e JOIN receivables r ON r.id = e.receivable_id WHERE r.integration_id = ${pair.id}) AS events,
+          (SELECT count(*) FROM receivable_history h JOIN receivables r ON r.id = h.receivable_id WHERE r.integration_id = ${pair.id}) AS history`
+      assert.deepStrictEqual(
+        [Number(counts!.receivables), Number(counts!.events), Number(counts!.history)],
+        [60, 60, 0]
+      )
+    })
+  )
+
+  it.effect("a misconfigured pair fails without retry storms: it waits for its interval", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair("simulator", { seed: "x" })
+      yield* at(1)
+      const outcome = yield* syncAt(pair, "test")
+      assert.strictEqual(outcome._tag, "Failed")
+      assert.match(outcome._tag === "Failed" ? outcome.error : "", /simulator configuration/)
+      const [state] = yield* sql<{ next_sync_at: Date }>`SELECT next_sync_at FROM integrations WHERE id = ${pair.id}`
+      const delay = state!.next_sync_at.getTime() - (start + 86_400_000)
+      assert.isAbove(delay, Duration.toMillis(Duration.minutes(50)))
+    })
+  )
+})
