@@ -1,7 +1,8 @@
 /**
  * The service's entry point (`npm start`): connect to PostgreSQL (embedded unless DATABASE_URL is
- * set), migrate, serve HTTP; on SIGINT/SIGTERM stop serving, close the pool and stop the embedded
- * server. A failure to start prints one line saying what is wrong and exits non-zero.
+ * set), migrate, serve HTTP and run the sync scheduler; on SIGINT/SIGTERM stop serving and
+ * syncing (a sync in flight rolls back), close the pool and stop the embedded server. A failure
+ * to start prints one line saying what is wrong and exits non-zero.
  */
 
 import { createServer } from "node:http"
@@ -15,6 +16,7 @@ import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as AppConfig from "./Config.ts"
 import { ServicesLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
+import * as Sync from "./Sync.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
@@ -27,7 +29,8 @@ const HttpLive = ({ port, host }: AppConfig.Http) =>
 const main = Effect.gen(function* () {
   // Settings first: a bad PORT is reported before any database work starts.
   const http = yield* AppConfig.http
-  return yield* Layer.launch(HttpLive(http).pipe(Layer.provide(DatabaseLive)))
+  yield* Sync.settings
+  return yield* Layer.launch(Layer.mergeAll(HttpLive(http), Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
 })
 
 main.pipe(

@@ -5,7 +5,7 @@
  * concurrent syncs of one pair serialize without duplicates.
  */
 import { assert, layer } from "@effect/vitest"
-import { Clock, DateTime, Duration, Effect, Layer, Stream } from "effect"
+import { Clock, DateTime, Duration, Effect, Fiber, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
@@ -15,6 +15,7 @@ import { revertChanges } from "../../../core/domain/History.ts"
 import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
 import { ConnectorFailed, type PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import * as Scheduler from "../../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
@@ -297,6 +298,57 @@ layer(TestLayer, {
       const [state] = yield* sql<{ next_sync_at: Date }>`SELECT next_sync_at FROM integrations WHERE id = ${pair.id}`
       const delay = state!.next_sync_at.getTime() - (start + 86_400_000)
       assert.isAbove(delay, Duration.toMillis(Duration.minutes(50)))
+    })
+  )
+
+  it.effect("claims are leased: two workers never hold the same pair, and an expired lease is taken over", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* PairStore
+      // Only pairs of this test are due.
+      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day'`
+      const pairs = yield* Effect.forEach([1, 2, 3], () => newPair())
+      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute'
+        WHERE id IN ${sql.in(pairs.map((p) => p.id))}`
+      const [a, b] = yield* Effect.all(
+        [store.claimDue("a", 2, Duration.minutes(10)), store.claimDue("b", 2, Duration.minutes(10))],
+        { concurrency: 2 }
+      )
+      const claimed = [...a, ...b].map((p) => p.id)
+      assert.strictEqual(claimed.length, 3)
+      assert.strictEqual(new Set(claimed).size, 3)
+      assert.deepStrictEqual(yield* store.claimDue("c", 10, Duration.minutes(10)), [])
+      // Worker "a" dies; once its lease expires, its pairs go to another worker.
+      yield* sql`UPDATE integrations SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = 'a'`
+      const takenOver = yield* store.claimDue("c", 10, Duration.minutes(10))
+      assert.deepStrictEqual(takenOver.map((p) => p.id).sort(), a.map((p) => p.id).sort())
+    })
+  )
+
+  it.effect("the scheduler syncs due pairs and records every run", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+      const pair = yield* newPair("simulator", { ...simulatorConfig, receivables: 5 })
+      const fiber = yield* Effect.forkChild(
+        Scheduler.run({ worker: "scheduler-test", concurrency: 2, pollInterval: Duration.millis(20) })
+      )
+      let runs = 0
+      for (let i = 0; i < 100 && runs === 0; i++) {
+        yield* Effect.sleep(Duration.millis(50))
+        const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM sync_runs WHERE integration_id = ${pair.id}`
+        runs = Number(row!.n)
+      }
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(runs, 1)
+      const [state] = yield* sql<{ next_sync_at: Date; lease_owner: string | null; n: bigint }>`
+        SELECT next_sync_at, lease_owner, (SELECT count(*) FROM receivables WHERE integration_id = ${pair.id}) AS n
+        FROM integrations WHERE id = ${pair.id}`
+      assert.isNull(state!.lease_owner)
+      assert.strictEqual(Number(state!.n), 5)
+      // Next sync an hour later, give or take the 10% jitter.
+      const ahead = state!.next_sync_at.getTime() - Date.now()
+      assert.isTrue(ahead > 50 * 60_000 && ahead < 67 * 60_000, `next sync in ${ahead} ms`)
     })
   )
 })
