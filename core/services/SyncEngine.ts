@@ -16,6 +16,13 @@ export type RunOutcome =
   | { readonly _tag: "Succeeded"; readonly integrationId: string; readonly counts: RunCounts }
   | { readonly _tag: "Failed"; readonly integrationId: string; readonly error: string; readonly retryAt: DateTime.Utc }
 
+/** The innermost message of an unexpected failure: the driver's words say what went wrong. */
+const describeDefect = (cause: Cause.Cause<unknown>): string => {
+  let error: unknown = Cause.squash(cause)
+  while (error instanceof Error && error.cause instanceof Error) error = error.cause
+  return error instanceof Error ? error.message : String(error)
+}
+
 export const countsOf = (plan: PairSyncPlan): RunCounts => ({
   fetched: plan.fetched,
   created: plan.inserts.length,
@@ -90,14 +97,18 @@ export class SyncEngine extends Context.Service<
           return { _tag: "Succeeded", integrationId: integration.id, counts: countsOf(exit.value) } as const
         }
         const failure = Cause.findErrorOption(exit.cause)
-        const error = Option.isSome(failure) ? failure.value.message : Cause.pretty(exit.cause).split("\n")[0]!
+        const error = Option.isSome(failure) ? failure.value.message : describeDefect(exit.cause)
         const retryable = Option.isNone(failure) || failure.value.retryable
         const now = yield* DateTime.now
         const random = yield* Random.next
         const retryAt = retryable
           ? SyncSchedule.nextAfterFailure(now, integration.consecutiveFailures + 1, random)
           : SyncSchedule.nextAfterSuccess(now, integration.interval, random)
-        yield* store.recordFailure(integration, { worker, startedAt, error, retryAt })
+        // If even the failure cannot be recorded (the database is gone), the pair's lease expires
+        // and another run takes it over; the engine itself carries on.
+        yield* store
+          .recordFailure(integration, { worker, startedAt, error, retryAt })
+          .pipe(Effect.catchCause((cause) => Effect.logError("could not record a failed sync run", cause)))
         return { _tag: "Failed", integrationId: integration.id, error, retryAt } as const
       })
 

@@ -1,0 +1,234 @@
+/**
+ * Properties of pair syncs against a real PostgreSQL: after any sequence of portal snapshots the
+ * stored pair equals the last one (quarantined documents keep their previous state) and its
+ * history replays back through every earlier state; a failure at any write of a sync leaves the
+ * pair exactly as before; and readers running alongside syncs see a pair whole: one next-update
+ * time, and all of a sync's changes or none.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import fc from "fast-check"
+import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
+import * as Connectors from "../../../adapters/portals/Connectors.ts"
+import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
+import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
+import { revertChanges } from "../../../core/domain/History.ts"
+import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
+import type { Changes, ReceivableState } from "../../../core/domain/Resources.ts"
+import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import type { PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import { SyncEngine } from "../../../core/services/SyncEngine.ts"
+import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
+import * as TestDatabase from "../../support/TestDatabase.ts"
+
+// A portal that answers whatever the test scripts for it.
+let script: ReadonlyArray<FetchedDocument> = []
+const scripted: PortalConnector = { ...Simulator.connector, kind: "scripted", fetch: () => Stream.fromIterable(script) }
+
+const TestLayer = SyncEngine.layer.pipe(
+  Layer.provideMerge(PgPairStore.layer),
+  Layer.provide([Connectors.layerOf([scripted, Simulator.connector]), RandomIds.layer]),
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+const newPair = (connector: string, config: unknown = {}) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('P') RETURNING id`
+    const [vendor] = yield* sql<{
+      id: string
+    }>`INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'V') RETURNING id`
+    const [debtor] = yield* sql<{ id: string }>`INSERT INTO debtors (name) VALUES ('D') RETURNING id`
+    const [row] = yield* sql<{ id: string }>`
+      INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, next_sync_at)
+      VALUES (${org!.id}, ${vendor!.id}, ${debtor!.id}, ${connector}, ${JSON.stringify(config)}::jsonb, now() + interval '1 day')
+      RETURNING id`
+    return yield* (yield* PairStore).get(row!.id)
+  }).pipe(Effect.orDie)
+
+const documentFor = (key: string): fc.Arbitrary<FetchedDocument> =>
+  fc.record({
+    documentKey: fc.constant(key),
+    vendorReceivableId: fc.option(fc.constantFrom("INV-1", "INV-2"), { nil: null }),
+    amountCents: fc.integer({ min: 0, max: 1_000_000 }),
+    currency: arbitraryCurrency,
+    receivableDate: arbitraryIsoDate,
+    dueDate: fc.option(arbitraryIsoDate, { nil: null }),
+    portalStatus: fc.constantFrom("Submitted", "Approved", "Paid", "On hold", "Factored", "Parked"),
+    poNumber: fc.option(fc.constantFrom("PO-1", "PO-2"), { nil: null }),
+    metadata: arbitraryMetadata
+  })
+
+const snapshot = fc
+  .subarray(["a", "b", "c", "d"])
+  .chain((keys) => fc.tuple(...keys.map((key) => fc.tuple(documentFor(key), fc.integer({ min: 0, max: 7 })))))
+  .map((docs) => docs.map(([doc, roll]) => (roll === 0 ? { ...doc, receivableDate: "2026-02-30" } : doc)))
+
+interface Row {
+  readonly id: string
+  readonly document_key: string
+  readonly vendor_receivable_id: string | null
+  readonly amount_cents: string
+  readonly currency: string
+  readonly receivable_date: string
+  readonly due_date: string | null
+  readonly status: string
+  readonly portal_status: string
+  readonly po_number: string | null
+  readonly metadata: Record<string, string>
+}
+
+const stateOf = (row: Row): ReceivableState =>
+  ({
+    vendorReceivableId: row.vendor_receivable_id,
+    amountCents: Number(row.amount_cents),
+    currency: row.currency,
+    receivableDate: row.receivable_date,
+    dueDate: row.due_date,
+    status: row.status,
+    portalStatus: row.portal_status,
+    poNumber: row.po_number,
+    metadata: row.metadata
+  }) as ReceivableState
+
+const pairRows = (pair: Integration) =>
+  Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<Row>`
+      SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
+        due_date::text, status, portal_status, po_number, metadata
+      FROM receivables WHERE integration_id = ${pair.id} ORDER BY document_key`
+  ).pipe(Effect.orDie)
+
+layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync properties", (it) => {
+  it.effect(
+    "after any snapshots the pair equals the last valid state of each document; history replays every earlier state",
+    () =>
+      Effect.gen(function* () {
+        const engine = yield* SyncEngine
+        const samples = fc.sample(fc.array(snapshot, { minLength: 1, maxLength: 5 }), { numRuns: 40, seed: 20261121 })
+        for (const snapshots of samples) {
+          const pair = yield* newPair("scripted")
+          const last = new Map<string, FetchedDocument>()
+          const seen = new Map<string, Array<string>>()
+          for (const docs of snapshots) {
+            script = docs
+            const outcome = yield* engine.runPair(pair, "property")
+            assert.strictEqual(outcome._tag, "Succeeded")
+            for (const doc of docs) if (doc.receivableDate !== "2026-02-30") last.set(doc.documentKey, doc)
+            for (const row of yield* pairRows(pair)) {
+              const states = seen.get(row.id) ?? []
+              const state = JSON.stringify(stateOf(row))
+              if (states.at(-1) !== state) states.push(state)
+              seen.set(row.id, states)
+            }
+          }
+          const rows = yield* pairRows(pair)
+          assert.deepStrictEqual(
+            rows.map((r) => r.document_key),
+            [...last.keys()].sort()
+          )
+          for (const row of rows) {
+            const doc = last.get(row.document_key)!
+            assert.deepStrictEqual(
+              [row.portal_status, Number(row.amount_cents), row.currency, row.receivable_date, row.metadata],
+              [doc.portalStatus, doc.amountCents, doc.currency, doc.receivableDate, doc.metadata]
+            )
+            const sql = yield* SqlClient.SqlClient
+            const entries = yield* sql<{ changes: Changes }>`
+            SELECT changes FROM receivable_history WHERE receivable_id = ${row.id} ORDER BY changed_at DESC, id DESC`
+            const walked = [stateOf(row)]
+            for (const entry of entries) walked.unshift(revertChanges(walked[0]!, entry.changes))
+            assert.deepStrictEqual(
+              walked.map((state) => JSON.stringify(state)),
+              seen.get(row.id)
+            )
+          }
+        }
+      })
+  )
+
+  it.effect("a failure at any write of a sync leaves the pair exactly as before; the next run completes it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* SyncEngine
+      const store = yield* PairStore
+      const points = ["receivables", "receivable_history", "events", "sync_runs"] as const
+      for (const table of points) {
+        const pair = yield* newPair("scripted")
+        script = fc.sample(fc.tuple(documentFor("a"), documentFor("b")), { numRuns: 1, seed: 1 })[0]!
+        yield* engine.runPair(pair, "faults")
+        const before = yield* pairRows(pair)
+        const [history] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivable_history`
+        script = [
+          ...fc.sample(fc.tuple(documentFor("a"), documentFor("b")), { numRuns: 1, seed: 2 })[0]!,
+          ...fc.sample(documentFor("c"), { numRuns: 1, seed: 3 })
+        ]
+        yield* sql.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT injected_fault CHECK (false) NOT VALID`)
+        const outcome = yield* engine.runPair(yield* store.get(pair.id), "faults")
+        yield* sql.unsafe(`ALTER TABLE ${table} DROP CONSTRAINT injected_fault`)
+        assert.strictEqual(outcome._tag, "Failed", table)
+        assert.deepStrictEqual(yield* pairRows(pair), before, table)
+        const [historyAfter] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivable_history`
+        assert.strictEqual(historyAfter!.n, history!.n, table)
+        const completed = yield* engine.runPair(yield* store.get(pair.id), "faults")
+        assert.strictEqual(completed._tag, "Succeeded", table)
+        assert.strictEqual((yield* pairRows(pair)).length, 3, table)
+      }
+    })
+  )
+
+  it.effect("readers alongside syncs see one next-update time per pair and all of a sync or none of it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* SyncEngine
+      const store = yield* PairStore
+      const pair = yield* newPair("scripted")
+      const observations: Array<{ readonly at: string | null; readonly n: number; readonly nexts: number }> = []
+      let syncing = true
+      const reader = Effect.gen(function* () {
+        while (syncing) {
+          // One statement: what an API list query of the pair would see.
+          const [seen] = yield* sql<{ at: string | null; n: bigint; nexts: bigint }>`
+            WITH pair AS (
+              SELECT r.updated_at, CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next
+              FROM receivables r JOIN integrations i ON i.id = r.integration_id WHERE r.integration_id = ${pair.id}
+            )
+            SELECT max(updated_at)::text AS at,
+              count(*) FILTER (WHERE updated_at = (SELECT max(updated_at) FROM pair)) AS n,
+              count(DISTINCT next) AS nexts
+            FROM pair`
+          observations.push({ at: seen!.at, n: Number(seen!.n), nexts: Number(seen!.nexts) })
+        }
+      })
+      const writer = Effect.gen(function* () {
+        for (let round = 0; round < 25; round++) {
+          script = fc.sample(
+            fc
+              .array(
+                documentFor("x").map((d) => d),
+                { minLength: 0, maxLength: 0 }
+              )
+              .chain(() => fc.tuple(...Array.from({ length: 30 }, (_, i) => documentFor(`k${i}`)))),
+            { numRuns: 1, seed: round }
+          )[0]!
+          yield* engine.runPair(yield* store.get(pair.id), "writer")
+        }
+        syncing = false
+      })
+      yield* Effect.all([reader, writer], { concurrency: 2 })
+      const runs = yield* sql<{ finished_at: string; changed: number }>`
+        SELECT finished_at::text AS finished_at, created + updated AS changed FROM sync_runs
+        WHERE integration_id = ${pair.id} AND outcome = 'succeeded'`
+      const changedAt = new Map(runs.map((r) => [r.finished_at, r.changed]))
+      assert.isAbove(observations.length, 10)
+      for (const seen of observations) {
+        if (seen.at === null) continue
+        assert.isAtMost(seen.nexts, 1)
+        // The newest change a reader sees belongs to a complete sync: all its rows, not some.
+        assert.strictEqual(seen.n, changedAt.get(seen.at), `saw ${seen.n} rows changed at ${seen.at}`)
+      }
+    })
+  )
+})
