@@ -1,0 +1,179 @@
+/**
+ * The sync benchmark (`npm run bench:sync`): on a fresh embedded PostgreSQL, a first sync of
+ * 100,000 receivables over 1,000 pairs from the simulator, then a resync in which 5% of them
+ * changed; receivables per second for both, and in the same run the floor: `COPY` of the same
+ * rows into a bare table. Then peak memory of one pair of 200,000 receivables against ten pairs
+ * of 20,000. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
+ * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
+ */
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import { DateTime, Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import * as RandomIds from "../../adapters/keys/RandomIds.ts"
+import * as Connectors from "../../adapters/portals/Connectors.ts"
+import * as Simulator from "../../adapters/portals/simulator/SimulatorConnector.ts"
+import * as Embedded from "../../adapters/postgres/Embedded.ts"
+import * as Migrations from "../../adapters/postgres/Migrations.ts"
+import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
+import type { FetchedDocument } from "../../core/domain/PairSync.ts"
+import type { PortalConnector } from "../../core/ports/PortalConnector.ts"
+import { SyncEngine } from "../../core/services/SyncEngine.ts"
+import { freePort } from "../../test/support/ports.ts"
+
+const pairs = Number(process.env.BENCH_PAIRS ?? 1000)
+const perPair = Number(process.env.BENCH_PER_PAIR ?? 100)
+const concurrency = Number(process.env.SYNC_CONCURRENCY ?? 4)
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+// The simulator at a fixed moment, every document issued; on the resync, one document in twenty
+// has moved on (a new status and a corrected amount).
+let resync = false
+const fixedNow = DateTime.makeUnsafe("2026-06-01T00:00:00Z")
+const changed = (document: FetchedDocument, index: number): FetchedDocument =>
+  resync && index % 20 === 0
+    ? { ...document, portalStatus: `${document.portalStatus} (revised)`, amountCents: document.amountCents + 1 }
+    : document
+const benchConnector: PortalConnector = {
+  ...Simulator.connector,
+  kind: "bench",
+  fetch: (pair) =>
+    Simulator.connector.fetch({ ...pair, now: fixedNow }).pipe(
+      Stream.zipWithIndex,
+      Stream.map(([d, i]) => changed(d, i))
+    )
+}
+
+const peakRss = () => {
+  let peak = process.memoryUsage().rss
+  const timer = setInterval(() => {
+    peak = Math.max(peak, process.memoryUsage().rss)
+  }, 20)
+  return {
+    stop: () => {
+      clearInterval(timer)
+      return Math.round(Math.max(peak, process.memoryUsage().rss) / 1024 / 1024)
+    }
+  }
+}
+
+const setup = (count: number, receivables: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`TRUNCATE receivables, receivable_history, events, sync_runs, integrations, vendors, debtors, organizations CASCADE`
+    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`
+    const vendors = Math.ceil(count / 10)
+    yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, ${vendors}) g`
+    yield* sql`INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g`
+    yield* sql`
+      INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, next_sync_at)
+      SELECT v.org_id, v.id, d.id, 'bench',
+        jsonb_build_object('seed', row_number() OVER (), 'receivables', ${receivables},
+          'startedAt', '2025-01-01T00:00:00Z', 'perDay', 100000),
+        now() - interval '1 minute'
+      FROM vendors v CROSS JOIN debtors d
+      LIMIT ${count}`
+  })
+
+const syncAll = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const engine = yield* SyncEngine
+  yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
+  const started = performance.now()
+  let synced = 0
+  for (;;) {
+    const outcomes = yield* engine.runDue({ worker: "bench", limit: concurrency * 4, concurrency })
+    if (outcomes.length === 0) break
+    for (const outcome of outcomes) {
+      if (outcome._tag === "Failed") return yield* Effect.die(new Error(outcome.error))
+      synced += outcome.counts.fetched
+    }
+  }
+  return { seconds: (performance.now() - started) / 1000, synced }
+})
+
+const copyFloor = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The same rows, written by the server to a file of its own, then timed as a COPY into a table
+  // with no index, constraint or trigger: the fastest any load of them can be.
+  yield* sql`DROP TABLE IF EXISTS copy_floor`
+  yield* sql`CREATE TABLE copy_floor (LIKE receivables)`
+  yield* sql`COPY (SELECT * FROM receivables) TO '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
+    Effect.catch(() => sql`COPY (SELECT * FROM receivables) TO 'receivables-copy-floor.csv' WITH (FORMAT csv)`)
+  )
+  const started = performance.now()
+  const copied = yield* sql`COPY copy_floor FROM '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
+    Effect.catch(() => sql`COPY copy_floor FROM 'receivables-copy-floor.csv' WITH (FORMAT csv)`),
+    Effect.map(() => (performance.now() - started) / 1000)
+  )
+  const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM copy_floor`
+  yield* sql`DROP TABLE copy_floor`
+  return { seconds: copied, rows: Number(row!.n) }
+})
+
+const main = Effect.gen(function* () {
+  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-sync-bench-")))
+  yield* Effect.promise(() => chmod(baseDir, 0o755))
+  yield* Effect.addFinalizer(() =>
+    Effect.promise(() =>
+      Promise.all([
+        rm(baseDir, { recursive: true, force: true }),
+        rm("/tmp/receivables-copy-floor.csv", { force: true })
+      ])
+    )
+  )
+  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
+  const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: concurrency + 2 })
+  const engine = SyncEngine.layer.pipe(
+    Layer.provideMerge(PgPairStore.layer),
+    Layer.provide([Connectors.layerOf([benchConnector]), RandomIds.layer]),
+    Layer.provideMerge(db)
+  )
+  yield* Migrations.migrate.pipe(Effect.provide(db))
+
+  const results = yield* Effect.gen(function* () {
+    yield* setup(pairs, perPair)
+    resync = false
+    const first = yield* syncAll
+    log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s`)
+    resync = true
+    const second = yield* syncAll
+    log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s`)
+    const floor = yield* copyFloor
+    log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
+    const memory: Array<string> = []
+    if (process.env.BENCH_SKIP_MEMORY !== "1") {
+      for (const [count, size] of [
+        [10, 20_000],
+        [1, 200_000]
+      ] as const) {
+        yield* setup(count, size)
+        resync = false
+        const meter = peakRss()
+        const run = yield* syncAll
+        memory.push(`| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${meter.stop()} |`)
+        log(memory.at(-1)!)
+      }
+    }
+    return { first, second, floor, memory }
+  }).pipe(Effect.provide(engine))
+
+  const rate = (n: number, s: number) => Math.round(n / s).toLocaleString("en")
+  process.stdout.write(
+    `${[
+      `| run | receivables | seconds | receivables/s | share of the COPY floor |`,
+      "|---|---|---|---|---|",
+      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% |`,
+      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% |`,
+      `| COPY into a bare table | ${results.floor.rows} | ${results.floor.seconds.toFixed(2)} | ${rate(results.floor.rows, results.floor.seconds)} | 100% |`,
+      ...(results.memory.length === 0
+        ? []
+        : ["", "| pairs × receivables | seconds | peak RSS MiB |", "|---|---|---|", ...results.memory])
+    ].join("\n")}\n`
+  )
+})
+
+const scope = Effect.runSync(Scope.make())
+Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
