@@ -1,16 +1,33 @@
 /**
- * The services behind the HTTP routes, over PostgreSQL: the core `Receivables` on the Postgres
- * store, API-key verification and the audit log. Requires `SqlClient`; the rate limiter is chosen
- * by the caller (the app reads its policy from the environment).
+ * The services of the bundled app over PostgreSQL (each requires `SqlClient`): what the HTTP
+ * routes need (receivables, key verification, the audit log), what operators manage
+ * (organizations, keys, vendors, debtors, integrations), and the sync engine. The rate limiter
+ * is chosen by the caller (the app reads its policy from the environment).
  */
 import { Layer } from "effect"
+import * as RandomIds from "../adapters/keys/RandomIds.ts"
+import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgDirectory from "../adapters/postgres/PgDirectory.ts"
+import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
+import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import { Receivables } from "../core/services/Receivables.ts"
+import { SyncEngine } from "../core/services/SyncEngine.ts"
 
 export const ServicesLive = Layer.mergeAll(
   Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
   PgApiKeys.layer,
   PgAuditLog.layer
+)
+
+/** The sync engine and the store it writes through, with the bundled connectors. */
+export const EngineLive = SyncEngine.layer.pipe(
+  Layer.provideMerge(PgPairStore.layer),
+  Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer))
+)
+
+export const AdminLive = Layer.mergeAll(PgOrganizations.layer, PgApiKeys.layer, PgDirectory.layer).pipe(
+  Layer.provideMerge(EngineLive)
 )

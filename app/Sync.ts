@@ -6,11 +6,8 @@
  */
 import { hostname } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
-import * as RandomIds from "../adapters/keys/RandomIds.ts"
-import * as Connectors from "../adapters/portals/Connectors.ts"
-import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as Scheduler from "../core/services/Scheduler.ts"
-import { SyncEngine } from "../core/services/SyncEngine.ts"
+import { EngineLive } from "./Layers.ts"
 
 export const settings = Config.all({
   concurrency: Config.schema(
@@ -21,12 +18,6 @@ export const settings = Config.all({
     Config.withDefault(5)
   )
 })
-
-/** The engine and the store it writes through; requires `SqlClient`. */
-export const EngineLive = SyncEngine.layer.pipe(
-  Layer.provideMerge(PgPairStore.layer),
-  Layer.provide([Connectors.layer, RandomIds.layer])
-)
 
 /** Runs the scheduler in the background while the layer lives. */
 export const SchedulerLive = Layer.effectDiscard(

@@ -1,20 +1,30 @@
 /**
- * The operator CLI (`npm run cli -- <command>`): organizations and API keys, against
+ * The operator CLI (`npm run cli -- <command>`): organizations, API keys, vendors, debtors,
+ * integrations, syncs, the demo and the audit log, against
  * DATABASE_URL or the embedded database (shared with a running app). Every command prints a
  * readable answer, or JSON with `--json`; an unknown id or a bad argument is one line on stderr
  * and exit code 1.
  */
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
-import { Cause, Console, DateTime, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
+import { Cause, Console, DateTime, Duration, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
-import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
-import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import { type ApiKeyRecord, ApiKeys, OrganizationNotFound } from "../core/ports/ApiKeys.ts"
 import { AuditLog } from "../core/ports/AuditLog.ts"
+import {
+  type DebtorRecord,
+  Directory,
+  DirectoryRefused,
+  type IntegrationRecord,
+  type VendorRecord
+} from "../core/ports/Directory.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
+import { PairStore } from "../core/ports/PairStore.ts"
+import { type RunOutcome, SyncEngine } from "../core/services/SyncEngine.ts"
+import * as Demo from "./Demo.ts"
+import { AdminLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 
 const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
@@ -147,6 +157,245 @@ const key = Command.make("key").pipe(
   Command.withSubcommands([keyCreate, keyList, keyRevoke, keyUsage])
 )
 
+const orgFlag = Flag.String("org").pipe(Flag.withDescription("The organization's id"))
+
+const vendorJson = (v: VendorRecord) => ({ id: v.id, org_id: v.orgId, name: v.name, created_at: time(v.createdAt) })
+const debtorJson = (d: DebtorRecord) => ({ id: d.id, name: d.name, created_at: time(d.createdAt) })
+const integrationJson = (i: IntegrationRecord) => ({
+  id: i.id,
+  org_id: i.orgId,
+  vendor: i.vendor,
+  debtor: i.debtor,
+  connector: i.connector,
+  interval_seconds: Duration.toSeconds(i.interval),
+  paused: i.paused,
+  next_sync_at: time(i.nextSyncAt),
+  last_outcome: i.lastOutcome,
+  last_error: i.lastError,
+  consecutive_failures: i.consecutiveFailures
+})
+const integrationLine = (i: IntegrationRecord) =>
+  [
+    i.id,
+    `${i.vendor.name} → ${i.debtor.name}`,
+    i.connector,
+    `every ${Duration.format(i.interval)}`,
+    i.paused ? "paused" : `next ${time(i.nextSyncAt) ?? "-"}`,
+    i.lastOutcome === null ? "never run" : i.lastOutcome === "failed" ? `failed: ${i.lastError}` : "last run ok"
+  ].join("  ")
+
+const vendorCreate = Command.make(
+  "create",
+  { org: orgFlag, name: Flag.String("name").pipe(Flag.withDescription("The vendor's name")), json },
+  Effect.fn(function* ({ org, name, json }) {
+    const vendor = yield* (yield* Directory).createVendor(org, name)
+    yield* print(json, vendorJson(vendor), () => `${vendor.id}  ${vendor.name}`)
+  })
+).pipe(Command.withDescription("Create a vendor in an organization"))
+
+const vendorList = Command.make(
+  "list",
+  { org: orgFlag, json },
+  Effect.fn(function* ({ org, json }) {
+    const vendors = yield* (yield* Directory).listVendors(org)
+    yield* print(json, vendors.map(vendorJson), () =>
+      vendors.length === 0 ? "no vendors" : vendors.map((v) => `${v.id}  ${v.name}`).join("\n")
+    )
+  })
+).pipe(Command.withDescription("List an organization's vendors"))
+
+const vendor = Command.make("vendor").pipe(
+  Command.withDescription("Vendors (the companies that issue receivables)"),
+  Command.withSubcommands([vendorCreate, vendorList])
+)
+
+const debtorCreate = Command.make(
+  "create",
+  { name: Flag.String("name").pipe(Flag.withDescription("The debtor's name")), json },
+  Effect.fn(function* ({ name, json }) {
+    const debtor = yield* (yield* Directory).createDebtor(name)
+    yield* print(json, debtorJson(debtor), () => `${debtor.id}  ${debtor.name}`)
+  })
+).pipe(Command.withDescription("Create a debtor (a buying company, shared by all organizations)"))
+
+const debtorList = Command.make(
+  "list",
+  { json },
+  Effect.fn(function* ({ json }) {
+    const debtors = yield* (yield* Directory).listDebtors
+    yield* print(json, debtors.map(debtorJson), () =>
+      debtors.length === 0 ? "no debtors" : debtors.map((d) => `${d.id}  ${d.name}`).join("\n")
+    )
+  })
+).pipe(Command.withDescription("List debtors"))
+
+const debtor = Command.make("debtor").pipe(
+  Command.withDescription("Debtors (the companies that owe)"),
+  Command.withSubcommands([debtorCreate, debtorList])
+)
+
+/** `90s`, `15m`, `1h`, `2d`. */
+const parseInterval = (text: string) => {
+  const match = /^(\d+)\s*(s|m|h|d)$/.exec(text.trim())
+  if (match === null) return undefined
+  const amount = Number(match[1])
+  return { s: Duration.seconds, m: Duration.minutes, h: Duration.hours, d: Duration.days }[
+    match[2] as "s" | "m" | "h" | "d"
+  ](amount)
+}
+
+const integrationCreate = Command.make(
+  "create",
+  {
+    org: orgFlag,
+    vendor: Flag.String("vendor").pipe(Flag.withDescription("The vendor's id")),
+    debtor: Flag.String("debtor").pipe(Flag.withDescription("The debtor's id")),
+    connector: Flag.String("connector").pipe(Flag.withDescription("The connector's kind, e.g. simulator")),
+    config: Flag.String("config").pipe(Flag.withDescription("The connector's configuration, as JSON")),
+    interval: Flag.String("interval").pipe(
+      Flag.withDescription("How often to sync: 90s, 15m, 1h, 2d"),
+      Flag.withDefault("1h")
+    ),
+    json
+  },
+  Effect.fn(function* (input) {
+    const interval = parseInterval(input.interval)
+    if (interval === undefined)
+      return yield* new DirectoryRefused({ message: `--interval "${input.interval}" is not like 15m, 1h or 2d` })
+    const config = yield* Effect.try({
+      try: () => JSON.parse(input.config) as unknown,
+      catch: () => new DirectoryRefused({ message: "--config is not valid JSON" })
+    })
+    const integration = yield* (yield* Directory).createIntegration({ ...input, config, interval })
+    yield* print(input.json, integrationJson(integration), () => integrationLine(integration))
+  })
+).pipe(Command.withDescription("Connect a vendor-debtor pair to its debtor's portal"))
+
+const integrationList = Command.make(
+  "list",
+  { org: orgFlag, json },
+  Effect.fn(function* ({ org, json }) {
+    const integrations = yield* (yield* Directory).listIntegrations(org)
+    yield* print(json, integrations.map(integrationJson), () =>
+      integrations.length === 0 ? "no integrations" : integrations.map(integrationLine).join("\n")
+    )
+  })
+).pipe(Command.withDescription("List an organization's integrations"))
+
+const integrationId = Argument.String("integration-id").pipe(Argument.withDescription("The integration's id"))
+
+const integrationShow = Command.make(
+  "show",
+  { id: integrationId, json },
+  Effect.fn(function* ({ id, json }) {
+    const { integration, runs } = yield* (yield* Directory).showIntegration(id)
+    const runJson = runs.map((r) => ({
+      started_at: time(r.startedAt),
+      finished_at: time(r.finishedAt),
+      outcome: r.outcome,
+      fetched: r.fetched,
+      created: r.created,
+      updated: r.updated,
+      unchanged: r.unchanged,
+      quarantined: r.quarantined,
+      error: r.error
+    }))
+    yield* print(json, { ...integrationJson(integration), runs: runJson }, () =>
+      [
+        integrationLine(integration),
+        ...(runs.length === 0
+          ? ["no runs yet"]
+          : runs.map(
+              (r) =>
+                `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}`
+            ))
+      ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("An integration's schedule, last runs and last error"))
+
+const setPaused = (paused: boolean) =>
+  Command.make(
+    paused ? "pause" : "resume",
+    { id: integrationId, json },
+    Effect.fn(function* ({ id, json }) {
+      const integration = yield* (yield* Directory).setPaused(id, paused)
+      yield* print(json, integrationJson(integration), () => integrationLine(integration))
+    })
+  ).pipe(Command.withDescription(paused ? "Stop syncing an integration" : "Sync an integration again, from now"))
+
+const integration = Command.make("integration").pipe(
+  Command.withDescription("Integrations: vendor-debtor pairs and their portals"),
+  Command.withSubcommands([integrationCreate, integrationList, integrationShow, setPaused(true), setPaused(false)])
+)
+
+const outcomeLine = (outcome: RunOutcome) =>
+  outcome._tag === "Succeeded"
+    ? `${outcome.integrationId}  ok  fetched ${outcome.counts.fetched}, created ${outcome.counts.created}, updated ${outcome.counts.updated}, unchanged ${outcome.counts.unchanged}, quarantined ${outcome.counts.quarantined}`
+    : `${outcome.integrationId}  failed: ${outcome.error} (retry at ${time(outcome.retryAt)})`
+
+const syncRun = Command.make(
+  "run",
+  {
+    integration: Flag.String("integration").pipe(Flag.withDescription("Only this integration"), Flag.optional),
+    json
+  },
+  Effect.fn(function* ({ integration, json }) {
+    const engine = yield* SyncEngine
+    const worker = `cli:${process.pid}`
+    const outcomes: Array<RunOutcome> = []
+    const report = (outcome: RunOutcome) =>
+      Effect.sync(() => outcomes.push(outcome)).pipe(
+        Effect.andThen(json ? Effect.void : Console.log(outcomeLine(outcome)))
+      )
+    if (Option.isSome(integration)) {
+      const pair = yield* (yield* PairStore)
+        .get(integration.value)
+        .pipe(Effect.mapError(() => new DirectoryRefused({ message: `no integration with id "${integration.value}"` })))
+      yield* report(yield* engine.runPair(pair, worker))
+    } else {
+      for (;;) {
+        const batch = yield* engine.runDue({ worker, limit: 8, concurrency: 4 })
+        if (batch.length === 0) break
+        yield* Effect.forEach(batch, report, { discard: true })
+      }
+      if (!json && outcomes.length === 0) yield* Console.log("no integration is due")
+    }
+    if (json) {
+      yield* Console.log(
+        JSON.stringify(
+          outcomes.map((o) =>
+            o._tag === "Succeeded"
+              ? { integration_id: o.integrationId, outcome: "succeeded", ...o.counts }
+              : { integration_id: o.integrationId, outcome: "failed", error: o.error, retry_at: time(o.retryAt) }
+          ),
+          null,
+          2
+        )
+      )
+    }
+    if (outcomes.some((o) => o._tag === "Failed")) process.exitCode = 1
+  })
+).pipe(Command.withDescription("Sync now: one integration, or every due one"))
+
+const sync = Command.make("sync").pipe(
+  Command.withDescription("Sync with debtor portals"),
+  Command.withSubcommands([syncRun])
+)
+
+const demoSeed = Command.make(
+  "seed",
+  { json },
+  Effect.fn(function* ({ json }) {
+    const seeded = yield* Demo.seed()
+    yield* print(json, { org_id: seeded.orgId, key: Redacted.value(seeded.key), receivables: seeded.receivables }, () =>
+      Demo.welcome(seeded, "http://localhost:3000")
+    )
+  })
+).pipe(Command.withDescription("Create a demo organization with simulated portals, synced, and an API key"))
+
+const demo = Command.make("demo").pipe(Command.withDescription("Demo data"), Command.withSubcommands([demoSeed]))
+
 const auditTail = Command.make(
   "tail",
   {
@@ -200,12 +449,12 @@ const audit = Command.make("audit").pipe(
 
 export const cli = Command.make("partner-receivables").pipe(
   Command.withDescription("Operate the Partner Receivables service"),
-  Command.withSubcommands([org, key, audit])
+  Command.withSubcommands([org, key, vendor, debtor, integration, sync, demo, audit])
 )
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
-const ServicesLive = Layer.mergeAll(PgApiKeys.layer, PgOrganizations.layer, PgAuditLog.layer).pipe(
+const ServicesLive = Layer.mergeAll(AdminLive, PgAuditLog.layer).pipe(
   Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
 )
 
@@ -217,6 +466,8 @@ const oneLine = (cause: Cause.Cause<unknown>) => {
       return `no organization with id "${error.id}"`
     case "ApiKeyNotFound":
       return `no API key with id "${error.id}"`
+    case "DirectoryRefused":
+      return (error as unknown as { message: string }).message
     default:
       return describeStartFailure(cause)
   }

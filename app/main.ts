@@ -13,8 +13,10 @@ import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Server from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
+import { Organizations } from "../core/ports/Organizations.ts"
 import * as AppConfig from "./Config.ts"
-import { ServicesLive } from "./Layers.ts"
+import * as Demo from "./Demo.ts"
+import { AdminLive, ServicesLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
 
@@ -26,11 +28,25 @@ const HttpLive = ({ port, host }: AppConfig.Http) =>
     Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
   )
 
+// On an empty database, the demo: data to read at once, and a key to read it with.
+const DemoLive = (http: AppConfig.Http, enabled: boolean) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      if (!enabled || (yield* (yield* Organizations).list).length > 0) return
+      const seeded = yield* Demo.seed()
+      const host = http.host === "0.0.0.0" || http.host === "::" ? "localhost" : http.host
+      process.stdout.write(Demo.welcome(seeded, `http://${host}:${http.port}`))
+    })
+  ).pipe(Layer.provide(AdminLive))
+
 const main = Effect.gen(function* () {
   // Settings first: a bad PORT is reported before any database work starts.
   const http = yield* AppConfig.http
   yield* Sync.settings
-  return yield* Layer.launch(Layer.mergeAll(HttpLive(http), Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
+  const demo = yield* Demo.enabled
+  return yield* Layer.launch(
+    Layer.mergeAll(HttpLive(http), Sync.SchedulerLive, DemoLive(http, demo)).pipe(Layer.provide(DatabaseLive))
+  )
 })
 
 main.pipe(

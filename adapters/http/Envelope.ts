@@ -4,8 +4,8 @@
  * entry committed before the response leaves. An unknown path is 404 `resource_missing`; another
  * method on a known path is 405 with `Allow: GET` (the API is read-only); anything unexpected is
  * 500 `internal_error`, logged with its request id, the body saying nothing of internals; a
- * request that cannot be audited is answered 503 instead of its response. `/health` is not
- * audited: a liveness probe must not depend on the database.
+ * request that cannot be audited is answered 503 instead of its response. `/health` and `/ready`
+ * are not audited: probes must answer about the database, not depend on it.
  */
 import { randomBytes } from "node:crypto"
 import { Cause, Clock, DateTime, Effect, Option, Schema, type Types } from "effect"
@@ -92,7 +92,9 @@ export const layer = HttpRouter.middleware(
             state.rateLimit === undefined
               ? answered
               : HttpServerResponse.setHeaders(answered, rateLimitHeaders(state.rateLimit, answered.status))
-          if (path === "/health") return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
+          if (path === "/health" || path === "/ready") {
+            return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
+          }
           const finishedNanos = yield* Clock.currentTimeNanos
           const recorded = yield* Effect.exit(
             audit.record({

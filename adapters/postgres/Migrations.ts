@@ -11,11 +11,16 @@ import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.
 
 export const migrationsTable = "schema_migrations"
 
-const loader = Migrator.fromRecord({
+const migrations = {
   "0001_initial": initial,
   "0002_audit_append_only": auditAppendOnly,
   "0003_api_key_revocation_notify": apiKeyRevocationNotify
-})
+}
+
+const loader = Migrator.fromRecord(migrations)
+
+/** The migration this build expects the database to be at. */
+export const latestMigrationId = Math.max(...Object.keys(migrations).map((name) => Number(name.split("_")[0])))
 
 /** Applies the pending migrations; returns the ones it applied. */
 export const migrate = Migrator.make({})({ loader, table: migrationsTable })

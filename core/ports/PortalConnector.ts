@@ -29,6 +29,8 @@ export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("Conn
 
 export interface PortalConnector {
   readonly kind: string
+  /** The configuration an integration of this kind must have; checked when it is created. */
+  readonly configSchema: Schema.Top
   readonly statusMapping: StatusMapping
   readonly defaultInterval: Duration.Duration
   readonly fetch: (pair: PairToFetch) => Stream.Stream<FetchedDocument, ConnectorFailed>

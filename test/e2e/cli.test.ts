@@ -98,4 +98,79 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
       assert.match(missing.stdout + missing.stderr, /Missing required flag: --org/)
     })
   )
+
+  it.effect("manages vendors, debtors and integrations, and syncs a pair now", () =>
+    Effect.gen(function* () {
+      const json = <A>(answer: { code: number | null; stdout: string; stderr: string }): A => {
+        assert.strictEqual(answer.code, 0, answer.stderr)
+        return JSON.parse(answer.stdout) as A
+      }
+      const org = json<{ id: string }>(yield* cli("org", "create", "--name", "Pairs", "--json"))
+      const vendor = json<{ id: string }>(yield* cli("vendor", "create", "--org", org.id, "--name", "Acme", "--json"))
+      const debtor = json<{ id: string }>(yield* cli("debtor", "create", "--name", "Globex", "--json"))
+      const config = JSON.stringify({ seed: 3, receivables: 12, startedAt: "2026-01-01T00:00:00Z", perDay: 4 })
+
+      const refused = yield* cli(
+        "integration",
+        "create",
+        "--org",
+        org.id,
+        "--vendor",
+        vendor.id,
+        "--debtor",
+        debtor.id,
+        "--connector",
+        "simulator",
+        "--config",
+        JSON.stringify({ seed: 3 })
+      )
+      assert.strictEqual(refused.code, 1)
+      assert.match(refused.stderr, /^partner-receivables: invalid simulator configuration at "receivables"/)
+
+      const created = json<{ id: string; paused: boolean }>(
+        yield* cli(
+          "integration",
+          "create",
+          "--org",
+          org.id,
+          "--vendor",
+          vendor.id,
+          "--debtor",
+          debtor.id,
+          "--connector",
+          "simulator",
+          "--config",
+          config,
+          "--interval",
+          "30m",
+          "--json"
+        )
+      )
+      assert.isFalse(created.paused)
+      const [run] = json<ReadonlyArray<{ outcome: string; created: number }>>(
+        yield* cli("sync", "run", "--integration", created.id, "--json")
+      )
+      assert.deepStrictEqual([run!.outcome, run!.created], ["succeeded", 12])
+      const shown = json<{ runs: ReadonlyArray<{ outcome: string }>; interval_seconds: number }>(
+        yield* cli("integration", "show", created.id, "--json")
+      )
+      assert.strictEqual(shown.interval_seconds, 1800)
+      assert.deepStrictEqual(
+        shown.runs.map((r) => r.outcome),
+        ["succeeded"]
+      )
+      const paused = json<{ paused: boolean; next_sync_at: string | null }>(
+        yield* cli("integration", "pause", created.id, "--json")
+      )
+      assert.deepStrictEqual([paused.paused, paused.next_sync_at], [true, null])
+      const listed = json<ReadonlyArray<{ id: string }>>(yield* cli("integration", "list", "--org", org.id, "--json"))
+      assert.deepStrictEqual(
+        listed.map((i) => i.id),
+        [created.id]
+      )
+      const unknown = yield* cli("integration", "show", "nope")
+      assert.strictEqual(unknown.code, 1)
+      assert.match(unknown.stderr, /^partner-receivables: no integration with id "nope"/)
+    })
+  )
 })

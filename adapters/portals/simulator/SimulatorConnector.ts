@@ -15,7 +15,9 @@ export const SimulatorConfig = Schema.Struct({
   /** How many receivables the portal will have issued in all. */
   receivables: Schema.Int.check(Schema.isBetween({ minimum: 0, maximum: 10_000_000 })),
   /** When the first was issued (ISO 8601); the rest follow, `perDay` a day. */
-  startedAt: Schema.String,
+  startedAt: Schema.String.check(
+    Schema.makeFilter((text: string) => !Number.isNaN(Date.parse(text)), { expected: "an ISO 8601 date-time" })
+  ),
   perDay: Schema.Number.check(Schema.isGreaterThan(0))
 })
 export type SimulatorConfig = typeof SimulatorConfig.Type
@@ -132,6 +134,7 @@ const invalidConfig = (message: string) =>
 
 export const connector: PortalConnector = {
   kind: "simulator",
+  configSchema: SimulatorConfig,
   // The simulator's own wording beyond the default table.
   statusMapping: makeStatusMapping({
     "In Payment Run": "APPROVED",
@@ -145,7 +148,6 @@ export const connector: PortalConnector = {
         const decoded = decodeConfig(pair.config)
         if (decoded._tag === "Failure") return yield* invalidConfig(String(decoded.cause))
         const config = decoded.value
-        if (Number.isNaN(Date.parse(config.startedAt))) return yield* invalidConfig("startedAt is not a date")
         const now = DateTime.toEpochMillis(pair.now)
         if (config.receivables === 0) return Stream.empty
         return Stream.range(0, config.receivables - 1).pipe(

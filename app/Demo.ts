@@ -1,0 +1,77 @@
+/**
+ * The demo: an organization with a few vendors, debtors and simulator integrations, synced once,
+ * and an API key to read them with. `npm start` seeds it on an empty database (unless
+ * `DEMO_SEED=false`); `npm run cli -- demo seed` adds one on demand.
+ */
+import { Config, Duration, Effect, Redacted } from "effect"
+import { ApiKeys } from "../core/ports/ApiKeys.ts"
+import { Directory } from "../core/ports/Directory.ts"
+import { Organizations } from "../core/ports/Organizations.ts"
+import { PairStore } from "../core/ports/PairStore.ts"
+import { SyncEngine } from "../core/services/SyncEngine.ts"
+
+export const enabled = Config.Boolean("DEMO_SEED").pipe(Config.withDefault(true))
+
+const vendors = ["Northwind Components", "Acme Industrial Supply", "Blue Harbor Logistics"]
+const debtors = ["Globex Corporation", "Initech Retail", "Umbrella Foods"]
+// Which vendor bills which debtor: five pairs.
+const pairs: ReadonlyArray<readonly [number, number]> = [
+  [0, 0],
+  [0, 1],
+  [1, 0],
+  [1, 2],
+  [2, 1]
+]
+
+export interface DemoSeed {
+  readonly orgId: string
+  readonly key: Redacted.Redacted<string>
+  readonly receivables: number
+  readonly vendorId: string
+}
+
+export const seed = Effect.fn("Demo.seed")(function* () {
+  const organizations = yield* Organizations
+  const directory = yield* Directory
+  const keys = yield* ApiKeys
+  const store = yield* PairStore
+  const engine = yield* SyncEngine
+  const org = yield* organizations.create("Demo Factoring")
+  const vendorRecords = yield* Effect.forEach(vendors, (name) => directory.createVendor(org.id, name))
+  const debtorRecords = yield* Effect.forEach(debtors, (name) => directory.createDebtor(name))
+  const startedAt = new Date(Date.now() - 120 * 86_400_000).toISOString()
+  const integrations = yield* Effect.forEach(pairs, ([v, d], index) =>
+    directory.createIntegration({
+      org: org.id,
+      vendor: vendorRecords[v]!.id,
+      debtor: debtorRecords[d]!.id,
+      connector: "simulator",
+      config: { seed: 1000 + index, receivables: 120, startedAt, perDay: 1 + index },
+      interval: Duration.hours(1)
+    })
+  )
+  let receivables = 0
+  for (const integration of integrations) {
+    const outcome = yield* engine.runPair(yield* store.get(integration.id), "demo")
+    if (outcome._tag === "Succeeded") receivables += outcome.counts.created
+  }
+  const { key } = yield* keys.create(org.id, "demo")
+  return { orgId: org.id, key, receivables, vendorId: vendorRecords[0]!.id } satisfies DemoSeed
+})
+
+/** What a newcomer reads after the seed: the key, once, and requests to paste. */
+export const welcome = (demo: DemoSeed, baseUrl: string) =>
+  [
+    "",
+    `Demo data: organization ${demo.orgId}, ${demo.receivables} receivables from 5 simulated debtor portals.`,
+    "Demo API key (shown once; create more with `npm run cli -- key create --org <id>`):",
+    "",
+    `  ${Redacted.value(demo.key)}`,
+    "",
+    "Try:",
+    `  curl -H "Authorization: Bearer ${Redacted.value(demo.key)}" "${baseUrl}/v1/receivables?verified_since=all&limit=3"`,
+    `  curl -H "Authorization: Bearer ${Redacted.value(demo.key)}" "${baseUrl}/v1/vendors"`,
+    `  curl -H "Authorization: Bearer ${Redacted.value(demo.key)}" "${baseUrl}/v1/receivables?vendor_id=${demo.vendorId}&status=PAID&expand[]=history"`,
+    `API reference: ${baseUrl}/docs`,
+    ""
+  ].join("\n")

@@ -1,0 +1,75 @@
+/**
+ * What operators manage around the receivables: vendors (per organization), debtors (shared) and
+ * integrations (one per vendor-debtor pair, with its connector, configuration and interval).
+ */
+import { Context, type DateTime, type Duration, type Effect, Schema } from "effect"
+
+export interface VendorRecord {
+  readonly id: string
+  readonly orgId: string
+  readonly name: string
+  readonly createdAt: DateTime.Utc
+}
+
+export interface DebtorRecord {
+  readonly id: string
+  readonly name: string
+  readonly createdAt: DateTime.Utc
+}
+
+export interface SyncRunRecord {
+  readonly startedAt: DateTime.Utc
+  readonly finishedAt: DateTime.Utc | null
+  readonly outcome: string | null
+  readonly fetched: number
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+  readonly error: string | null
+}
+
+export interface IntegrationRecord {
+  readonly id: string
+  readonly orgId: string
+  readonly vendor: { readonly id: string; readonly name: string }
+  readonly debtor: { readonly id: string; readonly name: string }
+  readonly connector: string
+  readonly interval: Duration.Duration
+  readonly paused: boolean
+  readonly nextSyncAt: DateTime.Utc | null
+  readonly lastOutcome: string | null
+  readonly lastError: string | null
+  readonly consecutiveFailures: number
+}
+
+/** Something an operator named does not exist, or cannot be done; the message says which. */
+export class DirectoryRefused extends Schema.TaggedError<DirectoryRefused>()("DirectoryRefused", {
+  message: Schema.String
+}) {}
+
+export class Directory extends Context.Service<
+  Directory,
+  {
+    readonly createVendor: (org: string, name: string) => Effect.Effect<VendorRecord, DirectoryRefused>
+    readonly listVendors: (org: string) => Effect.Effect<ReadonlyArray<VendorRecord>, DirectoryRefused>
+    readonly createDebtor: (name: string) => Effect.Effect<DebtorRecord, DirectoryRefused>
+    readonly listDebtors: Effect.Effect<ReadonlyArray<DebtorRecord>>
+    readonly createIntegration: (input: {
+      readonly org: string
+      readonly vendor: string
+      readonly debtor: string
+      readonly connector: string
+      readonly config: unknown
+      readonly interval: Duration.Duration
+    }) => Effect.Effect<IntegrationRecord, DirectoryRefused>
+    readonly listIntegrations: (org: string) => Effect.Effect<ReadonlyArray<IntegrationRecord>, DirectoryRefused>
+    readonly showIntegration: (
+      id: string
+    ) => Effect.Effect<
+      { readonly integration: IntegrationRecord; readonly runs: ReadonlyArray<SyncRunRecord> },
+      DirectoryRefused
+    >
+    readonly setPaused: (id: string, paused: boolean) => Effect.Effect<IntegrationRecord, DirectoryRefused>
+  }
+>()("core/Directory") {}
