@@ -1,6 +1,7 @@
 /**
- * The service's entry point (`npm start`): connect to PostgreSQL (embedded unless DATABASE_URL is
- * set), migrate, serve HTTP and run the sync scheduler; on SIGINT/SIGTERM stop serving and
+ * The service's entry point: `npm start` (API and scheduler), `npm run serve` (API only) or
+ * `npm run worker` (scheduler only), so that each can be scaled on its own against one database.
+ * Connect to PostgreSQL (embedded unless DATABASE_URL is set), migrate, serve and/or sync; on SIGINT/SIGTERM stop serving and
  * syncing (a sync in flight rolls back), close the pool and stop the embedded server. A failure
  * to start prints one line saying what is wrong and exits non-zero.
  */
@@ -17,6 +18,7 @@ import { Organizations } from "../core/ports/Organizations.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive, ServicesLive } from "./Layers.ts"
+import * as Logging from "./Logging.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
 
@@ -39,15 +41,24 @@ const DemoLive = (http: AppConfig.Http, enabled: boolean) =>
     })
   ).pipe(Layer.provide(AdminLive))
 
+const roles = ["all", "serve", "worker"] as const
+type Role = (typeof roles)[number]
+
 const main = Effect.gen(function* () {
+  const role = (process.argv[2] ?? "all") as Role
+  if (!roles.includes(role)) {
+    return yield* Effect.fail(new Error(`unknown role "${role}": use all (the default), serve or worker`))
+  }
   // Settings first: a bad PORT is reported before any database work starts.
   const http = yield* AppConfig.http
   yield* Sync.settings
+  yield* Logging.settings
   const demo = yield* Demo.enabled
-  return yield* Layer.launch(
-    Layer.mergeAll(HttpLive(http), Sync.SchedulerLive, DemoLive(http, demo)).pipe(Layer.provide(DatabaseLive))
-  )
-})
+  const api = Layer.merge(HttpLive(http), DemoLive(http, demo))
+  if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
+  if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
+  return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
+}).pipe(Effect.provide(Logging.layer))
 
 main.pipe(
   Effect.catchCause((cause) =>
