@@ -6,12 +6,13 @@
  * to start prints one line saying what is wrong and exits non-zero.
  */
 
-import { createServer } from "node:http"
-import { NodeHttpServer, NodeRuntime } from "@effect/platform-node"
+import { createServer, type Server } from "node:http"
+import { Server as NetServer } from "node:net"
+import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
-import * as Server from "../adapters/http/Server.ts"
+import * as Routes from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
@@ -24,11 +25,58 @@ import * as Sync from "./Sync.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
+/** How long a stop waits for the requests in flight to be answered. */
+const drainTimeoutMillis = 15_000
+
+// The Node server, kept so that a stop can close it before anything else is torn down.
+let server: Server | undefined
+
 const HttpLive = ({ port, host }: AppConfig.Http) =>
-  HttpRouter.serve(Server.routes, { disableLogger: true }).pipe(
+  HttpRouter.serve(Routes.routes, { disableLogger: true }).pipe(
     Layer.provide([ServicesLive, RateLimiter.layer]),
-    Layer.provide(NodeHttpServer.layer(createServer, { port, host }))
+    Layer.provide(
+      NodeHttpServer.layer(
+        () => {
+          server = createServer()
+          return server
+        },
+        { port, host }
+      )
+    )
   )
+
+/**
+ * Stops accepting connections and resolves once every request in flight has been answered (and
+ * audited), or after the drain timeout. Only then is the program interrupted, so a stop resets
+ * no connection that was being served.
+ */
+const drainHttp = () =>
+  new Promise<void>((resolve) => {
+    const http = server
+    if (http === undefined || !http.listening) return resolve()
+    // Connections the kernel has accepted but Node has not yet taken would be reset when the
+    // listening socket closes: keep listening a moment so that they are taken and served.
+    setTimeout(() => closeAndDrain(http, resolve), acceptGraceMillis)
+  })
+
+const acceptGraceMillis = 500
+
+const closeAndDrain = (http: Server, resolve: () => void) => {
+  // Node's own `server.close()` also drops idle connections at once, among them connections
+  // accepted a moment ago whose request has not been read yet: their clients would see a reset.
+  // So only the listening socket is closed; idle connections are dropped after a grace period.
+  const idle = setInterval(() => http.closeIdleConnections(), 500)
+  const timer = setTimeout(() => {
+    http.closeAllConnections()
+    finish()
+  }, drainTimeoutMillis)
+  const finish = () => {
+    clearInterval(idle)
+    clearTimeout(timer)
+    resolve()
+  }
+  NetServer.prototype.close.call(http, finish)
+}
 
 // On an empty database, the demo: data to read at once, and a key to read it with.
 const DemoLive = (http: AppConfig.Http, enabled: boolean) =>
@@ -60,7 +108,7 @@ const main = Effect.gen(function* () {
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
 }).pipe(Effect.provide(Logging.layer))
 
-main.pipe(
+const program = main.pipe(
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause)
       ? Effect.void
@@ -68,12 +116,21 @@ main.pipe(
           process.stderr.write(`partner-receivables: ${describeStartFailure(cause)}\n`)
           process.exitCode = 1
         })
-  ),
-  (program) =>
-    NodeRuntime.runMain(program, {
-      disableErrorReporting: true,
-      // A stop asked for by SIGINT/SIGTERM is a clean exit, not a failure.
-      teardown: (exit, onExit) =>
-        onExit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : Number(process.exitCode ?? 0))
-    })
+  )
 )
+
+// Signals are handled here rather than by interrupting at once: first drain HTTP, then interrupt,
+// which stops the scheduler (a sync in flight rolls back), flushes and closes the pool and stops
+// the embedded PostgreSQL. A stop asked for by SIGINT/SIGTERM exits 0.
+const fiber = Effect.runFork(program)
+let stopping = false
+const stop = () => {
+  if (stopping) return
+  stopping = true
+  void drainHttp().then(() => fiber.interruptUnsafe(fiber.id))
+}
+process.on("SIGINT", stop)
+process.on("SIGTERM", stop)
+fiber.addObserver((exit) => {
+  process.exit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : Number(process.exitCode ?? 0))
+})
