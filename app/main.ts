@@ -11,6 +11,7 @@ import { Server as NetServer } from "node:net"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import * as Metrics from "../adapters/http/Metrics.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Routes from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
@@ -22,6 +23,7 @@ import { AdminLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
+import * as Tracing from "./Tracing.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
@@ -33,7 +35,7 @@ let server: Server | undefined
 
 const HttpLive = ({ port, host }: AppConfig.Http) =>
   HttpRouter.serve(Routes.routes, { disableLogger: true }).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer]),
+    Layer.provide([ServicesLive, RateLimiter.layer, Metrics.layer]),
     Layer.provide(
       NodeHttpServer.layer(
         () => {
@@ -101,12 +103,13 @@ const main = Effect.gen(function* () {
   const http = yield* AppConfig.http
   yield* Sync.settings
   yield* Logging.settings
+  yield* Tracing.settings
   const demo = yield* Demo.enabled
   const api = Layer.merge(HttpLive(http), DemoLive(http, demo))
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
   if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
-}).pipe(Effect.provide(Logging.layer))
+}).pipe(Effect.provide([Logging.layer, Tracing.layer]))
 
 const program = main.pipe(
   Effect.catchCause((cause) =>

@@ -12,6 +12,7 @@ import { Cause, Clock, DateTime, Effect, Option, Schema, type Types } from "effe
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { InternalError, MethodNotAllowed, ResourceMissing, ServiceUnavailable } from "../../core/api/Errors.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
+import { Metrics } from "./Metrics.ts"
 import * as RequestState from "./RequestState.ts"
 
 export const requestIdHeader = "request-id"
@@ -58,8 +59,8 @@ const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): R
 
 export const layer = HttpRouter.middleware(
   Effect.map(
-    Effect.service(AuditLog),
-    (audit) =>
+    Effect.all([Effect.service(AuditLog), Effect.service(Metrics)]),
+    ([audit, metrics]) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -92,7 +93,7 @@ export const layer = HttpRouter.middleware(
             state.rateLimit === undefined
               ? answered
               : HttpServerResponse.setHeaders(answered, rateLimitHeaders(state.rateLimit, answered.status))
-          if (path === "/health" || path === "/ready") {
+          if (path === "/health" || path === "/ready" || path === "/metrics") {
             return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
           }
           const finishedNanos = yield* Clock.currentTimeNanos
@@ -114,6 +115,7 @@ export const layer = HttpRouter.middleware(
             recorded._tag === "Success"
               ? response
               : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
+          metrics.observeRequest(request.method, path, final.status, Number(finishedNanos - startedNanos) / 1e9)
           return HttpServerResponse.setHeader(final, requestIdHeader, requestId)
         })
   ),

@@ -1,7 +1,8 @@
 /**
  * All HTTP routes of the service: the v1 API (from the contract), its OpenAPI document at
- * `/v1/openapi.json` and browsable reference at `/docs` (both public), `/health`, and the envelope
- * every response passes through. Requires the core `Receivables` service and an `ApiKeys`.
+ * `/v1/openapi.json` and browsable reference at `/docs` (both public), the probes and `/metrics`,
+ * and the envelope every response passes through. Requires the core `Receivables` service,
+ * `ApiKeys`, `AuditLog` and `Metrics`.
  */
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -9,6 +10,7 @@ import { Api } from "../../core/api/Api.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Envelope from "./Envelope.ts"
 import * as Health from "./Health.ts"
+import * as Metrics from "./Metrics.ts"
 import * as ReceivablesHttp from "./ReceivablesHttp.ts"
 import * as RequestValidation from "./RequestValidation.ts"
 
@@ -19,5 +21,6 @@ export const routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: openApiPath }).pipe(Layer.provide(ReceivablesHttp.layer)),
   HttpApiScalar.layer(Api, { path: docsPath }),
   Health.routes,
+  Metrics.routes,
   Envelope.layer
 ).pipe(Layer.provide([Authorization.layer, RequestValidation.layer]))

@@ -115,6 +115,6 @@ export const layer = Layer.effect(
       )
     })
 
-    return AuditLog.of({ record, recent })
+    return AuditLog.of({ record, recent, pending: Queue.size(queue) })
   })
 )

@@ -29,6 +29,8 @@ export class AuditLog extends Context.Service<
   {
     /** Stores the entry; succeeds once it is committed. */
     readonly record: (entry: AuditEntry) => Effect.Effect<void, AuditLogUnavailable>
+    /** Entries waiting to be committed. */
+    readonly pending: Effect.Effect<number>
     /** The most recent entries, newest first, of one organization or of all. */
     readonly recent: (options: {
       readonly orgId?: string | undefined

@@ -6,12 +6,14 @@
  * loop carries on after a pause.
  */
 import { type Duration, Effect } from "effect"
-import { SyncEngine } from "./SyncEngine.ts"
+import { type RunOutcome, SyncEngine } from "./SyncEngine.ts"
 
 export interface SchedulerOptions {
   readonly worker: string
   readonly concurrency: number
   readonly pollInterval: Duration.Duration
+  /** Told of every run, e.g. to count them. */
+  readonly onOutcome?: (outcome: RunOutcome) => void
 }
 
 export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptions) {
@@ -24,6 +26,9 @@ export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptio
       )
     )
   return yield* Effect.forever(
-    Effect.flatMap(round, (outcomes) => (outcomes.length === 0 ? Effect.sleep(options.pollInterval) : Effect.void))
+    Effect.flatMap(round, (outcomes) => {
+      for (const outcome of outcomes) options.onOutcome?.(outcome)
+      return outcomes.length === 0 ? Effect.sleep(options.pollInterval) : Effect.void
+    })
   )
 })

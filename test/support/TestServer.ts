@@ -6,6 +6,7 @@ import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import * as Metrics from "../../adapters/http/Metrics.ts"
 import { make, RateLimiter } from "../../adapters/http/RateLimiter.ts"
 import * as Server from "../../adapters/http/Server.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -26,7 +27,7 @@ export const serverLayer = (options: { readonly rateLimit?: RateLimitPolicy } = 
       Layer.mergeAll(
         Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
         HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }).pipe(
-          Layer.provide(ServicesLive),
+          Layer.provide([ServicesLive, Metrics.layer]),
           Layer.provide(
             Layer.effect(RateLimiter, make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }))
           ),
