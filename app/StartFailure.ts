@@ -3,6 +3,7 @@
  * setting or resource is wrong and why, never a stack trace or a secret.
  */
 import { Cause, Predicate } from "effect"
+import { describeConfigError } from "./Settings.ts"
 
 const codeOf = (error: unknown): string | undefined => {
   for (let current = error; Predicate.isObject(current); current = (current as { cause?: unknown }).cause) {
@@ -11,13 +12,16 @@ const codeOf = (error: unknown): string | undefined => {
   return undefined
 }
 
-// "ConfigError(SchemaError(Expected a port\n  at ["PORT"]))" -> "PORT: expected a port"
-const describeConfigError = (message: string): string => {
-  const match = /Expected ([^\n]*)\s+at \["([^"]+)"\]/.exec(message)
-  return match === null ? message.replace(/\s+/g, " ") : `${match[2]}: expected ${match[1]}`
+/** One line per problem: usually one, one per bad setting when settings are wrong. */
+export const describeStartFailure = (cause: Cause.Cause<unknown>): ReadonlyArray<string> => {
+  const error = Cause.squash(cause)
+  if (Predicate.isObject(error) && "_tag" in error && error._tag === "InvalidSettings" && "problems" in error) {
+    return (error.problems as ReadonlyArray<string>).map((problem) => `invalid configuration: ${problem}`)
+  }
+  return [describeOne(cause)]
 }
 
-export const describeStartFailure = (cause: Cause.Cause<unknown>): string => {
+const describeOne = (cause: Cause.Cause<unknown>): string => {
   const error = Cause.squash(cause)
   const tag = Predicate.isObject(error) && "_tag" in error ? error._tag : undefined
   const message = error instanceof Error ? error.message : String(error)

@@ -469,7 +469,7 @@ const oneLine = (cause: Cause.Cause<unknown>) => {
     case "DirectoryRefused":
       return (error as unknown as { message: string }).message
     default:
-      return describeStartFailure(cause)
+      return describeStartFailure(cause).join("; ")
   }
 }
 

@@ -21,6 +21,7 @@ import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
+import * as Settings from "./Settings.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
 import * as Tracing from "./Tracing.ts"
@@ -99,24 +100,24 @@ const main = Effect.gen(function* () {
   if (!roles.includes(role)) {
     return yield* Effect.fail(new Error(`unknown role "${role}": use all (the default), serve or worker`))
   }
-  // Settings first: a bad PORT is reported before any database work starts.
   const http = yield* AppConfig.http
-  yield* Sync.settings
-  yield* Logging.settings
-  yield* Tracing.settings
   const demo = yield* Demo.enabled
   const api = Layer.merge(HttpLive(http), DemoLive(http, demo))
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
   if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
-}).pipe(Effect.provide([Logging.layer, Tracing.layer]))
+}).pipe(
+  Effect.provide([Logging.layer, Tracing.layer]),
+  // Settings first, all of them: every bad one is reported before anything starts.
+  (run) => Effect.andThen(Settings.validate, run)
+)
 
 const program = main.pipe(
   Effect.catchCause((cause) =>
     Cause.hasInterruptsOnly(cause)
       ? Effect.void
       : Effect.sync(() => {
-          process.stderr.write(`partner-receivables: ${describeStartFailure(cause)}\n`)
+          for (const line of describeStartFailure(cause)) process.stderr.write(`partner-receivables: ${line}\n`)
           process.exitCode = 1
         })
   )

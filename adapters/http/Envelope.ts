@@ -116,6 +116,9 @@ export const layer = HttpRouter.middleware(
               ? response
               : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
           metrics.observeRequest(request.method, path, final.status, Number(finishedNanos - startedNanos) / 1e9)
+          yield* Effect.logDebug("request answered").pipe(
+            Effect.annotateLogs({ requestId, method: request.method, path, status: final.status })
+          )
           return HttpServerResponse.setHeader(final, requestIdHeader, requestId)
         })
   ),

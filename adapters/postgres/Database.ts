@@ -70,14 +70,18 @@ export const layerEmbedded = (options: Embedded.EmbeddedOptions & { readonly max
     )
   )
 
+export const settings = Config.all({
+  url: Config.option(Config.Redacted("DATABASE_URL")),
+  maxConnections: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(".data")),
+  port: Config.Port("EMBEDDED_POSTGRES_PORT").pipe(Config.withDefault(54329))
+})
+
 /** `DATABASE_URL` when set, otherwise the embedded server under `DATA_DIR`. */
 export const layer = Layer.unwrap(
-  Effect.gen(function* () {
-    const url = yield* Config.option(Config.Redacted("DATABASE_URL"))
-    const maxConnections = yield* Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10))
-    if (Option.isSome(url)) return layerUrl(url.value, { maxConnections })
-    const dataDir = yield* Config.String("DATA_DIR").pipe(Config.withDefault(".data"))
-    const port = yield* Config.Port("EMBEDDED_POSTGRES_PORT").pipe(Config.withDefault(54329))
-    return layerEmbedded({ baseDir: join(dataDir, "postgres"), port, maxConnections })
-  })
+  Effect.map(settings, ({ url, maxConnections, dataDir, port }) =>
+    Option.isSome(url)
+      ? layerUrl(url.value, { maxConnections })
+      : layerEmbedded({ baseDir: join(dataDir, "postgres"), port, maxConnections })
+  )
 )

@@ -116,4 +116,14 @@ describe("npm start", () => {
   it("refuses a malformed setting with one line naming it", async () => {
     await failsWithOneLine({ PORT: "eighty" }, /^partner-receivables: invalid configuration: PORT: expected/)
   })
+
+  it("reports every malformed setting, one line each", async () => {
+    const started = startApp({ DATA_DIR: dataDir, PORT: "eighty", SYNC_CONCURRENCY: "0", KEY_BRAND: "Not OK" })
+    assert.strictEqual(await started.exited, 1)
+    const lines = started.output().trim().split("\n")
+    assert.strictEqual(lines.length, 3, started.output())
+    assert.match(lines[0]!, /invalid configuration: PORT: /)
+    assert.match(lines[1]!, /invalid configuration: KEY_BRAND: /)
+    assert.match(lines[2]!, /invalid configuration: SYNC_CONCURRENCY: /)
+  })
 })
