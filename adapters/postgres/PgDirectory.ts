@@ -14,26 +14,18 @@ import {
   type VendorRecord
 } from "../../core/ports/Directory.ts"
 import { PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import type { PairRow } from "./Rows.ts"
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 const refuse = (message: string) => new DirectoryRefused({ message })
 const utc = (date: Date) => DateTime.fromDateUnsafe(date)
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
-interface IntegrationRow {
-  readonly id: string
-  readonly org_id: string
-  readonly vendor_id: string
-  readonly vendor_name: string
-  readonly debtor_id: string
-  readonly debtor_name: string
-  readonly connector: string
-  readonly interval_ms: number
+interface IntegrationRow extends PairRow {
   readonly paused_at: Date | null
   readonly next_sync_at: Date | null
   readonly last_outcome: string | null
   readonly last_error: string | null
-  readonly consecutive_failures: number
 }
 
 const toIntegration = (row: IntegrationRow): IntegrationRecord => ({

@@ -11,31 +11,15 @@ import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../
 import type { PairReceivable, PairSyncPlan } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
 import { type Integration, PairNotFound, PairStore } from "../../core/ports/PairStore.ts"
+import type { PairRow, ReceivableFieldsRow } from "./Rows.ts"
 
-interface IntegrationRow {
-  readonly id: string
-  readonly org_id: string
-  readonly vendor_id: string
-  readonly vendor_name: string
-  readonly debtor_id: string
-  readonly debtor_name: string
-  readonly connector: string
+interface IntegrationRow extends PairRow {
   readonly config: unknown
-  readonly interval_ms: number
-  readonly consecutive_failures: number
 }
 
-interface ReceivableRow {
+interface ReceivableRow extends ReceivableFieldsRow {
   readonly id: string
   readonly document_key: string
-  readonly vendor_receivable_id: string | null
-  readonly amount_cents: bigint | number
-  readonly currency: string
-  readonly receivable_date: string
-  readonly due_date: string | null
-  readonly status: string
-  readonly portal_status: string
-  readonly po_number: string | null
   readonly metadata: Record<string, string>
 }
 

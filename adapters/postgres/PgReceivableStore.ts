@@ -13,21 +13,14 @@ import {
   ReceivableStore,
   type ReceivablesPageRequest
 } from "../../core/ports/ReceivableStore.ts"
+import type { ReceivableFieldsRow } from "./Rows.ts"
 
-interface ReceivableRow {
+interface ReceivableRow extends ReceivableFieldsRow {
   readonly id: string
-  readonly vendor_receivable_id: string | null
   readonly vendor_id: string
   readonly vendor_name: string
   readonly debtor_id: string
   readonly debtor_name: string
-  readonly amount_cents: bigint | number
-  readonly currency: string
-  readonly receivable_date: string
-  readonly due_date: string | null
-  readonly status: string
-  readonly portal_status: string
-  readonly po_number: string | null
   readonly detected_at: Date
   readonly updated_at: Date
   readonly next_sync_at: Date | null
