@@ -1,9 +1,10 @@
 /** The connectors of the bundled app, by kind. A new portal is one more entry here. */
 import { Layer, Option } from "effect"
 import { type PortalConnector, PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import * as File from "./file/FileConnector.ts"
 import * as Simulator from "./simulator/SimulatorConnector.ts"
 
-export const all: ReadonlyArray<PortalConnector> = [Simulator.connector]
+export const all: ReadonlyArray<PortalConnector> = [Simulator.connector, File.connector]
 
 export const layerOf = (connectors: ReadonlyArray<PortalConnector>) => {
   const byKind = new Map(connectors.map((connector) => [connector.kind, connector]))
