@@ -51,7 +51,7 @@ describe("CSV", () => {
           const text = `${["a", "b", "c"].join(delimiter)}\r\n${rows.map((r) => r.map(quote).join(delimiter)).join("\n")}`
           assert.deepStrictEqual(
             parseCsv(text, delimiter),
-            rows.map(([a, b, c]) => ({ a, b, c }))
+            rows.map(([a, b, c]) => ({ a: a ?? "", b: b ?? "", c: c ?? "" }))
           )
         }
       )
