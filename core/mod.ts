@@ -1,11 +1,40 @@
 /**
  * Partner Receivables core: the receivables domain as plain Effect code. Embed it in your own
- * service; it depends on `effect` alone.
+ * service; it depends on `effect` alone. Storage, HTTP and portals are ports here and adapters
+ * elsewhere: implement the ports, or use the bundled PostgreSQL adapters.
  */
+
+// The HTTP contract, shared by servers, typed clients and the OpenAPI document.
+export * as Api from "./api/Api.ts"
+export * as ApiErrors from "./api/Errors.ts"
+export * as ApiQuery from "./api/Query.ts"
+export * as ApiSecurity from "./api/Security.ts"
+export * as Wire from "./api/Wire.ts"
+// The domain: values, resources, statuses, history, paging, sync planning.
+export * as ApiKey from "./domain/ApiKey.ts"
 export * as History from "./domain/History.ts"
 export * as Ids from "./domain/Ids.ts"
 export * as ListQuery from "./domain/ListQuery.ts"
 export * as Pagination from "./domain/Pagination.ts"
+export * as PairSync from "./domain/PairSync.ts"
+export * as PortalValues from "./domain/PortalValues.ts"
+export * as RateLimit from "./domain/RateLimit.ts"
 export * as Resources from "./domain/Resources.ts"
 export * as Status from "./domain/Status.ts"
+export * as SyncSchedule from "./domain/SyncSchedule.ts"
 export * as Values from "./domain/Values.ts"
+
+// What the core needs from the outside.
+export * as ApiKeys from "./ports/ApiKeys.ts"
+export * as AuditLog from "./ports/AuditLog.ts"
+export * as Directory from "./ports/Directory.ts"
+export * as IdSource from "./ports/IdSource.ts"
+export * as Organizations from "./ports/Organizations.ts"
+export * as PairStore from "./ports/PairStore.ts"
+export * as PortalConnector from "./ports/PortalConnector.ts"
+export * as ReceivableStore from "./ports/ReceivableStore.ts"
+
+// Services composed from the ports.
+export * as Receivables from "./services/Receivables.ts"
+export * as Scheduler from "./services/Scheduler.ts"
+export * as SyncEngine from "./services/SyncEngine.ts"

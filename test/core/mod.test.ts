@@ -1,0 +1,13 @@
+import { assert, describe, it } from "@effect/vitest"
+import * as Core from "../../core/mod.ts"
+
+describe("core/mod.ts", () => {
+  it("exposes the domain, the contract, the ports and the services to library users", () => {
+    assert.strictEqual(Core.Status.normalizeStatus("Approved for payment"), "APPROVED")
+    assert.isFunction(Core.PairSync.planPairSync)
+    assert.isFunction(Core.Api.Api)
+    assert.isFunction(Core.ReceivableStore.ReceivableStore)
+    assert.isFunction(Core.SyncEngine.SyncEngine)
+    assert.isFunction(Core.Receivables.Receivables)
+  })
+})
