@@ -5,12 +5,12 @@
  * statement. Readers see all of a sync or none of it. Due pairs are claimed with
  * `FOR UPDATE SKIP LOCKED` and a lease, so workers never wait on each other.
  */
-import { DateTime, Duration, Effect, Layer } from "effect"
+import { DateTime, Duration, Effect, Layer, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
-import type { PairReceivable, PairSyncPlan } from "../../core/domain/PairSync.ts"
+import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
-import { type Integration, PairNotFound, PairStore } from "../../core/ports/PairStore.ts"
+import { type Integration, PairNotFound, PairStore, type RunCounts } from "../../core/ports/PairStore.ts"
 import type { PairRow, ReceivableFieldsRow } from "./Rows.ts"
 
 interface IntegrationRow extends PairRow {
@@ -66,34 +66,66 @@ const stateJson = (r: PairReceivable) => ({
   metadata: r.state.metadata
 })
 
+/** Documents planned and written together; the memory a sync needs does not grow past it. */
+const defaultChunkSize = 2_000
+
+/** Quarantine reasons kept on a run's record; the count is always complete. */
+const quarantineKept = 100
+
+interface Totals {
+  readonly counts: RunCounts
+  readonly quarantine: ReadonlyArray<Quarantined>
+}
+
+const emptyTotals: Totals = {
+  counts: { fetched: 0, created: 0, updated: 0, unchanged: 0, quarantined: 0 },
+  quarantine: []
+}
+
+const addTotals = (totals: Totals, plan: PairSyncPlan): Totals => ({
+  counts: {
+    fetched: totals.counts.fetched + plan.fetched,
+    created: totals.counts.created + plan.inserts.length,
+    updated: totals.counts.updated + plan.updates.length,
+    unchanged: totals.counts.unchanged + plan.unchanged,
+    quarantined: totals.counts.quarantined + plan.quarantined.length
+  },
+  quarantine:
+    totals.quarantine.length >= quarantineKept
+      ? totals.quarantine
+      : [...totals.quarantine, ...plan.quarantined].slice(0, quarantineKept)
+})
+
 const receivableColumns = `id text, document_key text, vendor_receivable_id text, amount_cents bigint, currency text,
   receivable_date date, due_date date, status text, portal_status text, po_number text, metadata jsonb`
 
-export const layer = Layer.effect(
-  PairStore,
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const columns = sql.literal(receivableColumns)
+/** The store, planning and writing `chunkSize` documents at a time. */
+export const layerWith = (chunkSize: number) =>
+  Layer.effect(
+    PairStore,
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const columns = sql.literal(receivableColumns)
 
-    const selectIntegration = sql`
+      const selectIntegration = sql`
       SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
         i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
       FROM integrations i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`
 
-    const get = Effect.fn("PgPairStore.get")(function* (id: string) {
-      const rows = /^[0-9a-f-]{36}$/i.test(id)
-        ? yield* sql<IntegrationRow>`${selectIntegration} WHERE i.id = ${id}`.pipe(Effect.orDie)
-        : []
-      if (rows[0] === undefined) return yield* new PairNotFound({ id })
-      return toIntegration(rows[0])
-    })
+      const get = Effect.fn("PgPairStore.get")(function* (id: string) {
+        const rows = /^[0-9a-f-]{36}$/i.test(id)
+          ? yield* sql<IntegrationRow>`${selectIntegration} WHERE i.id = ${id}`.pipe(Effect.orDie)
+          : []
+        if (rows[0] === undefined) return yield* new PairNotFound({ id })
+        return toIntegration(rows[0])
+      })
 
-    const claimDue = Effect.fn("PgPairStore.claimDue")(function* (
-      worker: string,
-      limit: number,
-      lease: Duration.Duration
-    ) {
-      const rows = yield* sql<IntegrationRow>`
+      const claimDue = Effect.fn("PgPairStore.claimDue")(function* (
+        worker: string,
+        limit: number,
+        lease: Duration.Duration
+      ) {
+        const rows = yield* sql<IntegrationRow>`
         WITH due AS (
           SELECT id FROM integrations
           WHERE paused_at IS NULL AND next_sync_at <= now()
@@ -111,14 +143,14 @@ export const layer = Layer.effect(
         SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
           i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
         FROM claimed i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`.pipe(Effect.orDie)
-      return rows.map(toIntegration)
-    })
+        return rows.map(toIntegration)
+      })
 
-    const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) =>
-      Effect.gen(function* () {
-        const org = integration.orgId
-        if (plan.inserts.length > 0) {
-          yield* sql`
+      const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) =>
+        Effect.gen(function* () {
+          const org = integration.orgId
+          if (plan.inserts.length > 0) {
+            yield* sql`
             INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
               amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata,
               detected_at, updated_at)
@@ -126,23 +158,23 @@ export const layer = Layer.effect(
               r.document_key, r.vendor_receivable_id, r.amount_cents, r.currency, r.receivable_date, r.due_date,
               r.status, r.portal_status, r.po_number, r.metadata, ${at}, ${at}
             FROM json_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::json) AS r(${columns})`
-        }
-        if (plan.updates.length > 0) {
-          yield* sql`
+          }
+          if (plan.updates.length > 0) {
+            yield* sql`
             UPDATE receivables p SET vendor_receivable_id = r.vendor_receivable_id, amount_cents = r.amount_cents,
               currency = r.currency, receivable_date = r.receivable_date, due_date = r.due_date, status = r.status,
               portal_status = r.portal_status, po_number = r.po_number, metadata = r.metadata, updated_at = ${at}
             FROM json_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::json) AS r(${columns})
             WHERE p.org_id = ${org} AND p.id = r.id`
-          yield* sql`
+            yield* sql`
             INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
             SELECT ${org}, h.id, ${at}, h.changes
             FROM json_to_recordset(${JSON.stringify(
               plan.updates.map((u) => ({ id: u.id, changes: u.history.changes }))
             )}::json) AS h(id text, changes jsonb)`
-        }
-        if (plan.events.length > 0) {
-          yield* sql`
+          }
+          if (plan.events.length > 0) {
+            yield* sql`
             INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
             SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
             FROM json_to_recordset(${JSON.stringify(
@@ -154,75 +186,98 @@ export const layer = Layer.effect(
                 data: e.data
               }))
             )}::json) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb)`
-        }
-      })
+          }
+        })
 
-    const syncPair = <E>(
-      integration: Integration,
-      options: {
-        readonly worker: string
-        readonly startedAt: DateTime.Utc
-        readonly nextSyncAt: DateTime.Utc
-        readonly plan: (current: ReadonlyArray<PairReceivable>) => Effect.Effect<PairSyncPlan, E>
-      }
-    ) =>
-      sql
-        .withTransaction(
-          Effect.gen(function* () {
-            // The pair's lock: a concurrent sync of the same pair waits here, then plans on our result.
-            yield* sql`SELECT id FROM integrations WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
-            const rows = yield* sql<ReceivableRow>`
-              SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
-                to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date, to_char(due_date, 'YYYY-MM-DD') AS due_date,
-                status, portal_status, po_number, metadata
-              FROM receivables WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}`.pipe(
-              Effect.orDie
-            )
-            const plan = yield* options.plan(rows.map(toPairReceivable))
-            const at = DateTime.toDateUtc(yield* DateTime.now)
-            yield* writePlan(integration, plan, at).pipe(Effect.orDie)
-            yield* sql`
+      const syncPair = <E>(
+        integration: Integration,
+        options: {
+          readonly worker: string
+          readonly startedAt: DateTime.Utc
+          readonly nextSyncAt: DateTime.Utc
+          readonly documents: Stream.Stream<FetchedDocument, E>
+          readonly plan: (
+            current: ReadonlyArray<PairReceivable>,
+            documents: ReadonlyArray<FetchedDocument>
+          ) => Effect.Effect<PairSyncPlan, E>
+        }
+      ) =>
+        sql
+          .withTransaction(
+            Effect.gen(function* () {
+              // The pair's lock: a concurrent sync of the same pair waits here, then plans on our result.
+              yield* sql`SELECT id FROM integrations WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
+              // One time for the whole sync: every row it changes shows the same updated_at.
+              const at = DateTime.toDateUtc(yield* DateTime.now)
+              // The portal's answer is read and applied a chunk at a time, with only that chunk's
+              // receivables loaded, so a pair of any size syncs in bounded memory.
+              const totals = yield* options.documents.pipe(
+                Stream.rechunk(chunkSize),
+                Stream.chunks,
+                Stream.runFoldEffect(
+                  () => emptyTotals,
+                  (totals, chunk: ReadonlyArray<FetchedDocument>) =>
+                    Effect.gen(function* () {
+                      const keys = chunk.map((document) => document.documentKey)
+                      const rows = yield* sql<ReceivableRow>`
+                    SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
+                      to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date,
+                      to_char(due_date, 'YYYY-MM-DD') AS due_date, status, portal_status, po_number, metadata
+                    FROM receivables
+                    WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
+                      AND document_key IN ${sql.in(keys)}`.pipe(Effect.orDie)
+                      const plan = yield* options.plan(rows.map(toPairReceivable), chunk)
+                      yield* writePlan(integration, plan, at).pipe(Effect.orDie)
+                      return addTotals(totals, plan)
+                    })
+                )
+              )
+              yield* sql`
               UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
                 last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
                 lease_owner = NULL, lease_expires_at = NULL
               WHERE id = ${integration.id}`.pipe(Effect.orDie)
-            yield* sql`
+              yield* sql`
               INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
                 updated, unchanged, quarantined, quarantine)
               VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
-                ${at}, 'succeeded', ${plan.fetched}, ${plan.inserts.length}, ${plan.updates.length}, ${plan.unchanged},
-                ${plan.quarantined.length}, ${JSON.stringify(plan.quarantined)}::jsonb)`.pipe(Effect.orDie)
-            return plan
-          })
-        )
-        .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PgPairStore.syncPair"))
+                ${at}, 'succeeded', ${totals.counts.fetched}, ${totals.counts.created}, ${totals.counts.updated},
+                ${totals.counts.unchanged}, ${totals.counts.quarantined}, ${JSON.stringify(totals.quarantine)}::jsonb)`.pipe(
+                Effect.orDie
+              )
+              return totals.counts
+            })
+          )
+          .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PgPairStore.syncPair"))
 
-    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
-      integration: Integration,
-      options: {
-        readonly worker: string
-        readonly startedAt: DateTime.Utc
-        readonly error: string
-        readonly retryAt: DateTime.Utc
-      }
-    ) {
-      yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            yield* sql`
+      const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
+        integration: Integration,
+        options: {
+          readonly worker: string
+          readonly startedAt: DateTime.Utc
+          readonly error: string
+          readonly retryAt: DateTime.Utc
+        }
+      ) {
+        yield* sql
+          .withTransaction(
+            Effect.gen(function* () {
+              yield* sql`
             UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.retryAt)}, last_run_at = now(),
               last_outcome = 'failed', last_error = ${options.error},
               consecutive_failures = consecutive_failures + 1, lease_owner = NULL, lease_expires_at = NULL
             WHERE id = ${integration.id}`
-            yield* sql`
+              yield* sql`
             INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, error)
             VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
               now(), 'failed', ${options.error})`
-          })
-        )
-        .pipe(Effect.orDie)
-    })
+            })
+          )
+          .pipe(Effect.orDie)
+      })
 
-    return PairStore.of({ claimDue, get, syncPair, recordFailure })
-  })
-)
+      return PairStore.of({ claimDue, get, syncPair, recordFailure })
+    })
+  )
+
+export const layer = layerWith(defaultChunkSize)

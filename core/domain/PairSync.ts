@@ -69,6 +69,11 @@ export interface PlanContext {
   /** Fresh identifiers; the caller supplies the randomness. */
   readonly newReceivableId: () => ReceivableId
   readonly newEventId: () => string
+  /**
+   * Document keys already planned in this sync, when a sync is planned a chunk at a time: a key
+   * seen in an earlier chunk is a duplicate too. Planning adds the keys it sees.
+   */
+  readonly seen?: Set<string> | undefined
 }
 
 const decodeState = Schema.decodeUnknownExit(ReceivableStateSchema, { errors: "all" })
@@ -132,7 +137,7 @@ export const planPairSync = (
   context: PlanContext
 ): PairSyncPlan => {
   const byKey = new Map(current.map((receivable) => [receivable.documentKey, receivable]))
-  const seen = new Set<string>()
+  const seen = context.seen ?? new Set<string>()
   const inserts: Array<PairReceivable> = []
   const updates: Array<PairReceivable & { history: HistoryEntry }> = []
   const quarantined: Array<Quarantined> = []

@@ -3,11 +3,12 @@
  * a lease so that any number of workers can share them, and the atomic application of a pair's
  * sync. `syncPair` runs the planning on the pair's current receivables inside the same
  * transaction that writes the plan, so concurrent syncs of one pair serialize and never plan on
- * stale state.
+ * stale state; it reads the portal's answer a chunk at a time, so a pair of any size syncs in
+ * bounded memory.
  */
-import { Context, type DateTime, type Duration, type Effect, Schema } from "effect"
+import { Context, type DateTime, type Duration, type Effect, Schema, type Stream } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
-import type { PairReceivable, PairRefs, PairSyncPlan } from "../domain/PairSync.ts"
+import type { FetchedDocument, PairReceivable, PairRefs, PairSyncPlan } from "../domain/PairSync.ts"
 
 export interface Integration {
   readonly id: IntegrationId
@@ -45,8 +46,10 @@ export class PairStore extends Context.Service<
     ) => Effect.Effect<ReadonlyArray<Integration>>
     readonly get: (id: string) => Effect.Effect<Integration, PairNotFound>
     /**
-     * In ONE transaction holding the pair's lock: reads its receivables, plans with them, writes
-     * the plan (receivables, history, events), the pair's next sync time and the run's record.
+     * In ONE transaction holding the pair's lock, for each chunk of `documents`: reads the pair's
+     * receivables with those document keys, plans with them, writes the plan (receivables,
+     * history, events); then the pair's next sync time and the run's record. A failure anywhere,
+     * the documents' stream included, leaves the pair as it was.
      */
     readonly syncPair: <E>(
       integration: Integration,
@@ -54,9 +57,13 @@ export class PairStore extends Context.Service<
         readonly worker: string
         readonly startedAt: DateTime.Utc
         readonly nextSyncAt: DateTime.Utc
-        readonly plan: (current: ReadonlyArray<PairReceivable>) => Effect.Effect<PairSyncPlan, E>
+        readonly documents: Stream.Stream<FetchedDocument, E>
+        readonly plan: (
+          current: ReadonlyArray<PairReceivable>,
+          documents: ReadonlyArray<FetchedDocument>
+        ) => Effect.Effect<PairSyncPlan, E>
       }
-    ) => Effect.Effect<PairSyncPlan, E>
+    ) => Effect.Effect<RunCounts, E>
     /** Records a failed run and when to try again; releases the lease. */
     readonly recordFailure: (
       integration: Integration,

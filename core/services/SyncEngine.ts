@@ -5,8 +5,8 @@
  * recorded as failed and the pair is retried with a capped exponential backoff, or, when the
  * connector says retrying cannot help, after its normal interval.
  */
-import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random, Stream } from "effect"
-import { type PairSyncPlan, planPairSync } from "../domain/PairSync.ts"
+import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { planPairSync } from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
@@ -22,14 +22,6 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
   while (error instanceof Error && error.cause instanceof Error) error = error.cause
   return error instanceof Error ? error.message : String(error)
 }
-
-export const countsOf = (plan: PairSyncPlan): RunCounts => ({
-  fetched: plan.fetched,
-  created: plan.inserts.length,
-  updated: plan.updates.length,
-  unchanged: plan.unchanged,
-  quarantined: plan.quarantined.length
-})
 
 export class SyncEngine extends Context.Service<
   SyncEngine,
@@ -60,31 +52,32 @@ export class SyncEngine extends Context.Service<
           onSome: Effect.succeed
         })
         const startedAt = yield* DateTime.now
-        // The connector's stream is read to its end before the transaction opens: the portal's
-        // latency never holds the pair's lock.
-        const documents = yield* Stream.runCollect(
-          connector.fetch({
-            integrationId: integration.id,
-            orgId: integration.orgId,
-            vendorId: integration.refs.vendor.id,
-            debtorId: integration.refs.debtor.id,
-            config: integration.config,
-            now: startedAt
-          })
-        )
         const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
+        // Read chunk by chunk inside the pair's transaction: bounded memory for any pair size, and
+        // a portal failing half-way leaves the pair untouched.
+        const documents = connector.fetch({
+          integrationId: integration.id,
+          orgId: integration.orgId,
+          vendorId: integration.refs.vendor.id,
+          debtorId: integration.refs.debtor.id,
+          config: integration.config,
+          now: startedAt
+        })
+        const seen = new Set<string>()
         return yield* store.syncPair(integration, {
           worker,
           startedAt,
           nextSyncAt,
-          plan: (current) =>
+          documents,
+          plan: (current, chunk) =>
             Effect.succeed(
-              planPairSync(current, documents, {
+              planPairSync(current, chunk, {
                 refs: integration.refs,
                 now: startedAt,
                 statusMapping: connector.statusMapping,
                 newReceivableId: ids.receivableId,
-                newEventId: ids.eventId
+                newEventId: ids.eventId,
+                seen
               })
             )
         })
@@ -94,7 +87,7 @@ export class SyncEngine extends Context.Service<
         const startedAt = yield* DateTime.now
         const exit = yield* Effect.exit(sync(integration, worker))
         if (exit._tag === "Success") {
-          return { _tag: "Succeeded", integrationId: integration.id, counts: countsOf(exit.value) } as const
+          return { _tag: "Succeeded", integrationId: integration.id, counts: exit.value } as const
         }
         const failure = Cause.findErrorOption(exit.cause)
         const error = Option.isSome(failure) ? failure.value.message : describeDefect(exit.cause)

@@ -240,6 +240,7 @@ layer(TestLayer, {
           worker: "test",
           startedAt: DateTime.makeUnsafe(start),
           nextSyncAt: DateTime.makeUnsafe(start),
+          documents: Stream.make(Simulator.documentAt(simulatorConfig, 0, start + 86_400_000)!),
           plan: (current) =>
             sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(
               Effect.ignore,

@@ -26,8 +26,9 @@ import * as TestDatabase from "../../support/TestDatabase.ts"
 let script: ReadonlyArray<FetchedDocument> = []
 const scripted: PortalConnector = { ...Simulator.connector, kind: "scripted", fetch: () => Stream.fromIterable(script) }
 
+// Two documents a chunk: every sync of more than two documents is planned and written in chunks.
 const TestLayer = SyncEngine.layer.pipe(
-  Layer.provideMerge(PgPairStore.layer),
+  Layer.provideMerge(PgPairStore.layerWith(2)),
   Layer.provide([Connectors.layerOf([scripted, Simulator.connector]), RandomIds.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
@@ -61,7 +62,7 @@ const documentFor = (key: string): fc.Arbitrary<FetchedDocument> =>
   })
 
 const snapshot = fc
-  .subarray(["a", "b", "c", "d"])
+  .subarray(["a", "b", "c", "d", "e"])
   .chain((keys) => fc.tuple(...keys.map((key) => fc.tuple(documentFor(key), fc.integer({ min: 0, max: 7 })))))
   .map((docs) => docs.map(([doc, roll]) => (roll === 0 ? { ...doc, receivableDate: "2026-02-30" } : doc)))
 

@@ -177,4 +177,26 @@ describe("planPairSync", () => {
     assert.match(reasons, /receivableDate/)
     assert.deepStrictEqual(plan.quarantined[1]!.reasons, ["the portal returned this document twice"])
   })
+
+  it("planned a chunk at a time with a shared set of seen keys, a key repeated in a later chunk is quarantined", () => {
+    const doc: FetchedDocument = {
+      documentKey: "k",
+      vendorReceivableId: null,
+      amountCents: 100,
+      currency: "EUR",
+      receivableDate: "2026-01-01",
+      dueDate: null,
+      portalStatus: "Open",
+      poNumber: null,
+      metadata: {}
+    }
+    const seen = new Set<string>()
+    const first = planPairSync([], [doc], { ...contextAt(0), seen })
+    const second = planPairSync([], [{ ...doc, amountCents: 200 }], { ...contextAt(0), seen })
+    assert.strictEqual(first.inserts.length, 1)
+    assert.deepStrictEqual(second.inserts, [])
+    assert.deepStrictEqual(second.quarantined, [
+      { documentKey: "k", reasons: ["the portal returned this document twice"] }
+    ])
+  })
 })
