@@ -10,7 +10,14 @@ import { SqlClient } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
-import { type Integration, PairNotFound, PairStore, type RunCounts } from "../../core/ports/PairStore.ts"
+import {
+  type FailedRun,
+  type Integration,
+  PairNotFound,
+  PairStore,
+  type RunCounts,
+  type SyncPairOptions
+} from "../../core/ports/PairStore.ts"
 import type { PairRow, ReceivableFieldsRow } from "./Rows.ts"
 
 interface IntegrationRow extends PairRow {
@@ -189,19 +196,7 @@ export const layerWith = (chunkSize: number) =>
           }
         })
 
-      const syncPair = <E>(
-        integration: Integration,
-        options: {
-          readonly worker: string
-          readonly startedAt: DateTime.Utc
-          readonly nextSyncAt: DateTime.Utc
-          readonly documents: Stream.Stream<FetchedDocument, E>
-          readonly plan: (
-            current: ReadonlyArray<PairReceivable>,
-            documents: ReadonlyArray<FetchedDocument>
-          ) => Effect.Effect<PairSyncPlan, E>
-        }
-      ) =>
+      const syncPair = <E>(integration: Integration, options: SyncPairOptions<E>) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
@@ -252,12 +247,7 @@ export const layerWith = (chunkSize: number) =>
 
       const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
         integration: Integration,
-        options: {
-          readonly worker: string
-          readonly startedAt: DateTime.Utc
-          readonly error: string
-          readonly retryAt: DateTime.Utc
-        }
+        options: FailedRun
       ) {
         yield* sql
           .withTransaction(

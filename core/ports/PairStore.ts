@@ -31,6 +31,24 @@ export interface RunCounts {
   readonly quarantined: number
 }
 
+export interface SyncPairOptions<E> {
+  readonly worker: string
+  readonly startedAt: DateTime.Utc
+  readonly nextSyncAt: DateTime.Utc
+  readonly documents: Stream.Stream<FetchedDocument, E>
+  readonly plan: (
+    current: ReadonlyArray<PairReceivable>,
+    documents: ReadonlyArray<FetchedDocument>
+  ) => Effect.Effect<PairSyncPlan, E>
+}
+
+export interface FailedRun {
+  readonly worker: string
+  readonly startedAt: DateTime.Utc
+  readonly error: string
+  readonly retryAt: DateTime.Utc
+}
+
 export class PairNotFound extends Schema.TaggedError<PairNotFound>()("PairNotFound", {
   id: Schema.String
 }) {}
@@ -51,28 +69,8 @@ export class PairStore extends Context.Service<
      * history, events); then the pair's next sync time and the run's record. A failure anywhere,
      * the documents' stream included, leaves the pair as it was.
      */
-    readonly syncPair: <E>(
-      integration: Integration,
-      options: {
-        readonly worker: string
-        readonly startedAt: DateTime.Utc
-        readonly nextSyncAt: DateTime.Utc
-        readonly documents: Stream.Stream<FetchedDocument, E>
-        readonly plan: (
-          current: ReadonlyArray<PairReceivable>,
-          documents: ReadonlyArray<FetchedDocument>
-        ) => Effect.Effect<PairSyncPlan, E>
-      }
-    ) => Effect.Effect<RunCounts, E>
+    readonly syncPair: <E>(integration: Integration, options: SyncPairOptions<E>) => Effect.Effect<RunCounts, E>
     /** Records a failed run and when to try again; releases the lease. */
-    readonly recordFailure: (
-      integration: Integration,
-      options: {
-        readonly worker: string
-        readonly startedAt: DateTime.Utc
-        readonly error: string
-        readonly retryAt: DateTime.Utc
-      }
-    ) => Effect.Effect<void>
+    readonly recordFailure: (integration: Integration, run: FailedRun) => Effect.Effect<void>
   }
 >()("core/PairStore") {}

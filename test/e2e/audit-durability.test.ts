@@ -3,50 +3,27 @@
  * request has its entry, and when the process is killed (SIGKILL) under load, every request that
  * got an answer has its entry. Neither the process's output nor the log ever holds the key.
  */
-import { type ChildProcess, spawn } from "node:child_process"
-import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { type AppProcess, healthy, spawnApp } from "../support/AppProcess.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
-const root = join(import.meta.dirname, "..", "..")
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
 
-interface App {
-  readonly child: ChildProcess
+interface App extends AppProcess {
   readonly base: string
-  readonly output: () => string
-  readonly exited: Promise<number | null>
 }
 
 const startApp = (url: string) =>
   Effect.promise(async (): Promise<App> => {
     const port = await freePort()
-    const child = spawn(process.execPath, [join(root, "app", "main.ts")], {
-      env: { ...process.env, DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1" },
-      stdio: ["ignore", "pipe", "pipe"]
-    })
-    let output = ""
-    child.stdout?.on("data", (chunk) => {
-      output += chunk
-    })
-    child.stderr?.on("data", (chunk) => {
-      output += chunk
-    })
-    const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
+    const app = spawnApp({ DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1" })
     const base = `http://127.0.0.1:${port}`
-    for (let i = 0; i < 300; i++) {
-      const up = await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false
-      )
-      if (up) return { child, base, output: () => output, exited }
-      await new Promise((resolve) => setTimeout(resolve, 50))
-    }
-    throw new Error(`the app did not start: ${output}`)
+    await healthy(base, app)
+    return { ...app, base }
   })
 
 /** Sends a request; the request id of its answer, or none when the connection failed. */

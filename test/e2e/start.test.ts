@@ -2,49 +2,17 @@
  * `npm start` as an operator runs it: a real process on the embedded default, probed over HTTP,
  * stopped by a signal, started again on the same data; and the one-line errors of a bad start.
  */
-import { type ChildProcess, spawn } from "node:child_process"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { createServer } from "node:net"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+import { type AppProcess, healthy as healthyAt, spawnApp } from "../support/AppProcess.ts"
 import { freePort } from "../support/ports.ts"
 
-const root = join(import.meta.dirname, "..", "..")
+const startApp = (env: Record<string, string>) => spawnApp({ DATABASE_URL: "", ...env })
 
-interface Started {
-  readonly child: ChildProcess
-  readonly output: () => string
-  readonly exited: Promise<number | null>
-}
-
-const startApp = (env: Record<string, string>): Started => {
-  const child = spawn(process.execPath, [join(root, "app", "main.ts")], {
-    cwd: root,
-    env: { ...process.env, DATABASE_URL: "", ...env },
-    stdio: ["ignore", "pipe", "pipe"]
-  })
-  let output = ""
-  child.stdout?.on("data", (chunk) => {
-    output += chunk
-  })
-  child.stderr?.on("data", (chunk) => {
-    output += chunk
-  })
-  const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
-  return { child, output: () => output, exited }
-}
-
-const healthy = async (port: number, started: Started, timeoutMs = 30_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (Date.now() < deadline) {
-    if (started.child.exitCode !== null) throw new Error(`the app exited: ${started.output()}`)
-    const response = await fetch(`http://127.0.0.1:${port}/health`).catch(() => undefined)
-    if (response?.status === 200) return response.json()
-    await new Promise((resolve) => setTimeout(resolve, 50))
-  }
-  throw new Error(`no answer on /health within ${timeoutMs} ms: ${started.output()}`)
-}
+const healthy = (port: number, started: AppProcess) => healthyAt(`http://127.0.0.1:${port}`, started)
 
 describe("npm start", () => {
   let dataDir = ""
