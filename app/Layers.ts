@@ -6,6 +6,7 @@
  */
 import { Layer } from "effect"
 import * as RandomIds from "../adapters/keys/RandomIds.ts"
+import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -25,7 +26,7 @@ export const ServicesLive = Layer.mergeAll(
 /** The sync engine and the store it writes through, with the bundled connectors. */
 export const EngineLive = SyncEngine.layer.pipe(
   Layer.provideMerge(PgPairStore.layer),
-  Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer))
+  Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer, EnvironmentSecrets.layer))
 )
 
 export const AdminLive = Layer.mergeAll(PgOrganizations.layer, PgApiKeys.layer, PgDirectory.layer).pipe(

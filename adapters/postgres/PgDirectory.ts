@@ -3,7 +3,7 @@
  * is "no such ...", never a database error; a connector's configuration is checked against the
  * connector's schema, and a refusal names the field at fault.
  */
-import { DateTime, Duration, Effect, Layer, Option, Schema, SchemaIssue } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import {
   type DebtorRecord,
@@ -13,13 +13,12 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../../core/ports/Directory.ts"
-import { PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import { PortalConnectors, validateConfig } from "../../core/ports/PortalConnector.ts"
 import type { PairRow } from "./Rows.ts"
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 const refuse = (message: string) => new DirectoryRefused({ message })
 const utc = (date: Date) => DateTime.fromDateUnsafe(date)
-const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
 interface IntegrationRow extends PairRow {
   readonly paused_at: Date | null
@@ -135,18 +134,11 @@ export const layer = Layer.effect(
       if (!(yield* exists("debtors", input.debtor))) return yield* refuse(`no debtor with id "${input.debtor}"`)
       const connector = connectors.get(input.connector)
       if (Option.isNone(connector)) return yield* refuse(`no connector of kind "${input.connector}"`)
-      const decoded = Schema.decodeUnknownExit(connector.value.configSchema as Schema.Codec<unknown, unknown>)(
-        input.config
-      )
-      if (decoded._tag === "Failure") {
-        const reason = decoded.cause.reasons.find((r) => r._tag === "Fail")
-        const issue =
-          reason?._tag === "Fail" && Schema.isSchemaError(reason.error)
-            ? formatIssues(reason.error.issue).issues[0]
-            : undefined
-        const field = issue?.path?.map(String).join(".") ?? ""
+      const refusal = validateConfig(connector.value, input.config)
+      if (Result.isFailure(refusal)) {
+        const { field, message } = refusal.failure
         return yield* refuse(
-          `invalid ${input.connector} configuration${field === "" ? "" : ` at "${field}"`}: ${issue?.message ?? "not readable"}`
+          `invalid ${input.connector} configuration${field === "" ? "" : ` at "${field}"`}: ${message}`
         )
       }
       if (Duration.toMillis(input.interval) < 60_000) return yield* refuse("the interval must be at least one minute")

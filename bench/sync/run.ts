@@ -13,6 +13,7 @@ import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../adapters/keys/RandomIds.ts"
+import * as EnvironmentSecrets from "../../adapters/secrets/EnvironmentSecrets.ts"
 import * as Connectors from "../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../adapters/portals/simulator/SimulatorConnector.ts"
 import * as Embedded from "../../adapters/postgres/Embedded.ts"
@@ -128,7 +129,7 @@ const main = Effect.gen(function* () {
   const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: concurrency + 2 })
   const engine = SyncEngine.layer.pipe(
     Layer.provideMerge(PgPairStore.layer),
-    Layer.provide([Connectors.layerOf([benchConnector]), RandomIds.layer]),
+    Layer.provide([Connectors.layerOf([benchConnector]), RandomIds.layer, EnvironmentSecrets.layer]),
     Layer.provideMerge(db)
   )
   yield* Migrations.migrate.pipe(Effect.provide(db))

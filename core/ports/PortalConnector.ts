@@ -1,13 +1,34 @@
 /**
  * A debtor portal, as the sync engine sees it: for one vendor-debtor pair, the documents the
- * portal reports now. Connectors live in `adapters/portals/`; each has a kind, its own status
- * wording (applied before the default table) and a default sync interval. Failures say whether a
- * retry may help.
+ * portal reports now, as a stream, so that a pair of any size syncs in bounded memory.
+ * Connectors live in `adapters/portals/`; each has a kind, a configuration schema (checked when
+ * an integration is created), its own status wording (applied before the default table) and a
+ * default sync interval. Failures say whether a retry may help, and when.
  */
-import { Context, type DateTime, type Duration, type Option, Schema, type Stream } from "effect"
+import {
+  Context,
+  type DateTime,
+  type Duration,
+  Effect,
+  type Option,
+  type Redacted,
+  Result,
+  Schema,
+  SchemaIssue,
+  type Stream
+} from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
 import type { FetchedDocument } from "../domain/PairSync.ts"
 import type { StatusMapping } from "../domain/Status.ts"
+import type { SecretReference, SecretUnavailable } from "./Secrets.ts"
+
+export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("ConnectorFailed", {
+  message: Schema.String,
+  /** Whether trying again later may succeed (timeouts, 5xx, 429) or not (bad credentials, bad config). */
+  retryable: Schema.Boolean,
+  /** The portal's own word on when to come back (a 429's or 503's `Retry-After`), in seconds. */
+  retryAfterSeconds: Schema.optionalKey(Schema.Number)
+}) {}
 
 /** What a connector is told about the pair it fetches. */
 export interface PairToFetch {
@@ -15,17 +36,16 @@ export interface PairToFetch {
   readonly orgId: OrgId
   readonly vendorId: VendorId
   readonly debtorId: DebtorId
-  /** The integration's connector configuration, as stored. */
+  /** The integration's connector configuration, as validated by `configSchema` and stored. */
   readonly config: unknown
   /** The time of this sync; simulated portals evolve with it. */
   readonly now: DateTime.Utc
+  /**
+   * Reads a secret the configuration refers to. A missing secret fails the fetch as permanent,
+   * with a message that names the reference, never a value.
+   */
+  readonly secret: (reference: SecretReference) => Effect.Effect<Redacted.Redacted<string>, ConnectorFailed>
 }
-
-export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("ConnectorFailed", {
-  message: Schema.String,
-  /** Whether trying again later may succeed (timeouts, 5xx, 429) or not (bad credentials, bad config). */
-  retryable: Schema.Boolean
-}) {}
 
 export interface PortalConnector {
   readonly kind: string
@@ -41,3 +61,64 @@ export class PortalConnectors extends Context.Service<
   PortalConnectors,
   { readonly get: (kind: string) => Option.Option<PortalConnector> }
 >()("core/PortalConnectors") {}
+
+/** Why a configuration was refused: the field (a dotted path, empty for the whole) and what is wrong. */
+export interface ConfigRefusal {
+  readonly field: string
+  readonly message: string
+}
+
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/**
+ * Checks an integration's configuration against its connector's schema. Unknown fields are
+ * refused too: a misspelt optional setting must not be silently ignored, and a secret pasted
+ * beside its reference must not reach the database.
+ */
+export const validateConfig = (
+  connector: Pick<PortalConnector, "configSchema">,
+  config: unknown
+): Result.Result<unknown, ConfigRefusal> => {
+  const decoded = Schema.decodeUnknownExit(connector.configSchema as Schema.Codec<unknown, unknown>)(config, {
+    onExcessProperty: "error"
+  })
+  if (decoded._tag === "Success") return Result.succeed(decoded.value)
+  const failure = decoded.cause.reasons.find((reason) => reason._tag === "Fail")
+  const issue =
+    failure?._tag === "Fail" && Schema.isSchemaError(failure.error)
+      ? formatIssues(failure.error.issue).issues[0]
+      : undefined
+  return Result.fail({
+    field: issue?.path?.map(String).join(".") ?? "",
+    message: issue?.message ?? "not readable"
+  })
+}
+
+/**
+ * The configuration a connector was given, decoded for its fetch. It was validated when the
+ * integration was created; one that no longer fits (edited by hand, an older schema) fails the
+ * run as permanent, naming the field.
+ */
+export const configOf = <A>(
+  connector: { readonly kind: string; readonly configSchema: Schema.Codec<A, unknown> },
+  config: unknown
+): Effect.Effect<A, ConnectorFailed> =>
+  Result.match(validateConfig(connector, config), {
+    onFailure: (refusal) =>
+      Effect.fail(
+        new ConnectorFailed({
+          message: `the ${connector.kind} configuration is not valid${refusal.field === "" ? "" : ` at "${refusal.field}"`}: ${refusal.message}`,
+          retryable: false
+        })
+      ),
+    onSuccess: (value) => Effect.succeed(value as A)
+  })
+
+/** The `secret` a connector is given: a missing secret is a permanent failure that names the reference. */
+export const secretReader =
+  (resolve: (reference: SecretReference) => Effect.Effect<Redacted.Redacted<string>, SecretUnavailable>) =>
+  (reference: SecretReference): Effect.Effect<Redacted.Redacted<string>, ConnectorFailed> =>
+    Effect.mapError(
+      resolve(reference),
+      (unavailable) => new ConnectorFailed({ message: unavailable.message, retryable: false })
+    )

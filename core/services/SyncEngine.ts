@@ -10,7 +10,8 @@ import { planPairSync } from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
-import { ConnectorFailed, PortalConnectors } from "../ports/PortalConnector.ts"
+import { ConnectorFailed, PortalConnectors, secretReader } from "../ports/PortalConnector.ts"
+import { Secrets } from "../ports/Secrets.ts"
 
 export type RunOutcome =
   | { readonly _tag: "Succeeded"; readonly integrationId: string; readonly counts: RunCounts }
@@ -42,6 +43,8 @@ export class SyncEngine extends Context.Service<
       const store = yield* PairStore
       const connectors = yield* PortalConnectors
       const ids = yield* IdSource
+      const secrets = yield* Secrets
+      const secret = secretReader(secrets.resolve)
 
       const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
         const connector = yield* Option.match(connectors.get(integration.connector), {
@@ -61,7 +64,8 @@ export class SyncEngine extends Context.Service<
           vendorId: integration.refs.vendor.id,
           debtorId: integration.refs.debtor.id,
           config: integration.config,
-          now: startedAt
+          now: startedAt,
+          secret
         })
         const seen = new Set<string>()
         return yield* store.syncPair(integration, {
@@ -94,9 +98,15 @@ export class SyncEngine extends Context.Service<
         const retryable = Option.isNone(failure) || failure.value.retryable
         const now = yield* DateTime.now
         const random = yield* Random.next
-        const retryAt = retryable
+        const backoff = retryable
           ? SyncSchedule.nextAfterFailure(now, integration.consecutiveFailures + 1, random)
           : SyncSchedule.nextAfterSuccess(now, integration.interval, random)
+        // A portal that said when to come back is not asked before then.
+        const portalAsked = Option.flatMap(failure, (f) => Option.fromNullishOr(f.retryAfterSeconds))
+        const retryAt = Option.match(portalAsked, {
+          onNone: () => backoff,
+          onSome: (seconds) => DateTime.max(backoff, DateTime.addDuration(now, Duration.seconds(seconds)))
+        })
         // If even the failure cannot be recorded (the database is gone), the pair's lease expires
         // and another run takes it over; the engine itself carries on.
         yield* store

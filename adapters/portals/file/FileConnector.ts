@@ -2,19 +2,25 @@
  * The `file` connector: receivable reports exported from a debtor portal (CSV or JSON) and
  * dropped in a directory, the way many receivables teams work. The configuration maps the
  * report's columns onto a receivable's fields and says how the portal writes amounts and dates;
- * every other column is kept as metadata, with the file's name as `file_reference`. Files are
- * read in name order and a later file's row replaces an earlier one with the same key (a newer
- * export). A row whose amount or date cannot be read is still reported, and quarantined by the
- * sync with the reason.
+ * every other column is kept as metadata, with the file's name as `file_reference`. A row in a
+ * later-named file replaces one with the same key in an earlier file (a newer export). CSV is
+ * streamed, so a report of any size is read in bounded memory. A row whose amount or date cannot
+ * be read is still reported, and quarantined by the sync with the reason.
  */
+import { createReadStream } from "node:fs"
 import { readdir, readFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
-import { ConnectorFailed, type PairToFetch, type PortalConnector } from "../../../core/ports/PortalConnector.ts"
-import { parseCsv } from "./Csv.ts"
+import {
+  ConnectorFailed,
+  configOf,
+  type PairToFetch,
+  type PortalConnector
+} from "../../../core/ports/PortalConnector.ts"
+import { columnNames, csvReader, recordOf } from "./Csv.ts"
 
 const Column = Schema.String.check(Schema.isNonEmpty())
 
@@ -39,8 +45,6 @@ export const FileConfig = Schema.Struct({
   })
 })
 export type FileConfig = typeof FileConfig.Type
-
-const decodeConfig = Schema.decodeUnknownExit(FileConfig)
 
 const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
 
@@ -73,50 +77,91 @@ export const documentOf = (config: FileConfig, row: Record<string, string>, file
   }
 }
 
-const rowsOf = (config: FileConfig, text: string, file: string) =>
-  Effect.try({
-    try: (): ReadonlyArray<Record<string, string>> => {
-      if (config.format === "csv") return parseCsv(text, config.delimiter ?? ",")
-      const parsed: unknown = JSON.parse(text)
-      if (!Array.isArray(parsed)) throw new Error("not an array of rows")
-      return parsed.map((row) =>
-        Object.fromEntries(
-          Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, v === null ? "" : String(v)])
-        )
-      )
-    },
-    catch: (error) => permanent(`${file} cannot be read as ${config.format}: ${(error as Error).message}`)
+const unreadable = (config: FileConfig, file: string, error: unknown) =>
+  permanent(`${file} cannot be read as ${config.format}: ${error instanceof Error ? error.message : String(error)}`)
+
+// A file that cannot be opened may still be being written or moved: the next run may read it.
+const cannotOpen = (file: string) => new ConnectorFailed({ message: `${file} cannot be read`, retryable: true })
+
+/** A CSV export's rows, read chunk by chunk. */
+const csvRows = (
+  config: FileConfig,
+  path: string,
+  file: string
+): Stream.Stream<Record<string, string>, ConnectorFailed> =>
+  Stream.suspend(() => {
+    const reader = csvReader(config.delimiter ?? ",")
+    let names: ReadonlyArray<string> | undefined
+    const records = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
+      const out: Array<Record<string, string>> = []
+      for (const cells of rows) {
+        if (names === undefined) names = columnNames(cells)
+        else out.push(recordOf(names, cells))
+      }
+      return out
+    }
+    return Stream.fromAsyncIterable(createReadStream(path, { encoding: "utf8" }), () => cannotOpen(file)).pipe(
+      Stream.map((chunk: string) => records(reader.push(chunk))),
+      Stream.concat(Stream.sync(() => records(reader.end()))),
+      Stream.flattenIterable
+    )
   })
 
-const fetchAll = (pair: PairToFetch) =>
+/** A JSON export (an array of row objects), read whole: for very large reports prefer CSV. */
+const jsonRows = (config: FileConfig, path: string, file: string) =>
+  Effect.tryPromise({ try: () => readFile(path, "utf8"), catch: () => cannotOpen(file) }).pipe(
+    Effect.flatMap((text) =>
+      Effect.try({
+        try: (): ReadonlyArray<Record<string, string>> => {
+          const parsed: unknown = JSON.parse(text)
+          if (!Array.isArray(parsed)) throw new Error("not an array of rows")
+          return parsed.map((row) =>
+            Object.fromEntries(
+              Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, v === null ? "" : String(v)])
+            )
+          )
+        },
+        catch: (error) => unreadable(config, file, error)
+      })
+    ),
+    Stream.fromIterableEffect
+  )
+
+/**
+ * Every export's documents, newest name first, each key once: a key's row in a later export
+ * replaces its row in an earlier one, and only the keys already given are remembered.
+ */
+const fetchDocuments = (pair: PairToFetch) =>
   Effect.gen(function* () {
-    const decoded = decodeConfig(pair.config)
-    if (decoded._tag === "Failure") return yield* permanent(`file configuration: ${String(decoded.cause)}`)
-    const config = decoded.value
+    const config = yield* configOf({ kind: "file", configSchema: FileConfig }, pair.config)
     const extension = `.${config.format}`
     const files = yield* Effect.tryPromise({
       try: () => readdir(config.directory),
       catch: () => permanent(`the directory ${config.directory} cannot be read`)
     })
-    const byKey = new Map<string, FetchedDocument>()
-    for (const file of files.filter((name) => name.toLowerCase().endsWith(extension)).sort()) {
-      const text = yield* Effect.tryPromise({
-        try: () => readFile(join(config.directory, file), "utf8"),
-        // A file still being written or moved: the next run may read it.
-        catch: () => new ConnectorFailed({ message: `${file} cannot be read`, retryable: true })
+    const newestFirst = files
+      .filter((name) => name.toLowerCase().endsWith(extension))
+      .sort()
+      .reverse()
+    const given = new Set<string>()
+    return Stream.fromIterable(newestFirst).pipe(
+      Stream.flatMap((file) => {
+        const path = join(config.directory, file)
+        const rows = config.format === "csv" ? csvRows(config, path, file) : jsonRows(config, path, file)
+        return Stream.map(rows, (row) => documentOf(config, row, file))
+      }),
+      Stream.filter((document) => {
+        if (document.documentKey === "" || given.has(document.documentKey)) return false
+        given.add(document.documentKey)
+        return true
       })
-      for (const row of yield* rowsOf(config, text, file)) {
-        const document = documentOf(config, row, file)
-        if (document.documentKey !== "") byKey.set(document.documentKey, document)
-      }
-    }
-    return [...byKey.values()]
+    )
   })
 
-export const connector: PortalConnector = {
+export const connector = {
   kind: "file",
   configSchema: FileConfig,
   statusMapping: makeStatusMapping({}),
   defaultInterval: Duration.minutes(15),
-  fetch: (pair) => Stream.unwrap(Effect.map(fetchAll(pair), Stream.fromIterable))
-}
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector

@@ -4,19 +4,13 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
+import { pairToFetch } from "../../../adapters/portals/conformance/Conformance.ts"
 import { parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { planPairSync } from "../../../core/domain/PairSync.ts"
 
-const pair = (config: unknown) => ({
-  integrationId: "00000000-0000-4000-8000-000000000001" as IntegrationId,
-  orgId: "00000000-0000-4000-8000-000000000002" as OrgId,
-  vendorId: "00000000-0000-4000-8000-000000000003" as VendorId,
-  debtorId: "00000000-0000-4000-8000-000000000004" as DebtorId,
-  config,
-  now: DateTime.makeUnsafe("2026-11-21T00:00:00Z")
-})
+const pair = (config: unknown) => pairToFetch(config)
 
 const europeanCsv = (directory: string) => ({
   directory,

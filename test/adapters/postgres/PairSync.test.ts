@@ -11,6 +11,7 @@ import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
+import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import { revertChanges } from "../../../core/domain/History.ts"
 import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
@@ -32,7 +33,7 @@ const flaky: PortalConnector = {
 
 const TestLayer = SyncEngine.layer.pipe(
   Layer.provideMerge(PgPairStore.layer),
-  Layer.provide([Connectors.layerOf([Simulator.connector, flaky]), RandomIds.layer]),
+  Layer.provide([Connectors.layerOf([Simulator.connector, flaky]), RandomIds.layer, EnvironmentSecrets.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
 

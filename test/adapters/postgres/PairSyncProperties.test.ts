@@ -13,6 +13,7 @@ import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
+import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import { revertChanges } from "../../../core/domain/History.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../../../core/domain/Resources.ts"
@@ -29,7 +30,7 @@ const scripted: PortalConnector = { ...Simulator.connector, kind: "scripted", fe
 // Two documents a chunk: every sync of more than two documents is planned and written in chunks.
 const TestLayer = SyncEngine.layer.pipe(
   Layer.provideMerge(PgPairStore.layerWith(2)),
-  Layer.provide([Connectors.layerOf([scripted, Simulator.connector]), RandomIds.layer]),
+  Layer.provide([Connectors.layerOf([scripted, Simulator.connector]), RandomIds.layer, EnvironmentSecrets.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
 

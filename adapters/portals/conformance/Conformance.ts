@@ -1,0 +1,363 @@
+/**
+ * The connector conformance kit: the checks every portal connector must pass, run against a
+ * fixture of its portal (a directory of exports, a mock server) that the kit fills with
+ * documents of its choosing. The fixture says how its portal writes things; the kit decides what
+ * the portal holds and compares what the connector makes of it with the truth.
+ *
+ * Framework-neutral: `conformanceChecks` gives named effects; `describeConformance` in
+ * `./vitest.ts` turns them into one test each. See docs/connectors.md.
+ */
+
+import { setFlagsFromString } from "node:v8"
+import { runInNewContext } from "node:vm"
+import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
+import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../../core/domain/Ids.ts"
+import { type FetchedDocument, validateDocument } from "../../../core/domain/PairSync.ts"
+import type { DecimalSeparator } from "../../../core/domain/PortalValues.ts"
+import { normalizeStatus, type Status } from "../../../core/domain/Status.ts"
+import {
+  type PairToFetch,
+  type PortalConnector,
+  secretReader,
+  validateConfig
+} from "../../../core/ports/PortalConnector.ts"
+import { resolverOf } from "../../secrets/EnvironmentSecrets.ts"
+
+/** A document the kit puts in a fixture portal: the truth the connector's output is held to. */
+export interface SampleDocument {
+  /** The portal's id of the document: digits only, so that every portal can carry it. */
+  readonly key: string
+  readonly vendorReceivableId: string
+  readonly amountCents: number
+  /** The amount as the portal writes it, in the notation the portal was asked for. */
+  readonly amountText: string
+  readonly currency: string
+  readonly receivableDate: string
+  readonly dueDate: string | null
+  /** One of the fixture's status texts. */
+  readonly portalStatus: string
+  readonly poNumber: string | null
+}
+
+/** What a portal holds: generated on demand, so a fixture can serve 100,000 without keeping them. */
+export interface SampleDocuments {
+  readonly count: number
+  readonly at: (index: number) => SampleDocument
+}
+
+/** How a portal writes amounts: its decimal separator, and whether it groups thousands (`1,234.56`). */
+export interface AmountNotation {
+  readonly decimalSeparator: DecimalSeparator
+  readonly groupsThousands: boolean
+}
+
+export interface FailureScenario {
+  readonly name: string
+  readonly retryable: boolean
+  /** The `Retry-After` the portal gives, which the failure must carry. */
+  readonly retryAfterSeconds?: number
+  /** A portal failing this way, and the configuration that reaches it. */
+  readonly portal: Effect.Effect<unknown, unknown, Scope.Scope>
+}
+
+export interface ConformanceFixture {
+  readonly connector: PortalConnector
+  /** Every status text this portal shows, with the status it must become. */
+  readonly statuses: ReadonlyArray<readonly [text: string, status: Status]>
+  /** The amount notations this portal may use (as its configuration says); each is checked. */
+  readonly amountNotations: ReadonlyArray<AmountNotation>
+  /** A portal holding exactly these documents, written as this portal writes them; gives the configuration. */
+  readonly portal: (
+    documents: SampleDocuments,
+    notation: AmountNotation
+  ) => Effect.Effect<unknown, unknown, Scope.Scope>
+  /** Configurations that must be refused, each with the field the refusal must name (a dotted path). */
+  readonly invalidConfigs: ReadonlyArray<{ readonly config: unknown; readonly field: string }>
+  readonly failures: ReadonlyArray<FailureScenario>
+  /** The environment the fixture's secret references resolve against; no value may appear in an error. */
+  readonly secrets?: Readonly<Record<string, string>>
+}
+
+export class ConformanceFailure extends Data.TaggedError("ConformanceFailure")<{ readonly message: string }> {}
+
+export interface ConformanceCheck {
+  readonly name: string
+  /** Succeeds with a note worth reporting (a measurement), or fails saying what is wrong. */
+  readonly run: Effect.Effect<string | undefined, ConformanceFailure, Scope.Scope>
+}
+
+/** How many documents the streaming check pushes through, and the retained heap they may need. */
+export const streamedDocuments = 100_000
+export const streamingHeapBoundMiB = 24
+
+const require = (condition: boolean, message: () => string) =>
+  condition ? Effect.void : Effect.fail(new ConformanceFailure({ message: message() }))
+
+const failWith = (message: string) => new ConformanceFailure({ message })
+
+// Amounts where a float would go wrong (0.29 * 100, 4.35 * 100, 1.005), thousands, round figures.
+const trickyCents = [123456, 123450, 29, 435, 100500, 100, 1, 99_999_999_99, 1_000_000_00, 57, 110, 1_234_567_89]
+const currencies = ["USD", "EUR", "GBP", "CHF"]
+const dates = ["2024-02-29", "2026-12-31", "2026-01-05", "2025-07-14", "2026-11-09"]
+
+const addDays = (iso: string, days: number) =>
+  new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+/** An amount written in a notation, in one of the forms portals use: `1,234.56`, `1234.5`, `1.234,56`, `1234`. */
+export const writeAmount = (cents: number, notation: AmountNotation, form: number): string => {
+  const units = Math.floor(cents / 100)
+  const fraction = String(cents % 100).padStart(2, "0")
+  const grouping = notation.decimalSeparator === "." ? "," : "."
+  const integral =
+    notation.groupsThousands && form % 2 === 0
+      ? String(units).replace(/\B(?=(\d{3})+(?!\d))/g, grouping)
+      : String(units)
+  if (fraction === "00" && form % 5 === 0) return integral
+  const decimals = fraction.endsWith("0") && form % 3 === 0 ? fraction.slice(0, 1) : fraction
+  return `${integral}${notation.decimalSeparator}${decimals}`
+}
+
+/** The kit's documents: every status of the fixture, tricky amounts, leap days, missing optional fields. */
+export const sampleDocuments = (
+  count: number,
+  statuses: ReadonlyArray<readonly [string, Status]>,
+  notation: AmountNotation
+): SampleDocuments => ({
+  count,
+  at: (i) => {
+    const cents = i < trickyCents.length ? trickyCents[i]! : ((i * 7919) % 9_999_999) + 1
+    const receivableDate = i < dates.length ? dates[i]! : addDays("2025-01-01", i % 700)
+    return {
+      key: String(100_000 + i),
+      vendorReceivableId: `INV-${2026_000 + i}`,
+      amountCents: cents,
+      amountText: writeAmount(cents, notation, i),
+      currency: currencies[i % currencies.length]!,
+      receivableDate,
+      dueDate: i % 4 === 3 ? null : addDays(receivableDate, 30 + (i % 3) * 15),
+      portalStatus: statuses[i % statuses.length]![0],
+      poNumber: i % 3 === 0 ? null : `PO-${4500 + i}`
+    }
+  }
+})
+
+/** A pair to fetch with this configuration, its secrets read from the given environment. */
+export const pairToFetch = (config: unknown, secrets: Readonly<Record<string, string>> = {}): PairToFetch => ({
+  integrationId: "00000000-0000-4000-8000-00000000c0f1" as IntegrationId,
+  orgId: "00000000-0000-4000-8000-00000000c0f2" as OrgId,
+  vendorId: "00000000-0000-4000-8000-00000000c0f3" as VendorId,
+  debtorId: "00000000-0000-4000-8000-00000000c0f4" as DebtorId,
+  config,
+  now: DateTime.makeUnsafe("2026-11-21T12:00:00Z"),
+  secret: secretReader(resolverOf(secrets))
+})
+
+const fetchAll = (fixture: ConformanceFixture, config: unknown, secrets = fixture.secrets ?? {}) =>
+  Stream.runCollect(fixture.connector.fetch(pairToFetch(config, secrets)))
+
+const openPortal = <A>(portal: Effect.Effect<A, unknown, Scope.Scope>) =>
+  Effect.mapError(portal, (error) => failWith(`the fixture portal could not be set up: ${String(error)}`))
+
+const fetchOrFail = (fixture: ConformanceFixture, config: unknown) =>
+  fetchAll(fixture, config).pipe(
+    Effect.mapError((failure) => failWith(`the fetch failed: ${failure.message} (retryable: ${failure.retryable})`))
+  )
+
+const fields = [
+  "vendorReceivableId",
+  "amountCents",
+  "currency",
+  "receivableDate",
+  "dueDate",
+  "portalStatus",
+  "poNumber"
+] as const
+
+/** Compares fetched documents with what the portal holds, by key; the first difference is the failure. */
+const compareWith = (
+  expected: SampleDocuments,
+  fetched: ReadonlyArray<FetchedDocument>,
+  only?: ReadonlyArray<(typeof fields)[number]>
+) =>
+  Effect.gen(function* () {
+    yield* require(fetched.length === expected.count, () =>
+      `${fetched.length} documents fetched, the portal holds ${expected.count}`)
+    const byKey = new Map(fetched.map((document) => [document.documentKey, document]))
+    yield* require(byKey.size === fetched.length, () => "a document key appears more than once in one fetch")
+    for (let i = 0; i < expected.count; i++) {
+      const truth = expected.at(i)
+      const document = byKey.get(truth.key)
+      if (document === undefined) return yield* failWith(`document ${truth.key} is missing from the fetch`)
+      for (const field of only ?? fields) {
+        const got = document[field]
+        const want = truth[field]
+        yield* require(got === want, () =>
+          `document ${truth.key}: ${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}` +
+          (field === "amountCents" ? ` (the portal wrote "${truth.amountText}")` : ""))
+      }
+      yield* require(Object.entries(document.metadata).every(
+        ([name, value]) => name !== "" && typeof value === "string"
+      ), () => `document ${truth.key}: metadata must map non-empty names to strings`)
+    }
+  })
+
+// Forcing collections makes retained memory measurable without depending on when the GC runs.
+const collectGarbage = (): (() => void) => {
+  setFlagsFromString("--expose-gc")
+  return runInNewContext("gc") as () => void
+}
+
+export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<ConformanceCheck> => {
+  const notation = fixture.amountNotations[0] ?? { decimalSeparator: ".", groupsThousands: false }
+  const secretValues = Object.values(fixture.secrets ?? {})
+  const leaksSecret = (message: string) => secretValues.some((value) => value !== "" && message.includes(value))
+  return [
+    {
+      name: "refuses each invalid configuration, naming the field",
+      run: Effect.gen(function* () {
+        yield* require(fixture.invalidConfigs.length > 0, () => "the fixture gives no invalid configuration")
+        for (const { config, field } of fixture.invalidConfigs) {
+          const result = validateConfig(fixture.connector, config)
+          if (Result.isSuccess(result)) return yield* failWith(`accepted ${JSON.stringify(config)}`)
+          yield* require(result.failure.field === field, () =>
+            `refused ${JSON.stringify(config)} naming "${result.failure.field}" (${result.failure.message}), expected "${field}"`)
+        }
+        return undefined
+      })
+    },
+    {
+      name: "accepts its fixture's configuration and decodes every document exactly",
+      run: Effect.gen(function* () {
+        const documents = sampleDocuments(Math.max(60, fixture.statuses.length * 4), fixture.statuses, notation)
+        const config = yield* openPortal(fixture.portal(documents, notation))
+        const result = validateConfig(fixture.connector, config)
+        if (Result.isFailure(result)) {
+          return yield* failWith(
+            `its own configuration is refused at "${result.failure.field}": ${result.failure.message}`
+          )
+        }
+        const fetched = yield* fetchOrFail(fixture, config)
+        yield* compareWith(documents, fetched)
+        for (const document of fetched) {
+          const validation = validateDocument(document, fixture.connector.statusMapping)
+          if (validation._tag === "Invalid") {
+            return yield* failWith(
+              `document ${document.documentKey} would be quarantined: ${validation.reasons.join("; ")}`
+            )
+          }
+        }
+        return undefined
+      })
+    },
+    {
+      name: "turns amounts into integer cents exactly, in every notation the portal uses",
+      run: Effect.gen(function* () {
+        for (const each of fixture.amountNotations) {
+          const documents = sampleDocuments(trickyCents.length * 3, fixture.statuses, each)
+          const config = yield* openPortal(fixture.portal(documents, each))
+          yield* compareWith(documents, yield* fetchOrFail(fixture, config), ["amountCents"])
+        }
+        return `notations: ${fixture.amountNotations.map((n) => `"${writeAmount(123456, n, 0)}"`).join(", ")}`
+      })
+    },
+    {
+      name: "writes dates as YYYY-MM-DD",
+      run: Effect.gen(function* () {
+        const documents = sampleDocuments(40, fixture.statuses, notation)
+        const config = yield* openPortal(fixture.portal(documents, notation))
+        const fetched = yield* fetchOrFail(fixture, config)
+        yield* compareWith(documents, fetched, ["receivableDate", "dueDate"])
+        return undefined
+      })
+    },
+    {
+      name: "maps every status the portal shows to the declared status",
+      run: Effect.gen(function* () {
+        yield* require(fixture.statuses.length > 0, () => "the fixture declares no status")
+        for (const [text, status] of fixture.statuses) {
+          const normalized = normalizeStatus(text, fixture.connector.statusMapping)
+          yield* require(normalized === status, () => `"${text}" becomes ${normalized}, declared ${status}`)
+        }
+        return `${fixture.statuses.length} portal statuses`
+      })
+    },
+    {
+      name: "classifies failures as retryable or permanent, without revealing secrets",
+      run: Effect.gen(function* () {
+        yield* require(fixture.failures.some((f) => f.retryable) && fixture.failures.some((f) => !f.retryable), () =>
+          "the fixture must give at least one retryable and one permanent failure")
+        const scenarios = [...fixture.failures]
+        if (secretValues.length > 0) {
+          // The fixture's own portal, with its secrets missing: permanent, and the message says which.
+          scenarios.push({
+            name: "secret not set",
+            retryable: false,
+            portal: fixture.portal(sampleDocuments(1, fixture.statuses, notation), notation)
+          })
+        }
+        for (const scenario of scenarios) {
+          const config = yield* openPortal(scenario.portal)
+          const environment = scenario.name === "secret not set" ? {} : (fixture.secrets ?? {})
+          const outcome = yield* Effect.result(fetchAll(fixture, config, environment))
+          if (Result.isSuccess(outcome)) return yield* failWith(`${scenario.name}: the fetch succeeded`)
+          const failure = outcome.failure
+          yield* require(failure.retryable === scenario.retryable, () =>
+            `${scenario.name}: retryable is ${failure.retryable} ("${failure.message}")`)
+          yield* require(scenario.retryAfterSeconds === undefined ||
+            failure.retryAfterSeconds === scenario.retryAfterSeconds, () =>
+            `${scenario.name}: retryAfterSeconds is ${failure.retryAfterSeconds}, the portal said ${scenario.retryAfterSeconds}`)
+          yield* require(!leaksSecret(failure.message), () => `${scenario.name}: the message reveals a secret`)
+          yield* require(failure.message.trim() !== "", () => `${scenario.name}: the message is empty`)
+        }
+        return `${scenarios.length} failure scenarios`
+      })
+    },
+    {
+      name: `streams ${streamedDocuments.toLocaleString("en")} documents within ${streamingHeapBoundMiB} MiB of retained heap`,
+      run: Effect.gen(function* () {
+        const documents = sampleDocuments(streamedDocuments, fixture.statuses, notation)
+        const config = yield* openPortal(fixture.portal(documents, notation))
+        const gc = collectGarbage()
+        gc()
+        const baseline = process.memoryUsage().heapUsed
+        let peak = 0
+        let count = 0
+        let keySum = 0
+        const started = performance.now()
+        yield* fixture.connector.fetch(pairToFetch(config, fixture.secrets ?? {})).pipe(
+          Stream.runForEach((document) =>
+            Effect.sync(() => {
+              count++
+              keySum += Number(document.documentKey)
+              if (count % 10_000 === 0) {
+                gc()
+                peak = Math.max(peak, process.memoryUsage().heapUsed - baseline)
+              }
+            })
+          ),
+          Effect.mapError((failure) => failWith(`the fetch failed: ${failure.message}`))
+        )
+        const seconds = (performance.now() - started) / 1000
+        // Keys are 100000..(100000 + count - 1): their sum proves each came once, without keeping them.
+        const expectedSum = streamedDocuments * 100_000 + (streamedDocuments * (streamedDocuments - 1)) / 2
+        yield* require(count === streamedDocuments, () => `${count} documents streamed, ${streamedDocuments} expected`)
+        yield* require(keySum === expectedSum, () => "some documents came twice and others not at all")
+        const peakMiB = peak / 2 ** 20
+        yield* require(peakMiB <= streamingHeapBoundMiB, () =>
+          `retained heap grew by ${peakMiB.toFixed(1)} MiB while streaming (bound ${streamingHeapBoundMiB} MiB)`)
+        return `retained heap growth ${peakMiB.toFixed(1)} MiB at most, ${seconds.toFixed(1)} s`
+      })
+    },
+    {
+      name: "gives identical output for repeated fetches",
+      run: Effect.gen(function* () {
+        const documents = sampleDocuments(50, fixture.statuses, notation)
+        const config = yield* openPortal(fixture.portal(documents, notation))
+        const first = JSON.stringify(yield* fetchOrFail(fixture, config))
+        const second = JSON.stringify(yield* fetchOrFail(fixture, config))
+        yield* require(first === second, () => "two fetches of an unchanged portal differ")
+        return undefined
+      })
+    }
+  ]
+}
