@@ -6,8 +6,8 @@ import { describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import { type ConformanceFixture, conformanceChecks } from "./Conformance.ts"
 
-export const describeConformance = (fixture: ConformanceFixture) =>
-  describe(`${fixture.connector.kind} connector conformance`, () => {
+export const describeConformance = (fixture: ConformanceFixture, variant?: string) =>
+  describe(`${fixture.connector.kind} connector conformance${variant === undefined ? "" : ` (${variant})`}`, () => {
     for (const check of conformanceChecks(fixture)) {
       it.effect(
         check.name,

@@ -5,7 +5,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
 import { pairToFetch } from "../../../adapters/portals/conformance/Conformance.ts"
-import { parseCsv } from "../../../adapters/portals/file/Csv.ts"
+import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { planPairSync } from "../../../core/domain/PairSync.ts"
@@ -47,6 +47,32 @@ describe("CSV", () => {
             parseCsv(text, delimiter),
             rows.map(([a, b, c]) => ({ a: a ?? "", b: b ?? "", c: c ?? "" }))
           )
+        }
+      )
+    ))
+
+  it("reads the same rows whatever the chunks the text arrives in", () =>
+    fc.assert(
+      fc.property(
+        fc.constantFrom(",", ";"),
+        fc.array(fc.array(fc.constantFrom("a", '"', ",", ";", "\r", "\n", "é", " "), { maxLength: 6 }), {
+          maxLength: 5
+        }),
+        fc.array(fc.nat(), { maxLength: 6 }),
+        (delimiter, cells, cuts) => {
+          const text = cells.map((cell) => `"${cell.join("").replaceAll('"', '""')}"${delimiter}x`).join("\r\n")
+          const whole = csvReader(delimiter)
+          const expected = [...whole.push(text), ...whole.end()]
+          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b)
+          const chunked = csvReader(delimiter)
+          const rows = []
+          let from = 0
+          for (const point of [...points, text.length]) {
+            rows.push(...chunked.push(text.slice(from, point)))
+            from = point
+          }
+          rows.push(...chunked.end())
+          assert.deepStrictEqual(rows, expected)
         }
       )
     ))

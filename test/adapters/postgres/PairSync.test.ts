@@ -289,6 +289,21 @@ layer(TestLayer, {
     })
   )
 
+  it.effect("a portal's Retry-After is honoured: the retry is never sooner than it asked", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair("flaky")
+      yield* at(2)
+      failNext = new ConnectorFailed({ message: "rate limited (429)", retryable: true, retryAfterSeconds: 900 })
+      const failed = yield* syncAt(pair, "test")
+      failNext = undefined
+      assert.strictEqual(failed._tag, "Failed")
+      const [state] = yield* sql<{ next_sync_at: Date }>`SELECT next_sync_at FROM integrations WHERE id = ${pair.id}`
+      // The first backoff would be about 30 s; the portal asked for 15 minutes.
+      assert.strictEqual(state!.next_sync_at.getTime() - (start + 2 * 86_400_000), 900_000)
+    })
+  )
+
   it.effect("a misconfigured pair fails without retry storms: it waits for its interval", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

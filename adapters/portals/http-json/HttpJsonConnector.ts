@@ -1,0 +1,237 @@
+/**
+ * The `http-json` connector: a generic poller for portals with a JSON REST API. The
+ * configuration says where the invoices are (base URL, path, query), how to authenticate (bearer
+ * token, basic, or an API-key header, each from a secret reference), how the API pages
+ * (page number, offset, cursor, `Link` header, or not at all), where the items are in an answer
+ * and which item field holds what. Pages are fetched one at a time, so a pair of any size syncs
+ * in bounded memory. Only the base URL's origin is ever contacted.
+ */
+import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
+import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import {
+  ConnectorFailed,
+  configOf,
+  type PairToFetch,
+  type PortalConnector
+} from "../../../core/ports/PortalConnector.ts"
+import { SecretReference } from "../../../core/ports/Secrets.ts"
+import { nextLink, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+
+const Name = Schema.String.check(Schema.isNonEmpty())
+const PositiveInt = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))
+
+export const Auth = Schema.Union([
+  Schema.Struct({ type: Schema.Literal("none") }),
+  Schema.Struct({ type: Schema.Literal("bearer"), token: SecretReference }),
+  Schema.Struct({ type: Schema.Literal("basic"), username: Name, password: SecretReference }),
+  Schema.Struct({ type: Schema.Literal("header"), name: Name, value: SecretReference })
+])
+
+export const Pagination = Schema.Union([
+  Schema.Struct({ style: Schema.Literal("none") }),
+  /** `?page=1&per_page=100`: the next page until one comes back short. */
+  Schema.Struct({
+    style: Schema.Literal("page"),
+    pageParam: Name,
+    firstPage: Schema.optionalKey(Schema.Int),
+    sizeParam: Name,
+    size: PositiveInt
+  }),
+  /** `?offset=0&limit=100`: the next offset until a page comes back short. */
+  Schema.Struct({ style: Schema.Literal("offset"), offsetParam: Name, limitParam: Name, limit: PositiveInt }),
+  /** The answer carries the next page's cursor at `nextCursor` (a dotted path); sent back as `cursorParam`. */
+  Schema.Struct({ style: Schema.Literal("cursor"), cursorParam: Name, nextCursor: Name }),
+  /** The `Link` header's `rel="next"` (RFC 8288, as GitHub and many others page). */
+  Schema.Struct({ style: Schema.Literal("link") })
+])
+
+export const HttpJsonConfig = Schema.Struct({
+  baseUrl: PortalUrl,
+  /** The invoices' path under the base URL, with any fixed query (`invoices?supplier=4711`). */
+  path: Schema.String,
+  auth: Auth,
+  pagination: Pagination,
+  /** Where the items are in an answer (a dotted path; empty when the answer is the array). */
+  items: Schema.String,
+  fields: Schema.Struct({
+    documentKey: Name,
+    amount: Name,
+    receivableDate: Name,
+    status: Name,
+    currency: Schema.optionalKey(Name),
+    dueDate: Schema.optionalKey(Name),
+    vendorReceivableId: Schema.optionalKey(Name),
+    poNumber: Schema.optionalKey(Name)
+  }),
+  decimalSeparator: Schema.Literals([".", ","]),
+  dateOrder: Schema.Literals(["YMD", "DMY", "MDY"]),
+  /** The currency of every item, when items carry none. */
+  currency: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/))),
+  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 300 })))
+})
+export type HttpJsonConfig = typeof HttpJsonConfig.Type
+
+const kind = "http-json"
+const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
+// A portal that ignores its paging parameters would otherwise be polled forever.
+const maxPages = 100_000
+
+/** A field's value as the text a portal means by it: numbers as JavaScript writes them (exact for cents). */
+const textOf = (value: unknown): string =>
+  typeof value === "string"
+    ? value.trim()
+    : typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : ""
+
+const optionalText = (item: unknown, path: string | undefined) => {
+  if (path === undefined) return null
+  const text = textOf(valueAt(item, path))
+  return text === "" ? null : text
+}
+
+/** One API item as a document; unreadable values pass on as they are, to be quarantined with the reason. */
+export const documentOf = (config: HttpJsonConfig, item: unknown): FetchedDocument => {
+  const fields = config.fields
+  const mapped = new Set(Object.values(fields).map((path) => path.split(".")[0]))
+  const receivableDate = textOf(valueAt(item, fields.receivableDate))
+  const dueDate = optionalText(item, fields.dueDate)
+  const metadata: Record<string, string> = {}
+  if (item !== null && typeof item === "object") {
+    for (const [name, value] of Object.entries(item)) {
+      const text = textOf(value)
+      if (!mapped.has(name) && text !== "") metadata[name] = text
+    }
+  }
+  return {
+    documentKey: textOf(valueAt(item, fields.documentKey)),
+    vendorReceivableId: optionalText(item, fields.vendorReceivableId),
+    amountCents: parseAmountCents(textOf(valueAt(item, fields.amount)), config.decimalSeparator) ?? Number.NaN,
+    currency: (fields.currency === undefined ? config.currency : optionalText(item, fields.currency)) ?? "",
+    receivableDate: parseDate(receivableDate, config.dateOrder) ?? receivableDate,
+    dueDate: dueDate === null ? null : (parseDate(dueDate, config.dateOrder) ?? dueDate),
+    portalStatus: textOf(valueAt(item, fields.status)),
+    poNumber: optionalText(item, fields.poNumber),
+    metadata
+  }
+}
+
+const authHeaders = (config: HttpJsonConfig, pair: PairToFetch) =>
+  Effect.gen(function* () {
+    const auth = config.auth
+    switch (auth.type) {
+      case "none":
+        return {}
+      case "bearer":
+        return { authorization: `Bearer ${Redacted.value(yield* pair.secret(auth.token))}` }
+      case "basic": {
+        const password = Redacted.value(yield* pair.secret(auth.password))
+        return { authorization: `Basic ${Buffer.from(`${auth.username}:${password}`).toString("base64")}` }
+      }
+      case "header":
+        return { [auth.name.toLowerCase()]: Redacted.value(yield* pair.secret(auth.value)) }
+    }
+  })
+
+interface PageState {
+  readonly url: URL
+  readonly number: number
+}
+
+const withParams = (url: URL, params: Readonly<Record<string, string | number>>) => {
+  const next = new URL(url)
+  for (const [name, value] of Object.entries(params)) next.searchParams.set(name, String(value))
+  return next
+}
+
+/** Where the page after this one is, by the configured style; none when this one was the last. */
+const nextPage = (config: HttpJsonConfig, state: PageState, itemCount: number, body: unknown, headers: Headers) => {
+  const pagination = config.pagination
+  switch (pagination.style) {
+    case "none":
+      return Option.none<PageState>()
+    case "page":
+      return itemCount < pagination.size
+        ? Option.none<PageState>()
+        : Option.some({
+            url: withParams(state.url, { [pagination.pageParam]: (pagination.firstPage ?? 1) + state.number }),
+            number: state.number + 1
+          })
+    case "offset":
+      return itemCount < pagination.limit
+        ? Option.none<PageState>()
+        : Option.some({
+            url: withParams(state.url, {
+              [pagination.offsetParam]: Number(state.url.searchParams.get(pagination.offsetParam) ?? 0) + itemCount
+            }),
+            number: state.number + 1
+          })
+    case "cursor": {
+      const cursor = textOf(valueAt(body, pagination.nextCursor))
+      return cursor === ""
+        ? Option.none<PageState>()
+        : Option.some({ url: withParams(state.url, { [pagination.cursorParam]: cursor }), number: state.number + 1 })
+    }
+    case "link":
+      return Option.map(Option.fromNullishOr(nextLink(headers.get("link"), state.url)), (url) => ({
+        url,
+        number: state.number + 1
+      }))
+  }
+}
+
+const firstPage = (config: HttpJsonConfig): URL => {
+  const base = config.baseUrl.endsWith("/") ? config.baseUrl : `${config.baseUrl}/`
+  const url = new URL(config.path.replace(/^\//, ""), base)
+  const pagination = config.pagination
+  switch (pagination.style) {
+    case "page":
+      return withParams(url, {
+        [pagination.pageParam]: pagination.firstPage ?? 1,
+        [pagination.sizeParam]: pagination.size
+      })
+    case "offset":
+      return withParams(url, { [pagination.offsetParam]: 0, [pagination.limitParam]: pagination.limit })
+    default:
+      return url
+  }
+}
+
+const fetchDocuments = (pair: PairToFetch) =>
+  Effect.gen(function* () {
+    const config = yield* configOf({ kind, configSchema: HttpJsonConfig }, pair.config)
+    const headers = yield* authHeaders(config, pair)
+    const origin = new URL(config.baseUrl).origin
+    const timeoutSeconds = config.timeoutSeconds ?? 30
+    const given = new Set<string>()
+    return Stream.paginate({ url: firstPage(config), number: 1 } as PageState, (state) =>
+      Effect.gen(function* () {
+        if (state.number > maxPages)
+          return yield* permanent(`more than ${maxPages} pages: check the pagination settings`)
+        const answer = yield* requestJson(origin, { url: state.url, headers, timeoutSeconds })
+        const items = valueAt(answer.body, config.items)
+        if (!Array.isArray(items)) {
+          return yield* permanent(
+            `${state.url.origin}${state.url.pathname} has no array at "${config.items}" in its answer: check "items"`
+          )
+        }
+        const documents = items.map((item) => documentOf(config, item))
+        const fresh = documents.filter((document) => document.documentKey !== "" && !given.has(document.documentKey))
+        if (documents.length > 0 && fresh.length === 0) {
+          return yield* permanent(`page ${state.number} repeats earlier items: check the pagination settings`)
+        }
+        for (const document of fresh) given.add(document.documentKey)
+        return [fresh, nextPage(config, state, items.length, answer.body, answer.headers)] as const
+      })
+    )
+  })
+
+export const connector = {
+  kind,
+  configSchema: HttpJsonConfig,
+  statusMapping: makeStatusMapping({}),
+  defaultInterval: Duration.minutes(30),
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector
