@@ -1,0 +1,169 @@
+/**
+ * The `coupa` connector: a vendor's invoices in a debtor's Coupa instance, through Coupa's core
+ * API (`GET /api/invoices`), authenticated with an OAuth 2.0 client-credentials grant
+ * (`POST /oauth2/token`, scope `core.invoice.read`). Invoices are filtered by the vendor's
+ * supplier id in that instance and paged by `offset`/`limit` (Coupa answers at most 50 a page),
+ * in id order so pages do not shift while invoices are added.
+ *
+ * Coupa keeps an invoice's approval state (`status`) and its payment (`paid`) apart; a supplier
+ * wants one answer, so the two are combined: an invoice marked paid is PAID whatever its
+ * approval state, and its portal status reads `approved; paid`.
+ */
+import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
+import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { makeStatusMapping, type Status } from "../../../core/domain/Status.ts"
+import {
+  ConnectorFailed,
+  configOf,
+  type PairToFetch,
+  type PortalConnector
+} from "../../../core/ports/PortalConnector.ts"
+import { SecretReference } from "../../../core/ports/Secrets.ts"
+import { PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+
+export const CoupaConfig = Schema.Struct({
+  /** The debtor's Coupa instance, e.g. `https://globex.coupahost.com`. */
+  instanceUrl: PortalUrl,
+  /** The vendor's supplier id in that instance. */
+  supplierId: Schema.Int.check(Schema.isGreaterThan(0)),
+  /** The OAuth client the debtor's Coupa administrator created for this integration. */
+  clientId: Schema.String.check(Schema.isNonEmpty()),
+  clientSecret: SecretReference,
+  pageSize: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 50 }))),
+  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 300 })))
+})
+export type CoupaConfig = typeof CoupaConfig.Type
+
+const kind = "coupa"
+const scope = "core.invoice.read"
+
+/** Coupa's invoice statuses, by what they mean for the supplier. */
+const approvalStates: Readonly<Record<string, Status>> = {
+  new: "PENDING",
+  draft: "PENDING",
+  pending_receipt: "PENDING",
+  pending_approval: "PENDING",
+  approved: "APPROVED",
+  on_hold: "DISPUTED",
+  ap_hold: "DISPUTED",
+  booking_hold: "DISPUTED",
+  disputed: "DISPUTED",
+  voided: "DISPUTED",
+  abandoned: "DISPUTED",
+  withdrawn: "DISPUTED"
+}
+
+const paidSuffix = "; paid"
+
+export const statusMapping = makeStatusMapping({
+  ...approvalStates,
+  ...Object.fromEntries(Object.keys(approvalStates).map((state) => [`${state}${paidSuffix}`, "PAID" as const]))
+})
+
+const textOf = (value: unknown): string =>
+  typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : ""
+
+const addDays = (isoDate: string, days: number) =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+/** One Coupa invoice as a document. */
+export const documentOf = (invoice: unknown): FetchedDocument => {
+  const field = (path: string) => textOf(valueAt(invoice, path))
+  const invoiceDate = field("invoice-date")
+  const receivableDate = parseDate(invoiceDate, "YMD") ?? invoiceDate
+  // Coupa gives the net terms, not the due date: the due date is the invoice date plus those days.
+  const netDays = valueAt(invoice, "payment-term.days-for-net-payment")
+  const dueDate =
+    typeof netDays === "number" && Number.isInteger(netDays) && receivableDate.length === 10
+      ? addDays(receivableDate, netDays)
+      : null
+  const lines = valueAt(invoice, "invoice-lines")
+  const poNumber = Array.isArray(lines) ? textOf(valueAt(lines[0], "order-header-num")) : ""
+  const paid = valueAt(invoice, "paid") === true
+  const metadata: Record<string, string> = {}
+  for (const [name, path] of [
+    ["payment_terms", "payment-term.code"],
+    ["document_type", "document-type"],
+    ["payment_date", "payment-date"],
+    ["supplier_name", "supplier.name"]
+  ] as const) {
+    const value = field(path)
+    if (value !== "") metadata[name] = value
+  }
+  return {
+    documentKey: field("id"),
+    vendorReceivableId: field("invoice-number") || null,
+    amountCents: parseAmountCents(field("gross-total"), ".") ?? Number.NaN,
+    currency: field("currency.code"),
+    receivableDate,
+    dueDate,
+    portalStatus: `${field("status")}${paid ? paidSuffix : ""}`,
+    poNumber: poNumber === "" ? null : poNumber,
+    metadata
+  }
+}
+
+const accessToken = (config: CoupaConfig, pair: PairToFetch, origin: string, timeoutSeconds: number) =>
+  Effect.gen(function* () {
+    const secret = yield* pair.secret(config.clientSecret)
+    const answer = yield* requestJson(origin, {
+      url: new URL("/oauth2/token", origin),
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({
+        grant_type: "client_credentials",
+        client_id: config.clientId,
+        client_secret: Redacted.value(secret),
+        scope
+      }).toString(),
+      timeoutSeconds
+    })
+    const token = valueAt(answer.body, "access_token")
+    if (typeof token !== "string" || token === "") {
+      return yield* new ConnectorFailed({ message: `${origin}/oauth2/token gave no access token`, retryable: false })
+    }
+    return Redacted.make(token)
+  })
+
+const fetchDocuments = (pair: PairToFetch) =>
+  Effect.gen(function* () {
+    const config = yield* configOf({ kind, configSchema: CoupaConfig }, pair.config)
+    const origin = new URL(config.instanceUrl).origin
+    const timeoutSeconds = config.timeoutSeconds ?? 30
+    const limit = config.pageSize ?? 50
+    const token = yield* accessToken(config, pair, origin, timeoutSeconds)
+    const headers = { authorization: `Bearer ${Redacted.value(token)}` }
+    return Stream.paginate(0, (offset) =>
+      Effect.gen(function* () {
+        const url = new URL("/api/invoices", origin)
+        url.search = new URLSearchParams({
+          "supplier[id]": String(config.supplierId),
+          order_by: "id",
+          dir: "asc",
+          offset: String(offset),
+          limit: String(limit)
+        }).toString()
+        const answer = yield* requestJson(origin, { url, headers, timeoutSeconds })
+        if (!Array.isArray(answer.body)) {
+          return yield* new ConnectorFailed({
+            message: `${origin}/api/invoices did not answer a list`,
+            retryable: false
+          })
+        }
+        const invoices: ReadonlyArray<unknown> = answer.body
+        return [
+          invoices.map(documentOf),
+          invoices.length < limit ? Option.none<number>() : Option.some(offset + invoices.length)
+        ] as const
+      })
+    )
+  })
+
+export const connector = {
+  kind,
+  configSchema: CoupaConfig,
+  statusMapping,
+  defaultInterval: Duration.hours(1),
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector
