@@ -74,6 +74,11 @@ export interface ConformanceFixture {
   /** Configurations that must be refused, each with the field the refusal must name (a dotted path). */
   readonly invalidConfigs: ReadonlyArray<{ readonly config: unknown; readonly field: string }>
   readonly failures: ReadonlyArray<FailureScenario>
+  /**
+   * Whether the portal knows an invoice only by the vendor's invoice number (cXML does): then the
+   * kit's documents use their key as the invoice number too.
+   */
+  readonly invoiceNumberIsKey?: boolean
   /** The environment the fixture's secret references resolve against; no value may appear in an error. */
   readonly secrets?: Readonly<Record<string, string>>
 }
@@ -121,7 +126,8 @@ export const writeAmount = (cents: number, notation: AmountNotation, form: numbe
 export const sampleDocuments = (
   count: number,
   statuses: ReadonlyArray<readonly [string, Status]>,
-  notation: AmountNotation
+  notation: AmountNotation,
+  invoiceNumberIsKey = false
 ): SampleDocuments => ({
   count,
   at: (i) => {
@@ -129,7 +135,7 @@ export const sampleDocuments = (
     const receivableDate = i < dates.length ? dates[i]! : addDays("2025-01-01", i % 700)
     return {
       key: String(100_000 + i),
-      vendorReceivableId: `INV-${2026_000 + i}`,
+      vendorReceivableId: invoiceNumberIsKey ? String(100_000 + i) : `INV-${2026_000 + i}`,
       amountCents: cents,
       amountText: writeAmount(cents, notation, i),
       currency: currencies[i % currencies.length]!,
@@ -209,6 +215,8 @@ const collectGarbage = (): (() => void) => {
 
 export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<ConformanceCheck> => {
   const notation = fixture.amountNotations[0] ?? { decimalSeparator: ".", groupsThousands: false }
+  const samples = (count: number, each: AmountNotation = notation) =>
+    sampleDocuments(count, fixture.statuses, each, fixture.invoiceNumberIsKey)
   const secretValues = Object.values(fixture.secrets ?? {})
   const leaksSecret = (message: string) => secretValues.some((value) => value !== "" && message.includes(value))
   return [
@@ -228,7 +236,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "accepts its fixture's configuration and decodes every document exactly",
       run: Effect.gen(function* () {
-        const documents = sampleDocuments(Math.max(60, fixture.statuses.length * 4), fixture.statuses, notation)
+        const documents = samples(Math.max(60, fixture.statuses.length * 4))
         const config = yield* openPortal(fixture.portal(documents, notation))
         const result = validateConfig(fixture.connector, config)
         if (Result.isFailure(result)) {
@@ -253,7 +261,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
       name: "turns amounts into integer cents exactly, in every notation the portal uses",
       run: Effect.gen(function* () {
         for (const each of fixture.amountNotations) {
-          const documents = sampleDocuments(trickyCents.length * 3, fixture.statuses, each)
+          const documents = samples(trickyCents.length * 3, each)
           const config = yield* openPortal(fixture.portal(documents, each))
           yield* compareWith(documents, yield* fetchOrFail(fixture, config), ["amountCents"])
         }
@@ -263,7 +271,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "writes dates as YYYY-MM-DD",
       run: Effect.gen(function* () {
-        const documents = sampleDocuments(40, fixture.statuses, notation)
+        const documents = samples(40)
         const config = yield* openPortal(fixture.portal(documents, notation))
         const fetched = yield* fetchOrFail(fixture, config)
         yield* compareWith(documents, fetched, ["receivableDate", "dueDate"])
@@ -292,7 +300,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
           scenarios.push({
             name: "secret not set",
             retryable: false,
-            portal: fixture.portal(sampleDocuments(1, fixture.statuses, notation), notation)
+            portal: fixture.portal(samples(1), notation)
           })
         }
         for (const scenario of scenarios) {
@@ -315,7 +323,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: `streams ${streamedDocuments.toLocaleString("en")} documents within ${streamingHeapBoundMiB} MiB of retained heap`,
       run: Effect.gen(function* () {
-        const documents = sampleDocuments(streamedDocuments, fixture.statuses, notation)
+        const documents = samples(streamedDocuments)
         const config = yield* openPortal(fixture.portal(documents, notation))
         const gc = collectGarbage()
         gc()
@@ -351,7 +359,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "gives identical output for repeated fetches",
       run: Effect.gen(function* () {
-        const documents = sampleDocuments(50, fixture.statuses, notation)
+        const documents = samples(50)
         const config = yield* openPortal(fixture.portal(documents, notation))
         const first = JSON.stringify(yield* fetchOrFail(fixture, config))
         const second = JSON.stringify(yield* fetchOrFail(fixture, config))

@@ -1,0 +1,264 @@
+/**
+ * The `cxml` connector: cXML documents in an inbox directory, the standard SAP Ariba, Coupa and
+ * other supplier networks speak. The vendor's own invoices (`InvoiceDetailRequest`) give the
+ * amounts and dates; the network's `StatusUpdateRequest` documents carrying an `InvoiceStatus`
+ * give each invoice's state. For an invoice, the status update with the latest cXML `timestamp`
+ * counts; an invoice without one yet is `submitted`.
+ *
+ * The mapping follows cXML's meanings, not the words: `reconciled` means the invoice was matched
+ * against its order and receipt and cleared for payment, so it is APPROVED, not PAID; `paying`
+ * is APPROVED; `paid` with a `PartialAmount` below the amount due reads `paid (partial)` and is
+ * APPROVED until the rest arrives.
+ *
+ * A file holds one cXML document, as received, or several one after another, as message archives
+ * and middleware logs keep them. Status updates are gathered first (a few dozen bytes per
+ * invoice), then invoices are read as a stream, so an inbox of any size syncs in bounded memory.
+ */
+import { createReadStream } from "node:fs"
+import { readdir } from "node:fs/promises"
+import { join } from "node:path"
+import { Duration, Effect, Schema, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
+import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import {
+  ConnectorFailed,
+  configOf,
+  type PairToFetch,
+  type PortalConnector
+} from "../../../core/ports/PortalConnector.ts"
+import { childAt, childrenNamed, parseXml, type XmlElement } from "./Xml.ts"
+
+export const CxmlConfig = Schema.Struct({
+  /** The directory the cXML documents of this vendor and debtor arrive in (`*.xml`). */
+  inbox: Schema.String.check(Schema.isNonEmpty()),
+  /**
+   * Which of the invoice summary's amounts is the receivable's: `due` (DueAmount, after
+   * deposits; the default), `net` (NetAmount, after discounts) or `gross` (GrossAmount).
+   * When the chosen one is absent, the next in that order is used.
+   */
+  amount: Schema.optionalKey(Schema.Literals(["due", "net", "gross"]))
+})
+export type CxmlConfig = typeof CxmlConfig.Type
+
+const kind = "cxml"
+
+export const statusMapping = makeStatusMapping({
+  submitted: "PENDING",
+  processing: "PENDING",
+  reconciled: "APPROVED",
+  paying: "APPROVED",
+  "paid (partial)": "APPROVED",
+  paid: "PAID",
+  rejected: "DISPUTED",
+  canceled: "DISPUTED"
+})
+
+const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
+
+/** An invoice's latest status, kept compact: one per invoice of the inbox is held during a fetch. */
+interface LatestStatus {
+  /** The status update's cXML timestamp, in milliseconds. */
+  readonly at: number
+  readonly type: string
+  readonly partial: string | undefined
+  readonly comment: string | undefined
+}
+
+/**
+ * A copy of a string that does not share memory with the document it was cut from: V8 keeps a
+ * whole file's text alive for any slice of it, and the statuses outlive their documents.
+ */
+const detached = (text: string) => Buffer.from(text, "utf8").toString("utf8")
+
+// cXML writes decimals as xsd:decimal, possibly with more places than cents need ("12.500").
+const moneyText = (money: XmlElement | undefined) =>
+  money?.text
+    .trim()
+    .replace(/(\.\d\d)0+$/, "$1")
+    .replace(/\.0$/, "")
+
+const statusOf = (root: XmlElement, intern: (text: string) => string) => {
+  const status = childAt(root, "Request/StatusUpdateRequest/InvoiceStatus")
+  const invoiceId = childAt(status, "InvoiceIDInfo")?.attributes.invoiceID?.trim()
+  if (status === undefined || invoiceId === undefined || invoiceId === "") return undefined
+  const comment = childAt(status, "Comments")?.text.trim()
+  const partial = moneyText(childAt(status, "PartialAmount/Money"))
+  const latest: LatestStatus = {
+    at: Date.parse(root.attributes.timestamp ?? "") || 0,
+    type: intern((status.attributes.type ?? "").trim()),
+    partial: partial === undefined ? undefined : detached(partial),
+    comment: comment === undefined || comment === "" ? undefined : intern(comment)
+  }
+  return { invoiceId: detached(invoiceId), latest }
+}
+
+const amountOrder = {
+  due: ["DueAmount", "NetAmount", "GrossAmount"],
+  net: ["NetAmount", "GrossAmount"],
+  gross: ["GrossAmount"]
+}
+
+const addDays = (isoDate: string, days: number) =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
+
+/** One invoice and its latest status as a document; unreadable values pass on, to be quarantined. */
+export const documentOf = (
+  config: CxmlConfig,
+  request: XmlElement,
+  status: LatestStatus | undefined,
+  file: string
+): FetchedDocument => {
+  const header = childAt(request, "InvoiceDetailRequestHeader")
+  const invoiceId = header?.attributes.invoiceID ?? ""
+  const invoiceDate = header?.attributes.invoiceDate ?? ""
+  const receivableDate = parseDate(invoiceDate, "YMD") ?? invoiceDate
+  const summary = childAt(request, "InvoiceDetailSummary")
+  const money = amountOrder[config.amount ?? "due"]
+    .map((name) => childAt(summary, `${name}/Money`))
+    .find((element) => element !== undefined)
+  const amountCents = parseAmountCents(moneyText(money) ?? "", ".") ?? Number.NaN
+  // The net term is the longest; shorter ones are early-payment discounts.
+  const netDays = Math.max(
+    ...childrenNamed(header, "PaymentTerm")
+      .map((term) => Number(term.attributes.payInNumberOfDays))
+      .filter(Number.isInteger)
+  )
+  const orderId = childAt(request, "InvoiceDetailOrder/InvoiceDetailOrderInfo/OrderReference")?.attributes.orderID
+  const partialCents = status?.partial === undefined ? undefined : parseAmountCents(status.partial, ".")
+  const type = status?.type ?? "submitted"
+  const metadata: Record<string, string> = { file_reference: file }
+  if (Number.isInteger(netDays)) metadata.payment_terms = `NET${netDays}`
+  if (header?.attributes.purpose !== undefined) metadata.invoice_purpose = header.attributes.purpose
+  if (status?.partial !== undefined) metadata.paid_amount = status.partial
+  if (status?.comment !== undefined) metadata.status_comment = status.comment
+  if (status !== undefined && status.at > 0) metadata.status_updated_at = new Date(status.at).toISOString()
+  return {
+    documentKey: invoiceId.trim(),
+    vendorReceivableId: invoiceId.trim() || null,
+    amountCents,
+    currency: money?.attributes.currency ?? "",
+    receivableDate,
+    dueDate: Number.isInteger(netDays) && receivableDate.length === 10 ? addDays(receivableDate, netDays) : null,
+    portalStatus: type === "paid" && partialCents !== undefined && partialCents < amountCents ? "paid (partial)" : type,
+    poNumber: orderId?.trim() || null,
+    metadata
+  }
+}
+
+const endTag = "</cXML>"
+
+/** The cXML documents of one inbox file, in order, read chunk by chunk. */
+const documentsIn = (inbox: string, file: string): Stream.Stream<string, ConnectorFailed> =>
+  Stream.suspend(() => {
+    let pending = ""
+    const complete = (chunk: string) => {
+      pending += chunk
+      const documents: Array<string> = []
+      for (let end = pending.indexOf(endTag); end >= 0; end = pending.indexOf(endTag)) {
+        documents.push(pending.slice(0, end + endTag.length))
+        pending = pending.slice(end + endTag.length)
+      }
+      return documents
+    }
+    return Stream.fromAsyncIterable(
+      createReadStream(join(inbox, file), { encoding: "utf8" }),
+      // Gone or locked while listed: the next run may read it.
+      () => new ConnectorFailed({ message: `${file} cannot be read`, retryable: true })
+    ).pipe(
+      Stream.map((chunk: string) => complete(chunk)),
+      Stream.concat(
+        Stream.suspend(() =>
+          pending.trim() === ""
+            ? Stream.empty
+            : // A document cut short is most likely still being written.
+              Stream.fail(
+                new ConnectorFailed({ message: `${file} ends in an incomplete cXML document`, retryable: true })
+              )
+        )
+      ),
+      Stream.flattenIterable
+    )
+  })
+
+const parse = (text: string, file: string) =>
+  Effect.try({
+    try: () => parseXml(text),
+    catch: (error) => permanent(`${file} is not well-formed XML: ${(error as Error).message}`)
+  })
+
+/** What the inbox says about invoices before any is read: latest statuses, deletions, which files hold invoices. */
+const survey = (inbox: string, files: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const statuses = new Map<string, LatestStatus>()
+    const deleted = new Set<string>()
+    const invoiceFiles: Array<string> = []
+    const interned = new Map<string, string>()
+    const intern = (text: string) => {
+      const known = interned.get(text)
+      if (known !== undefined) return known
+      const copy = detached(text)
+      if (interned.size < 1_000) interned.set(copy, copy)
+      return copy
+    }
+    for (const file of files) {
+      let holdsInvoices = false
+      yield* Stream.runForEach(documentsIn(inbox, file), (text) =>
+        Effect.gen(function* () {
+          if (text.includes("<InvoiceDetailRequest")) {
+            holdsInvoices = true
+            if (!text.includes('operation="delete"')) return
+            const header = childAt(yield* parse(text, file), "Request/InvoiceDetailRequest/InvoiceDetailRequestHeader")
+            const invoiceId = header?.attributes.invoiceID?.trim()
+            if (invoiceId !== undefined && header?.attributes.operation === "delete") deleted.add(detached(invoiceId))
+          } else if (text.includes("<StatusUpdateRequest")) {
+            const update = statusOf(yield* parse(text, file), intern)
+            if (update === undefined) return
+            const known = statuses.get(update.invoiceId)
+            // The latest timestamp counts; at equal times, the later document.
+            if (known === undefined || update.latest.at >= known.at) statuses.set(update.invoiceId, update.latest)
+          }
+        })
+      )
+      if (holdsInvoices) invoiceFiles.push(file)
+    }
+    return { statuses, deleted, invoiceFiles }
+  })
+
+const fetchDocuments = (pair: PairToFetch) =>
+  Effect.gen(function* () {
+    const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
+    const listing = yield* Effect.tryPromise({
+      try: () => readdir(config.inbox),
+      catch: () => permanent(`the inbox ${config.inbox} cannot be read`)
+    })
+    const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
+    const { statuses, deleted, invoiceFiles } = yield* survey(config.inbox, files)
+    // An invoice sent again (a resend) is the same invoice: the first copy counts.
+    const given = new Set<string>()
+    return Stream.fromIterable(invoiceFiles).pipe(
+      Stream.flatMap((file) =>
+        documentsIn(config.inbox, file).pipe(
+          Stream.filter((text) => text.includes("<InvoiceDetailRequest")),
+          Stream.mapEffect((text) =>
+            Effect.map(parse(text, file), (root) => {
+              const request = childAt(root, "Request/InvoiceDetailRequest")
+              const invoiceId = childAt(request, "InvoiceDetailRequestHeader")?.attributes.invoiceID?.trim() ?? ""
+              if (request === undefined || invoiceId === "" || given.has(invoiceId) || deleted.has(invoiceId)) return []
+              given.add(detached(invoiceId))
+              return [documentOf(config, request, statuses.get(invoiceId), file)]
+            })
+          ),
+          Stream.flattenIterable
+        )
+      )
+    )
+  })
+
+export const connector = {
+  kind,
+  configSchema: CxmlConfig,
+  statusMapping,
+  defaultInterval: Duration.minutes(15),
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector
