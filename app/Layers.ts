@@ -6,7 +6,6 @@
  */
 import { Layer } from "effect"
 import * as RandomIds from "../adapters/keys/RandomIds.ts"
-import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -14,6 +13,7 @@ import * as PgDirectory from "../adapters/postgres/PgDirectory.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
+import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { SyncEngine } from "../core/services/SyncEngine.ts"
 

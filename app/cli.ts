@@ -253,20 +253,26 @@ const integrationCreate = Command.make(
     connector: Flag.String("connector").pipe(Flag.withDescription("The connector's kind, e.g. simulator")),
     config: Flag.String("config").pipe(Flag.withDescription("The connector's configuration, as JSON")),
     interval: Flag.String("interval").pipe(
-      Flag.withDescription("How often to sync: 90s, 15m, 1h, 2d"),
-      Flag.withDefault("1h")
+      Flag.withDescription("How often to sync: 90s, 15m, 1h, 2d (default: the connector's own)"),
+      Flag.optional
     ),
     json
   },
   Effect.fn(function* (input) {
-    const interval = parseInterval(input.interval)
-    if (interval === undefined)
-      return yield* new DirectoryRefused({ message: `--interval "${input.interval}" is not like 15m, 1h or 2d` })
+    const interval = Option.map(input.interval, parseInterval)
+    if (Option.isSome(interval) && interval.value === undefined)
+      return yield* new DirectoryRefused({
+        message: `--interval "${Option.getOrThrow(input.interval)}" is not like 15m, 1h or 2d`
+      })
     const config = yield* Effect.try({
       try: () => JSON.parse(input.config) as unknown,
       catch: () => new DirectoryRefused({ message: "--config is not valid JSON" })
     })
-    const integration = yield* (yield* Directory).createIntegration({ ...input, config, interval })
+    const integration = yield* (yield* Directory).createIntegration({
+      ...input,
+      config,
+      interval: Option.getOrUndefined(interval)
+    })
     yield* print(input.json, integrationJson(integration), () => integrationLine(integration))
   })
 ).pipe(Command.withDescription("Connect a vendor-debtor pair to its debtor's portal"))

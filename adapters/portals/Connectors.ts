@@ -1,10 +1,19 @@
 /** The connectors of the bundled app, by kind. A new portal is one more entry here. */
 import { Layer, Option } from "effect"
 import { type PortalConnector, PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import * as Coupa from "./coupa/CoupaConnector.ts"
+import * as Cxml from "./cxml/CxmlConnector.ts"
 import * as File from "./file/FileConnector.ts"
+import * as HttpJson from "./http-json/HttpJsonConnector.ts"
 import * as Simulator from "./simulator/SimulatorConnector.ts"
 
-export const all: ReadonlyArray<PortalConnector> = [Simulator.connector, File.connector]
+export const all: ReadonlyArray<PortalConnector> = [
+  Simulator.connector,
+  File.connector,
+  HttpJson.connector,
+  Cxml.connector,
+  Coupa.connector
+]
 
 export const layerOf = (connectors: ReadonlyArray<PortalConnector>) => {
   const byKind = new Map(connectors.map((connector) => [connector.kind, connector]))

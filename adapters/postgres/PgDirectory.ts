@@ -125,7 +125,7 @@ export const layer = Layer.effect(
       readonly debtor: string
       readonly connector: string
       readonly config: unknown
-      readonly interval: Duration.Duration
+      readonly interval?: Duration.Duration | undefined
     }) {
       yield* requireOrg(input.org)
       if (!(yield* exists("vendors", input.vendor, input.org))) {
@@ -141,11 +141,12 @@ export const layer = Layer.effect(
           `invalid ${input.connector} configuration${field === "" ? "" : ` at "${field}"`}: ${message}`
         )
       }
-      if (Duration.toMillis(input.interval) < 60_000) return yield* refuse("the interval must be at least one minute")
+      const interval = input.interval ?? connector.value.defaultInterval
+      if (Duration.toMillis(interval) < 60_000) return yield* refuse("the interval must be at least one minute")
       const rows = yield* sql<{ id: string }>`
         INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, sync_interval, next_sync_at)
         VALUES (${input.org}, ${input.vendor}, ${input.debtor}, ${input.connector}, ${JSON.stringify(input.config)}::jsonb,
-          ${Duration.toMillis(input.interval)} * interval '1 millisecond', now())
+          ${Duration.toMillis(interval)} * interval '1 millisecond', now())
         ON CONFLICT (org_id, vendor_id, debtor_id) DO NOTHING
         RETURNING id`.pipe(Effect.orDie)
       if (rows[0] === undefined) return yield* refuse("this vendor and debtor already have an integration")

@@ -61,7 +61,8 @@ export class Directory extends Context.Service<
       readonly debtor: string
       readonly connector: string
       readonly config: unknown
-      readonly interval: Duration.Duration
+      /** How often to sync; the connector's default interval when not given. */
+      readonly interval?: Duration.Duration | undefined
     }) => Effect.Effect<IntegrationRecord, DirectoryRefused>
     readonly listIntegrations: (org: string) => Effect.Effect<ReadonlyArray<IntegrationRecord>, DirectoryRefused>
     readonly showIntegration: (

@@ -3,36 +3,12 @@
  * organizations and keys, readable and JSON output, one-line refusals, and a created key that
  * works on the API until it is revoked.
  */
-import { spawn } from "node:child_process"
-import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { TestDatabaseUrl } from "../support/TestDatabase.ts"
+import { runCli } from "../support/Cli.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
-const root = join(import.meta.dirname, "..", "..")
-
-const cli = (...args: ReadonlyArray<string>) =>
-  Effect.flatMap(TestDatabaseUrl, (url) =>
-    Effect.promise(
-      () =>
-        new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
-          const child = spawn(process.execPath, [join(root, "app", "cli.ts"), ...args], {
-            env: { ...process.env, DATABASE_URL: url },
-            stdio: ["ignore", "pipe", "pipe"]
-          })
-          let stdout = ""
-          let stderr = ""
-          child.stdout.on("data", (chunk) => {
-            stdout += chunk
-          })
-          child.stderr.on("data", (chunk) => {
-            stderr += chunk
-          })
-          child.on("exit", (code) => resolve({ code, stdout, stderr }))
-        })
-    )
-  )
+const cli = (...args: ReadonlyArray<string>) => runCli(args)
 
 const vendors = (key: string) =>
   Effect.flatMap(BaseUrl, (base) =>

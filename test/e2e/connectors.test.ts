@@ -1,0 +1,109 @@
+/**
+ * Every bundled portal connector as operators use it: an integration created and synced with the
+ * CLI, against the connector's fixture portal (a directory, a mock API), with secrets given to
+ * the process by reference only.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Duration, Effect } from "effect"
+import type { ConformanceFixture } from "../../adapters/portals/conformance/Conformance.ts"
+import { sampleDocuments } from "../../adapters/portals/conformance/Conformance.ts"
+import { fixture as coupa } from "../../adapters/portals/coupa/fixture.ts"
+import { fixture as cxml } from "../../adapters/portals/cxml/fixture.ts"
+import { fixture as file } from "../../adapters/portals/file/fixture.ts"
+import { fixtureFor } from "../../adapters/portals/http-json/fixture.ts"
+import { jsonOf, runCli } from "../support/Cli.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+
+const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa]
+
+const newPair = (debtorName: string) =>
+  Effect.gen(function* () {
+    const org = jsonOf<{ id: string }>(yield* runCli(["org", "create", "--name", `Org for ${debtorName}`, "--json"]))
+    const vendor = jsonOf<{ id: string }>(
+      yield* runCli(["vendor", "create", "--org", org.id, "--name", "Acme", "--json"])
+    )
+    const debtor = jsonOf<{ id: string }>(yield* runCli(["debtor", "create", "--name", debtorName, "--json"]))
+    return ["--org", org.id, "--vendor", vendor.id, "--debtor", debtor.id]
+  })
+
+layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("connectors through the CLI", (it) => {
+  it.effect("an integration of each kind is created, then synced, with its secrets by reference", () =>
+    Effect.gen(function* () {
+      for (const portal of portals) {
+        const kind = portal.connector.kind
+        const notation = portal.amountNotations[0]!
+        const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
+        const config = yield* portal.portal(documents, notation)
+        const created = jsonOf<{ id: string; interval_seconds: number }>(
+          yield* runCli([
+            "integration",
+            "create",
+            ...(yield* newPair(`Debtor on ${kind}`)),
+            "--connector",
+            kind,
+            "--config",
+            JSON.stringify(config),
+            "--json"
+          ])
+        )
+        assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
+        const synced = yield* runCli(["sync", "run", "--integration", created.id, "--json"], portal.secrets)
+        const [run] =
+          jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
+        assert.deepStrictEqual(
+          [kind, run!.outcome, run!.created, run!.quarantined],
+          [kind, "succeeded", 30, 0],
+          run!.error
+        )
+        for (const secret of Object.values(portal.secrets ?? {})) {
+          assert.notInclude(synced.stdout + synced.stderr, secret)
+        }
+      }
+    }).pipe(Effect.scoped)
+  )
+
+  it.effect("a secret pasted into a configuration is refused, unechoed; a secret not set fails the run by name", () =>
+    Effect.gen(function* () {
+      const pair = yield* newPair("Debtor with secrets")
+      const pasted = yield* runCli([
+        "integration",
+        "create",
+        ...pair,
+        "--connector",
+        "coupa",
+        "--config",
+        JSON.stringify({
+          instanceUrl: "https://globex.coupahost.com",
+          supplierId: 77,
+          clientId: "receivables",
+          clientSecret: "cs_live_pasted_by_mistake"
+        })
+      ])
+      assert.strictEqual(pasted.code, 1)
+      assert.match(pasted.stderr, /invalid coupa configuration at "clientSecret"/)
+      assert.notInclude(pasted.stderr, "cs_live_pasted_by_mistake")
+
+      const documents = sampleDocuments(3, coupa.statuses, coupa.amountNotations[0]!)
+      const config = yield* coupa.portal(documents, coupa.amountNotations[0]!)
+      const created = jsonOf<{ id: string }>(
+        yield* runCli([
+          "integration",
+          "create",
+          ...pair,
+          "--connector",
+          "coupa",
+          "--config",
+          JSON.stringify(config),
+          "--json"
+        ])
+      )
+      const failed = yield* runCli(["sync", "run", "--integration", created.id, "--json"], { COUPA_CLIENT_SECRET: "" })
+      assert.strictEqual(failed.code, 1)
+      const [run] = JSON.parse(failed.stdout) as ReadonlyArray<{ outcome: string; error: string }>
+      assert.deepStrictEqual(
+        [run!.outcome, run!.error],
+        ["failed", "environment variable COUPA_CLIENT_SECRET is not set"]
+      )
+    }).pipe(Effect.scoped)
+  )
+})
