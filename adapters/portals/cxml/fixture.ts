@@ -16,7 +16,7 @@ const temporaryDirectory = Effect.acquireRelease(
   (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
 )
 
-const escape = (text: string) =>
+export const escapeXml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;")
 
 const header = `<Header>
@@ -52,17 +52,17 @@ export const invoiceDocument = (document: SampleDocument) => {
   const order =
     document.poNumber === null
       ? '<InvoiceDetailOrderInfo><MasterAgreementIDInfo agreementID="MA-1"/></InvoiceDetailOrderInfo>'
-      : `<InvoiceDetailOrderInfo><OrderReference orderID="${escape(document.poNumber)}"><DocumentReference payloadID="po-${document.key}@buyer.example"/></OrderReference></InvoiceDetailOrderInfo>`
+      : `<InvoiceDetailOrderInfo><OrderReference orderID="${escapeXml(document.poNumber)}"><DocumentReference payloadID="po-${document.key}@buyer.example"/></OrderReference></InvoiceDetailOrderInfo>`
   return envelope(
     "InvoiceDetail.dtd",
     `inv-${document.key}@acme.example`,
     `${document.receivableDate}T09:00:00-08:00`,
     `<InvoiceDetailRequest>
-      <InvoiceDetailRequestHeader invoiceID="${escape(document.key)}" purpose="standard" operation="new" invoiceDate="${document.receivableDate}T00:00:00-08:00">
+      <InvoiceDetailRequestHeader invoiceID="${escapeXml(document.key)}" purpose="standard" operation="new" invoiceDate="${document.receivableDate}T00:00:00-08:00">
         <InvoiceDetailHeaderIndicator/>
         <InvoiceDetailLineIndicator/>
         ${terms}
-        <Comments>Invoice &amp; delivery note ${escape(document.vendorReceivableId)}</Comments>
+        <Comments>Invoice &amp; delivery note ${escapeXml(document.vendorReceivableId)}</Comments>
       </InvoiceDetailRequestHeader>
       <InvoiceDetailOrder>
         ${order}
@@ -93,7 +93,7 @@ export const statusDocument = (
     `<StatusUpdateRequest>
       <Status code="200" text="OK"/>
       <InvoiceStatus type="${type}">
-        <InvoiceIDInfo invoiceID="${escape(invoiceId)}" invoiceDate="${invoiceDate}T00:00:00-08:00"/>
+        <InvoiceIDInfo invoiceID="${escapeXml(invoiceId)}" invoiceDate="${invoiceDate}T00:00:00-08:00"/>
         ${partial === undefined ? "" : `<PartialAmount><Money currency="${partial.currency}">${partial.amount}</Money></PartialAmount>`}
         <Comments xml:lang="en-US">Updated by the buyer</Comments>
       </InvoiceStatus>

@@ -6,16 +6,13 @@ import { Effect, Stream } from "effect"
 import fc from "fast-check"
 import { pairToFetch, sampleDocuments } from "../../../adapters/portals/conformance/Conformance.ts"
 import { connector } from "../../../adapters/portals/cxml/CxmlConnector.ts"
-import { invoiceDocument, statusDocument } from "../../../adapters/portals/cxml/fixture.ts"
+import { escapeXml, invoiceDocument, statusDocument } from "../../../adapters/portals/cxml/fixture.ts"
 import { parseXml, type XmlElement } from "../../../adapters/portals/cxml/Xml.ts"
-
-const escape = (text: string) =>
-  text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;")
 
 const write = (element: XmlElement): string =>
   `<${element.name}${Object.entries(element.attributes)
-    .map(([name, value]) => ` ${name}="${escape(value)}"`)
-    .join("")}>${escape(element.text)}${element.children.map(write).join("")}</${element.name}>`
+    .map(([name, value]) => ` ${name}="${escapeXml(value)}"`)
+    .join("")}>${escapeXml(element.text)}${element.children.map(write).join("")}</${element.name}>`
 
 const name = fc.stringMatching(/^[A-Za-z][A-Za-z0-9]{0,6}$/)
 const elementOf = (depth: number): fc.Arbitrary<XmlElement> =>

@@ -7,7 +7,7 @@ import fc from "fast-check"
 import { pairToFetch } from "../../../adapters/portals/conformance/Conformance.ts"
 import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { planPairSync } from "../../../core/domain/PairSync.ts"
 
 const pair = (config: unknown) => pairToFetch(config)
