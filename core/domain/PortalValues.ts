@@ -53,3 +53,7 @@ export const parseDate = (text: string, order: DateOrder): string | undefined =>
   const iso = `${year}-${month.padStart(2, "0")}-${day.padStart(2, "0")}`
   return isCalendarDate(iso) ? iso : undefined
 }
+
+/** The calendar date `days` after a `YYYY-MM-DD` date: a due date from an invoice date and its net terms. */
+export const addDays = (isoDate: string, days: number): string =>
+  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)

@@ -13,7 +13,7 @@ import { runInNewContext } from "node:vm"
 import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../../core/domain/Ids.ts"
 import { type FetchedDocument, validateDocument } from "../../../core/domain/PairSync.ts"
-import type { DecimalSeparator } from "../../../core/domain/PortalValues.ts"
+import { addDays, type DecimalSeparator } from "../../../core/domain/PortalValues.ts"
 import { normalizeStatus, type Status } from "../../../core/domain/Status.ts"
 import {
   type PairToFetch,
@@ -104,9 +104,6 @@ const failWith = (message: string) => new ConformanceFailure({ message })
 const trickyCents = [123456, 123450, 29, 435, 100500, 100, 1, 99_999_999_99, 1_000_000_00, 57, 110, 1_234_567_89]
 const currencies = ["USD", "EUR", "GBP", "CHF"]
 const dates = ["2024-02-29", "2026-12-31", "2026-01-05", "2025-07-14", "2026-11-09"]
-
-const addDays = (iso: string, days: number) =>
-  new Date(Date.parse(`${iso}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** An amount written in a notation, in one of the forms portals use: `1,234.56`, `1234.5`, `1.234,56`, `1234`. */
 export const writeAmount = (cents: number, notation: AmountNotation, form: number): string => {

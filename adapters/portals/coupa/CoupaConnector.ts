@@ -11,7 +11,7 @@
  */
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping, type Status } from "../../../core/domain/Status.ts"
 import {
   ConnectorFailed,
@@ -63,9 +63,6 @@ export const statusMapping = makeStatusMapping({
 
 const textOf = (value: unknown): string =>
   typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : ""
-
-const addDays = (isoDate: string, days: number) =>
-  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** One Coupa invoice as a document. */
 export const documentOf = (invoice: unknown): FetchedDocument => {

@@ -19,7 +19,7 @@ import { readdir } from "node:fs/promises"
 import { join } from "node:path"
 import { Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import {
   ConnectorFailed,
@@ -98,9 +98,6 @@ const amountOrder = {
   net: ["NetAmount", "GrossAmount"],
   gross: ["GrossAmount"]
 }
-
-const addDays = (isoDate: string, days: number) =>
-  new Date(Date.parse(`${isoDate}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10)
 
 /** One invoice and its latest status as a document; unreadable values pass on, to be quarantined. */
 export const documentOf = (

@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 
 /** Writes cents the way a portal with the given conventions would. */
 const write = (cents: number, decimal: "." | ",", grouping: string, decimals: 0 | 1 | 2) => {
@@ -85,4 +85,28 @@ describe("parseDate", () => {
     assert.isUndefined(parseDate("21/11/26", "DMY"))
     assert.isUndefined(parseDate("yesterday", "YMD"))
   })
+})
+
+describe("addDays", () => {
+  it("crosses month, leap day and year ends", () => {
+    assert.strictEqual(addDays("2024-02-28", 1), "2024-02-29")
+    assert.strictEqual(addDays("2025-02-28", 1), "2025-03-01")
+    assert.strictEqual(addDays("2026-12-31", 1), "2027-01-01")
+    assert.strictEqual(addDays("2026-11-21", 30), "2026-12-21")
+  })
+
+  it("is undone by its opposite, and moves the weekday by the days modulo 7", () =>
+    fc.assert(
+      fc.property(
+        fc.date({ min: new Date("1990-01-01"), max: new Date("2090-01-01"), noInvalidDate: true }),
+        fc.integer({ min: -400, max: 400 }),
+        (date, days) => {
+          const iso = date.toISOString().slice(0, 10)
+          const moved = addDays(iso, days)
+          assert.strictEqual(addDays(moved, -days), iso)
+          const weekday = (d: string) => new Date(`${d}T12:00:00Z`).getUTCDay()
+          assert.strictEqual(weekday(moved), (((weekday(iso) + days) % 7) + 7) % 7)
+        }
+      )
+    ))
 })
