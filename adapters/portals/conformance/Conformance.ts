@@ -291,19 +291,20 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
       run: Effect.gen(function* () {
         yield* require(fixture.failures.some((f) => f.retryable) && fixture.failures.some((f) => !f.retryable), () =>
           "the fixture must give at least one retryable and one permanent failure")
-        const scenarios = [...fixture.failures]
+        const scenarios: Array<FailureScenario & { readonly environment: Readonly<Record<string, string>> }> =
+          fixture.failures.map((scenario) => ({ ...scenario, environment: fixture.secrets ?? {} }))
         if (secretValues.length > 0) {
           // The fixture's own portal, with its secrets missing: permanent, and the message says which.
           scenarios.push({
             name: "secret not set",
             retryable: false,
-            portal: fixture.portal(samples(1), notation)
+            portal: fixture.portal(samples(1), notation),
+            environment: {}
           })
         }
         for (const scenario of scenarios) {
           const config = yield* openPortal(scenario.portal)
-          const environment = scenario.name === "secret not set" ? {} : (fixture.secrets ?? {})
-          const outcome = yield* Effect.result(fetchAll(fixture, config, environment))
+          const outcome = yield* Effect.result(fetchAll(fixture, config, scenario.environment))
           if (Result.isSuccess(outcome)) return yield* failWith(`${scenario.name}: the fetch succeeded`)
           const failure = outcome.failure
           yield* require(failure.retryable === scenario.retryable, () =>
