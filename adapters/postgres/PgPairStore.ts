@@ -5,7 +5,7 @@
  * statement. Readers see all of a sync or none of it. Due pairs are claimed with
  * `FOR UPDATE SKIP LOCKED` and a lease, so workers never wait on each other.
  */
-import { DateTime, Duration, Effect, Layer, Stream } from "effect"
+import { DateTime, Duration, Effect, Layer, Semaphore, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
@@ -153,55 +153,81 @@ export const layerWith = (chunkSize: number) =>
         return rows.map(toIntegration)
       })
 
-      const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) =>
-        Effect.gen(function* () {
-          const org = integration.orgId
-          if (plan.inserts.length > 0) {
-            yield* sql`
+      // A chunk's whole plan in one statement (one round trip): new receivables, changed ones,
+      // their history and the events. Foreign keys are checked at the statement's end, when the
+      // receivables the events refer to exist.
+      const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) => {
+        const org = integration.orgId
+        if (plan.inserts.length === 0 && plan.updates.length === 0 && plan.events.length === 0) return Effect.void
+        return Effect.asVoid(sql`
+          WITH inserted AS (
             INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
               amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata,
               detected_at, updated_at)
             SELECT ${org}, r.id, ${integration.id}, ${integration.refs.vendor.id}, ${integration.refs.debtor.id},
               r.document_key, r.vendor_receivable_id, r.amount_cents, r.currency, r.receivable_date, r.due_date,
               r.status, r.portal_status, r.po_number, r.metadata, ${at}, ${at}
-            FROM json_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::json) AS r(${columns})`
-          }
-          if (plan.updates.length > 0) {
-            yield* sql`
+            FROM json_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::json) AS r(${columns})
+          ), updated AS (
             UPDATE receivables p SET vendor_receivable_id = r.vendor_receivable_id, amount_cents = r.amount_cents,
               currency = r.currency, receivable_date = r.receivable_date, due_date = r.due_date, status = r.status,
               portal_status = r.portal_status, po_number = r.po_number, metadata = r.metadata, updated_at = ${at}
             FROM json_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::json) AS r(${columns})
-            WHERE p.org_id = ${org} AND p.id = r.id`
-            yield* sql`
+            WHERE p.org_id = ${org} AND p.id = r.id
+          ), history AS (
             INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
             SELECT ${org}, h.id, ${at}, h.changes
             FROM json_to_recordset(${JSON.stringify(
               plan.updates.map((u) => ({ id: u.id, changes: u.history.changes }))
-            )}::json) AS h(id text, changes jsonb)`
-          }
-          if (plan.events.length > 0) {
-            yield* sql`
-            INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
-            SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
-            FROM json_to_recordset(${JSON.stringify(
-              plan.events.map((e) => ({
-                id: e.id,
-                type: e.type,
-                receivable_id: e.receivableId,
-                created_at: DateTime.formatIso(e.createdAt),
-                data: e.data
-              }))
-            )}::json) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb)`
-          }
-        })
+            )}::json) AS h(id text, changes jsonb)
+          )
+          INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
+          SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
+          FROM json_to_recordset(${JSON.stringify(
+            plan.events.map((e) => ({
+              id: e.id,
+              type: e.type,
+              receivable_id: e.receivableId,
+              created_at: DateTime.formatIso(e.createdAt),
+              data: e.data
+            }))
+          )}::json) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb)`)
+      }
+
+      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute): a table
+      // it still believes nearly empty gets plans that scan an organization's rows for every
+      // lookup by key, and sessions keep such plans for foreign-key checks. So a sync that has
+      // grown the tables past half again their last analyzed size analyzes them at once, which
+      // also discards those plans: a handful of times while a table grows from empty to millions.
+      const analyzing = yield* Semaphore.make(1)
+      const refreshStatistics = analyzing
+        .withPermitsIfAvailable(1)(
+          Effect.gen(function* () {
+            const [table] = yield* sql<{ changed: bigint | null; analyzed: number }>`
+              SELECT s.n_mod_since_analyze AS changed, greatest(c.reltuples, 0) AS analyzed
+              FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
+              WHERE c.oid = 'receivables'::regclass`
+            const changed = Number(table?.changed ?? 0)
+            if (changed >= 1_000 && changed >= (table?.analyzed ?? 0) / 2) {
+              yield* sql`ANALYZE receivables, receivable_history, events`
+            }
+          })
+        )
+        .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))
 
       const syncPair = <E>(integration: Integration, options: SyncPairOptions<E>) =>
         sql
           .withTransaction(
             Effect.gen(function* () {
               // The pair's lock: a concurrent sync of the same pair waits here, then plans on our result.
-              yield* sql`SELECT id FROM integrations WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
+              // The commit does not wait for its WAL flush (`synchronous_commit` off for this
+              // transaction only): a crash can lose the last fraction of a second of syncs, never
+              // part of one, and a lost sync also loses its `next_sync_at`, so the pair is due
+              // again and the portal, the source of truth, is read again. API key, audit and
+              // operator writes keep durable commits.
+              yield* sql`
+              SELECT id, set_config('synchronous_commit', 'off', true) FROM integrations
+              WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
               // One time for the whole sync: every row it changes shows the same updated_at.
               const at = DateTime.toDateUtc(yield* DateTime.now)
               // The portal's answer is read and applied a chunk at a time, with only that chunk's
@@ -220,7 +246,9 @@ export const layerWith = (chunkSize: number) =>
                       to_char(due_date, 'YYYY-MM-DD') AS due_date, status, portal_status, po_number, metadata
                     FROM receivables
                     WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
-                      AND document_key IN ${sql.in(keys)}`.pipe(Effect.orDie)
+                      AND document_key IN (SELECT json_array_elements_text(${JSON.stringify(keys)}::json))`.pipe(
+                        Effect.orDie
+                      )
                       const plan = yield* options.plan(rows.map(toPairReceivable), chunk)
                       yield* writePlan(integration, plan, at).pipe(Effect.orDie)
                       return addTotals(totals, plan)
@@ -228,11 +256,12 @@ export const layerWith = (chunkSize: number) =>
                 )
               )
               yield* sql`
-              UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
-                last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
-                lease_owner = NULL, lease_expires_at = NULL
-              WHERE id = ${integration.id}`.pipe(Effect.orDie)
-              yield* sql`
+              WITH finished AS (
+                UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
+                  last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
+                  lease_owner = NULL, lease_expires_at = NULL
+                WHERE id = ${integration.id}
+              )
               INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
                 updated, unchanged, quarantined, quarantine)
               VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
@@ -243,7 +272,11 @@ export const layerWith = (chunkSize: number) =>
               return totals.counts
             })
           )
-          .pipe(Effect.catchTag("SqlError", Effect.die), Effect.withSpan("PgPairStore.syncPair"))
+          .pipe(
+            Effect.catchTag("SqlError", Effect.die),
+            Effect.tap((counts) => (counts.created > 0 ? refreshStatistics : Effect.void)),
+            Effect.withSpan("PgPairStore.syncPair")
+          )
 
       const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
         integration: Integration,

@@ -78,9 +78,18 @@ const setup = (count: number, receivables: number) =>
       LIMIT ${count}`
   })
 
+// Checkpoints flush every dirty page and fsync it: on a slow or shared disk one can stall a run
+// for seconds, so each run reports how many fell inside it.
+const checkpoints = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ n: bigint }>`SELECT num_timed + num_requested AS n FROM pg_stat_checkpointer`
+  return Number(row!.n)
+})
+
 const syncAll = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* SyncEngine
+  const checkpointsBefore = yield* checkpoints
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
   const started = performance.now()
   let synced = 0
@@ -92,7 +101,8 @@ const syncAll = Effect.gen(function* () {
       synced += outcome.counts.fetched
     }
   }
-  return { seconds: (performance.now() - started) / 1000, synced }
+  const seconds = (performance.now() - started) / 1000
+  return { seconds, synced, checkpoints: (yield* checkpoints) - checkpointsBefore }
 })
 
 const copyFloor = Effect.gen(function* () {
@@ -138,10 +148,10 @@ const main = Effect.gen(function* () {
     yield* setup(pairs, perPair)
     resync = false
     const first = yield* syncAll
-    log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s`)
+    log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s, ${first.checkpoints} checkpoint(s)`)
     resync = true
     const second = yield* syncAll
-    log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s`)
+    log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s, ${second.checkpoints} checkpoint(s)`)
     const floor = yield* copyFloor
     log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
