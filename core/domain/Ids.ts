@@ -24,8 +24,12 @@ export type OrgId = typeof OrgId.Type
 export const IntegrationId = Uuid.pipe(Schema.brand("IntegrationId"))
 export type IntegrationId = typeof IntegrationId.Type
 
+const hexPairs = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
+
 /** Formats 16 random bytes as a receivable id; the caller supplies the randomness. */
 export const receivableIdFromBytes = (bytes: Uint8Array): ReceivableId => {
   if (bytes.length !== 16) throw new RangeError(`a receivable id needs 16 bytes, got ${bytes.length}`)
-  return `rcv_${Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("")}` as ReceivableId
+  let hex = ""
+  for (const byte of bytes) hex += hexPairs[byte]
+  return `rcv_${hex}` as ReceivableId
 }
