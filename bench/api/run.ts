@@ -6,7 +6,9 @@
  *
  * Options (environment): BENCH_SECONDS per scenario (default 10), BENCH_WARMUP seconds (3),
  * BENCH_DATA_DIR to keep the generated cluster there and reuse it on the next run (by default a
- * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it.
+ * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it,
+ * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end.
+ * Our server runs in its `serve` role: the API alone, without the sync scheduler.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
@@ -25,11 +27,13 @@ import { generate, keyOf, organizations } from "./dataset.ts"
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmup = Number(process.env.BENCH_WARMUP ?? 3)
 const root = join(import.meta.dirname, "..", "..")
+const statements = process.env.BENCH_STATEMENTS === "1"
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-const startServer = async (script: string, env: Record<string, string>, port: number) => {
-  const child = spawn(process.execPath, [join(root, script)], {
+const startServer = async (command: ReadonlyArray<string>, env: Record<string, string>, port: number) => {
+  const [script, ...args] = command as [string, ...Array<string>]
+  const child = spawn(process.execPath, [join(root, script), ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
   })
@@ -116,7 +120,13 @@ const main = Effect.gen(function* () {
   const server = yield* Embedded.start({
     baseDir: join(baseDir, "postgres"),
     port: yield* Effect.promise(freePort),
-    settings: { shared_buffers: "2GB", max_connections: "100" }
+    settings: {
+      shared_buffers: "2GB",
+      max_connections: "100",
+      ...(statements
+        ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_planning": "on" }
+        : {})
+    }
   })
   const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
 
@@ -149,11 +159,11 @@ const main = Effect.gen(function* () {
   const ourPort = yield* Effect.promise(freePort)
   const basePort = yield* Effect.promise(freePort)
   const ours = yield* Effect.acquireRelease(
-    Effect.promise(() => startServer("app/main.ts", env, ourPort)),
+    Effect.promise(() => startServer(["app/main.ts", "serve"], env, ourPort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
   const baseline = yield* Effect.acquireRelease(
-    Effect.promise(() => startServer("bench/baseline/server.ts", env, basePort)),
+    Effect.promise(() => startServer(["bench/baseline/server.ts"], env, basePort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
 
@@ -190,6 +200,28 @@ const main = Effect.gen(function* () {
     }
   ]
 
+  if (statements) {
+    const sql = SqlClient.SqlClient
+    yield* Effect.flatMap(sql, (sql) =>
+      Effect.andThen(sql`CREATE EXTENSION IF NOT EXISTS pg_stat_statements`, sql`SELECT pg_stat_statements_reset()`)
+    ).pipe(Effect.provide(db))
+    // At the end, where PostgreSQL spent its time: planning and execution per statement.
+    yield* Effect.addFinalizer(() =>
+      Effect.flatMap(sql, (sql) =>
+        Effect.map(
+          sql<{ query: string; calls: bigint; exec: number; plan: number }>`
+            SELECT left(regexp_replace(query, '\s+', ' ', 'g'), 80) AS query, calls,
+              round(total_exec_time::numeric)::float AS exec, round(total_plan_time::numeric)::float AS plan
+            FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 8`,
+          (top) => {
+            for (const row of top) {
+              log(`${row.calls} calls, planning ${row.plan} ms, executing ${row.exec} ms: ${row.query}`)
+            }
+          }
+        )
+      ).pipe(Effect.provide(db), Effect.orDie)
+    )
+  }
   const rows: Array<string> = []
   const only = process.env.BENCH_ONLY
   for (const connections of [32, 128]) {
@@ -222,7 +254,7 @@ const main = Effect.gen(function* () {
   // server spent before its audit write, read back from the audit log itself.
   const uncachedPort = yield* Effect.promise(freePort)
   yield* Effect.acquireRelease(
-    Effect.promise(() => startServer("app/main.ts", { ...env, KEY_CACHE_SECONDS: "0" }, uncachedPort)),
+    Effect.promise(() => startServer(["app/main.ts", "serve"], { ...env, KEY_CACHE_SECONDS: "0" }, uncachedPort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
   // A small set of receivables, all warm in the database's cache, so that both runs do the same work.
