@@ -50,7 +50,11 @@ export const Pagination = Schema.Union([
 export const HttpJsonConfig = Schema.Struct({
   baseUrl: PortalUrl,
   /** The invoices' path under the base URL, with any fixed query (`invoices?supplier=4711`). */
-  path: Schema.String,
+  path: Schema.String.check(
+    Schema.makeFilter((path: string) => !/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(path.trim()), {
+      expected: "a path under baseUrl, not a URL of its own"
+    })
+  ),
   auth: Auth,
   pagination: Pagination,
   /** Where the items are in an answer (a dotted path; empty when the answer is the array). */

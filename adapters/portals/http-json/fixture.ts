@@ -139,6 +139,10 @@ export const fixtureFor = (style: PagingStyle): ConformanceFixture => ({
   invalidConfigs: [
     { config: { ...configFor("http://example.com", style, anyNotation) }, field: "baseUrl" },
     {
+      config: { ...configFor("https://portal.example.com", style, anyNotation), path: "//elsewhere.example/invoices" },
+      field: "path"
+    },
+    {
       config: {
         ...configFor("https://portal.example.com", style, anyNotation),
         auth: { type: "bearer", token: "s3cret" }
