@@ -33,6 +33,7 @@ export * as Organizations from "./ports/Organizations.ts"
 export * as PairStore from "./ports/PairStore.ts"
 export * as PortalConnector from "./ports/PortalConnector.ts"
 export * as ReceivableStore from "./ports/ReceivableStore.ts"
+export * as Secrets from "./ports/Secrets.ts"
 
 // Services composed from the ports.
 export * as Receivables from "./services/Receivables.ts"

@@ -9,5 +9,7 @@ describe("core/mod.ts", () => {
     assert.isFunction(Core.ReceivableStore.ReceivableStore)
     assert.isFunction(Core.SyncEngine.SyncEngine)
     assert.isFunction(Core.Receivables.Receivables)
+    assert.isFunction(Core.PortalConnector.validateConfig)
+    assert.isFunction(Core.Secrets.Secrets)
   })
 })
