@@ -8,6 +8,7 @@
 import { NodeRuntime, NodeServices } from "@effect/platform-node"
 import { Cause, Console, DateTime, Duration, Effect, Exit, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, CliError, Command, Flag } from "effect/cli"
+import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -250,7 +251,9 @@ const integrationCreate = Command.make(
     org: orgFlag,
     vendor: Flag.String("vendor").pipe(Flag.withDescription("The vendor's id")),
     debtor: Flag.String("debtor").pipe(Flag.withDescription("The debtor's id")),
-    connector: Flag.String("connector").pipe(Flag.withDescription("The connector's kind, e.g. simulator")),
+    connector: Flag.String("connector").pipe(
+      Flag.withDescription(`The connector's kind: ${Connectors.all.map((c) => c.kind).join(", ")}`)
+    ),
     config: Flag.String("config").pipe(Flag.withDescription("The connector's configuration, as JSON")),
     interval: Flag.String("interval").pipe(
       Flag.withDescription("How often to sync: 90s, 15m, 1h, 2d (default: the connector's own)"),
