@@ -30,6 +30,12 @@ export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("Conn
   retryAfterSeconds: Schema.optionalKey(Schema.Number)
 }) {}
 
+/** A failure that retrying cannot mend before someone changes something (credentials, configuration, the portal's data). */
+export const permanentFailure = (message: string) => new ConnectorFailed({ message, retryable: false })
+
+/** A failure that may pass by itself (a timeout, an outage, a file still being written). */
+export const retryableFailure = (message: string) => new ConnectorFailed({ message, retryable: true })
+
 /** What a connector is told about the pair it fetches. */
 export interface PairToFetch {
   readonly integrationId: IntegrationId
@@ -106,10 +112,9 @@ export const configOf = <A>(
   Result.match(validateConfig(connector, config), {
     onFailure: (refusal) =>
       Effect.fail(
-        new ConnectorFailed({
-          message: `the ${connector.kind} configuration is not valid${refusal.field === "" ? "" : ` at "${refusal.field}"`}: ${refusal.message}`,
-          retryable: false
-        })
+        permanentFailure(
+          `the ${connector.kind} configuration is not valid${refusal.field === "" ? "" : ` at "${refusal.field}"`}: ${refusal.message}`
+        )
       ),
     onSuccess: (value) => Effect.succeed(value as A)
   })
@@ -118,7 +123,4 @@ export const configOf = <A>(
 export const secretReader =
   (resolve: (reference: SecretReference) => Effect.Effect<Redacted.Redacted<string>, SecretUnavailable>) =>
   (reference: SecretReference): Effect.Effect<Redacted.Redacted<string>, ConnectorFailed> =>
-    Effect.mapError(
-      resolve(reference),
-      (unavailable) => new ConnectorFailed({ message: unavailable.message, retryable: false })
-    )
+    Effect.mapError(resolve(reference), (unavailable) => permanentFailure(unavailable.message))

@@ -10,7 +10,7 @@ import { planPairSync } from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
-import { ConnectorFailed, PortalConnectors, secretReader } from "../ports/PortalConnector.ts"
+import { PortalConnectors, permanentFailure, secretReader } from "../ports/PortalConnector.ts"
 import { Secrets } from "../ports/Secrets.ts"
 
 export type RunOutcome =
@@ -48,10 +48,7 @@ export class SyncEngine extends Context.Service<
 
       const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
         const connector = yield* Option.match(connectors.get(integration.connector), {
-          onNone: () =>
-            Effect.fail(
-              new ConnectorFailed({ message: `no connector of kind "${integration.connector}"`, retryable: false })
-            ),
+          onNone: () => Effect.fail(permanentFailure(`no connector of kind "${integration.connector}"`)),
           onSome: Effect.succeed
         })
         const startedAt = yield* DateTime.now

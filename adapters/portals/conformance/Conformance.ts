@@ -8,6 +8,9 @@
  * `./vitest.ts` turns them into one test each. See docs/connectors.md.
  */
 
+import { mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
@@ -143,6 +146,13 @@ export const sampleDocuments = (
     }
   }
 })
+
+/** A fresh directory for a fixture portal's files, removed with the scope. */
+export const temporaryDirectory = (prefix: string) =>
+  Effect.acquireRelease(
+    Effect.promise(() => mkdtemp(join(tmpdir(), `${prefix}-`))),
+    (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
+  )
 
 /** A pair to fetch with this configuration, its secrets read from the given environment. */
 export const pairToFetch = (config: unknown, secrets: Readonly<Record<string, string>> = {}): PairToFetch => ({

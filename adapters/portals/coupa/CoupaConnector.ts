@@ -14,13 +14,13 @@ import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping, type Status } from "../../../core/domain/Status.ts"
 import {
-  ConnectorFailed,
   configOf,
   type PairToFetch,
-  type PortalConnector
+  type PortalConnector,
+  permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
-import { PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+import { jsonText, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
 
 export const CoupaConfig = Schema.Struct({
   /** The debtor's Coupa instance, e.g. `https://globex.coupahost.com`. */
@@ -61,12 +61,9 @@ export const statusMapping = makeStatusMapping({
   ...Object.fromEntries(Object.keys(approvalStates).map((state) => [`${state}${paidSuffix}`, "PAID" as const]))
 })
 
-const textOf = (value: unknown): string =>
-  typeof value === "string" ? value.trim() : typeof value === "number" ? String(value) : ""
-
 /** One Coupa invoice as a document. */
 export const documentOf = (invoice: unknown): FetchedDocument => {
-  const field = (path: string) => textOf(valueAt(invoice, path))
+  const field = (path: string) => jsonText(valueAt(invoice, path))
   const invoiceDate = field("invoice-date")
   const receivableDate = parseDate(invoiceDate, "YMD") ?? invoiceDate
   // Coupa gives the net terms, not the due date: the due date is the invoice date plus those days.
@@ -76,7 +73,7 @@ export const documentOf = (invoice: unknown): FetchedDocument => {
       ? addDays(receivableDate, netDays)
       : null
   const lines = valueAt(invoice, "invoice-lines")
-  const poNumber = Array.isArray(lines) ? textOf(valueAt(lines[0], "order-header-num")) : ""
+  const poNumber = Array.isArray(lines) ? jsonText(valueAt(lines[0], "order-header-num")) : ""
   const paid = valueAt(invoice, "paid") === true
   const metadata: Record<string, string> = {}
   for (const [name, path] of [
@@ -118,7 +115,7 @@ const accessToken = (config: CoupaConfig, pair: PairToFetch, origin: string, tim
     })
     const token = valueAt(answer.body, "access_token")
     if (typeof token !== "string" || token === "") {
-      return yield* new ConnectorFailed({ message: `${origin}/oauth2/token gave no access token`, retryable: false })
+      return yield* permanentFailure(`${origin}/oauth2/token gave no access token`)
     }
     return Redacted.make(token)
   })
@@ -143,10 +140,7 @@ const fetchDocuments = (pair: PairToFetch) =>
         }).toString()
         const answer = yield* requestJson(origin, { url, headers, timeoutSeconds })
         if (!Array.isArray(answer.body)) {
-          return yield* new ConnectorFailed({
-            message: `${origin}/api/invoices did not answer a list`,
-            retryable: false
-          })
+          return yield* permanentFailure(`${origin}/api/invoices did not answer a list`)
         }
         const invoices: ReadonlyArray<unknown> = answer.body
         return [

@@ -22,10 +22,12 @@ import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import {
-  ConnectorFailed,
+  type ConnectorFailed,
   configOf,
   type PairToFetch,
-  type PortalConnector
+  type PortalConnector,
+  permanentFailure,
+  retryableFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { childAt, childrenNamed, parseXml, type XmlElement } from "./Xml.ts"
 
@@ -53,8 +55,6 @@ export const statusMapping = makeStatusMapping({
   rejected: "DISPUTED",
   canceled: "DISPUTED"
 })
-
-const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
 
 /** An invoice's latest status, kept compact: one per invoice of the inbox is held during a fetch. */
 interface LatestStatus {
@@ -161,7 +161,7 @@ const documentsIn = (inbox: string, file: string): Stream.Stream<string, Connect
     return Stream.fromAsyncIterable(
       createReadStream(join(inbox, file), { encoding: "utf8" }),
       // Gone or locked while listed: the next run may read it.
-      () => new ConnectorFailed({ message: `${file} cannot be read`, retryable: true })
+      () => retryableFailure(`${file} cannot be read`)
     ).pipe(
       Stream.map((chunk: string) => complete(chunk)),
       Stream.concat(
@@ -169,9 +169,7 @@ const documentsIn = (inbox: string, file: string): Stream.Stream<string, Connect
           pending.trim() === ""
             ? Stream.empty
             : // A document cut short is most likely still being written.
-              Stream.fail(
-                new ConnectorFailed({ message: `${file} ends in an incomplete cXML document`, retryable: true })
-              )
+              Stream.fail(retryableFailure(`${file} ends in an incomplete cXML document`))
         )
       ),
       Stream.flattenIterable
@@ -181,7 +179,7 @@ const documentsIn = (inbox: string, file: string): Stream.Stream<string, Connect
 const parse = (text: string, file: string) =>
   Effect.try({
     try: () => parseXml(text),
-    catch: (error) => permanent(`${file} is not well-formed XML: ${(error as Error).message}`)
+    catch: (error) => permanentFailure(`${file} is not well-formed XML: ${(error as Error).message}`)
   })
 
 /** What the inbox says about invoices before any is read: latest statuses, deletions, which files hold invoices. */
@@ -227,7 +225,7 @@ const fetchDocuments = (pair: PairToFetch) =>
     const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
     const listing = yield* Effect.tryPromise({
       try: () => readdir(config.inbox),
-      catch: () => permanent(`the inbox ${config.inbox} cannot be read`)
+      catch: () => permanentFailure(`the inbox ${config.inbox} cannot be read`)
     })
     const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
     const { statuses, deleted, invoiceFiles } = yield* survey(config.inbox, files)

@@ -4,17 +4,16 @@
  * 1.2 writes them (DOCTYPE, Header, payload ids, timestamps with offsets). Some invoices have an
  * older status update in a later-named file, so only the cXML timestamp can tell which counts.
  */
-import { mkdtemp, rm, symlink, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect } from "effect"
-import type { ConformanceFixture, SampleDocument, SampleDocuments } from "../conformance/Conformance.ts"
+import {
+  type ConformanceFixture,
+  type SampleDocument,
+  type SampleDocuments,
+  temporaryDirectory
+} from "../conformance/Conformance.ts"
 import { connector } from "./CxmlConnector.ts"
-
-const temporaryDirectory = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(join(tmpdir(), "cxml-inbox-"))),
-  (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
-)
 
 export const escapeXml = (text: string) =>
   text.replaceAll("&", "&amp;").replaceAll("<", "&lt;").replaceAll(">", "&gt;").replaceAll('"', "&quot;")
@@ -164,7 +163,7 @@ export const fixture: ConformanceFixture = {
   invoiceNumberIsKey: true,
   portal: (documents) =>
     Effect.gen(function* () {
-      const inbox = yield* temporaryDirectory
+      const inbox = yield* temporaryDirectory("cxml-inbox")
       yield* Effect.promise(() => writeInbox(inbox, documents))
       return { inbox }
     }),
@@ -177,13 +176,13 @@ export const fixture: ConformanceFixture = {
     {
       name: "the inbox does not exist",
       retryable: false,
-      portal: Effect.map(temporaryDirectory, (directory) => ({ inbox: join(directory, "missing") }))
+      portal: Effect.map(temporaryDirectory("cxml-inbox"), (directory) => ({ inbox: join(directory, "missing") }))
     },
     {
       name: "a document is not well-formed",
       retryable: false,
       portal: Effect.gen(function* () {
-        const inbox = yield* temporaryDirectory
+        const inbox = yield* temporaryDirectory("cxml-inbox")
         yield* Effect.promise(() => writeFile(join(inbox, "broken.xml"), "<cXML><Request><StatusUpdateRequest></cXML>"))
         return { inbox }
       })
@@ -192,7 +191,7 @@ export const fixture: ConformanceFixture = {
       name: "a document cannot be opened",
       retryable: true,
       portal: Effect.gen(function* () {
-        const inbox = yield* temporaryDirectory
+        const inbox = yield* temporaryDirectory("cxml-inbox")
         yield* Effect.promise(() => symlink(join(inbox, "gone.xml"), join(inbox, "arriving.xml")))
         return { inbox }
       })

@@ -15,10 +15,12 @@ import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import {
-  ConnectorFailed,
+  type ConnectorFailed,
   configOf,
   type PairToFetch,
-  type PortalConnector
+  type PortalConnector,
+  permanentFailure,
+  retryableFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { columnNames, csvReader, recordOf } from "./Csv.ts"
 
@@ -45,8 +47,6 @@ export const FileConfig = Schema.Struct({
   })
 })
 export type FileConfig = typeof FileConfig.Type
-
-const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
 
 const optionalText = (value: string | undefined) => (value === undefined || value.trim() === "" ? null : value.trim())
 
@@ -78,10 +78,12 @@ export const documentOf = (config: FileConfig, row: Record<string, string>, file
 }
 
 const unreadable = (config: FileConfig, file: string, error: unknown) =>
-  permanent(`${file} cannot be read as ${config.format}: ${error instanceof Error ? error.message : String(error)}`)
+  permanentFailure(
+    `${file} cannot be read as ${config.format}: ${error instanceof Error ? error.message : String(error)}`
+  )
 
 // A file that cannot be opened may still be being written or moved: the next run may read it.
-const cannotOpen = (file: string) => new ConnectorFailed({ message: `${file} cannot be read`, retryable: true })
+const cannotOpen = (file: string) => retryableFailure(`${file} cannot be read`)
 
 /** A CSV export's rows, read chunk by chunk. */
 const csvRows = (
@@ -137,7 +139,7 @@ const fetchDocuments = (pair: PairToFetch) =>
     const extension = `.${config.format}`
     const files = yield* Effect.tryPromise({
       try: () => readdir(config.directory),
-      catch: () => permanent(`the directory ${config.directory} cannot be read`)
+      catch: () => permanentFailure(`the directory ${config.directory} cannot be read`)
     })
     const newestFirst = files
       .filter((name) => name.toLowerCase().endsWith(extension))

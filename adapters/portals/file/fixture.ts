@@ -5,17 +5,16 @@
  */
 import { once } from "node:events"
 import { createWriteStream } from "node:fs"
-import { mkdtemp, rm, symlink } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { symlink } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect } from "effect"
-import type { AmountNotation, ConformanceFixture, SampleDocuments } from "../conformance/Conformance.ts"
+import {
+  type AmountNotation,
+  type ConformanceFixture,
+  type SampleDocuments,
+  temporaryDirectory
+} from "../conformance/Conformance.ts"
 import { connector } from "./FileConnector.ts"
-
-const temporaryDirectory = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(join(tmpdir(), "file-portal-"))),
-  (directory) => Effect.promise(() => rm(directory, { recursive: true, force: true }))
-)
 
 const configFor = (directory: string, notation: AmountNotation) => ({
   directory,
@@ -97,7 +96,7 @@ export const fixture: ConformanceFixture = {
   ],
   portal: (documents, notation) =>
     Effect.gen(function* () {
-      const directory = yield* temporaryDirectory
+      const directory = yield* temporaryDirectory("file-portal")
       yield* Effect.promise(() => writeExport(join(directory, "2026-11-21-receivables.csv"), documents, notation))
       return configFor(directory, notation)
     }),
@@ -126,7 +125,7 @@ export const fixture: ConformanceFixture = {
     {
       name: "the directory does not exist",
       retryable: false,
-      portal: Effect.map(temporaryDirectory, (directory) =>
+      portal: Effect.map(temporaryDirectory("file-portal"), (directory) =>
         configFor(join(directory, "missing"), { decimalSeparator: ".", groupsThousands: true })
       )
     },
@@ -135,7 +134,7 @@ export const fixture: ConformanceFixture = {
       name: "an export cannot be opened",
       retryable: true,
       portal: Effect.gen(function* () {
-        const directory = yield* temporaryDirectory
+        const directory = yield* temporaryDirectory("file-portal")
         yield* Effect.promise(() => symlink(join(directory, "moved-away.csv"), join(directory, "2026-11-21.csv")))
         return configFor(directory, { decimalSeparator: ".", groupsThousands: true })
       })

@@ -11,13 +11,13 @@ import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import {
-  ConnectorFailed,
   configOf,
   type PairToFetch,
-  type PortalConnector
+  type PortalConnector,
+  permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
-import { nextLink, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+import { jsonText, nextLink, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
 
 const Name = Schema.String.check(Schema.isNonEmpty())
 const PositiveInt = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))
@@ -78,21 +78,12 @@ export const HttpJsonConfig = Schema.Struct({
 export type HttpJsonConfig = typeof HttpJsonConfig.Type
 
 const kind = "http-json"
-const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
 // A portal that ignores its paging parameters would otherwise be polled forever.
 const maxPages = 100_000
 
-/** A field's value as the text a portal means by it: numbers as JavaScript writes them (exact for cents). */
-const textOf = (value: unknown): string =>
-  typeof value === "string"
-    ? value.trim()
-    : typeof value === "number" || typeof value === "boolean"
-      ? String(value)
-      : ""
-
 const optionalText = (item: unknown, path: string | undefined) => {
   if (path === undefined) return null
-  const text = textOf(valueAt(item, path))
+  const text = jsonText(valueAt(item, path))
   return text === "" ? null : text
 }
 
@@ -100,23 +91,23 @@ const optionalText = (item: unknown, path: string | undefined) => {
 export const documentOf = (config: HttpJsonConfig, item: unknown): FetchedDocument => {
   const fields = config.fields
   const mapped = new Set(Object.values(fields).map((path) => path.split(".")[0]))
-  const receivableDate = textOf(valueAt(item, fields.receivableDate))
+  const receivableDate = jsonText(valueAt(item, fields.receivableDate))
   const dueDate = optionalText(item, fields.dueDate)
   const metadata: Record<string, string> = {}
   if (item !== null && typeof item === "object") {
     for (const [name, value] of Object.entries(item)) {
-      const text = textOf(value)
+      const text = jsonText(value)
       if (!mapped.has(name) && text !== "") metadata[name] = text
     }
   }
   return {
-    documentKey: textOf(valueAt(item, fields.documentKey)),
+    documentKey: jsonText(valueAt(item, fields.documentKey)),
     vendorReceivableId: optionalText(item, fields.vendorReceivableId),
-    amountCents: parseAmountCents(textOf(valueAt(item, fields.amount)), config.decimalSeparator) ?? Number.NaN,
+    amountCents: parseAmountCents(jsonText(valueAt(item, fields.amount)), config.decimalSeparator) ?? Number.NaN,
     currency: (fields.currency === undefined ? config.currency : optionalText(item, fields.currency)) ?? "",
     receivableDate: parseDate(receivableDate, config.dateOrder) ?? receivableDate,
     dueDate: dueDate === null ? null : (parseDate(dueDate, config.dateOrder) ?? dueDate),
-    portalStatus: textOf(valueAt(item, fields.status)),
+    portalStatus: jsonText(valueAt(item, fields.status)),
     poNumber: optionalText(item, fields.poNumber),
     metadata
   }
@@ -173,7 +164,7 @@ const nextPage = (config: HttpJsonConfig, state: PageState, itemCount: number, b
             number: state.number + 1
           })
     case "cursor": {
-      const cursor = textOf(valueAt(body, pagination.nextCursor))
+      const cursor = jsonText(valueAt(body, pagination.nextCursor))
       return cursor === ""
         ? Option.none<PageState>()
         : Option.some({ url: withParams(state.url, { [pagination.cursorParam]: cursor }), number: state.number + 1 })
@@ -213,18 +204,18 @@ const fetchDocuments = (pair: PairToFetch) =>
     return Stream.paginate({ url: firstPage(config), number: 1 } as PageState, (state) =>
       Effect.gen(function* () {
         if (state.number > maxPages)
-          return yield* permanent(`more than ${maxPages} pages: check the pagination settings`)
+          return yield* permanentFailure(`more than ${maxPages} pages: check the pagination settings`)
         const answer = yield* requestJson(origin, { url: state.url, headers, timeoutSeconds })
         const items = valueAt(answer.body, config.items)
         if (!Array.isArray(items)) {
-          return yield* permanent(
+          return yield* permanentFailure(
             `${state.url.origin}${state.url.pathname} has no array at "${config.items}" in its answer: check "items"`
           )
         }
         const documents = items.map((item) => documentOf(config, item))
         const fresh = documents.filter((document) => document.documentKey !== "" && !given.has(document.documentKey))
         if (documents.length > 0 && fresh.length === 0) {
-          return yield* permanent(`page ${state.number} repeats earlier items: check the pagination settings`)
+          return yield* permanentFailure(`page ${state.number} repeats earlier items: check the pagination settings`)
         }
         for (const document of fresh) given.add(document.documentKey)
         return [fresh, nextPage(config, state, items.length, answer.body, answer.headers)] as const

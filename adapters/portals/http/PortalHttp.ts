@@ -6,7 +6,7 @@
  * credentials and other 4xx are permanent. Messages name the origin and path, never a header.
  */
 import { Effect, Schema } from "effect"
-import { ConnectorFailed } from "../../../core/ports/PortalConnector.ts"
+import { ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/ports/PortalConnector.ts"
 
 /** A portal's base URL: https, or plain http to a loopback address (a local mock or tunnel). */
 export const PortalUrl = Schema.String.check(
@@ -35,8 +35,6 @@ export interface PortalAnswer {
 }
 
 const maxRedirects = 5
-
-const permanent = (message: string) => new ConnectorFailed({ message, retryable: false })
 
 /** `Retry-After` as seconds: a number of seconds or an HTTP date. */
 export const retryAfterSeconds = (header: string | null, now = Date.now()): number | undefined => {
@@ -69,10 +67,7 @@ const statusFailure = (url: URL, response: Response): ConnectorFailed => {
 const networkFailure = (url: URL, request: PortalRequest, error: unknown): ConnectorFailed => {
   const name = error instanceof Error ? error.name : ""
   if (name === "TimeoutError") {
-    return new ConnectorFailed({
-      message: `${place(url)} did not answer within ${request.timeoutSeconds} s`,
-      retryable: true
-    })
+    return retryableFailure(`${place(url)} did not answer within ${request.timeoutSeconds} s`)
   }
   const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
   const code = (cause as { code?: unknown })?.code
@@ -91,7 +86,7 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
     let url = request.url
     for (let redirects = 0; ; redirects++) {
       if (url.origin !== origin) {
-        return yield* permanent(`refused to contact ${url.origin}: this integration only contacts ${origin}`)
+        return yield* permanentFailure(`refused to contact ${url.origin}: this integration only contacts ${origin}`)
       }
       const target = url
       const response = yield* Effect.tryPromise({
@@ -109,7 +104,7 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
       if (response.status >= 300 && response.status < 400 && location !== null) {
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         if (redirects >= maxRedirects)
-          return yield* permanent(`${place(target)} redirects more than ${maxRedirects} times`)
+          return yield* permanentFailure(`${place(target)} redirects more than ${maxRedirects} times`)
         url = new URL(location, target)
         continue
       }
@@ -127,7 +122,7 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
       })
       const body = yield* Effect.try({
         try: () => JSON.parse(text) as unknown,
-        catch: () => permanent(`${place(target)} answered with something that is not JSON`)
+        catch: () => permanentFailure(`${place(target)} answered with something that is not JSON`)
       })
       return { body, headers: response.headers }
     }
@@ -156,3 +151,11 @@ export const valueAt = (value: unknown, path: string): unknown =>
             current !== null && typeof current === "object" ? (current as Record<string, unknown>)[key] : undefined,
           value
         )
+
+/** A JSON value as the text a portal means by it: numbers as JavaScript writes them (exact for cents); objects are no text. */
+export const jsonText = (value: unknown): string =>
+  typeof value === "string"
+    ? value.trim()
+    : typeof value === "number" || typeof value === "boolean"
+      ? String(value)
+      : ""

@@ -8,7 +8,7 @@
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
-import { ConnectorFailed, type PairToFetch, type PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import { type PairToFetch, type PortalConnector, permanentFailure } from "../../../core/ports/PortalConnector.ts"
 
 export const SimulatorConfig = Schema.Struct({
   seed: Schema.Int,
@@ -129,8 +129,7 @@ export const documentAt = (config: SimulatorConfig, index: number, nowMillis: nu
   }
 }
 
-const invalidConfig = (message: string) =>
-  new ConnectorFailed({ message: `simulator configuration: ${message}`, retryable: false })
+const invalidConfig = (message: string) => permanentFailure(`simulator configuration: ${message}`)
 
 export const connector: PortalConnector = {
   kind: "simulator",

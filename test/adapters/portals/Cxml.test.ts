@@ -1,10 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import fc from "fast-check"
-import { pairToFetch, sampleDocuments } from "../../../adapters/portals/conformance/Conformance.ts"
+import { pairToFetch, sampleDocuments, temporaryDirectory } from "../../../adapters/portals/conformance/Conformance.ts"
 import { connector } from "../../../adapters/portals/cxml/CxmlConnector.ts"
 import { escapeXml, invoiceDocument, statusDocument } from "../../../adapters/portals/cxml/fixture.ts"
 import { parseXml, type XmlElement } from "../../../adapters/portals/cxml/Xml.ts"
@@ -53,10 +52,7 @@ describe("the XML reader", () => {
 describe("the cxml connector", () => {
   it.effect("a deleted invoice is left out, a resent one counts once, and reconciled is not paid", () =>
     Effect.gen(function* () {
-      const inbox = yield* Effect.acquireRelease(
-        Effect.promise(() => mkdtemp(join(tmpdir(), "cxml-"))),
-        (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-      )
+      const inbox = yield* temporaryDirectory("cxml")
       const documents = sampleDocuments(
         3,
         [["reconciled", "APPROVED"]],

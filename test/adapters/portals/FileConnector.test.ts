@@ -1,10 +1,9 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises"
-import { tmpdir } from "node:os"
+import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
-import { pairToFetch } from "../../../adapters/portals/conformance/Conformance.ts"
+import { pairToFetch, temporaryDirectory } from "../../../adapters/portals/conformance/Conformance.ts"
 import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
 import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
@@ -29,10 +28,7 @@ const europeanCsv = (directory: string) => ({
   }
 })
 
-const withDirectory = Effect.acquireRelease(
-  Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-file-"))),
-  (dir) => Effect.promise(() => rm(dir, { recursive: true, force: true }))
-)
+const withDirectory = temporaryDirectory("receivables-file")
 
 describe("CSV", () => {
   it("reads back any table written with quoting", () =>
