@@ -98,7 +98,7 @@ export interface ConformanceCheck {
 export const streamedDocuments = 100_000
 export const streamingHeapBoundMiB = 24
 
-const require = (condition: boolean, message: () => string) =>
+const expectThat = (condition: boolean, message: () => string) =>
   condition ? Effect.void : Effect.fail(new ConformanceFailure({ message: message() }))
 
 const failWith = (message: string) => new ConformanceFailure({ message })
@@ -193,10 +193,12 @@ const compareWith = (
   only?: ReadonlyArray<(typeof fields)[number]>
 ) =>
   Effect.gen(function* () {
-    yield* require(fetched.length === expected.count, () =>
-      `${fetched.length} documents fetched, the portal holds ${expected.count}`)
+    yield* expectThat(
+      fetched.length === expected.count,
+      () => `${fetched.length} documents fetched, the portal holds ${expected.count}`
+    )
     const byKey = new Map(fetched.map((document) => [document.documentKey, document]))
-    yield* require(byKey.size === fetched.length, () => "a document key appears more than once in one fetch")
+    yield* expectThat(byKey.size === fetched.length, () => "a document key appears more than once in one fetch")
     for (let i = 0; i < expected.count; i++) {
       const truth = expected.at(i)
       const document = byKey.get(truth.key)
@@ -204,13 +206,17 @@ const compareWith = (
       for (const field of only ?? fields) {
         const got = document[field]
         const want = truth[field]
-        yield* require(got === want, () =>
-          `document ${truth.key}: ${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}` +
-          (field === "amountCents" ? ` (the portal wrote "${truth.amountText}")` : ""))
+        yield* expectThat(
+          got === want,
+          () =>
+            `document ${truth.key}: ${field} is ${JSON.stringify(got)}, expected ${JSON.stringify(want)}` +
+            (field === "amountCents" ? ` (the portal wrote "${truth.amountText}")` : "")
+        )
       }
-      yield* require(Object.entries(document.metadata).every(
-        ([name, value]) => name !== "" && typeof value === "string"
-      ), () => `document ${truth.key}: metadata must map non-empty names to strings`)
+      yield* expectThat(
+        Object.entries(document.metadata).every(([name, value]) => name !== "" && typeof value === "string"),
+        () => `document ${truth.key}: metadata must map non-empty names to strings`
+      )
     }
   })
 
@@ -230,12 +236,15 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "refuses each invalid configuration, naming the field",
       run: Effect.gen(function* () {
-        yield* require(fixture.invalidConfigs.length > 0, () => "the fixture gives no invalid configuration")
+        yield* expectThat(fixture.invalidConfigs.length > 0, () => "the fixture gives no invalid configuration")
         for (const { config, field } of fixture.invalidConfigs) {
           const result = validateConfig(fixture.connector, config)
           if (Result.isSuccess(result)) return yield* failWith(`accepted ${JSON.stringify(config)}`)
-          yield* require(result.failure.field === field, () =>
-            `refused ${JSON.stringify(config)} naming "${result.failure.field}" (${result.failure.message}), expected "${field}"`)
+          yield* expectThat(
+            result.failure.field === field,
+            () =>
+              `refused ${JSON.stringify(config)} naming "${result.failure.field}" (${result.failure.message}), expected "${field}"`
+          )
         }
         return undefined
       })
@@ -288,10 +297,10 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "maps every status the portal shows to the declared status",
       run: Effect.gen(function* () {
-        yield* require(fixture.statuses.length > 0, () => "the fixture declares no status")
+        yield* expectThat(fixture.statuses.length > 0, () => "the fixture declares no status")
         for (const [text, status] of fixture.statuses) {
           const normalized = normalizeStatus(text, fixture.connector.statusMapping)
-          yield* require(normalized === status, () => `"${text}" becomes ${normalized}, declared ${status}`)
+          yield* expectThat(normalized === status, () => `"${text}" becomes ${normalized}, declared ${status}`)
         }
         return `${fixture.statuses.length} portal statuses`
       })
@@ -299,8 +308,10 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
     {
       name: "classifies failures as retryable or permanent, without revealing secrets",
       run: Effect.gen(function* () {
-        yield* require(fixture.failures.some((f) => f.retryable) && fixture.failures.some((f) => !f.retryable), () =>
-          "the fixture must give at least one retryable and one permanent failure")
+        yield* expectThat(
+          fixture.failures.some((f) => f.retryable) && fixture.failures.some((f) => !f.retryable),
+          () => "the fixture must give at least one retryable and one permanent failure"
+        )
         const scenarios: Array<FailureScenario & { readonly environment: Readonly<Record<string, string>> }> =
           fixture.failures.map((scenario) => ({ ...scenario, environment: fixture.secrets ?? {} }))
         if (secretValues.length > 0) {
@@ -317,13 +328,17 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
           const outcome = yield* Effect.result(fetchAll(fixture, config, scenario.environment))
           if (Result.isSuccess(outcome)) return yield* failWith(`${scenario.name}: the fetch succeeded`)
           const failure = outcome.failure
-          yield* require(failure.retryable === scenario.retryable, () =>
-            `${scenario.name}: retryable is ${failure.retryable} ("${failure.message}")`)
-          yield* require(scenario.retryAfterSeconds === undefined ||
-            failure.retryAfterSeconds === scenario.retryAfterSeconds, () =>
-            `${scenario.name}: retryAfterSeconds is ${failure.retryAfterSeconds}, the portal said ${scenario.retryAfterSeconds}`)
-          yield* require(!leaksSecret(failure.message), () => `${scenario.name}: the message reveals a secret`)
-          yield* require(failure.message.trim() !== "", () => `${scenario.name}: the message is empty`)
+          yield* expectThat(
+            failure.retryable === scenario.retryable,
+            () => `${scenario.name}: retryable is ${failure.retryable} ("${failure.message}")`
+          )
+          yield* expectThat(
+            scenario.retryAfterSeconds === undefined || failure.retryAfterSeconds === scenario.retryAfterSeconds,
+            () =>
+              `${scenario.name}: retryAfterSeconds is ${failure.retryAfterSeconds}, the portal said ${scenario.retryAfterSeconds}`
+          )
+          yield* expectThat(!leaksSecret(failure.message), () => `${scenario.name}: the message reveals a secret`)
+          yield* expectThat(failure.message.trim() !== "", () => `${scenario.name}: the message is empty`)
         }
         return `${scenarios.length} failure scenarios`
       })
@@ -356,11 +371,16 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
         const seconds = (performance.now() - started) / 1000
         // Keys are 100000..(100000 + count - 1): their sum proves each came once, without keeping them.
         const expectedSum = streamedDocuments * 100_000 + (streamedDocuments * (streamedDocuments - 1)) / 2
-        yield* require(count === streamedDocuments, () => `${count} documents streamed, ${streamedDocuments} expected`)
-        yield* require(keySum === expectedSum, () => "some documents came twice and others not at all")
+        yield* expectThat(
+          count === streamedDocuments,
+          () => `${count} documents streamed, ${streamedDocuments} expected`
+        )
+        yield* expectThat(keySum === expectedSum, () => "some documents came twice and others not at all")
         const peakMiB = peak / 2 ** 20
-        yield* require(peakMiB <= streamingHeapBoundMiB, () =>
-          `retained heap grew by ${peakMiB.toFixed(1)} MiB while streaming (bound ${streamingHeapBoundMiB} MiB)`)
+        yield* expectThat(
+          peakMiB <= streamingHeapBoundMiB,
+          () => `retained heap grew by ${peakMiB.toFixed(1)} MiB while streaming (bound ${streamingHeapBoundMiB} MiB)`
+        )
         return `retained heap growth ${peakMiB.toFixed(1)} MiB at most, ${seconds.toFixed(1)} s`
       })
     },
@@ -371,7 +391,7 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
         const config = yield* openPortal(fixture.portal(documents, notation))
         const first = JSON.stringify(yield* fetchOrFail(fixture, config))
         const second = JSON.stringify(yield* fetchOrFail(fixture, config))
-        yield* require(first === second, () => "two fetches of an unchanged portal differ")
+        yield* expectThat(first === second, () => "two fetches of an unchanged portal differ")
         return undefined
       })
     }
