@@ -26,6 +26,10 @@ const newPair = (debtorName: string) =>
     return ["--org", org.id, "--vendor", vendor.id, "--debtor", debtor.id]
   })
 
+/** `integration create` for a pair with a connector and its configuration. */
+const createIntegration = (pair: ReadonlyArray<string>, kind: string, config: unknown, ...flags: Array<string>) =>
+  runCli(["integration", "create", ...pair, "--connector", kind, "--config", JSON.stringify(config), ...flags])
+
 layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("connectors through the CLI", (it) => {
   it.effect("an integration of each kind is created, then synced, with its secrets by reference", () =>
     Effect.gen(function* () {
@@ -35,16 +39,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("conn
         const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
         const config = yield* portal.portal(documents, notation)
         const created = jsonOf<{ id: string; interval_seconds: number }>(
-          yield* runCli([
-            "integration",
-            "create",
-            ...(yield* newPair(`Debtor on ${kind}`)),
-            "--connector",
-            kind,
-            "--config",
-            JSON.stringify(config),
-            "--json"
-          ])
+          yield* createIntegration(yield* newPair(`Debtor on ${kind}`), kind, config, "--json")
         )
         assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
         const synced = yield* runCli(["sync", "run", "--integration", created.id, "--json"], portal.secrets)
@@ -65,38 +60,19 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("conn
   it.effect("a secret pasted into a configuration is refused, unechoed; a secret not set fails the run by name", () =>
     Effect.gen(function* () {
       const pair = yield* newPair("Debtor with secrets")
-      const pasted = yield* runCli([
-        "integration",
-        "create",
-        ...pair,
-        "--connector",
-        "coupa",
-        "--config",
-        JSON.stringify({
-          instanceUrl: "https://globex.coupahost.com",
-          supplierId: 77,
-          clientId: "receivables",
-          clientSecret: "cs_live_pasted_by_mistake"
-        })
-      ])
+      const pasted = yield* createIntegration(pair, "coupa", {
+        instanceUrl: "https://globex.coupahost.com",
+        supplierId: 77,
+        clientId: "receivables",
+        clientSecret: "cs_live_pasted_by_mistake"
+      })
       assert.strictEqual(pasted.code, 1)
       assert.match(pasted.stderr, /invalid coupa configuration at "clientSecret"/)
       assert.notInclude(pasted.stderr, "cs_live_pasted_by_mistake")
 
       const documents = sampleDocuments(3, coupa.statuses, coupa.amountNotations[0]!)
       const config = yield* coupa.portal(documents, coupa.amountNotations[0]!)
-      const created = jsonOf<{ id: string }>(
-        yield* runCli([
-          "integration",
-          "create",
-          ...pair,
-          "--connector",
-          "coupa",
-          "--config",
-          JSON.stringify(config),
-          "--json"
-        ])
-      )
+      const created = jsonOf<{ id: string }>(yield* createIntegration(pair, "coupa", config, "--json"))
       const failed = yield* runCli(["sync", "run", "--integration", created.id, "--json"], { COUPA_CLIENT_SECRET: "" })
       assert.strictEqual(failed.code, 1)
       const [run] = JSON.parse(failed.stdout) as ReadonlyArray<{ outcome: string; error: string }>
