@@ -8,13 +8,15 @@ import { Migrator } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
+import leanOutbox from "./migrations/0004_lean_outbox.ts"
 
 export const migrationsTable = "schema_migrations"
 
 const migrations = {
   "0001_initial": initial,
   "0002_audit_append_only": auditAppendOnly,
-  "0003_api_key_revocation_notify": apiKeyRevocationNotify
+  "0003_api_key_revocation_notify": apiKeyRevocationNotify,
+  "0004_lean_outbox": leanOutbox
 }
 
 const loader = Migrator.fromRecord(migrations)
