@@ -6,7 +6,7 @@
  * `FOR UPDATE SKIP LOCKED` and a lease, so workers never wait on each other.
  */
 import { DateTime, Duration, Effect, Layer, Semaphore, Stream } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
@@ -84,6 +84,12 @@ interface Totals {
   readonly quarantine: ReadonlyArray<Quarantined>
 }
 
+/** What a sync has planned so far, and the last chunk's plan, not yet written. */
+interface Progress {
+  readonly totals: Totals
+  readonly pending: PairSyncPlan | undefined
+}
+
 const emptyTotals: Totals = {
   counts: { fetched: 0, created: 0, updated: 0, unchanged: 0, quarantined: 0 },
   quarantine: []
@@ -153,52 +159,101 @@ export const layerWith = (chunkSize: number) =>
         return rows.map(toIntegration)
       })
 
-      // A chunk's whole plan in one statement (one round trip): new receivables, changed ones,
-      // their history and the events. Foreign keys are checked at the statement's end, when the
-      // receivables the events refer to exist.
-      const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) => {
+      // A chunk's whole plan as the common table expressions of one statement (one round trip):
+      // new receivables, changed ones, their history and the events; only the parts the plan
+      // has. History's reference to its receivable is checked at the statement's end.
+      const planWrites = (integration: Integration, plan: PairSyncPlan, at: Date) => {
         const org = integration.orgId
-        if (plan.inserts.length === 0 && plan.updates.length === 0 && plan.events.length === 0) return Effect.void
-        return Effect.asVoid(sql`
-          WITH inserted AS (
+        const writes: Array<Statement.Fragment> = []
+        if (plan.inserts.length > 0) {
+          writes.push(sql`inserted AS (
             INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
               amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata,
               detected_at, updated_at)
             SELECT ${org}, r.id, ${integration.id}, ${integration.refs.vendor.id}, ${integration.refs.debtor.id},
               r.document_key, r.vendor_receivable_id, r.amount_cents, r.currency, r.receivable_date, r.due_date,
               r.status, r.portal_status, r.po_number, r.metadata, ${at}, ${at}
-            FROM json_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::json) AS r(${columns})
-          ), updated AS (
+            FROM jsonb_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::jsonb) AS r(${columns}))`)
+        }
+        if (plan.updates.length > 0) {
+          writes.push(sql`updated AS (
             UPDATE receivables p SET vendor_receivable_id = r.vendor_receivable_id, amount_cents = r.amount_cents,
               currency = r.currency, receivable_date = r.receivable_date, due_date = r.due_date, status = r.status,
               portal_status = r.portal_status, po_number = r.po_number, metadata = r.metadata, updated_at = ${at}
-            FROM json_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::json) AS r(${columns})
-            WHERE p.org_id = ${org} AND p.id = r.id
-          ), history AS (
+            FROM jsonb_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::jsonb) AS r(${columns})
+            WHERE p.org_id = ${org} AND p.id = r.id)`)
+          writes.push(sql`history AS (
             INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
             SELECT ${org}, h.id, ${at}, h.changes
-            FROM json_to_recordset(${JSON.stringify(
+            FROM jsonb_to_recordset(${JSON.stringify(
               plan.updates.map((u) => ({ id: u.id, changes: u.history.changes }))
-            )}::json) AS h(id text, changes jsonb)
-          )
-          INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
-          SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
-          FROM json_to_recordset(${JSON.stringify(
-            plan.events.map((e) => ({
-              id: e.id,
-              type: e.type,
-              receivable_id: e.receivableId,
-              created_at: DateTime.formatIso(e.createdAt),
-              data: e.data
-            }))
-          )}::json) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb)`)
+            )}::jsonb) AS h(id text, changes jsonb))`)
+        }
+        if (plan.events.length > 0) {
+          writes.push(sql`events AS (
+            INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
+            SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
+            FROM jsonb_to_recordset(${JSON.stringify(
+              plan.events.map((e) => ({
+                id: e.id,
+                type: e.type,
+                receivable_id: e.receivableId,
+                created_at: DateTime.formatIso(e.createdAt),
+                data: e.data
+              }))
+            )}::jsonb) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb))`)
+        }
+        return writes
       }
 
-      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute): a table
-      // it still believes nearly empty gets plans that scan an organization's rows for every
-      // lookup by key, and sessions keep such plans for foreign-key checks. So a sync that has
-      // grown the tables past half again their last analyzed size analyzes them at once, which
-      // also discards those plans: a handful of times while a table grows from empty to millions.
+      const writePlan = (integration: Integration, plan: PairSyncPlan, at: Date) => {
+        const writes = planWrites(integration, plan, at)
+        return writes.length === 0 ? Effect.void : Effect.asVoid(sql`WITH ${sql.csv(writes)} SELECT`)
+      }
+
+      // The run's end: the pair's next sync, its run record, and the writes of its last chunk,
+      // all in one statement.
+      const finishRun = <E>(
+        integration: Integration,
+        options: SyncPairOptions<E>,
+        at: Date,
+        totals: Totals,
+        lastPlan: PairSyncPlan | undefined
+      ) => {
+        const writes = lastPlan === undefined ? [] : planWrites(integration, lastPlan, at)
+        return sql`
+          WITH ${sql.csv([
+            ...writes,
+            sql`finished AS (
+              UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
+                last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
+                lease_owner = NULL, lease_expires_at = NULL
+              WHERE id = ${integration.id})`
+          ])}
+          INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
+            updated, unchanged, quarantined, quarantine)
+          VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
+            ${at}, 'succeeded', ${totals.counts.fetched}, ${totals.counts.created}, ${totals.counts.updated},
+            ${totals.counts.unchanged}, ${totals.counts.quarantined}, ${JSON.stringify(totals.quarantine)}::jsonb)`
+      }
+
+      const currentReceivables = (integration: Integration, keys: ReadonlyArray<string>) =>
+        sql<ReceivableRow>`
+          SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date::text,
+            due_date::text, status, portal_status, po_number, metadata
+          FROM receivables
+          WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
+            AND document_key IN (SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb))`.pipe(
+          Effect.map((rows) => rows.map(toPairReceivable))
+        )
+
+      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute): while it
+      // still believes receivables nearly empty, it plans to scan an organization's rows for every
+      // lookup by key, and sessions keep such plans for the reference checks into it. So a sync
+      // that has grown receivables past half again its last analyzed size analyzes it at once,
+      // which also discards those plans: a handful of times while it grows from empty to
+      // millions. History goes with it, for the read path's plans; the events outbox, which neither a
+      // sync nor a request reads, is left to autovacuum.
       const analyzing = yield* Semaphore.make(1)
       const refreshStatistics = analyzing
         .withPermitsIfAvailable(1)(
@@ -209,7 +264,7 @@ export const layerWith = (chunkSize: number) =>
               WHERE c.oid = 'receivables'::regclass`
             const changed = Number(table?.changed ?? 0)
             if (changed >= 1_000 && changed >= (table?.analyzed ?? 0) / 2) {
-              yield* sql`ANALYZE receivables, receivable_history, events`
+              yield* sql`ANALYZE receivables, receivable_history`
             }
           })
         )
@@ -225,51 +280,40 @@ export const layerWith = (chunkSize: number) =>
               // part of one, and a lost sync also loses its `next_sync_at`, so the pair is due
               // again and the portal, the source of truth, is read again. API key, audit and
               // operator writes keep durable commits.
-              yield* sql`
-              SELECT id, set_config('synchronous_commit', 'off', true) FROM integrations
-              WHERE id = ${integration.id} FOR UPDATE`.pipe(Effect.orDie)
+              // A pair that has never run and has no receivables needs no lookup for its first
+              // chunk. `last_run_at` is read from the row as locked, so a sync that committed while
+              // we waited for the lock counts; the subquery sees receivables written by other means.
+              const [lock] = yield* sql<{ empty: boolean }>`
+              SELECT set_config('synchronous_commit', 'off', true), i.last_run_at IS NULL AND NOT EXISTS (
+                  SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty
+              FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`
               // One time for the whole sync: every row it changes shows the same updated_at.
               const at = DateTime.toDateUtc(yield* DateTime.now)
-              // The portal's answer is read and applied a chunk at a time, with only that chunk's
-              // receivables loaded, so a pair of any size syncs in bounded memory.
-              const totals = yield* options.documents.pipe(
+              // The portal's answer is read and planned a chunk at a time, with only that chunk's
+              // receivables loaded, so a pair of any size syncs in bounded memory. A chunk's writes
+              // wait for the next chunk (whose lookups must see them) or go with the run's end.
+              const progress = yield* options.documents.pipe(
                 Stream.rechunk(chunkSize),
                 Stream.chunks,
                 Stream.runFoldEffect(
-                  () => emptyTotals,
-                  (totals, chunk: ReadonlyArray<FetchedDocument>) =>
+                  (): Progress => ({ totals: emptyTotals, pending: undefined }),
+                  (progress, chunk: ReadonlyArray<FetchedDocument>) =>
                     Effect.gen(function* () {
-                      const keys = chunk.map((document) => document.documentKey)
-                      const rows = yield* sql<ReceivableRow>`
-                    SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
-                      to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date,
-                      to_char(due_date, 'YYYY-MM-DD') AS due_date, status, portal_status, po_number, metadata
-                    FROM receivables
-                    WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
-                      AND document_key IN (SELECT json_array_elements_text(${JSON.stringify(keys)}::json))`.pipe(
-                        Effect.orDie
-                      )
-                      const plan = yield* options.plan(rows.map(toPairReceivable), chunk)
-                      yield* writePlan(integration, plan, at).pipe(Effect.orDie)
-                      return addTotals(totals, plan)
+                      if (progress.pending !== undefined) yield* writePlan(integration, progress.pending, at)
+                      const firstOfEmptyPair = lock?.empty === true && progress.totals.counts.fetched === 0
+                      const current = firstOfEmptyPair
+                        ? []
+                        : yield* currentReceivables(
+                            integration,
+                            chunk.map((document) => document.documentKey)
+                          )
+                      const plan = yield* options.plan(current, chunk)
+                      return { totals: addTotals(progress.totals, plan), pending: plan }
                     })
                 )
               )
-              yield* sql`
-              WITH finished AS (
-                UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(options.nextSyncAt)}, last_run_at = ${at},
-                  last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
-                  lease_owner = NULL, lease_expires_at = NULL
-                WHERE id = ${integration.id}
-              )
-              INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
-                updated, unchanged, quarantined, quarantine)
-              VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
-                ${at}, 'succeeded', ${totals.counts.fetched}, ${totals.counts.created}, ${totals.counts.updated},
-                ${totals.counts.unchanged}, ${totals.counts.quarantined}, ${JSON.stringify(totals.quarantine)}::jsonb)`.pipe(
-                Effect.orDie
-              )
-              return totals.counts
+              yield* finishRun(integration, options, at, progress.totals, progress.pending)
+              return progress.totals.counts
             })
           )
           .pipe(

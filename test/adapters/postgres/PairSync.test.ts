@@ -289,6 +289,27 @@ layer(TestLayer, {
     })
   )
 
+  it.effect("receivables written before the pair's first run (an import) are matched, not duplicated", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair()
+      yield* at(45)
+      const document = Simulator.documentAt(simulatorConfig, 0, today)!
+      yield* sql`
+        INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents, currency,
+          receivable_date, status, portal_status, metadata, detected_at, updated_at)
+        VALUES (${pair.orgId}, ${`rcv_${"0".repeat(32)}`}, ${pair.id}, ${pair.refs.vendor.id}, ${pair.refs.debtor.id},
+          ${document.documentKey}, 1, 'EUR', '2026-01-01', 'PENDING', 'Imported', '{}'::jsonb, now(), now())`
+      const outcome = yield* syncAt(pair)
+      assert.strictEqual(outcome._tag, "Succeeded")
+      assert.strictEqual(outcome._tag === "Succeeded" && outcome.counts.created, 59)
+      const [imported] = yield* sql<{ portal_status: string; n: bigint }>`
+        SELECT portal_status, (SELECT count(*) FROM receivables WHERE integration_id = ${pair.id}) AS n
+        FROM receivables WHERE id = ${`rcv_${"0".repeat(32)}`}`
+      assert.deepStrictEqual([imported!.portal_status, Number(imported!.n)], [document.portalStatus, 60])
+    })
+  )
+
   it.effect("a portal's Retry-After is honoured: the retry is never sooner than it asked", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
