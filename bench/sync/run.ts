@@ -6,6 +6,8 @@
  * of 20,000. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
  * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
  */
+import { execFileSync } from "node:child_process"
+import { readdirSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -86,10 +88,38 @@ const checkpoints = Effect.gen(function* () {
   return Number(row!.n)
 })
 
+// CPU time of the PostgreSQL server (Linux): the postmaster's, its ended children's (backends,
+// autovacuum workers) and its live children's. With the engine's own, it says which side of the
+// connection a run's time went to.
+const clockTicks = process.platform === "linux" ? Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) : 0
+const statOf = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1)!.split(" ")
+const serverCpuSeconds = (postmaster: string) => {
+  if (clockTicks === 0) return Number.NaN
+  const own = statOf(postmaster)
+  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])
+  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
+    try {
+      const stat = statOf(pid)
+      if (stat[1] === postmaster) ticks += Number(stat[11]) + Number(stat[12])
+    } catch {
+      // The process ended while we looked; its time is now the postmaster's.
+    }
+  }
+  return ticks / clockTicks
+}
+const postmasterPid = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
+  return clockTicks === 0 ? "" : statOf(String(row!.pid))[1]!
+})
+
 const syncAll = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const engine = yield* SyncEngine
   const checkpointsBefore = yield* checkpoints
+  const postmaster = yield* postmasterPid
+  const serverCpuBefore = serverCpuSeconds(postmaster)
+  const engineCpuBefore = process.cpuUsage()
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
   const started = performance.now()
   let synced = 0
@@ -102,7 +132,14 @@ const syncAll = Effect.gen(function* () {
     }
   }
   const seconds = (performance.now() - started) / 1000
-  return { seconds, synced, checkpoints: (yield* checkpoints) - checkpointsBefore }
+  const engineCpu = process.cpuUsage(engineCpuBefore)
+  return {
+    seconds,
+    synced,
+    checkpoints: (yield* checkpoints) - checkpointsBefore,
+    serverCpu: serverCpuSeconds(postmaster) - serverCpuBefore,
+    engineCpu: (engineCpu.user + engineCpu.system) / 1e6
+  }
 })
 
 const copyFloor = Effect.gen(function* () {
@@ -149,9 +186,11 @@ const main = Effect.gen(function* () {
     resync = false
     const first = yield* syncAll
     log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s, ${first.checkpoints} checkpoint(s)`)
+    log(`  CPU: PostgreSQL ${first.serverCpu.toFixed(2)} s, engine ${first.engineCpu.toFixed(2)} s`)
     resync = true
     const second = yield* syncAll
     log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s, ${second.checkpoints} checkpoint(s)`)
+    log(`  CPU: PostgreSQL ${second.serverCpu.toFixed(2)} s, engine ${second.engineCpu.toFixed(2)} s`)
     const floor = yield* copyFloor
     log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
@@ -174,11 +213,11 @@ const main = Effect.gen(function* () {
   const rate = (n: number, s: number) => Math.round(n / s).toLocaleString("en")
   process.stdout.write(
     `${[
-      `| run | receivables | seconds | receivables/s | share of the COPY floor |`,
-      "|---|---|---|---|---|",
-      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% |`,
-      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% |`,
-      `| COPY into a bare table | ${results.floor.rows} | ${results.floor.seconds.toFixed(2)} | ${rate(results.floor.rows, results.floor.seconds)} | 100% |`,
+      `| run | receivables | seconds | receivables/s | share of the COPY floor | PostgreSQL CPU s | engine CPU s |`,
+      "|---|---|---|---|---|---|---|",
+      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% | ${results.first.serverCpu.toFixed(1)} | ${results.first.engineCpu.toFixed(1)} |`,
+      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% | ${results.second.serverCpu.toFixed(1)} | ${results.second.engineCpu.toFixed(1)} |`,
+      `| COPY into a bare table | ${results.floor.rows} | ${results.floor.seconds.toFixed(2)} | ${rate(results.floor.rows, results.floor.seconds)} | 100% | | |`,
       ...(results.memory.length === 0
         ? []
         : ["", "| pairs × receivables | seconds | peak RSS MiB |", "|---|---|---|", ...results.memory])

@@ -1,5 +1,5 @@
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Migrations from "../../../adapters/postgres/Migrations.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
@@ -46,7 +46,19 @@ const insertReceivable = (
         ${overrides.status ?? "PENDING"}, 'Submitted', now(), now())`
   )
 
-layer(TestDatabase.layer)("migrations", (it) => {
+/** The SQLSTATE code PostgreSQL gave, wherever the driver's error sits in the causes. */
+const sqlStateOf = (error: unknown): string | undefined => {
+  for (let at: unknown = error; typeof at === "object" && at !== null; at = (at as { cause?: unknown }).cause) {
+    if ("code" in at && typeof at.code === "string") return at.code
+  }
+  return undefined
+}
+
+/** The SQLSTATE code of the refusal of a statement expected to be refused. */
+const refusal = (statement: Effect.Effect<unknown, unknown, SqlClient.SqlClient>) =>
+  statement.pipe(Effect.flip, Effect.map(sqlStateOf))
+
+layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
   it.effect("create every table of the data model", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
@@ -85,21 +97,85 @@ layer(TestDatabase.layer)("migrations", (it) => {
   it.effect("the schema refuses rows the domain forbids", () =>
     Effect.gen(function* () {
       const ids = yield* seedPair
-      const refused = (effect: Effect.Effect<unknown, unknown, SqlClient.SqlClient>) =>
-        effect.pipe(
-          Effect.flip,
-          Effect.map(() => true)
-        )
-      assert.isTrue(yield* refused(insertReceivable(ids, { id: "rcv_XYZ" })))
-      assert.isTrue(yield* refused(insertReceivable(ids, { currency: "eur" })))
-      assert.isTrue(yield* refused(insertReceivable(ids, { status: "Paid" })))
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { id: "rcv_XYZ" })), "23514")
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { currency: "eur" })), "23514")
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { status: "Paid" })), "23514")
       // A receivable's vendor must be its integration's vendor.
       const other = yield* seedPair
-      assert.isTrue(yield* refused(insertReceivable(ids, { vendor: other.vendor })))
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { vendor: other.vendor })), "23503")
       yield* insertReceivable(ids)
       // One receivable per portal document within a pair.
-      assert.isTrue(yield* refused(insertReceivable(ids, { id: rcv(2) })))
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { id: rcv(2) })), "23505")
       yield* insertReceivable(ids, { id: rcv(2), key: "doc-2" })
+    })
+  )
+
+  it.effect("a receivable belongs to its integration's organization, vendor and debtor, for good", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const ids = yield* seedPair
+      const other = yield* seedPair
+      // Another organization's integration, or a debtor that is not the integration's.
+      assert.strictEqual(yield* refusal(insertReceivable({ ...ids, integration: other.integration })), "23503")
+      assert.strictEqual(yield* refusal(insertReceivable({ ...ids, debtor: other.debtor })), "23503")
+      // One stray row among good ones refuses the whole statement.
+      assert.strictEqual(
+        yield* refusal(sql`
+          INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents,
+            currency, receivable_date, status, portal_status, detected_at, updated_at)
+          VALUES (${ids.org}, ${rcv(10)}, ${ids.integration}, ${ids.vendor}, ${ids.debtor}, 'a', 1, 'EUR',
+              '2026-01-01', 'PAID', 'Paid', now(), now()),
+            (${ids.org}, ${rcv(11)}, ${ids.integration}, ${other.vendor}, ${ids.debtor}, 'b', 1, 'EUR',
+              '2026-01-01', 'PAID', 'Paid', now(), now())`),
+        "23503"
+      )
+      const [none] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables WHERE org_id = ${ids.org}`
+      assert.strictEqual(Number(none!.n), 0)
+
+      yield* insertReceivable(ids)
+      // It never moves to another pair, though its own fields change.
+      assert.strictEqual(
+        yield* refusal(sql`UPDATE receivables SET vendor_id = ${other.vendor} WHERE id = ${rcv(1)}`),
+        "23503"
+      )
+      yield* sql`UPDATE receivables SET status = 'PAID', vendor_id = vendor_id WHERE id = ${rcv(1)}`
+      // Nor does its integration's pair; and an integration with receivables is never deleted.
+      assert.strictEqual(
+        yield* refusal(sql`UPDATE integrations SET debtor_id = ${other.debtor} WHERE id = ${ids.integration}`),
+        "23503"
+      )
+      assert.strictEqual(yield* refusal(sql`DELETE FROM integrations WHERE id = ${ids.integration}`), "23503")
+      yield* sql`DELETE FROM integrations WHERE id = ${other.integration}`
+    })
+  )
+
+  it.effect("deleting an integration waits for a transaction writing its receivables, then refuses", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const ids = yield* seedPair
+      const inserted = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const writer = yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            yield* insertReceivable(ids)
+            yield* Deferred.succeed(inserted, undefined)
+            yield* Deferred.await(release)
+          })
+        )
+        .pipe(Effect.forkChild)
+      yield* Deferred.await(inserted)
+      const deletion = yield* sql`DELETE FROM integrations WHERE id = ${ids.integration}`.pipe(
+        Effect.flip,
+        Effect.forkChild
+      )
+      // The deletion is blocked by the writer's lock on the pair, not refused before it commits.
+      yield* Effect.sleep("200 millis")
+      assert.isUndefined(deletion.pollUnsafe())
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(writer)
+      const error = yield* Fiber.join(deletion)
+      assert.strictEqual(sqlStateOf(error), "23503")
     })
   )
 })
