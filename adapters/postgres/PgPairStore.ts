@@ -247,25 +247,27 @@ export const layerWith = (chunkSize: number) =>
           Effect.map((rows) => rows.map(toPairReceivable))
         )
 
-      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute): while it
+      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While it
       // still believes receivables nearly empty, it plans to scan an organization's rows for every
-      // lookup by key, and sessions keep such plans for the reference checks into it. So a sync
-      // that has grown receivables past half again its last analyzed size analyzes it at once,
-      // which also discards those plans: a handful of times while it grows from empty to
-      // millions. History goes with it, for the read path's plans; the events outbox, which neither a
-      // sync nor a request reads, is left to autovacuum.
+      // lookup by key; while integrations have no statistics, the check of each new receivable's
+      // reference to its pair reads every pair of the pair's debtor. Sessions keep such plans. So
+      // after a sync that created receivables, a table whose file has grown by half since it was
+      // last analyzed or vacuumed (and past 16 pages: below that any plan is quick) is analyzed at
+      // once, which also discards those plans: a handful of times while it grows from empty to
+      // millions. File sizes are exact at once, where the activity statistics arrive up to a
+      // second late. History goes with receivables, for the read path's plans; the events
+      // outbox, which neither a sync nor a request reads, is left to autovacuum.
       const analyzing = yield* Semaphore.make(1)
       const refreshStatistics = analyzing
         .withPermitsIfAvailable(1)(
           Effect.gen(function* () {
-            const [table] = yield* sql<{ changed: bigint | null; analyzed: number }>`
-              SELECT s.n_mod_since_analyze AS changed, greatest(c.reltuples, 0) AS analyzed
-              FROM pg_class c LEFT JOIN pg_stat_user_tables s ON s.relid = c.oid
-              WHERE c.oid = 'receivables'::regclass`
-            const changed = Number(table?.changed ?? 0)
-            if (changed >= 1_000 && changed >= (table?.analyzed ?? 0) / 2) {
-              yield* sql`ANALYZE receivables, receivable_history`
-            }
+            const tables = yield* sql<{ name: string; grown: boolean }>`
+              SELECT relname AS name,
+                pg_relation_size(oid) / current_setting('block_size')::int >= greatest(16, 1.5 * relpages) AS grown
+              FROM pg_class WHERE oid IN ('receivables'::regclass, 'integrations'::regclass)`
+            const grown = (name: string) => tables.some((table) => table.name === name && table.grown)
+            if (grown("receivables")) yield* sql`ANALYZE receivables, receivable_history`
+            if (grown("integrations")) yield* sql`ANALYZE integrations`
           })
         )
         .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))

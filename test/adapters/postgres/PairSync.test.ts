@@ -310,6 +310,30 @@ layer(TestLayer, {
     })
   )
 
+  it.effect("a sync that grows the tables by a bulk load refreshes their planner statistics at once", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair("simulator", { ...simulatorConfig, receivables: 1_200, perDay: 100_000 })
+      // An onboarding: a thousand more pairs of the same organization, created in one go.
+      yield* sql`
+        WITH debtors AS (INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 1000) g RETURNING id)
+        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config)
+        SELECT ${pair.orgId}, ${pair.refs.vendor.id}, d.id, 'simulator', '{}'::jsonb FROM debtors d`
+      const [before] = yield* sql<{ now: Date }>`SELECT clock_timestamp() AS now`
+      yield* at(1)
+      const outcome = yield* syncAt(pair)
+      assert.strictEqual(outcome._tag === "Succeeded" && outcome.counts.created, 1_200)
+      const analyzed = yield* sql<{ relname: string }>`
+        SELECT relname FROM pg_stat_user_tables
+        WHERE relname IN ('receivables', 'receivable_history', 'integrations') AND last_analyze >= ${before!.now}
+        ORDER BY relname`
+      assert.deepStrictEqual(
+        analyzed.map((table) => table.relname),
+        ["integrations", "receivable_history", "receivables"]
+      )
+    })
+  )
+
   it.effect("a portal's Retry-After is honoured: the retry is never sooner than it asked", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
