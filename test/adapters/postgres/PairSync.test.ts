@@ -173,6 +173,25 @@ layer(TestLayer, {
       assert.strictEqual(byType["receivable.created"], 60)
       assert.strictEqual(byType["receivable.updated"], counts!.updated)
       assert.isAbove(byType["receivable.status_changed"] ?? 0, 0)
+      // The outbox keeps each event's payload as planned, in the shape of spec section 6.
+      const [changed] = yield* sql<{ receivable_id: string; data: Record<string, unknown> }>`
+        SELECT e.receivable_id, e.data FROM events e JOIN receivables r ON r.id = e.receivable_id
+        WHERE r.integration_id = ${pair.id} AND e.type = 'receivable.status_changed' ORDER BY e.seq LIMIT 1`
+      assert.deepStrictEqual(Object.keys(changed!.data).sort(), [
+        "changed_at",
+        "debtor",
+        "new_portal_status",
+        "new_status",
+        "previous_portal_status",
+        "previous_status",
+        "receivable_id",
+        "vendor"
+      ])
+      assert.deepStrictEqual(
+        [changed!.data.receivable_id, changed!.data.vendor, changed!.data.debtor],
+        [changed!.receivable_id, { id: pair.refs.vendor.id, name: "Acme" }, { id: pair.refs.debtor.id, name: "Globex" }]
+      )
+      assert.notStrictEqual(changed!.data.new_status, changed!.data.previous_status)
 
       const [run] = yield* sql<{ outcome: string; created: number; updated: number }>`
         SELECT outcome, created, updated FROM sync_runs WHERE integration_id = ${pair.id} ORDER BY id DESC LIMIT 1`
