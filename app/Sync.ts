@@ -30,7 +30,8 @@ export const SchedulerLive = Layer.effectDiscard(
         worker: `${hostname()}:${process.pid}`,
         concurrency,
         pollInterval: Duration.seconds(pollSeconds),
-        onOutcome: (outcome) => metrics.observeSyncRun(outcome._tag === "Succeeded" ? "succeeded" : "failed")
+        onOutcome: (outcome) =>
+          Effect.sync(() => metrics.observeSyncRun(outcome._tag === "Succeeded" ? "succeeded" : "failed"))
       })
     )
   })

@@ -23,6 +23,7 @@ import {
 } from "../core/ports/Directory.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
 import { PairStore } from "../core/ports/PairStore.ts"
+import * as Scheduler from "../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive } from "./Layers.ts"
@@ -363,11 +364,7 @@ const syncRun = Command.make(
         .pipe(Effect.mapError(() => new DirectoryRefused({ message: `no integration with id "${integration.value}"` })))
       yield* report(yield* engine.runPair(pair, worker))
     } else {
-      for (;;) {
-        const batch = yield* engine.runDue({ worker, limit: 8, concurrency: 4 })
-        if (batch.length === 0) break
-        yield* Effect.forEach(batch, report, { discard: true })
-      }
+      yield* Scheduler.drain({ worker, concurrency: 4, onOutcome: report })
       if (!json && outcomes.length === 0) yield* Console.log("no integration is due")
     }
     if (json) {

@@ -133,6 +133,8 @@ export const layerWith = (chunkSize: number) =>
         return toIntegration(rows[0])
       })
 
+      // A claim commits without waiting for its WAL flush (as syncs do, see below): one lost in a
+      // crash loses only its leases, and the pairs are claimed again.
       const claimDue = Effect.fn("PgPairStore.claimDue")(function* (
         worker: string,
         limit: number,
@@ -155,7 +157,8 @@ export const layerWith = (chunkSize: number) =>
         )
         SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
           i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
-        FROM claimed i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`.pipe(Effect.orDie)
+        FROM claimed i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id
+        WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL`.pipe(Effect.orDie)
         return rows.map(toIntegration)
       })
 
@@ -345,7 +348,17 @@ export const layerWith = (chunkSize: number) =>
           .pipe(Effect.orDie)
       })
 
-      return PairStore.of({ claimDue, get, syncPair, recordFailure })
+      const releaseClaims = Effect.fn("PgPairStore.releaseClaims")(function* (
+        worker: string,
+        ids: ReadonlyArray<IntegrationId>
+      ) {
+        if (ids.length === 0) return
+        yield* sql`
+          UPDATE integrations SET lease_owner = NULL, lease_expires_at = NULL
+          WHERE id IN ${sql.in(ids)} AND lease_owner = ${worker}`.pipe(Effect.orDie)
+      })
+
+      return PairStore.of({ claimDue, get, syncPair, recordFailure, releaseClaims })
     })
   )
 

@@ -23,6 +23,7 @@ import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import * as EnvironmentSecrets from "../../adapters/secrets/EnvironmentSecrets.ts"
 import type { FetchedDocument } from "../../core/domain/PairSync.ts"
 import type { PortalConnector } from "../../core/ports/PortalConnector.ts"
+import * as Scheduler from "../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../core/services/SyncEngine.ts"
 import { freePort } from "../../test/support/ports.ts"
 
@@ -115,7 +116,6 @@ const postmasterPid = Effect.gen(function* () {
 
 const syncAll = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const engine = yield* SyncEngine
   const checkpointsBefore = yield* checkpoints
   const postmaster = yield* postmasterPid
   const serverCpuBefore = serverCpuSeconds(postmaster)
@@ -123,14 +123,16 @@ const syncAll = Effect.gen(function* () {
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
   const started = performance.now()
   let synced = 0
-  for (;;) {
-    const outcomes = yield* engine.runDue({ worker: "bench", limit: concurrency * 4, concurrency })
-    if (outcomes.length === 0) break
-    for (const outcome of outcomes) {
-      if (outcome._tag === "Failed") return yield* Effect.die(new Error(outcome.error))
-      synced += outcome.counts.fetched
-    }
-  }
+  yield* Scheduler.drain({
+    worker: "bench",
+    concurrency,
+    onOutcome: (outcome) =>
+      outcome._tag === "Failed"
+        ? Effect.die(new Error(outcome.error))
+        : Effect.sync(() => {
+            synced += outcome.counts.fetched
+          })
+  })
   const seconds = (performance.now() - started) / 1000
   const engineCpu = process.cpuUsage(engineCpuBefore)
   return {

@@ -1,34 +1,82 @@
 /**
- * The scheduler: claims due pairs and syncs them, `concurrency` at a time, for as long as it
- * runs; when nothing is due it waits `pollInterval`. Any number of schedulers (processes) can
- * share one database: claims are leased and skip pairs another holds. A run that fails is
- * recorded by the engine; a fault of the scheduler's own (the database gone) is logged and the
- * loop carries on after a pause.
+ * The scheduler: `concurrency` slots, each syncing the next due pair as soon as it is free, so a
+ * slow portal holds up its own slot, never the others. Due pairs are claimed a batch at a time,
+ * four per slot, and wait for the next free slot: one claim statement per four runs of a slot.
+ * A scheduler that stops hands back the leases of the pairs it has not finished, so that another
+ * worker takes them at once rather than when the leases expire. `run` goes on for as long as it
+ * runs, a slot waiting `pollInterval` when nothing is due; `drain` syncs what is due and
+ * returns. Any number of schedulers (processes) can share one database: claims are leased and
+ * skip pairs another holds. A run that fails is recorded by the engine; in `run`, a fault of the
+ * scheduler's own (the database gone) is logged and the slot carries on after a pause.
  */
-import { type Duration, Effect } from "effect"
+import { type Duration, Effect, Semaphore } from "effect"
+import type { Integration } from "../ports/PairStore.ts"
 import { type RunOutcome, SyncEngine } from "./SyncEngine.ts"
 
-export interface SchedulerOptions {
+export interface DrainOptions {
   readonly worker: string
   readonly concurrency: number
-  readonly pollInterval: Duration.Duration
-  /** Told of every run, e.g. to count them. */
-  readonly onOutcome?: (outcome: RunOutcome) => void
+  /** Told of every run, e.g. to count or report them. */
+  readonly onOutcome?: (outcome: RunOutcome) => Effect.Effect<void>
 }
 
+export interface SchedulerOptions extends DrainOptions {
+  readonly pollInterval: Duration.Duration
+}
+
+const claimsPerSlot = 4
+
+/** Runs `slot` `concurrency` times at once; a slot's next run syncs one pair, false when none is due. */
+const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>
+  Effect.gen(function* () {
+    const engine = yield* SyncEngine
+    const claiming = yield* Semaphore.make(1)
+    const waiting: Array<Integration> = []
+    const held = new Set<Integration>()
+    const nextPair = claiming.withPermits(1)(
+      Effect.gen(function* () {
+        if (waiting.length === 0) {
+          const claimed = yield* engine.claimDue(options.worker, options.concurrency * claimsPerSlot)
+          for (const pair of claimed) held.add(pair)
+          waiting.push(...claimed)
+        }
+        return waiting.shift()
+      })
+    )
+    const next = Effect.gen(function* () {
+      const pair = yield* nextPair
+      if (pair === undefined) return false
+      const outcome = yield* engine.runPair(pair, options.worker)
+      held.delete(pair)
+      if (options.onOutcome !== undefined) yield* options.onOutcome(outcome)
+      return true
+    })
+    const handBack = Effect.suspend(() => engine.releaseClaims(options.worker, [...held])).pipe(
+      Effect.catchCause((cause) => Effect.logWarning("could not hand back the scheduler's leases", cause))
+    )
+    yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
+      concurrency: "unbounded",
+      discard: true
+    }).pipe(Effect.ensuring(handBack))
+  })
+
 export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptions) {
-  const engine = yield* SyncEngine
-  const round = engine
-    .runDue({ worker: options.worker, limit: options.concurrency, concurrency: options.concurrency })
-    .pipe(
-      Effect.catchCause((cause) =>
-        Effect.logError("scheduler round failed; retrying after a pause", cause).pipe(Effect.as([]))
+  yield* inSlots(options, (next) =>
+    Effect.forever(
+      next.pipe(
+        Effect.catchCause((cause) =>
+          Effect.logError("scheduler round failed; retrying after a pause", cause).pipe(Effect.as(false))
+        ),
+        Effect.flatMap((ran) => (ran ? Effect.void : Effect.sleep(options.pollInterval)))
       )
     )
-  return yield* Effect.forever(
-    Effect.flatMap(round, (outcomes) => {
-      for (const outcome of outcomes) options.onOutcome?.(outcome)
-      return outcomes.length === 0 ? Effect.sleep(options.pollInterval) : Effect.void
+  )
+})
+
+export const drain = Effect.fn("Scheduler.drain")(function* (options: DrainOptions) {
+  yield* inSlots(options, (next) =>
+    Effect.gen(function* () {
+      while (yield* next) {}
     })
   )
 })

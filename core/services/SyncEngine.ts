@@ -29,12 +29,13 @@ export class SyncEngine extends Context.Service<
   {
     /** Syncs one pair now; never fails: a failure is recorded and scheduled for retry. */
     readonly runPair: (integration: Integration, worker: string) => Effect.Effect<RunOutcome>
-    /** Claims up to `limit` due pairs and syncs them, `concurrency` at a time. */
-    readonly runDue: (options: {
-      readonly worker: string
-      readonly limit: number
-      readonly concurrency: number
-    }) => Effect.Effect<ReadonlyArray<RunOutcome>>
+    /**
+     * Leases up to `limit` due pairs to `worker`, long enough for a slow portal; a crashed
+     * worker's pairs are taken over once their leases expire.
+     */
+    readonly claimDue: (worker: string, limit: number) => Effect.Effect<ReadonlyArray<Integration>>
+    /** Hands back the leases `worker` still holds on these pairs. */
+    readonly releaseClaims: (worker: string, pairs: ReadonlyArray<Integration>) => Effect.Effect<void>
   }
 >()("core/SyncEngine") {
   static readonly layer = Layer.effect(
@@ -112,19 +113,15 @@ export class SyncEngine extends Context.Service<
         return { _tag: "Failed", integrationId: integration.id, error, retryAt } as const
       })
 
-      const runDue = Effect.fn("SyncEngine.runDue")(function* (options: {
-        readonly worker: string
-        readonly limit: number
-        readonly concurrency: number
-      }) {
-        // A lease long enough for a slow portal; a crashed worker's pairs are taken over after it.
-        const due = yield* store.claimDue(options.worker, options.limit, Duration.minutes(10))
-        return yield* Effect.forEach(due, (integration) => runPair(integration, options.worker), {
-          concurrency: options.concurrency
-        })
-      })
+      const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, Duration.minutes(10))
 
-      return SyncEngine.of({ runPair, runDue })
+      const releaseClaims = (worker: string, pairs: ReadonlyArray<Integration>) =>
+        store.releaseClaims(
+          worker,
+          pairs.map((pair) => pair.id)
+        )
+
+      return SyncEngine.of({ runPair, claimDue, releaseClaims })
     })
   )
 }

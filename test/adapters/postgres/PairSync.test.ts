@@ -31,9 +31,16 @@ const flaky: PortalConnector = {
   fetch: (pair) => (failNext === undefined ? Simulator.connector.fetch(pair) : Stream.fail(failNext))
 }
 
+// A portal that takes its time before answering as the simulator.
+const slow: PortalConnector = {
+  ...Simulator.connector,
+  kind: "slow",
+  fetch: (pair) => Stream.unwrap(Effect.as(Effect.sleep("3 seconds"), Simulator.connector.fetch(pair)))
+}
+
 const TestLayer = SyncEngine.layer.pipe(
   Layer.provideMerge(PgPairStore.layer),
-  Layer.provide([Connectors.layerOf([Simulator.connector, flaky]), RandomIds.layer, EnvironmentSecrets.layer]),
+  Layer.provide([Connectors.layerOf([Simulator.connector, flaky, slow]), RandomIds.layer, EnvironmentSecrets.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
 
@@ -430,6 +437,63 @@ layer(TestLayer, {
       // Next sync an hour later, give or take the 10% jitter.
       const ahead = state!.next_sync_at.getTime() - Date.now()
       assert.isTrue(ahead > 50 * 60_000 && ahead < 67 * 60_000, `next sync in ${ahead} ms`)
+    })
+  )
+
+  it.effect("a slow portal holds up its own slot only: the other pairs sync meanwhile", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+      const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
+      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
+      const fast = yield* Effect.forEach([1, 2, 3, 4], () =>
+        newPair("simulator", { ...simulatorConfig, receivables: 5 })
+      )
+      const fiber = yield* Effect.forkChild(
+        Scheduler.run({ worker: "slots-test", concurrency: 2, pollInterval: Duration.millis(20) })
+      )
+      let synced = 0
+      for (let i = 0; i < 40 && synced < fast.length; i++) {
+        yield* Effect.sleep(Duration.millis(50))
+        const [row] = yield* sql<{ n: bigint }>`
+          SELECT count(DISTINCT integration_id) AS n FROM sync_runs
+          WHERE integration_id IN ${sql.in(fast.map((pair) => pair.id))} AND outcome = 'succeeded'`
+        synced = Number(row!.n)
+      }
+      const [slowRuns] = yield* sql<{
+        n: bigint
+      }>`SELECT count(*) AS n FROM sync_runs WHERE integration_id = ${slowPair.id}`
+      yield* Fiber.interrupt(fiber)
+      assert.strictEqual(synced, fast.length)
+      assert.strictEqual(Number(slowRuns!.n), 0)
+    })
+  )
+
+  it.effect("a scheduler that stops hands back the leases of the pairs it has not finished", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+      const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
+      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
+      const others = yield* Effect.forEach([1, 2], () => newPair("simulator", { ...simulatorConfig, receivables: 5 }))
+      const ids = [slowPair, ...others].map((pair) => pair.id)
+      // One slot: the slow pair runs, the others wait in the scheduler's claimed batch.
+      const fiber = yield* Effect.forkChild(
+        Scheduler.run({ worker: "stopping", concurrency: 1, pollInterval: Duration.millis(20) })
+      )
+      let leased = 0
+      for (let i = 0; i < 40 && leased < ids.length; i++) {
+        yield* Effect.sleep(Duration.millis(25))
+        const [row] = yield* sql<{ n: bigint }>`
+          SELECT count(*) AS n FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner = 'stopping'`
+        leased = Number(row!.n)
+      }
+      assert.strictEqual(leased, ids.length)
+      yield* Fiber.interrupt(fiber)
+      const still = yield* sql`SELECT id FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner IS NOT NULL`
+      assert.deepStrictEqual(still, [])
+      const due = yield* (yield* SyncEngine).claimDue("next-worker", 10)
+      assert.deepStrictEqual(due.map((pair) => pair.id).sort(), [...ids].sort())
     })
   )
 })
