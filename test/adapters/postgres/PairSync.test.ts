@@ -99,6 +99,34 @@ const syncAt = (pair: Integration, worker = "test") =>
     return yield* engine.runPair(pair, worker)
   }).pipe(Effect.provideService(Clock.Clock, fixedClock))
 
+/**
+ * Only these pairs due: a slow one first, then `others` quick ones; the scheduler `worker` runs
+ * them with `concurrency` slots, in a fiber the caller interrupts.
+ */
+const slowFirst = (others: number, worker: string, concurrency: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+    const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
+    yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
+    const quick = yield* Effect.forEach(Array.from({ length: others }), () =>
+      newPair("simulator", { ...simulatorConfig, receivables: 5 })
+    )
+    const fiber = yield* Effect.forkChild(Scheduler.run({ worker, concurrency, pollInterval: Duration.millis(20) }))
+    return { slowPair, quick, fiber }
+  })
+
+/** Polls `count` every 25 ms, up to two seconds, until it reaches `target`; returns the last count. */
+const pollUntil = (count: Effect.Effect<number, unknown, SqlClient.SqlClient>, target: number) =>
+  Effect.gen(function* () {
+    let last = 0
+    for (let i = 0; i < 80 && last < target; i++) {
+      yield* Effect.sleep(Duration.millis(25))
+      last = yield* count
+    }
+    return last
+  })
+
 layer(TestLayer, {
   timeout: 120_000,
   excludeTestServices: true
@@ -443,28 +471,19 @@ layer(TestLayer, {
   it.effect("a slow portal holds up its own slot only: the other pairs sync meanwhile", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-      const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
-      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
-      const fast = yield* Effect.forEach([1, 2, 3, 4], () =>
-        newPair("simulator", { ...simulatorConfig, receivables: 5 })
-      )
-      const fiber = yield* Effect.forkChild(
-        Scheduler.run({ worker: "slots-test", concurrency: 2, pollInterval: Duration.millis(20) })
-      )
-      let synced = 0
-      for (let i = 0; i < 40 && synced < fast.length; i++) {
-        yield* Effect.sleep(Duration.millis(50))
-        const [row] = yield* sql<{ n: bigint }>`
+      const { slowPair, quick, fiber } = yield* slowFirst(4, "slots-test", 2)
+      const ids = quick.map((pair) => pair.id)
+      const synced = yield* pollUntil(
+        sql<{ n: bigint }>`
           SELECT count(DISTINCT integration_id) AS n FROM sync_runs
-          WHERE integration_id IN ${sql.in(fast.map((pair) => pair.id))} AND outcome = 'succeeded'`
-        synced = Number(row!.n)
-      }
+          WHERE integration_id IN ${sql.in(ids)} AND outcome = 'succeeded'`.pipe(Effect.map(([row]) => Number(row!.n))),
+        ids.length
+      )
       const [slowRuns] = yield* sql<{
         n: bigint
       }>`SELECT count(*) AS n FROM sync_runs WHERE integration_id = ${slowPair.id}`
       yield* Fiber.interrupt(fiber)
-      assert.strictEqual(synced, fast.length)
+      assert.strictEqual(synced, ids.length)
       assert.strictEqual(Number(slowRuns!.n), 0)
     })
   )
@@ -472,22 +491,16 @@ layer(TestLayer, {
   it.effect("a scheduler that stops hands back the leases of the pairs it has not finished", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-      const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
-      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
-      const others = yield* Effect.forEach([1, 2], () => newPair("simulator", { ...simulatorConfig, receivables: 5 }))
-      const ids = [slowPair, ...others].map((pair) => pair.id)
       // One slot: the slow pair runs, the others wait in the scheduler's claimed batch.
-      const fiber = yield* Effect.forkChild(
-        Scheduler.run({ worker: "stopping", concurrency: 1, pollInterval: Duration.millis(20) })
+      const { slowPair, quick, fiber } = yield* slowFirst(2, "stopping", 1)
+      const ids = [slowPair, ...quick].map((pair) => pair.id)
+      const leased = yield* pollUntil(
+        sql<{ n: bigint }>`
+          SELECT count(*) AS n FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner = 'stopping'`.pipe(
+          Effect.map(([row]) => Number(row!.n))
+        ),
+        ids.length
       )
-      let leased = 0
-      for (let i = 0; i < 40 && leased < ids.length; i++) {
-        yield* Effect.sleep(Duration.millis(25))
-        const [row] = yield* sql<{ n: bigint }>`
-          SELECT count(*) AS n FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner = 'stopping'`
-        leased = Number(row!.n)
-      }
       assert.strictEqual(leased, ids.length)
       yield* Fiber.interrupt(fiber)
       const still = yield* sql`SELECT id FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner IS NOT NULL`
