@@ -242,8 +242,9 @@ export const layerWith = (chunkSize: number) =>
 
       const currentReceivables = (integration: Integration, keys: ReadonlyArray<string>) =>
         sql<ReceivableRow>`
-          SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date::text,
-            due_date::text, status, portal_status, po_number, metadata
+          SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
+            to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date, to_char(due_date, 'YYYY-MM-DD') AS due_date,
+            status, portal_status, po_number, metadata
           FROM receivables
           WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
             AND document_key IN (SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb))`.pipe(
