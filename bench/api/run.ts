@@ -7,7 +7,8 @@
  * Options (environment): BENCH_SECONDS per scenario (default 10), BENCH_WARMUP seconds (3),
  * BENCH_DATA_DIR to keep the generated cluster there and reuse it on the next run (by default a
  * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it,
- * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end.
+ * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end,
+ * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops.
  * Our server runs in its `serve` role: the API alone, without the sync scheduler.
  */
 import { type ChildProcess, spawn } from "node:child_process"
@@ -28,12 +29,18 @@ const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmup = Number(process.env.BENCH_WARMUP ?? 3)
 const root = join(import.meta.dirname, "..", "..")
 const statements = process.env.BENCH_STATEMENTS === "1"
+const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
 
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-const startServer = async (command: ReadonlyArray<string>, env: Record<string, string>, port: number) => {
+const startServer = async (
+  command: ReadonlyArray<string>,
+  env: Record<string, string>,
+  port: number,
+  nodeArgs: ReadonlyArray<string> = []
+) => {
   const [script, ...args] = command as [string, ...Array<string>]
-  const child = spawn(process.execPath, [join(root, script), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, join(root, script), ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
   })
@@ -130,8 +137,13 @@ const main = Effect.gen(function* () {
   })
   const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })
 
-  const applied = yield* Migrations.migrate.pipe(Effect.provide(db))
-  if (applied.length > 0) {
+  // A kept cluster is migrated to this build's schema and keeps its dataset.
+  yield* Migrations.migrate.pipe(Effect.provide(db))
+  const [present] = yield* Effect.flatMap(
+    SqlClient.SqlClient,
+    (sql) => sql<{ n: bigint }>`SELECT count(*) AS n FROM organizations`
+  ).pipe(Effect.provide(db))
+  if (Number(present!.n) === 0) {
     const started = Date.now()
     yield* generate.pipe(Effect.provide(db))
     log(`dataset generated in ${((Date.now() - started) / 1000).toFixed(1)} s`)
@@ -159,7 +171,7 @@ const main = Effect.gen(function* () {
   const ourPort = yield* Effect.promise(freePort)
   const basePort = yield* Effect.promise(freePort)
   const ours = yield* Effect.acquireRelease(
-    Effect.promise(() => startServer(["app/main.ts", "serve"], env, ourPort)),
+    Effect.promise(() => startServer(["app/main.ts", "serve"], env, ourPort, profileArgs)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
   const baseline = yield* Effect.acquireRelease(
