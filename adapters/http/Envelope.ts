@@ -7,17 +7,18 @@
  * request that cannot be audited is answered 503 instead of its response. `/health` and `/ready`
  * are not audited: probes must answer about the database, not depend on it.
  */
-import { randomBytes } from "node:crypto"
 import { Cause, Clock, DateTime, Effect, Option, Schema, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { InternalError, MethodNotAllowed, ResourceMissing, ServiceUnavailable } from "../../core/api/Errors.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
+import { randomSource } from "../keys/RandomIds.ts"
 import { Metrics } from "./Metrics.ts"
 import * as RequestState from "./RequestState.ts"
 
 export const requestIdHeader = "request-id"
 
-const newRequestId = () => `req_${randomBytes(12).toString("hex")}`
+const requestIdBytes = randomSource(12)
+const newRequestId = () => `req_${requestIdBytes().toString("hex")}`
 
 // The routes of the API, as patterns over the path; a method other than GET on one of these is
 // 405, not 404. Kept beside the contract's paths in `core/api/Api.ts`.

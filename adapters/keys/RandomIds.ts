@@ -8,25 +8,26 @@ import { Layer } from "effect"
 import { receivableIdFromBytes } from "../../core/domain/Ids.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
 
-const idBytes = 16
-
-/** 16 fresh random bytes per call, from a pool refilled when used up; each byte is handed out once. */
-export const randomSource = (poolSize = 4096) => {
+/**
+ * `size` fresh random bytes per call, from a pool refilled when used up; each byte is handed out
+ * once. Also used for request ids: one system call per request cost more than the id is worth.
+ */
+export const randomSource = (size: number, poolSize = 4096) => {
   const pool = Buffer.alloc(poolSize)
   let offset = poolSize
   return (): Buffer => {
-    if (offset + idBytes > poolSize) {
+    if (offset + size > poolSize) {
       randomFillSync(pool)
       offset = 0
     }
-    const bytes = Buffer.from(pool.subarray(offset, offset + idBytes))
-    offset += idBytes
+    const bytes = Buffer.from(pool.subarray(offset, offset + size))
+    offset += size
     return bytes
   }
 }
 
 export const layer = Layer.sync(IdSource, () => {
-  const next = randomSource()
+  const next = randomSource(16)
   return IdSource.of({
     receivableId: () => receivableIdFromBytes(next()),
     eventId: () => `evt_${next().toString("hex")}`
