@@ -251,16 +251,16 @@ export const layerWith = (chunkSize: number) =>
           Effect.map((rows) => rows.map(toPairReceivable))
         )
 
-      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While it
-      // still believes receivables nearly empty, it plans to scan an organization's rows for every
-      // lookup by key; while integrations have no statistics, the check of each new receivable's
-      // reference to its pair reads every pair of the pair's debtor. Sessions keep such plans. So
-      // after a sync that created receivables, a table whose file has grown by half since it was
-      // last analyzed or vacuumed (and past 16 pages: below that any plan is quick) is analyzed at
-      // once, which also discards those plans: a handful of times while it grows from empty to
-      // millions. File sizes are exact at once, where the activity statistics arrive up to a
-      // second late. History goes with receivables, for the read path's plans; the events
-      // outbox, which neither a sync nor a request reads, is left to autovacuum.
+      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
+      // say receivables is nearly empty, lookups by key scan an organization's rows; while
+      // integrations has none, each new receivable's reference check reads every pair of its
+      // debtor; sessions keep such plans. So after a sync that created receivables, a table whose
+      // file has grown by half since it was last analyzed (and past 16 pages) is analyzed at once,
+      // which also discards those plans. File sizes are exact at once; activity statistics arrive
+      // up to a second late. Only the columns of those lookups and references are analyzed: that
+      // costs a fraction of a complete analysis and leaves the table due for autovacuum's, which
+      // the read path's plans get a minute later. The events outbox, read by no sync or request,
+      // is left to autovacuum.
       const analyzing = yield* Semaphore.make(1)
       const refreshStatistics = analyzing
         .withPermitsIfAvailable(1)(
@@ -270,7 +270,10 @@ export const layerWith = (chunkSize: number) =>
                 pg_relation_size(oid) / current_setting('block_size')::int >= greatest(16, 1.5 * relpages) AS grown
               FROM pg_class WHERE oid IN ('receivables'::regclass, 'integrations'::regclass)`
             const grown = (name: string) => tables.some((table) => table.name === name && table.grown)
-            if (grown("receivables")) yield* sql`ANALYZE receivables, receivable_history`
+            if (grown("receivables")) {
+              yield* sql`
+                ANALYZE receivables (org_id, id, integration_id, document_key), receivable_history (org_id, receivable_id)`
+            }
             if (grown("integrations")) yield* sql`ANALYZE integrations`
           })
         )
