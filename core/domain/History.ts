@@ -15,6 +15,13 @@ const fieldByApiName = new Map<string, TrackedField>(trackedFields.map((field) =
 
 const metadataPrefix = "metadata."
 
+// Most syncs find most metadata unchanged: a check without building the sorted key union.
+const sameMetadata = (a: ReceivableState["metadata"], b: ReceivableState["metadata"]) => {
+  const keys = Object.keys(a)
+  if (keys.length !== Object.keys(b).length) return false
+  return keys.every((key) => a[key] === b[key])
+}
+
 /**
  * The changes from `previous` to `next`, keyed by API field name (`metadata.<key>` for metadata);
  * empty when nothing changed. A metadata key that appears or disappears changes from or to null.
@@ -31,6 +38,7 @@ export const diffReceivable = (previous: ReceivableState, next: ReceivableState)
   if (changes.status !== undefined && changes.portal_status === undefined) {
     changes.portal_status = { from: previous.portalStatus, to: next.portalStatus }
   }
+  if (sameMetadata(previous.metadata, next.metadata)) return changes
   const keys = new Set([...Object.keys(previous.metadata), ...Object.keys(next.metadata)])
   for (const key of [...keys].sort()) {
     const from = previous.metadata[key] ?? null
