@@ -91,8 +91,20 @@ const pathOf = (random: () => number): ReadonlyArray<readonly [Stage, number]> =
   ]
 }
 
-const isoDate = (millis: number) => new Date(millis).toISOString().slice(0, 10)
 const dayMillis = 86_400_000
+
+// Every document has three dates and a pair's documents share few days: each day is formatted once.
+const isoDates = new Map<number, string>()
+const isoDate = (millis: number) => {
+  const day = Math.floor(millis / dayMillis)
+  let text = isoDates.get(day)
+  if (text === undefined) {
+    text = new Date(day * dayMillis).toISOString().slice(0, 10)
+    if (isoDates.size >= 100_000) isoDates.clear()
+    isoDates.set(day, text)
+  }
+  return text
+}
 
 /** The document of receivable `index` as the portal shows it at `now`, or none before it is issued. */
 export const documentAt = (config: SimulatorConfig, index: number, nowMillis: number): FetchedDocument | undefined => {
