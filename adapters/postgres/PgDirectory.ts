@@ -10,6 +10,7 @@ import {
   Directory,
   DirectoryRefused,
   type IntegrationRecord,
+  type NewIntegration,
   type SyncRunRecord,
   type VendorRecord
 } from "../../core/ports/Directory.ts"
@@ -119,14 +120,7 @@ export const layer = Layer.effect(
           )
         : Effect.fail(refuse(`no integration with id "${id}"`))
 
-    const createIntegration = Effect.fn("PgDirectory.createIntegration")(function* (input: {
-      readonly org: string
-      readonly vendor: string
-      readonly debtor: string
-      readonly connector: string
-      readonly config: unknown
-      readonly interval?: Duration.Duration | undefined
-    }) {
+    const createIntegration = Effect.fn("PgDirectory.createIntegration")(function* (input: NewIntegration) {
       yield* requireOrg(input.org)
       if (!(yield* exists("vendors", input.vendor, input.org))) {
         return yield* refuse(`no vendor with id "${input.vendor}" in organization ${input.org}`)

@@ -44,6 +44,17 @@ export interface IntegrationRecord {
 }
 
 /** Something an operator named does not exist, or cannot be done; the message says which. */
+/** What an operator gives to create an integration. */
+export interface NewIntegration {
+  readonly org: string
+  readonly vendor: string
+  readonly debtor: string
+  readonly connector: string
+  readonly config: unknown
+  /** How often to sync; the connector's default interval when not given. */
+  readonly interval?: Duration.Duration | undefined
+}
+
 export class DirectoryRefused extends Schema.TaggedError<DirectoryRefused>()("DirectoryRefused", {
   message: Schema.String
 }) {}
@@ -55,15 +66,7 @@ export class Directory extends Context.Service<
     readonly listVendors: (org: string) => Effect.Effect<ReadonlyArray<VendorRecord>, DirectoryRefused>
     readonly createDebtor: (name: string) => Effect.Effect<DebtorRecord, DirectoryRefused>
     readonly listDebtors: Effect.Effect<ReadonlyArray<DebtorRecord>>
-    readonly createIntegration: (input: {
-      readonly org: string
-      readonly vendor: string
-      readonly debtor: string
-      readonly connector: string
-      readonly config: unknown
-      /** How often to sync; the connector's default interval when not given. */
-      readonly interval?: Duration.Duration | undefined
-    }) => Effect.Effect<IntegrationRecord, DirectoryRefused>
+    readonly createIntegration: (input: NewIntegration) => Effect.Effect<IntegrationRecord, DirectoryRefused>
     readonly listIntegrations: (org: string) => Effect.Effect<ReadonlyArray<IntegrationRecord>, DirectoryRefused>
     readonly showIntegration: (
       id: string
