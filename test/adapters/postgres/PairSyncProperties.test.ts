@@ -13,6 +13,7 @@ import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
+import type { ReceivableFieldsRow } from "../../../adapters/postgres/Rows.ts"
 import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import { revertChanges } from "../../../core/domain/History.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
@@ -67,17 +68,9 @@ const snapshot = fc
   .chain((keys) => fc.tuple(...keys.map((key) => fc.tuple(documentFor(key), fc.integer({ min: 0, max: 7 })))))
   .map((docs) => docs.map(([doc, roll]) => (roll === 0 ? { ...doc, receivableDate: "2026-02-30" } : doc)))
 
-interface Row {
+interface Row extends ReceivableFieldsRow {
   readonly id: string
   readonly document_key: string
-  readonly vendor_receivable_id: string | null
-  readonly amount_cents: string
-  readonly currency: string
-  readonly receivable_date: string
-  readonly due_date: string | null
-  readonly status: string
-  readonly portal_status: string
-  readonly po_number: string | null
   readonly metadata: Record<string, string>
 }
 
