@@ -86,25 +86,8 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
       const debtor = json<{ id: string }>(yield* cli("debtor", "create", "--name", "Globex", "--json"))
       const config = JSON.stringify({ seed: 3, receivables: 12, startedAt: "2026-01-01T00:00:00Z", perDay: 4 })
 
-      const refused = yield* cli(
-        "integration",
-        "create",
-        "--org",
-        org.id,
-        "--vendor",
-        vendor.id,
-        "--debtor",
-        debtor.id,
-        "--connector",
-        "simulator",
-        "--config",
-        JSON.stringify({ seed: 3 })
-      )
-      assert.strictEqual(refused.code, 1)
-      assert.match(refused.stderr, /^partner-receivables: invalid simulator configuration at "receivables"/)
-
-      const created = json<{ id: string; paused: boolean }>(
-        yield* cli(
+      const createIntegration = (config: string, ...more: ReadonlyArray<string>) =>
+        cli(
           "integration",
           "create",
           "--org",
@@ -117,10 +100,15 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
           "simulator",
           "--config",
           config,
-          "--interval",
-          "30m",
-          "--json"
+          ...more
         )
+
+      const refused = yield* createIntegration(JSON.stringify({ seed: 3 }))
+      assert.strictEqual(refused.code, 1)
+      assert.match(refused.stderr, /^partner-receivables: invalid simulator configuration at "receivables"/)
+
+      const created = json<{ id: string; paused: boolean }>(
+        yield* createIntegration(config, "--interval", "30m", "--json")
       )
       assert.isFalse(created.paused)
       const [run] = json<ReadonlyArray<{ outcome: string; created: number }>>(
