@@ -5,7 +5,8 @@
  * statement. Readers see all of a sync or none of it. Due pairs are claimed with
  * `FOR UPDATE SKIP LOCKED` and a lease, so workers never wait on each other.
  */
-import { DateTime, Duration, Effect, Layer, Semaphore, Stream } from "effect"
+import { PgTypes } from "@effect/sql-pg"
+import { DateTime, Duration, Effect, Layer, Result, Semaphore, Stream } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
@@ -59,19 +60,15 @@ const toPairReceivable = (row: ReceivableRow): PairReceivable => ({
   }
 })
 
-const stateJson = (r: PairReceivable) => ({
-  id: r.id,
-  document_key: r.documentKey,
-  vendor_receivable_id: r.state.vendorReceivableId,
-  amount_cents: r.state.amountCents,
-  currency: r.state.currency,
-  receivable_date: r.state.receivableDate,
-  due_date: r.state.dueDate,
-  status: r.state.status,
-  portal_status: r.state.portalStatus,
-  po_number: r.state.poNumber,
-  metadata: r.state.metadata
-})
+// Rows travel as one binary array per column, unnested side by side: PostgreSQL copies each value
+// in place instead of parsing a JSON document per row (a sixth of its time in a first sync went
+// there); only the values that are JSON themselves (metadata, changes, payloads) are parsed.
+const column = (values: ReadonlyArray<unknown>, element: number) => Result.getOrThrow(PgTypes.array(values, element))
+const texts = (values: ReadonlyArray<string | null>) => column(values, PgTypes.OID.text)
+const bigints = (values: ReadonlyArray<number>) => column(values.map(BigInt), PgTypes.OID.int8)
+const dates = (values: ReadonlyArray<string | null>) => column(values, PgTypes.OID.date)
+const timestamps = (values: ReadonlyArray<Date>) => column(values, PgTypes.OID.timestamptz)
+const jsons = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.jsonb)
 
 /** Documents planned and written together; the memory a sync needs does not grow past it. */
 const defaultChunkSize = 2_000
@@ -109,16 +106,26 @@ const addTotals = (totals: Totals, plan: PairSyncPlan): Totals => ({
       : [...totals.quarantine, ...plan.quarantined].slice(0, quarantineKept)
 })
 
-const receivableColumns = `id text, document_key text, vendor_receivable_id text, amount_cents bigint, currency text,
-  receivable_date date, due_date date, status text, portal_status text, po_number text, metadata jsonb`
-
 /** The store, planning and writing `chunkSize` documents at a time. */
 export const layerWith = (chunkSize: number) =>
   Layer.effect(
     PairStore,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const columns = sql.literal(receivableColumns)
+
+      // A receivable's columns as the rows `r` of a statement.
+      const receivableRows = (rows: ReadonlyArray<PairReceivable>) => {
+        const states = rows.map((r) => r.state)
+        return sql`unnest(
+          ${texts(rows.map((r) => r.id))}::text[], ${texts(rows.map((r) => r.documentKey))}::text[],
+          ${texts(states.map((s) => s.vendorReceivableId))}::text[],
+          ${bigints(states.map((s) => s.amountCents))}::bigint[], ${texts(states.map((s) => s.currency))}::text[],
+          ${dates(states.map((s) => s.receivableDate))}::date[], ${dates(states.map((s) => s.dueDate))}::date[],
+          ${texts(states.map((s) => s.status))}::text[], ${texts(states.map((s) => s.portalStatus))}::text[],
+          ${texts(states.map((s) => s.poNumber))}::text[], ${jsons(states.map((s) => s.metadata))}::jsonb[]
+        ) AS r(id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
+          portal_status, po_number, metadata)`
+      }
 
       const selectIntegration = sql`
       SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
@@ -176,35 +183,29 @@ export const layerWith = (chunkSize: number) =>
             SELECT ${org}, r.id, ${integration.id}, ${integration.refs.vendor.id}, ${integration.refs.debtor.id},
               r.document_key, r.vendor_receivable_id, r.amount_cents, r.currency, r.receivable_date, r.due_date,
               r.status, r.portal_status, r.po_number, r.metadata, ${at}, ${at}
-            FROM jsonb_to_recordset(${JSON.stringify(plan.inserts.map(stateJson))}::jsonb) AS r(${columns}))`)
+            FROM ${receivableRows(plan.inserts)})`)
         }
         if (plan.updates.length > 0) {
           writes.push(sql`updated AS (
             UPDATE receivables p SET vendor_receivable_id = r.vendor_receivable_id, amount_cents = r.amount_cents,
               currency = r.currency, receivable_date = r.receivable_date, due_date = r.due_date, status = r.status,
               portal_status = r.portal_status, po_number = r.po_number, metadata = r.metadata, updated_at = ${at}
-            FROM jsonb_to_recordset(${JSON.stringify(plan.updates.map(stateJson))}::jsonb) AS r(${columns})
+            FROM ${receivableRows(plan.updates)}
             WHERE p.org_id = ${org} AND p.id = r.id)`)
           writes.push(sql`history AS (
             INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
             SELECT ${org}, h.id, ${at}, h.changes
-            FROM jsonb_to_recordset(${JSON.stringify(
-              plan.updates.map((u) => ({ id: u.id, changes: u.history.changes }))
-            )}::jsonb) AS h(id text, changes jsonb))`)
+            FROM unnest(${texts(plan.updates.map((u) => u.id))}::text[],
+              ${jsons(plan.updates.map((u) => u.history.changes))}::jsonb[]) AS h(id, changes))`)
         }
         if (plan.events.length > 0) {
           writes.push(sql`events AS (
             INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
             SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
-            FROM jsonb_to_recordset(${JSON.stringify(
-              plan.events.map((e) => ({
-                id: e.id,
-                type: e.type,
-                receivable_id: e.receivableId,
-                created_at: DateTime.formatIso(e.createdAt),
-                data: e.data
-              }))
-            )}::jsonb) AS e(id text, type text, receivable_id text, created_at timestamptz, data jsonb))`)
+            FROM unnest(${texts(plan.events.map((e) => e.id))}::text[], ${texts(plan.events.map((e) => e.type))}::text[],
+              ${texts(plan.events.map((e) => e.receivableId))}::text[],
+              ${timestamps(plan.events.map((e) => DateTime.toDateUtc(e.createdAt)))}::timestamptz[], ${jsons(plan.events.map((e) => e.data))}::jsonb[]
+            ) AS e(id, type, receivable_id, created_at, data))`)
         }
         return writes
       }
@@ -247,9 +248,7 @@ export const layerWith = (chunkSize: number) =>
             status, portal_status, po_number, metadata
           FROM receivables
           WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
-            AND document_key IN (SELECT jsonb_array_elements_text(${JSON.stringify(keys)}::jsonb))`.pipe(
-          Effect.map((rows) => rows.map(toPairReceivable))
-        )
+            AND document_key = ANY(${texts(keys)}::text[])`.pipe(Effect.map((rows) => rows.map(toPairReceivable)))
 
       // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
       // say receivables is nearly empty, lookups by key scan an organization's rows; while
