@@ -9,11 +9,25 @@ import { Schema } from "effect"
 export const Timestamp = Schema.DateTimeUtcFromString.annotate({ description: "ISO 8601 timestamp (UTC)" })
 export type Timestamp = typeof Timestamp.Type
 
-/** True when `YYYY-MM-DD` names a day that exists. */
+const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
+
+const digitAt = (text: string, index: number): number => {
+  const digit = text.charCodeAt(index) - 48
+  return digit >= 0 && digit <= 9 ? digit : Number.NaN
+}
+
+/**
+ * True when the text is `YYYY-MM-DD` naming a day that exists (year 0001 on, as PostgreSQL's
+ * dates). A sync checks every date it reads, so this reads the digits in place.
+ */
 export const isCalendarDate = (text: string): boolean => {
-  const [year, month, day] = text.split("-").map(Number)
-  const date = new Date(Date.UTC(year!, month! - 1, day!))
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month! - 1 && date.getUTCDate() === day
+  if (text.length !== 10 || text[4] !== "-" || text[7] !== "-") return false
+  const year = digitAt(text, 0) * 1000 + digitAt(text, 1) * 100 + digitAt(text, 2) * 10 + digitAt(text, 3)
+  const month = digitAt(text, 5) * 10 + digitAt(text, 6)
+  const day = digitAt(text, 8) * 10 + digitAt(text, 9)
+  if (!(year >= 1 && month >= 1 && month <= 12 && day >= 1)) return false
+  const leap = year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
+  return day <= (month === 2 && leap ? 29 : daysInMonth[month - 1]!)
 }
 
 /** A calendar date `YYYY-MM-DD` that exists (no 2026-02-30). */
