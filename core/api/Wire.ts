@@ -5,9 +5,10 @@
  * to `Schema.encode` of the contract's schemas, so the wire format has one definition.
  */
 import { DateTime } from "effect"
+import { isoInstant } from "../domain/IsoText.ts"
 import type { Debtor, HistoryEntry, Receivable, Vendor } from "../domain/Resources.ts"
 
-const iso = (instant: DateTime.Utc) => DateTime.formatIso(instant)
+const iso = (instant: DateTime.Utc) => isoInstant(DateTime.toEpochMillis(instant))
 const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : iso(instant))
 
 const historyEntry = (entry: HistoryEntry) => ({ changed_at: iso(entry.changedAt), changes: entry.changes })

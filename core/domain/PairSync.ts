@@ -143,6 +143,8 @@ export const planPairSync = (
   const quarantined: Array<Quarantined> = []
   const events: Array<PlannedEvent> = []
   let unchanged = 0
+  // Every change of this sync happens at the same moment.
+  const nowText = DateTime.formatIso(context.now)
   const event = (type: EventType, receivableId: ReceivableId, data: Record<string, unknown>) =>
     events.push({ id: context.newEventId(), type, receivableId, createdAt: context.now, data })
 
@@ -169,7 +171,7 @@ export const planPairSync = (
         portal_status: validated.state.portalStatus,
         amount_cents: validated.state.amountCents,
         currency: validated.state.currency,
-        detected_at: DateTime.formatIso(context.now)
+        detected_at: nowText
       })
       continue
     }
@@ -184,7 +186,7 @@ export const planPairSync = (
       vendor: context.refs.vendor,
       debtor: context.refs.debtor,
       changes: entry.value.changes,
-      changed_at: DateTime.formatIso(context.now)
+      changed_at: nowText
     })
     if (existing.state.status !== validated.state.status) {
       event(

@@ -6,6 +6,7 @@
  * tests, the demo and the benchmarks can rely on it.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
+import { isoDay } from "../../../core/domain/IsoText.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import { type PairToFetch, type PortalConnector, permanentFailure } from "../../../core/ports/PortalConnector.ts"
@@ -93,19 +94,6 @@ const pathOf = (random: () => number): ReadonlyArray<readonly [Stage, number]> =
 
 const dayMillis = 86_400_000
 
-// Every document has three dates and a pair's documents share few days: each day is formatted once.
-const isoDates = new Map<number, string>()
-const isoDate = (millis: number) => {
-  const day = Math.floor(millis / dayMillis)
-  let text = isoDates.get(day)
-  if (text === undefined) {
-    text = new Date(day * dayMillis).toISOString().slice(0, 10)
-    if (isoDates.size >= 100_000) isoDates.clear()
-    isoDates.set(day, text)
-  }
-  return text
-}
-
 /** The document of receivable `index` as the portal shows it at `now`, or none before it is issued. */
 export const documentAt = (config: SimulatorConfig, index: number, nowMillis: number): FetchedDocument | undefined => {
   const issuedAt = Date.parse(config.startedAt) + Math.floor((index * dayMillis) / config.perDay)
@@ -127,15 +115,15 @@ export const documentAt = (config: SimulatorConfig, index: number, nowMillis: nu
     vendorReceivableId: `INV-${reference}`,
     amountCents: corrected ? Math.round(baseAmount * 0.95) : baseAmount,
     currency,
-    receivableDate: isoDate(issuedAt),
-    dueDate: random() < 0.9 ? isoDate(issuedAt + terms * dayMillis) : null,
+    receivableDate: isoDay(issuedAt),
+    dueDate: random() < 0.9 ? isoDay(issuedAt + terms * dayMillis) : null,
     portalStatus,
     poNumber: random() < 0.8 ? `PO-${Math.floor(random() * 900_000 + 100_000)}` : null,
     metadata: {
       payment_terms: `NET${terms}`,
       supplier_code: `SUP-${(config.seed % 9973).toString().padStart(4, "0")}`,
       buyer_contact: `ap-${config.seed % 97}@buyer.example`,
-      file_reference: `portal-export-${isoDate(issuedAt)}.csv`,
+      file_reference: `portal-export-${isoDay(issuedAt)}.csv`,
       ...(stage === "paid" ? { payment_reference: `PAY-${reference}` } : {})
     }
   }
