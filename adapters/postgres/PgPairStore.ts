@@ -288,11 +288,15 @@ export const layerWith = (chunkSize: number) =>
               // part of one, and a lost sync also loses its `next_sync_at`, so the pair is due
               // again and the portal, the source of truth, is read again. API key, audit and
               // operator writes keep durable commits.
+              // The transaction's statements keep one plan each (`plan_cache_mode`): they read and
+              // write by key whatever their parameters, and planning the last chunk's writes anew
+              // for every pair cost a resync more PostgreSQL time than updating its rows.
               // A pair that has never run and has no receivables needs no lookup for its first
               // chunk. `last_run_at` is read from the row as locked, so a sync that committed while
               // we waited for the lock counts; the subquery sees receivables written by other means.
               const [lock] = yield* sql<{ empty: boolean }>`
-              SELECT set_config('synchronous_commit', 'off', true), i.last_run_at IS NULL AND NOT EXISTS (
+              SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true),
+                i.last_run_at IS NULL AND NOT EXISTS (
                   SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty
               FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`
               // One time for the whole sync: every row it changes shows the same updated_at.
