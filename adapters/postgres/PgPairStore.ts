@@ -85,6 +85,9 @@ interface Totals {
 interface Progress {
   readonly totals: Totals
   readonly pending: PairSyncPlan | undefined
+  readonly chunks: number
+  /** The first chunk's document keys, kept until a second chunk needs them recorded. */
+  readonly firstKeys: ReadonlyArray<string>
 }
 
 const emptyTotals: Totals = {
@@ -250,6 +253,24 @@ export const layerWith = (chunkSize: number) =>
           WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
             AND document_key = ANY(${texts(keys)}::text[])`.pipe(Effect.map((rows) => rows.map(toPairReceivable)))
 
+      // A key repeated in a portal's answer is a duplicate in whichever chunk it comes back. An
+      // answer of one chunk needs no record of its keys; from the second chunk on, they are kept
+      // in a temporary table that goes with the transaction, so that a pair's size does not
+      // decide the memory its sync needs.
+      const startKeyRecord = (keys: ReadonlyArray<string>) =>
+        Effect.andThen(
+          sql`CREATE TEMPORARY TABLE sync_document_keys (key text PRIMARY KEY) ON COMMIT DROP`,
+          sql`INSERT INTO sync_document_keys SELECT DISTINCT unnest(${texts(keys)}::text[])`
+        )
+      // Records a chunk's keys; answers those an earlier chunk had.
+      const recordKeys = (keys: ReadonlyArray<string>) =>
+        sql<{ key: string }>`
+          WITH chunk AS (SELECT DISTINCT unnest(${texts(keys)}::text[]) AS key),
+          recorded AS (INSERT INTO sync_document_keys SELECT key FROM chunk ON CONFLICT DO NOTHING RETURNING key)
+          SELECT key FROM chunk EXCEPT SELECT key FROM recorded`.pipe(
+          Effect.map((rows) => new Set(rows.map((row) => row.key)))
+        )
+
       // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
       // say receivables is nearly empty, lookups by key scan an organization's rows; while
       // integrations has none, each new receivable's reference check reads every pair of its
@@ -308,19 +329,22 @@ export const layerWith = (chunkSize: number) =>
                 Stream.rechunk(chunkSize),
                 Stream.chunks,
                 Stream.runFoldEffect(
-                  (): Progress => ({ totals: emptyTotals, pending: undefined }),
+                  (): Progress => ({ totals: emptyTotals, pending: undefined, chunks: 0, firstKeys: [] }),
                   (progress, chunk: ReadonlyArray<FetchedDocument>) =>
                     Effect.gen(function* () {
                       if (progress.pending !== undefined) yield* writePlan(integration, progress.pending, at)
-                      const firstOfEmptyPair = lock?.empty === true && progress.totals.counts.fetched === 0
-                      const current = firstOfEmptyPair
-                        ? []
-                        : yield* currentReceivables(
-                            integration,
-                            chunk.map((document) => document.documentKey)
-                          )
-                      const plan = yield* options.plan(current, chunk)
-                      return { totals: addTotals(progress.totals, plan), pending: plan }
+                      const first = progress.chunks === 0
+                      const keys = chunk.map((document) => document.documentKey)
+                      const current = first && lock?.empty === true ? [] : yield* currentReceivables(integration, keys)
+                      if (progress.chunks === 1) yield* startKeyRecord(progress.firstKeys)
+                      const earlier = first ? new Set<string>() : yield* recordKeys(keys)
+                      const plan = yield* options.plan(current, chunk, earlier)
+                      return {
+                        totals: addTotals(progress.totals, plan),
+                        pending: plan,
+                        chunks: progress.chunks + 1,
+                        firstKeys: first ? keys : []
+                      }
                     })
                 )
               )

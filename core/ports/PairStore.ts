@@ -36,9 +36,14 @@ export interface SyncPairOptions<E> {
   readonly startedAt: DateTime.Utc
   readonly nextSyncAt: DateTime.Utc
   readonly documents: Stream.Stream<FetchedDocument, E>
+  /**
+   * Plans a chunk: the pair's receivables with the chunk's document keys, the chunk, and those of
+   * its keys that came in an earlier chunk of the same answer (duplicates).
+   */
   readonly plan: (
     current: ReadonlyArray<PairReceivable>,
-    documents: ReadonlyArray<FetchedDocument>
+    documents: ReadonlyArray<FetchedDocument>,
+    earlier: ReadonlySet<string>
   ) => Effect.Effect<PairSyncPlan, E>
 }
 
@@ -65,8 +70,10 @@ export class PairStore extends Context.Service<
     readonly get: (id: string) => Effect.Effect<Integration, PairNotFound>
     /**
      * In ONE transaction holding the pair's lock, for each chunk of `documents`: reads the pair's
-     * receivables with those document keys, plans with them, writes the plan (receivables,
-     * history, events); then the pair's next sync time and the run's record. A failure anywhere,
+     * receivables with those document keys, plans with them and with the chunk's keys seen in
+     * earlier chunks, writes the plan (receivables, history, events); then the pair's next sync
+     * time and the run's record. Neither the keys nor anything else is held in memory for the
+     * whole answer. A failure anywhere,
      * the documents' stream included, leaves the pair as it was.
      */
     readonly syncPair: <E>(integration: Integration, options: SyncPairOptions<E>) => Effect.Effect<RunCounts, E>

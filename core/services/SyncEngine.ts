@@ -65,13 +65,12 @@ export class SyncEngine extends Context.Service<
           now: startedAt,
           secret
         })
-        const seen = new Set<string>()
         return yield* store.syncPair(integration, {
           worker,
           startedAt,
           nextSyncAt,
           documents,
-          plan: (current, chunk) =>
+          plan: (current, chunk, earlier) =>
             Effect.succeed(
               planPairSync(current, chunk, {
                 refs: integration.refs,
@@ -79,7 +78,7 @@ export class SyncEngine extends Context.Service<
                 statusMapping: connector.statusMapping,
                 newReceivableId: ids.receivableId,
                 newEventId: ids.eventId,
-                seen
+                seen: new Set(earlier)
               })
             )
         })
