@@ -3,7 +3,7 @@
  * 100,000 receivables over 1,000 pairs from the simulator, then a resync in which 5% of them
  * changed; receivables per second for both, and in the same run the floor: `COPY` of the same
  * rows into a bare table. Then peak memory of one pair of 200,000 receivables against ten pairs
- * of 20,000. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
+ * of 20,000, each in a process of its own. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
  * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
  */
 import { execFileSync } from "node:child_process"
@@ -48,19 +48,6 @@ const benchConnector: PortalConnector = {
       Stream.zipWithIndex,
       Stream.map(([d, i]) => changed(d, i))
     )
-}
-
-const peakRss = () => {
-  let peak = process.memoryUsage().rss
-  const timer = setInterval(() => {
-    peak = Math.max(peak, process.memoryUsage().rss)
-  }, 20)
-  return {
-    stop: () => {
-      clearInterval(timer)
-      return Math.round(Math.max(peak, process.memoryUsage().rss) / 1024 / 1024)
-    }
-  }
 }
 
 const setup = (count: number, receivables: number) =>
@@ -163,6 +150,36 @@ const copyFloor = Effect.gen(function* () {
   return { seconds: copied, rows: Number(row!.n) }
 })
 
+const engineOn = (url: string) => {
+  const db = PgClient.layer({ url: Redacted.make(url), maxConnections: concurrency + 2 })
+  return SyncEngine.layer.pipe(
+    Layer.provideMerge(PgPairStore.layer),
+    Layer.provide([Connectors.layerOf([benchConnector]), RandomIds.layer, EnvironmentSecrets.layer]),
+    Layer.provideMerge(db)
+  )
+}
+
+// Peak memory is measured in a fresh process per configuration (this script, started again with
+// BENCH_MEMORY_RUN), as the operating system's peak resident set: a process that has already
+// synced keeps the heap it grew, which would favour whichever configuration runs first.
+const memoryRun = (url: string, count: number, size: number) =>
+  Effect.gen(function* () {
+    yield* setup(count, size)
+    const run = yield* syncAll
+    process.stdout.write(
+      `${JSON.stringify({ seconds: run.seconds, peakRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`
+    )
+  }).pipe(Effect.provide(engineOn(url)))
+
+const measureMemory = (url: string, count: number, size: number) => {
+  const output = execFileSync(process.execPath, [...process.execArgv, import.meta.filename], {
+    env: { ...process.env, BENCH_MEMORY_RUN: `${count}x${size}`, BENCH_MEMORY_URL: url },
+    encoding: "utf8",
+    stdio: ["ignore", "pipe", "inherit"]
+  })
+  return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
+}
+
 const main = Effect.gen(function* () {
   const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-sync-bench-")))
   yield* Effect.promise(() => chmod(baseDir, 0o755))
@@ -176,11 +193,7 @@ const main = Effect.gen(function* () {
   )
   const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
   const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: concurrency + 2 })
-  const engine = SyncEngine.layer.pipe(
-    Layer.provideMerge(PgPairStore.layer),
-    Layer.provide([Connectors.layerOf([benchConnector]), RandomIds.layer, EnvironmentSecrets.layer]),
-    Layer.provideMerge(db)
-  )
+  const engine = engineOn(server.url)
   yield* Migrations.migrate.pipe(Effect.provide(db))
 
   const results = yield* Effect.gen(function* () {
@@ -201,11 +214,10 @@ const main = Effect.gen(function* () {
         [10, 20_000],
         [1, 200_000]
       ] as const) {
-        yield* setup(count, size)
-        resync = false
-        const meter = peakRss()
-        const run = yield* syncAll
-        memory.push(`| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${meter.stop()} |`)
+        const run = measureMemory(server.url, count, size)
+        memory.push(
+          `| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${Math.round(run.peakRssMiB)} |`
+        )
         log(memory.at(-1)!)
       }
     }
@@ -227,5 +239,10 @@ const main = Effect.gen(function* () {
   )
 })
 
+const memoryConfiguration = process.env.BENCH_MEMORY_RUN?.split("x").map(Number)
+const program =
+  memoryConfiguration === undefined
+    ? main
+    : memoryRun(process.env.BENCH_MEMORY_URL!, memoryConfiguration[0]!, memoryConfiguration[1]!)
 const scope = Effect.runSync(Scope.make())
-Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
+Effect.runPromise(program.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
