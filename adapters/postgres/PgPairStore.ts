@@ -246,9 +246,8 @@ export const layerWith = (chunkSize: number) =>
 
       const currentReceivables = (integration: Integration, keys: ReadonlyArray<string>) =>
         sql<ReceivableRow>`
-          SELECT id, document_key, vendor_receivable_id, amount_cents, currency,
-            to_char(receivable_date, 'YYYY-MM-DD') AS receivable_date, to_char(due_date, 'YYYY-MM-DD') AS due_date,
-            status, portal_status, po_number, metadata
+          SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
+            portal_status, po_number, metadata
           FROM receivables
           WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
             AND document_key = ANY(${texts(keys)}::text[])`.pipe(Effect.map((rows) => rows.map(toPairReceivable)))

@@ -100,8 +100,7 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
   const receivableColumns = (history: Option.Option<number>, metadata: boolean) => sql`
     p.id, p.vendor_receivable_id, p.vendor_id, (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
     p.debtor_id, (SELECT d.name FROM debtors d WHERE d.id = p.debtor_id) AS debtor_name,
-    p.amount_cents, p.currency, to_char(p.receivable_date, 'YYYY-MM-DD') AS receivable_date,
-    to_char(p.due_date, 'YYYY-MM-DD') AS due_date, p.status, p.portal_status, p.po_number,
+    p.amount_cents, p.currency, p.receivable_date, p.due_date, p.status, p.portal_status, p.po_number,
     p.detected_at, p.updated_at,
     (SELECT CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END FROM integrations i WHERE i.id = p.integration_id)
       AS next_sync_at,

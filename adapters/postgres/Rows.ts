@@ -1,6 +1,6 @@
 /** Row shapes several Postgres adapters read: a receivable's tracked columns, and a pair's. */
 
-/** The columns a sync compares and the API shows, with dates as `YYYY-MM-DD` text. */
+/** The columns a sync compares and the API shows; the driver reads a date as `YYYY-MM-DD` text. */
 export interface ReceivableFieldsRow {
   readonly vendor_receivable_id: string | null
   readonly amount_cents: bigint | number
