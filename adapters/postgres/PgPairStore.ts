@@ -205,9 +205,11 @@ export const layerWith = (chunkSize: number) =>
           writes.push(sql`events AS (
             INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
             SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
-            FROM unnest(${texts(plan.events.map((e) => e.id))}::text[], ${texts(plan.events.map((e) => e.type))}::text[],
+            FROM unnest(
+              ${texts(plan.events.map((e) => e.id))}::text[], ${texts(plan.events.map((e) => e.type))}::text[],
               ${texts(plan.events.map((e) => e.receivableId))}::text[],
-              ${timestamps(plan.events.map((e) => DateTime.toDateUtc(e.createdAt)))}::timestamptz[], ${jsons(plan.events.map((e) => e.data))}::jsonb[]
+              ${timestamps(plan.events.map((e) => DateTime.toDateUtc(e.createdAt)))}::timestamptz[],
+              ${jsons(plan.events.map((e) => e.data))}::jsonb[]
             ) AS e(id, type, receivable_id, created_at, data))`)
         }
         return writes
@@ -315,7 +317,8 @@ export const layerWith = (chunkSize: number) =>
               // chunk. `last_run_at` is read from the row as locked, so a sync that committed while
               // we waited for the lock counts; the subquery sees receivables written by other means.
               const [lock] = yield* sql<{ empty: boolean }>`
-              SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true),
+              SELECT set_config('synchronous_commit', 'off', true),
+                set_config('plan_cache_mode', 'force_generic_plan', true),
                 i.last_run_at IS NULL AND NOT EXISTS (
                   SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty
               FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`

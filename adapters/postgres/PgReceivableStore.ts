@@ -94,9 +94,10 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
   // The columns of a receivable as the API shows it. The pair's next run time is stored once,
   // on its integration, so every receivable of a pair shows the same value. Names and the next
   // run time are read by primary key in subqueries rather than joins: the planner then has two
-  // relations to order instead of five, which more than halves a page's planning time and makes a
-  // default page about a tenth cheaper for PostgreSQL, with the same lookups. The receivable's composite references tie its vendor and integration to
-  // its organization, which the receivable itself is filtered on.
+  // relations to order instead of five, which more than halves a page's planning time and makes
+  // a default page about a tenth cheaper for PostgreSQL, with the same lookups. The receivable's
+  // composite references tie its vendor and integration to its organization, which the
+  // receivable itself is filtered on.
   const receivableColumns = (history: Option.Option<number>, metadata: boolean) => sql`
     p.id, p.vendor_receivable_id, p.vendor_id, (SELECT v.name FROM vendors v WHERE v.id = p.vendor_id) AS vendor_name,
     p.debtor_id, (SELECT d.name FROM debtors d WHERE d.id = p.debtor_id) AS debtor_name,
