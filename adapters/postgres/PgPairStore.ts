@@ -70,6 +70,12 @@ const dates = (values: ReadonlyArray<string | null>) => column(values, PgTypes.O
 const timestamps = (values: ReadonlyArray<Date>) => column(values, PgTypes.OID.timestamptz)
 const jsons = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.jsonb)
 
+/** Which tables a sync's creations grew by half since they were last analyzed. */
+interface Growth {
+  readonly receivables: boolean
+  readonly integrations: boolean
+}
+
 /** Documents planned and written together; the memory a sync needs does not grow past it. */
 const defaultChunkSize = 2_000
 
@@ -220,8 +226,37 @@ export const layerWith = (chunkSize: number) =>
         return writes.length === 0 ? Effect.void : Effect.asVoid(sql`WITH ${sql.csv(writes)} SELECT`)
       }
 
+      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
+      // say receivables is nearly empty, lookups by key scan an organization's rows; while
+      // integrations has none, each new receivable's reference check reads every pair of its
+      // debtor; sessions keep such plans. So after a sync that created receivables, a table whose
+      // file has grown by half since it was last analyzed (and past 16 pages) is analyzed at once,
+      // which also discards those plans. File sizes are exact at once (the run's last statement
+      // reads them, saving a round trip per pair); activity statistics arrive up to a second late.
+      // Only the columns of those lookups and references are analyzed: that costs a fraction of a
+      // complete analysis and leaves the table due for autovacuum's, which the read path's plans
+      // get a minute later. The events outbox, read by no sync or request, is left to autovacuum.
+      const grownSinceAnalyzed = (table: string) => sql`(
+        SELECT pg_relation_size(oid) / current_setting('block_size')::int >= greatest(16, 1.5 * relpages)
+        FROM pg_class WHERE oid = ${table}::regclass)`
+      const growth = sql`RETURNING ${grownSinceAnalyzed("receivables")} AS receivables,
+        ${grownSinceAnalyzed("integrations")} AS integrations`
+      const analyzing = yield* Semaphore.make(1)
+      const refreshStatistics = (grown: Growth | undefined) =>
+        analyzing
+          .withPermitsIfAvailable(1)(
+            Effect.gen(function* () {
+              if (grown?.receivables === true) {
+                yield* sql`
+                  ANALYZE receivables (org_id, id, integration_id, document_key), receivable_history (org_id, receivable_id)`
+              }
+              if (grown?.integrations === true) yield* sql`ANALYZE integrations`
+            })
+          )
+          .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))
+
       // The run's end: the pair's next sync, its run record, and the writes of its last chunk,
-      // all in one statement.
+      // all in one statement; after creations, it also answers which tables grew (see above).
       const finishRun = <E>(
         integration: Integration,
         options: SyncPairOptions<E>,
@@ -243,7 +278,8 @@ export const layerWith = (chunkSize: number) =>
             updated, unchanged, quarantined, quarantine)
           VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
             ${at}, 'succeeded', ${totals.counts.fetched}, ${totals.counts.created}, ${totals.counts.updated},
-            ${totals.counts.unchanged}, ${totals.counts.quarantined}, ${JSON.stringify(totals.quarantine)}::jsonb)`
+            ${totals.counts.unchanged}, ${totals.counts.quarantined}, ${JSON.stringify(totals.quarantine)}::jsonb)
+          ${totals.counts.created > 0 ? growth : sql``}`.pipe(Effect.map(([row]) => row as Growth | undefined))
       }
 
       const currentReceivables = (integration: Integration, keys: ReadonlyArray<string>) =>
@@ -271,34 +307,6 @@ export const layerWith = (chunkSize: number) =>
           SELECT key FROM chunk EXCEPT SELECT key FROM recorded`.pipe(
           Effect.map((rows) => new Set(rows.map((row) => row.key)))
         )
-
-      // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
-      // say receivables is nearly empty, lookups by key scan an organization's rows; while
-      // integrations has none, each new receivable's reference check reads every pair of its
-      // debtor; sessions keep such plans. So after a sync that created receivables, a table whose
-      // file has grown by half since it was last analyzed (and past 16 pages) is analyzed at once,
-      // which also discards those plans. File sizes are exact at once; activity statistics arrive
-      // up to a second late. Only the columns of those lookups and references are analyzed: that
-      // costs a fraction of a complete analysis and leaves the table due for autovacuum's, which
-      // the read path's plans get a minute later. The events outbox, read by no sync or request,
-      // is left to autovacuum.
-      const analyzing = yield* Semaphore.make(1)
-      const refreshStatistics = analyzing
-        .withPermitsIfAvailable(1)(
-          Effect.gen(function* () {
-            const tables = yield* sql<{ name: string; grown: boolean }>`
-              SELECT relname AS name,
-                pg_relation_size(oid) / current_setting('block_size')::int >= greatest(16, 1.5 * relpages) AS grown
-              FROM pg_class WHERE oid IN ('receivables'::regclass, 'integrations'::regclass)`
-            const grown = (name: string) => tables.some((table) => table.name === name && table.grown)
-            if (grown("receivables")) {
-              yield* sql`
-                ANALYZE receivables (org_id, id, integration_id, document_key), receivable_history (org_id, receivable_id)`
-            }
-            if (grown("integrations")) yield* sql`ANALYZE integrations`
-          })
-        )
-        .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))
 
       const syncPair = <E>(integration: Integration, options: SyncPairOptions<E>) =>
         sql
@@ -350,13 +358,14 @@ export const layerWith = (chunkSize: number) =>
                     })
                 )
               )
-              yield* finishRun(integration, options, at, progress.totals, progress.pending)
-              return progress.totals.counts
+              const grown = yield* finishRun(integration, options, at, progress.totals, progress.pending)
+              return { counts: progress.totals.counts, grown }
             })
           )
           .pipe(
             Effect.catchTag("SqlError", Effect.die),
-            Effect.tap((counts) => (counts.created > 0 ? refreshStatistics : Effect.void)),
+            Effect.tap(({ grown }) => refreshStatistics(grown)),
+            Effect.map(({ counts }) => counts),
             Effect.withSpan("PgPairStore.syncPair")
           )
 
