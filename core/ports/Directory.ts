@@ -43,7 +43,6 @@ export interface IntegrationRecord {
   readonly consecutiveFailures: number
 }
 
-/** Something an operator named does not exist, or cannot be done; the message says which. */
 /** What an operator gives to create an integration. */
 export interface NewIntegration {
   readonly org: string
@@ -55,6 +54,7 @@ export interface NewIntegration {
   readonly interval?: Duration.Duration | undefined
 }
 
+/** Something an operator named does not exist, or cannot be done; the message says which. */
 export class DirectoryRefused extends Schema.TaggedError<DirectoryRefused>()("DirectoryRefused", {
   message: Schema.String
 }) {}

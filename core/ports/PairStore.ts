@@ -73,8 +73,7 @@ export class PairStore extends Context.Service<
      * receivables with those document keys, plans with them and with the chunk's keys seen in
      * earlier chunks, writes the plan (receivables, history, events); then the pair's next sync
      * time and the run's record. Neither the keys nor anything else is held in memory for the
-     * whole answer. A failure anywhere,
-     * the documents' stream included, leaves the pair as it was.
+     * whole answer. A failure anywhere, the documents' stream included, leaves the pair as it was.
      */
     readonly syncPair: <E>(integration: Integration, options: SyncPairOptions<E>) => Effect.Effect<RunCounts, E>
     /** Records a failed run and when to try again; releases the lease. */
