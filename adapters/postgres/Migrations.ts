@@ -9,6 +9,7 @@ import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
 import leanOutbox from "./migrations/0004_lean_outbox.ts"
+import outboxInSequence from "./migrations/0005_outbox_in_sequence.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -16,7 +17,8 @@ const migrations = {
   "0001_initial": initial,
   "0002_audit_append_only": auditAppendOnly,
   "0003_api_key_revocation_notify": apiKeyRevocationNotify,
-  "0004_lean_outbox": leanOutbox
+  "0004_lean_outbox": leanOutbox,
+  "0005_outbox_in_sequence": outboxInSequence
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -80,8 +80,7 @@ layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
         "receivables_status_idx",
         "receivables_updated_idx",
         "receivable_history_receivable_idx",
-        "integrations_due_idx",
-        "events_undelivered_idx"
+        "integrations_due_idx"
       ]) {
         assert.isTrue(present.has(index), index)
       }

@@ -208,6 +208,18 @@ layer(TestLayer, {
       assert.strictEqual(byType["receivable.created"], 60)
       assert.strictEqual(byType["receivable.updated"], counts!.updated)
       assert.isAbove(byType["receivable.status_changed"] ?? 0, 0)
+      // Delivery reads the outbox in sequence: each receivable's creation comes before its changes,
+      // and a status change right after the update that carries it.
+      const sequence = yield* sql<{ receivable_id: string; types: Array<string> }>`
+        SELECT e.receivable_id, array_agg(e.type ORDER BY e.seq) AS types
+        FROM events e JOIN receivables r ON r.id = e.receivable_id
+        WHERE r.integration_id = ${pair.id} GROUP BY e.receivable_id`
+      for (const { types } of sequence) {
+        assert.strictEqual(types[0], "receivable.created")
+        types.forEach((type, i) => {
+          if (type === "receivable.status_changed") assert.strictEqual(types[i - 1], "receivable.updated")
+        })
+      }
       // The outbox keeps each event's payload as planned, in the shape of spec section 6.
       const [changed] = yield* sql<{ receivable_id: string; data: Record<string, unknown> }>`
         SELECT e.receivable_id, e.data FROM events e JOIN receivables r ON r.id = e.receivable_id
