@@ -26,7 +26,7 @@ export type IntegrationId = typeof IntegrationId.Type
 
 const hexPairs = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 
-/** Formats 16 random bytes as a receivable id; the caller supplies the randomness. */
+/** Formats 16 bytes as a receivable id; the caller supplies them (random, or led by the time). */
 export const receivableIdFromBytes = (bytes: Uint8Array): ReceivableId => {
   if (bytes.length !== 16) throw new RangeError(`a receivable id needs 16 bytes, got ${bytes.length}`)
   let hex = ""

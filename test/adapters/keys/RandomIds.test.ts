@@ -1,5 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { randomSource } from "../../../adapters/keys/RandomIds.ts"
+import { Effect } from "effect"
+import fc from "fast-check"
+import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
+import { IdSource } from "../../../core/ports/IdSource.ts"
+
+const { randomSource, timeOrdered } = RandomIds
+const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
 
 describe("pooled randomness", () => {
   it("hands out fresh bytes of the asked size across refills, never the same bytes twice", () => {
@@ -23,4 +29,46 @@ describe("pooled randomness", () => {
     for (let i = 0; i < 8; i++) next()
     assert.strictEqual(first.toString("hex"), before)
   })
+})
+
+describe("time-ordered receivable ids", () => {
+  const bytes = fc.uint8Array({ minLength: 16, maxLength: 16 })
+  const millis = fc.integer({ min: 0, max: 2 ** 48 - 1 })
+
+  it("lead with the time in milliseconds, then a version 7 UUID's version and variant, the rest random", () => {
+    fc.assert(
+      fc.property(bytes, millis, (random, time) => {
+        const id = hex(timeOrdered(random, time))
+        assert.strictEqual(Number.parseInt(id.slice(0, 12), 16), time)
+        assert.strictEqual(id[12], "7")
+        assert.include("89ab", id[16]!)
+        assert.strictEqual(id.slice(13, 16), hex(random).slice(13, 16))
+        assert.strictEqual(id.slice(17), hex(random).slice(17))
+      }),
+      { numRuns: 10_000 }
+    )
+  })
+
+  it("sort in the order they were made, whatever their random part", () => {
+    fc.assert(
+      fc.property(bytes, bytes, millis, millis, (a, b, t, u) => {
+        fc.pre(t !== u)
+        const [earlier, later] = t < u ? [timeOrdered(a, t), timeOrdered(b, u)] : [timeOrdered(b, u), timeOrdered(a, t)]
+        assert.isTrue(hex(earlier) < hex(later))
+      }),
+      { numRuns: 10_000 }
+    )
+  })
+
+  it.effect("are what the id source makes: rcv_ ids in the order they were made", () =>
+    Effect.gen(function* () {
+      const ids = yield* IdSource
+      const first = ids.receivableId()
+      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+      const second = ids.receivableId()
+      assert.match(first, /^rcv_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/)
+      assert.isTrue(first < second)
+      assert.notStrictEqual(ids.eventId().slice(4, 16), ids.eventId().slice(4, 16))
+    }).pipe(Effect.provide(RandomIds.layer))
+  )
 })
