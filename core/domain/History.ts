@@ -15,8 +15,11 @@ const fieldByApiName = new Map<string, TrackedField>(trackedFields.map((field) =
 
 const metadataPrefix = "metadata."
 
-// Most syncs find most metadata unchanged: a check without building the sorted key union.
-const sameMetadata = (a: ReceivableState["metadata"], b: ReceivableState["metadata"]) => {
+/**
+ * True when both hold the same keys with the same values. Most syncs find most metadata unchanged:
+ * this checks without building the sorted key union.
+ */
+export const sameMetadata = (a: ReceivableState["metadata"], b: ReceivableState["metadata"]) => {
   const keys = Object.keys(a)
   if (keys.length !== Object.keys(b).length) return false
   return keys.every((key) => a[key] === b[key])

@@ -5,10 +5,10 @@
  * spec section 6. Applying a plan is the store's job, in one transaction.
  */
 import { DateTime, Option, Schema, SchemaIssue } from "effect"
-import { historyEntry } from "./History.ts"
+import { historyEntry, sameMetadata } from "./History.ts"
 import type { DebtorId, ReceivableId, VendorId } from "./Ids.ts"
 import type { HistoryEntry, ReceivableState } from "./Resources.ts"
-import { ReceivableState as ReceivableStateSchema } from "./Resources.ts"
+import { ReceivableState as ReceivableStateSchema, trackedFieldNames } from "./Resources.ts"
 import { normalizeStatus, type StatusMapping } from "./Status.ts"
 
 /** A receivable as a portal reports it, before any validation. */
@@ -108,6 +108,26 @@ export const validateDocument = (
   return { _tag: "Invalid", reasons: issues }
 }
 
+// Every tracked field a document carries as such; its status is derived from its text.
+const documentFields = (Object.keys(trackedFieldNames) as Array<keyof typeof trackedFieldNames>).filter(
+  (field) => field !== "status"
+)
+
+const isRecord = (value: unknown): value is Readonly<Record<string, string>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+/**
+ * True when a document says exactly what a stored state says, down to the status its text maps
+ * to. Such a document is unchanged without being validated again, since the state was validated
+ * when it was stored: most documents of a resync are such, and validating them was the larger
+ * part of planning it.
+ */
+const restates = (state: ReceivableState, document: FetchedDocument, statusMapping: StatusMapping | undefined) =>
+  documentFields.every((field) => document[field] === state[field]) &&
+  isRecord(document.metadata) &&
+  sameMetadata(state.metadata, document.metadata) &&
+  normalizeStatus(state.portalStatus, statusMapping) === state.status
+
 const statusChangedData = (
   id: ReceivableId,
   refs: PairRefs,
@@ -154,12 +174,16 @@ export const planPairSync = (
       continue
     }
     seen.add(document.documentKey)
+    const existing = byKey.get(document.documentKey)
+    if (existing !== undefined && restates(existing.state, document, context.statusMapping)) {
+      unchanged += 1
+      continue
+    }
     const validated = validateDocument(document, context.statusMapping)
     if (validated._tag === "Invalid") {
       quarantined.push({ documentKey: document.documentKey, reasons: validated.reasons })
       continue
     }
-    const existing = byKey.get(document.documentKey)
     if (existing === undefined) {
       const id = context.newReceivableId()
       inserts.push({ id, documentKey: document.documentKey, state: validated.state })

@@ -1,16 +1,18 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
-import { revertChanges } from "../../../core/domain/History.ts"
+import { historyEntry, revertChanges } from "../../../core/domain/History.ts"
 import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import {
   type FetchedDocument,
   type PairReceivable,
   type PairSyncPlan,
   type PlanContext,
-  planPairSync
+  planPairSync,
+  validateDocument
 } from "../../../core/domain/PairSync.ts"
 import type { HistoryEntry, ReceivableState } from "../../../core/domain/Resources.ts"
+import { canonicalStatusText, type StatusMapping, statuses } from "../../../core/domain/Status.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
 
 const refs = {
@@ -113,6 +115,57 @@ describe("planPairSync", () => {
       }),
       { numRuns: 500 }
     ))
+
+  it("plans a document the pair already has as validating it and comparing says, whether it restates the stored receivable or not", () => {
+    // What a portal may send back for a stored receivable: the same document, a copy of it, one
+    // field moved, malformed values (some equal to the stored ones in all but type), or the same
+    // text under a status mapping that now says something else.
+    const resent = (doc: FetchedDocument): fc.Arbitrary<{ doc: FetchedDocument; mapping?: StatusMapping }> =>
+      fc.oneof(
+        fc.constant({ doc }),
+        fc.constant({ doc: { ...doc, metadata: { ...doc.metadata } } }),
+        document(doc.documentKey).map((other) => ({ doc: other })),
+        fc
+          .constantFrom<Partial<Record<keyof FetchedDocument, unknown>>>(
+            { amountCents: doc.amountCents + 1 },
+            { amountCents: String(doc.amountCents) },
+            { currency: doc.currency.toLowerCase() },
+            { dueDate: doc.dueDate === null ? "2026-02-30" : null },
+            { portalStatus: `${doc.portalStatus} ` },
+            { metadata: null },
+            { metadata: Object.assign([], doc.metadata) },
+            { metadata: { ...doc.metadata, x: 1 } },
+            { metadata: { ...doc.metadata, added: "v" } }
+          )
+          .map((change) => ({ doc: { ...doc, ...change } as FetchedDocument })),
+        fc.constantFrom(...statuses).map((status) => ({
+          doc,
+          mapping: new Map([[canonicalStatusText(doc.portalStatus), status]])
+        }))
+      )
+    fc.assert(
+      fc.property(
+        document("k").chain((doc) => fc.tuple(fc.constant(doc), resent(doc))),
+        ([stored, { doc, mapping }]) => {
+          const pair = apply([], planPairSync([], [stored], contextAt(0)))
+          const plan = planPairSync(pair, [doc], { ...contextAt(1), statusMapping: mapping })
+          const validated = validateDocument(doc, mapping)
+          const expected =
+            validated._tag === "Invalid"
+              ? "quarantined"
+              : historyEntry(pair[0]!.state, validated.state, contextAt(1).now)._tag === "None"
+                ? "unchanged"
+                : "updated"
+          const planned = plan.quarantined.length === 1 ? "quarantined" : plan.unchanged === 1 ? "unchanged" : "updated"
+          assert.strictEqual(planned, expected)
+          if (planned === "updated" && validated._tag === "Valid") {
+            assert.deepStrictEqual(plan.updates[0]!.state, validated.state)
+          }
+        }
+      ),
+      { numRuns: 5_000 }
+    )
+  })
 
   it("emits created for new receivables, updated for changed ones, and status_changed with the spec's payload", () => {
     const base: FetchedDocument = {
