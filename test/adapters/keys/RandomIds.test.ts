@@ -60,7 +60,7 @@ describe("time-ordered receivable ids", () => {
     )
   })
 
-  it.effect("are what the id source makes: rcv_ ids in the order they were made", () =>
+  it.effect("are what the id source makes, in the order it made them; its event ids stay wholly random", () =>
     Effect.gen(function* () {
       const ids = yield* IdSource
       const first = ids.receivableId()
