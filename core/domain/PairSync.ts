@@ -133,7 +133,7 @@ const statusChangedData = (
   refs: PairRefs,
   previous: ReceivableState,
   next: ReceivableState,
-  changedAt: DateTime.Utc
+  changedAt: string
 ) => ({
   receivable_id: id,
   vendor: refs.vendor,
@@ -142,14 +142,16 @@ const statusChangedData = (
   new_status: next.status,
   previous_portal_status: previous.portalStatus,
   new_portal_status: next.portalStatus,
-  changed_at: DateTime.formatIso(changedAt)
+  changed_at: changedAt
 })
 
 /**
  * Plans a pair's sync. A document matches a receivable by its document key; a key seen twice in
  * one answer is quarantined after its first occurrence; a document that fails validation is
- * quarantined and its receivable keeps its previous state. Receivables the portal no longer
- * returns are kept as they are (the API has no deletions).
+ * quarantined and its receivable keeps its previous state. A document that says exactly what its
+ * stored receivable says is unchanged without being validated again (the stored state was
+ * validated when it was written). Receivables the portal no longer returns are kept as they are
+ * (the API has no deletions).
  */
 export const planPairSync = (
   current: ReadonlyArray<PairReceivable>,
@@ -216,7 +218,7 @@ export const planPairSync = (
       event(
         "receivable.status_changed",
         existing.id,
-        statusChangedData(existing.id, context.refs, existing.state, validated.state, context.now)
+        statusChangedData(existing.id, context.refs, existing.state, validated.state, nowText)
       )
     }
   }
