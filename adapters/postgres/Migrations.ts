@@ -10,6 +10,7 @@ import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
 import leanOutbox from "./migrations/0004_lean_outbox.ts"
 import outboxInSequence from "./migrations/0005_outbox_in_sequence.ts"
+import jsonAsWritten from "./migrations/0006_json_as_written.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -18,7 +19,8 @@ const migrations = {
   "0002_audit_append_only": auditAppendOnly,
   "0003_api_key_revocation_notify": apiKeyRevocationNotify,
   "0004_lean_outbox": leanOutbox,
-  "0005_outbox_in_sequence": outboxInSequence
+  "0005_outbox_in_sequence": outboxInSequence,
+  "0006_json_as_written": jsonAsWritten
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -62,13 +62,15 @@ const toPairReceivable = (row: ReceivableRow): PairReceivable => ({
 
 // Rows travel as one binary array per column, unnested side by side: PostgreSQL copies each value
 // in place instead of parsing a JSON document per row (a sixth of its time in a first sync went
-// there); only the values that are JSON themselves (metadata, changes, payloads) are parsed.
+// there); only the values that are JSON themselves are read as such: metadata and event payloads
+// (`json`) are checked, history's changes (`jsonb`) are parsed.
 const column = (values: ReadonlyArray<unknown>, element: number) => Result.getOrThrow(PgTypes.array(values, element))
 const texts = (values: ReadonlyArray<string | null>) => column(values, PgTypes.OID.text)
 const bigints = (values: ReadonlyArray<number>) => column(values.map(BigInt), PgTypes.OID.int8)
 const dates = (values: ReadonlyArray<string | null>) => column(values, PgTypes.OID.date)
 const timestamps = (values: ReadonlyArray<Date>) => column(values, PgTypes.OID.timestamptz)
-const jsons = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.jsonb)
+const jsons = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.json)
+const jsonbs = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.jsonb)
 
 /** Which tables a sync's creations grew by half since they were last analyzed. */
 interface Growth {
@@ -131,7 +133,7 @@ export const layerWith = (chunkSize: number) =>
           ${bigints(states.map((s) => s.amountCents))}::bigint[], ${texts(states.map((s) => s.currency))}::text[],
           ${dates(states.map((s) => s.receivableDate))}::date[], ${dates(states.map((s) => s.dueDate))}::date[],
           ${texts(states.map((s) => s.status))}::text[], ${texts(states.map((s) => s.portalStatus))}::text[],
-          ${texts(states.map((s) => s.poNumber))}::text[], ${jsons(states.map((s) => s.metadata))}::jsonb[]
+          ${texts(states.map((s) => s.poNumber))}::text[], ${jsons(states.map((s) => s.metadata))}::json[]
         ) AS r(id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
           portal_status, po_number, metadata)`
       }
@@ -205,7 +207,7 @@ export const layerWith = (chunkSize: number) =>
             INSERT INTO receivable_history (org_id, receivable_id, changed_at, changes)
             SELECT ${org}, h.id, ${at}, h.changes
             FROM unnest(${texts(plan.updates.map((u) => u.id))}::text[],
-              ${jsons(plan.updates.map((u) => u.history.changes))}::jsonb[]) AS h(id, changes))`)
+              ${jsonbs(plan.updates.map((u) => u.history.changes))}::jsonb[]) AS h(id, changes))`)
         }
         if (plan.events.length > 0) {
           writes.push(sql`events AS (
@@ -215,7 +217,7 @@ export const layerWith = (chunkSize: number) =>
               ${texts(plan.events.map((e) => e.id))}::text[], ${texts(plan.events.map((e) => e.type))}::text[],
               ${texts(plan.events.map((e) => e.receivableId))}::text[],
               ${timestamps(plan.events.map((e) => DateTime.toDateUtc(e.createdAt)))}::timestamptz[],
-              ${jsons(plan.events.map((e) => e.data))}::jsonb[]
+              ${jsons(plan.events.map((e) => e.data))}::json[]
             ) AS e(id, type, receivable_id, created_at, data))`)
         }
         return writes

@@ -105,7 +105,7 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
     p.detected_at, p.updated_at,
     (SELECT CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END FROM integrations i WHERE i.id = p.integration_id)
       AS next_sync_at,
-    ${metadata ? sql`p.metadata` : sql`NULL::jsonb`} AS metadata,
+    ${metadata ? sql`p.metadata` : sql`NULL::json`} AS metadata,
     ${Option.isSome(history) ? sql`h.history` : sql`NULL::json`} AS history`
 
   // A page's history, newest first and limited per receivable, joined to each of its rows.

@@ -34,16 +34,23 @@ const seedPair = Effect.gen(function* () {
 
 const insertReceivable = (
   ids: { org: string; vendor: string; debtor: string; integration: string },
-  overrides: Partial<{ id: string; vendor: string; currency: string; status: string; key: string }> = {}
+  overrides: Partial<{
+    id: string
+    vendor: string
+    currency: string
+    status: string
+    key: string
+    metadata: string
+  }> = {}
 ) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql`
       INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents,
-        currency, receivable_date, status, portal_status, detected_at, updated_at)
+        currency, receivable_date, status, portal_status, metadata, detected_at, updated_at)
       VALUES (${ids.org}, ${overrides.id ?? rcv(1)}, ${ids.integration}, ${overrides.vendor ?? ids.vendor},
         ${ids.debtor}, ${overrides.key ?? "doc-1"}, 1000, ${overrides.currency ?? "EUR"}, '2026-01-01',
-        ${overrides.status ?? "PENDING"}, 'Submitted', now(), now())`
+        ${overrides.status ?? "PENDING"}, 'Submitted', ${overrides.metadata ?? "{}"}::json, now(), now())`
   )
 
 /** The SQLSTATE code PostgreSQL gave, wherever the driver's error sits in the causes. */
@@ -96,7 +103,13 @@ layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
   it.effect("the schema refuses rows the domain forbids", () =>
     Effect.gen(function* () {
       const ids = yield* seedPair
-      assert.strictEqual(yield* refusal(insertReceivable(ids, { id: "rcv_XYZ" })), "23514")
+      for (const id of ["rcv_XYZ", `rcv_${"a".repeat(31)}`, `rcv_${"a".repeat(33)}`, `rcv_${"A".repeat(32)}`]) {
+        assert.strictEqual(yield* refusal(insertReceivable(ids, { id })), "23514", id)
+      }
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { id: `rcv_${"a".repeat(31)}\n` })), "23514")
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { id: `xcv_${"a".repeat(32)}` })), "23514")
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { metadata: "[]" })), "23514")
+      assert.strictEqual(yield* refusal(insertReceivable(ids, { metadata: "{" })), "22P02")
       assert.strictEqual(yield* refusal(insertReceivable(ids, { currency: "eur" })), "23514")
       assert.strictEqual(yield* refusal(insertReceivable(ids, { status: "Paid" })), "23514")
       // A receivable's vendor must be its integration's vendor.
