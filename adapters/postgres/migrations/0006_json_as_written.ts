@@ -4,7 +4,8 @@
  * read back whole. `jsonb` parsed each value into its binary form on the way in, a few
  * microseconds per value in a sync's hottest statement, and serialized it again on the way out;
  * `json` only checks that the text is JSON. Metadata keys keep the order they were written in.
- * History (a small share of a sync's writes) keeps `jsonb`.
+ * History (a small share of a sync's writes) keeps `jsonb`. The new types rewrite both tables once
+ * (about 13 s per million receivables on two cores), holding their lock meanwhile.
  *
  * The receivable id's check says the same in a form PostgreSQL evaluates about four times
  * faster: a bounded repetition (`{32}`) costs its regular expression engine more than a plain one
