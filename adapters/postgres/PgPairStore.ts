@@ -9,7 +9,13 @@ import { PgTypes } from "@effect/sql-pg"
 import { DateTime, Duration, Effect, Layer, Result, Semaphore, Stream } from "effect"
 import { SqlClient, type Statement } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
-import type { FetchedDocument, PairReceivable, PairSyncPlan, Quarantined } from "../../core/domain/PairSync.ts"
+import {
+  type FetchedDocument,
+  isStorableText,
+  type PairReceivable,
+  type PairSyncPlan,
+  type Quarantined
+} from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
 import {
   type FailedRun,
@@ -346,7 +352,8 @@ export const layerWith = (chunkSize: number) =>
                     Effect.gen(function* () {
                       if (progress.pending !== undefined) yield* writePlan(integration, progress.pending, at)
                       const first = progress.chunks === 0
-                      const keys = chunk.map((document) => document.documentKey)
+                      // A key that cannot be stored matches nothing stored and is quarantined.
+                      const keys = chunk.map((document) => document.documentKey).filter(isStorableText)
                       const current = first && lock?.empty === true ? [] : yield* currentReceivables(integration, keys)
                       if (progress.chunks === 1) yield* startKeyRecord(progress.firstKeys)
                       const earlier = first ? new Set<string>() : yield* recordKeys(keys)

@@ -79,6 +79,40 @@ export interface PlanContext {
 const decodeState = Schema.decodeUnknownExit(ReceivableStateSchema, { errors: "all" })
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
+const isRecord = (value: unknown): value is Readonly<Record<string, string>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value)
+
+// Characters no stored text can keep: the NUL character, which databases' text and JSON types
+// refuse (PostgreSQL's among them), and halves of UTF-16 surrogate pairs standing alone, which
+// are not Unicode (written, they come back as U+FFFD or are refused). A document holding one is
+// quarantined: written, it would fail its pair's every sync.
+const unstorable = /\0|\p{Cs}/u
+const unstorableEverywhere = /\0|\p{Cs}/gu
+
+/** True when the text can be stored and read back as it is. */
+export const isStorableText = (text: string): boolean => !unstorable.test(text)
+
+const unstorableReason = "holds the NUL character or half a surrogate pair, which cannot be stored"
+
+const textFields = ["vendorReceivableId", "currency", "receivableDate", "dueDate", "portalStatus", "poNumber"] as const
+
+// Where a document's text cannot be stored; found before validation, so that no message repeats
+// the character.
+const unstorableFields = (document: FetchedDocument): ReadonlyArray<string> => {
+  const reasons: Array<string> = []
+  for (const field of textFields) {
+    const value: unknown = document[field]
+    if (typeof value === "string" && !isStorableText(value)) reasons.push(`${field}: ${unstorableReason}`)
+  }
+  if (isRecord(document.metadata)) {
+    for (const [key, value] of Object.entries(document.metadata)) {
+      if (!isStorableText(key)) reasons.push(`metadata: a key ${unstorableReason}`)
+      else if (typeof value === "string" && !isStorableText(value)) reasons.push(`metadata.${key}: ${unstorableReason}`)
+    }
+  }
+  return reasons
+}
+
 /** The document as a receivable's state, or the reasons it cannot be one. */
 export const validateDocument = (
   document: FetchedDocument,
@@ -86,6 +120,8 @@ export const validateDocument = (
 ):
   | { readonly _tag: "Valid"; readonly state: ReceivableState }
   | { readonly _tag: "Invalid"; readonly reasons: ReadonlyArray<string> } => {
+  const unstorableReasons = unstorableFields(document)
+  if (unstorableReasons.length > 0) return { _tag: "Invalid", reasons: unstorableReasons }
   const exit = decodeState({
     vendorReceivableId: document.vendorReceivableId,
     amountCents: document.amountCents,
@@ -112,9 +148,6 @@ export const validateDocument = (
 const documentFields = (Object.keys(trackedFieldNames) as Array<keyof typeof trackedFieldNames>).filter(
   (field) => field !== "status"
 )
-
-const isRecord = (value: unknown): value is Readonly<Record<string, string>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value)
 
 /**
  * True when a document says exactly what a stored state says, down to the status its text maps
@@ -171,6 +204,13 @@ export const planPairSync = (
     events.push({ id: context.newEventId(), type, receivableId, createdAt: context.now, data })
 
   for (const document of fetched) {
+    if (!isStorableText(document.documentKey)) {
+      quarantined.push({
+        documentKey: document.documentKey.replace(unstorableEverywhere, "\uFFFD"),
+        reasons: [`documentKey: ${unstorableReason} (shown as U+FFFD)`]
+      })
+      continue
+    }
     if (seen.has(document.documentKey)) {
       quarantined.push({ documentKey: document.documentKey, reasons: ["the portal returned this document twice"] })
       continue

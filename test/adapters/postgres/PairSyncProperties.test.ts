@@ -185,6 +185,50 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync pro
     })
   )
 
+  it.effect("a document whose text cannot be stored is quarantined; the rest of its pair syncs, now and later", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* SyncEngine
+      const docs = fc.sample(fc.tuple(...["a", "b", "c", "d", "e", "f", "g"].map(documentFor)), {
+        numRuns: 1,
+        seed: 7
+      })[0]!
+      const [a, b, c, d, e, f, g] = docs
+      // Emoji are whole surrogate pairs: kept as they are.
+      const good = [{ ...a!, poNumber: "PO-😀" }, { ...c!, metadata: { note: "🧾 paid" } }, g!]
+      const bad = [
+        { ...b!, poNumber: "PO\u0000-1" },
+        { ...d!, metadata: { note: "x\udc00" } },
+        { ...e!, documentKey: "e\u0000" },
+        { ...f!, metadata: { ["k\ud800"]: "x" } }
+      ]
+      const pair = yield* newPair("scripted")
+      // Two documents a chunk: the unstorable ones fall in every chunk, first and later ones.
+      script = [good[0]!, bad[0]!, bad[1]!, good[1]!, bad[2]!, bad[3]!, good[2]!]
+      for (const run of ["first", "again"]) {
+        const outcome = yield* engine.runPair(pair, run)
+        assert.strictEqual(outcome._tag, "Succeeded", JSON.stringify(outcome))
+        if (outcome._tag === "Succeeded") assert.strictEqual(outcome.counts.quarantined, 4)
+        const rows = yield* pairRows(pair)
+        assert.deepStrictEqual(
+          rows.map((row) => [row.document_key, row.po_number, row.metadata]),
+          good.map((doc) => [doc.documentKey, doc.poNumber, doc.metadata])
+        )
+        const [record] = yield* sql<{ quarantine: Array<{ documentKey: string; reasons: Array<string> }> }>`
+          SELECT quarantine FROM sync_runs WHERE integration_id = ${pair.id} AND worker = ${run}`
+        assert.deepStrictEqual(
+          record!.quarantine.map((entry) => [entry.documentKey, entry.reasons.map((reason) => reason.split(":")[0])]),
+          [
+            ["b", ["poNumber"]],
+            ["d", ["metadata.note"]],
+            ["e\ufffd", ["documentKey"]],
+            ["f", ["metadata"]]
+          ]
+        )
+      }
+    })
+  )
+
   it.effect("a failure at any write of a sync leaves the pair exactly as before; the next run completes it", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -5,6 +5,7 @@ import { historyEntry, revertChanges } from "../../../core/domain/History.ts"
 import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import {
   type FetchedDocument,
+  isStorableText,
   type PairReceivable,
   type PairSyncPlan,
   type PlanContext,
@@ -252,4 +253,59 @@ describe("planPairSync", () => {
       { documentKey: "k", reasons: ["the portal returned this document twice"] }
     ])
   })
+
+  // Where a character goes in a document: a text field, the document key, a metadata key or value.
+  const places = ["vendorReceivableId", "portalStatus", "poNumber", "documentKey", "metadata key", "metadata value"]
+  const put = (doc: FetchedDocument, place: string, insert: (text: string) => string): FetchedDocument => {
+    if (place === "metadata key") return { ...doc, metadata: { ...doc.metadata, [insert("note")]: "x" } }
+    if (place === "metadata value") return { ...doc, metadata: { ...doc.metadata, note: insert("x") } }
+    const field = place as "vendorReceivableId" | "portalStatus" | "poNumber" | "documentKey"
+    return { ...doc, [field]: insert(doc[field] ?? "text") }
+  }
+  const unstorableChar = fc.constantFrom("\u0000", "\ud800", "\udbff", "\udc00", "\udfff")
+  const wholePair = fc.constantFrom("😀", "🧾", "\ud83d\ude00")
+
+  it("a document holding the NUL character or half a surrogate pair anywhere is quarantined, naming where; whole pairs are kept", () =>
+    fc.assert(
+      fc.property(
+        document("k"),
+        fc.constantFrom(...places),
+        unstorableChar,
+        wholePair,
+        fc.nat(),
+        (doc, place, bad, emoji, at) => {
+          const inserting = (char: string) => (text: string) =>
+            text.slice(0, at % (text.length + 1)) + char + text.slice(at % (text.length + 1))
+          const refused = planPairSync([], [put(doc, place, inserting(bad))], contextAt(0))
+          assert.deepStrictEqual(refused.inserts, [])
+          assert.strictEqual(refused.quarantined.length, 1)
+          const [entry] = refused.quarantined
+          const named = place === "metadata key" ? "metadata" : place === "metadata value" ? "metadata.note" : place
+          assert.deepStrictEqual(
+            entry!.reasons.map((reason) => reason.split(":")[0]),
+            [named]
+          )
+          assert.isTrue(isStorableText(entry!.documentKey))
+          assert.isTrue(entry!.reasons.every(isStorableText))
+          const kept = planPairSync([], [put(doc, place, inserting(emoji))], contextAt(0))
+          assert.strictEqual(kept.inserts.length, 1)
+        }
+      ),
+      { numRuns: 2_000 }
+    ))
+
+  it("isStorableText: no NUL character and no half of a surrogate pair", () =>
+    fc.assert(
+      fc.property(
+        fc.string({ unit: "binary" }),
+        fc.string({ unit: fc.constantFrom("\u0000", "\ud800", "\udc00", "a", "😀") }),
+        (a, b) => {
+          for (const text of [a, b]) {
+            const wellFormed = (text as string & { isWellFormed(): boolean }).isWellFormed()
+            assert.strictEqual(isStorableText(text), wellFormed && !text.includes("\u0000"), JSON.stringify(text))
+          }
+        }
+      ),
+      { numRuns: 5_000 }
+    ))
 })
