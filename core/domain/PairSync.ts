@@ -79,6 +79,11 @@ export interface PlanContext {
 const decodeState = Schema.decodeUnknownExit(ReceivableStateSchema, { errors: "all" })
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
 
+// Every tracked field a document carries as such; its status is derived from its text.
+const documentFields = (Object.keys(trackedFieldNames) as Array<keyof typeof trackedFieldNames>).filter(
+  (field) => field !== "status"
+)
+
 const isRecord = (value: unknown): value is Readonly<Record<string, string>> =>
   typeof value === "object" && value !== null && !Array.isArray(value)
 
@@ -94,13 +99,11 @@ export const isStorableText = (text: string): boolean => !unstorable.test(text)
 
 const unstorableReason = "holds the NUL character or half a surrogate pair, which cannot be stored"
 
-const textFields = ["vendorReceivableId", "currency", "receivableDate", "dueDate", "portalStatus", "poNumber"] as const
-
 // Where a document's text cannot be stored; found before validation, so that no message repeats
 // the character.
 const unstorableFields = (document: FetchedDocument): ReadonlyArray<string> => {
   const reasons: Array<string> = []
-  for (const field of textFields) {
+  for (const field of documentFields) {
     const value: unknown = document[field]
     if (typeof value === "string" && !isStorableText(value)) reasons.push(`${field}: ${unstorableReason}`)
   }
@@ -143,11 +146,6 @@ export const validateDocument = (
       : ["the document could not be read"]
   return { _tag: "Invalid", reasons: issues }
 }
-
-// Every tracked field a document carries as such; its status is derived from its text.
-const documentFields = (Object.keys(trackedFieldNames) as Array<keyof typeof trackedFieldNames>).filter(
-  (field) => field !== "status"
-)
 
 /**
  * True when a document says exactly what a stored state says, down to the status its text maps
