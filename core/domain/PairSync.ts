@@ -92,7 +92,7 @@ const isRecord = (value: unknown): value is Readonly<Record<string, string>> =>
 // are not Unicode (written, they come back as U+FFFD or are refused). A document holding one is
 // quarantined: written, it would fail its pair's every sync.
 const unstorable = /\0|\p{Cs}/u
-const unstorableEverywhere = /\0|\p{Cs}/gu
+const unstorableEverywhere = new RegExp(unstorable.source, "gu")
 
 /** True when the text can be stored and read back as it is. */
 export const isStorableText = (text: string): boolean => !unstorable.test(text)
