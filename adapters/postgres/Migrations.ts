@@ -4,7 +4,7 @@
  * is never edited: add the next numbered file instead.
  */
 import { Effect, Layer } from "effect"
-import { Migrator } from "effect/sql"
+import { Migrator, SqlClient } from "effect/sql"
 import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
@@ -14,7 +14,7 @@ import jsonAsWritten from "./migrations/0006_json_as_written.ts"
 
 export const migrationsTable = "schema_migrations"
 
-const migrations = {
+export const migrations = {
   "0001_initial": initial,
   "0002_audit_append_only": auditAppendOnly,
   "0003_api_key_revocation_notify": apiKeyRevocationNotify,
@@ -28,8 +28,24 @@ const loader = Migrator.fromRecord(migrations)
 /** The migration this build expects the database to be at. */
 export const latestMigrationId = Math.max(...Object.keys(migrations).map((name) => Number(name.split("_")[0])))
 
+/**
+ * The tables a migration rewrites whole, by migration id. A rewritten table has no visibility map
+ * until it is next vacuumed, so index-only scans (every list page's choice of rows) read its heap
+ * again, and autovacuum may not look at a table that changes little for days. A rewritten column
+ * also loses its statistics.
+ */
+const rewrittenTables: Readonly<Record<number, ReadonlyArray<string>>> = { 6: ["receivables", "events"] }
+
 /** Applies the pending migrations; returns the ones it applied. */
-export const migrate = Migrator.make({})({ loader, table: migrationsTable })
+export const migrate = Effect.gen(function* () {
+  const applied = yield* Migrator.make({})({ loader, table: migrationsTable })
+  const rewritten = new Set(applied.flatMap(([id]) => rewrittenTables[id] ?? []))
+  // After the migrations' transaction, since VACUUM cannot run inside one; only the process that
+  // applied the migration gets here.
+  const sql = yield* SqlClient.SqlClient
+  for (const table of rewritten) yield* sql`VACUUM (ANALYZE) ${sql(table)}`
+  return applied
+})
 
 /** Migrates when built; the app's layers start only on an up-to-date schema. */
 export const layer = Layer.effectDiscard(migrate.pipe(Effect.withSpan("Migrations.migrate")))

@@ -18,15 +18,21 @@ const withAdmin = <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>)
     Effect.orDie
   )
 
+const create = (template: () => string) =>
+  Effect.acquireRelease(
+    Effect.gen(function* () {
+      const name = `receivables_test_${randomBytes(6).toString("hex")}`
+      yield* withAdmin((sql) => sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(template())}`)
+      return { name, url: databaseUrl(adminUrl(), name) }
+    }),
+    ({ name }) => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
+  )
+
 /** Creates a fresh migrated database; returns its URL. Dropped when the scope closes. */
-export const createDatabase = Effect.acquireRelease(
-  Effect.gen(function* () {
-    const name = `receivables_test_${randomBytes(6).toString("hex")}`
-    yield* withAdmin((sql) => sql`CREATE DATABASE ${sql(name)} TEMPLATE ${sql(inject("templateDatabase"))}`)
-    return { name, url: databaseUrl(adminUrl(), name) }
-  }),
-  ({ name }) => withAdmin((sql) => sql`DROP DATABASE IF EXISTS ${sql(name)} WITH (FORCE)`)
-)
+export const createDatabase = create(() => inject("templateDatabase"))
+
+/** Creates a database without any migration applied, for tests of the migrations themselves. */
+export const createEmptyDatabase = create(() => "template1")
 
 /** The URL of the test file's database, for processes that connect on their own (CLI, app). */
 export class TestDatabaseUrl extends Context.Service<TestDatabaseUrl, string>()("test/TestDatabaseUrl") {}

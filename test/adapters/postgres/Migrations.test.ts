@@ -1,6 +1,7 @@
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
-import { SqlClient } from "effect/sql"
+import { Deferred, Effect, Fiber, Redacted } from "effect"
+import { Migrator, SqlClient } from "effect/sql"
+import * as Database from "../../../adapters/postgres/Database.ts"
 import * as Migrations from "../../../adapters/postgres/Migrations.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
@@ -98,6 +99,54 @@ layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
     Effect.gen(function* () {
       assert.deepStrictEqual(yield* Migrations.migrate, [])
     })
+  )
+
+  it.effect("a table a migration rewrites is vacuumed after it, so list pages keep their index-only scans", () =>
+    Effect.gen(function* () {
+      const { name, url } = yield* TestDatabase.createEmptyDatabase
+      const connected = Effect.provide(Database.layerUrl(Redacted.make(url), { maxConnections: 1 }))
+      // VACUUM marks a page all-visible only once the commits of its rows are flushed, which the
+      // test server does lazily; here commits wait for their flush, as they do by default.
+      yield* Effect.flatMap(
+        SqlClient.SqlClient,
+        (sql) => sql`ALTER DATABASE ${sql(name)} SET synchronous_commit = on`
+      ).pipe(connected)
+      const beforeRewrite = Object.fromEntries(
+        Object.entries(Migrations.migrations).filter(([name]) => Number(name.split("_")[0]) < 6)
+      )
+      const allVisiblePages = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+        Effect.map(
+          sql<{ pages: number; visible: number }>`
+            SELECT relpages AS pages, relallvisible AS visible FROM pg_class WHERE relname = 'receivables'`,
+          ([row]) => row!
+        )
+      )
+      const at5 = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* Migrator.make({})({ loader: Migrator.fromRecord(beforeRewrite), table: Migrations.migrationsTable })
+        const ids = yield* seedPair
+        yield* sql`
+          INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents,
+            currency, receivable_date, status, portal_status, detected_at, updated_at)
+          SELECT ${ids.org}, 'rcv_' || lpad(to_hex(n), 32, '0'), ${ids.integration}, ${ids.vendor}, ${ids.debtor},
+            'doc-' || n, 1000, 'EUR', '2026-01-01', 'PENDING', 'Submitted', now(), now()
+          FROM generate_series(1, 2000) n`
+        yield* sql`VACUUM receivables`
+        return yield* allVisiblePages
+      }).pipe(connected)
+      assert.isAbove(at5.visible, 0)
+
+      const { applied, after } = yield* Effect.gen(function* () {
+        const applied = yield* Migrations.migrate
+        return { applied, after: yield* allVisiblePages }
+      }).pipe(connected)
+      assert.deepStrictEqual(
+        applied.map(([id]) => id),
+        [6]
+      )
+      assert.isAbove(after.pages, 0)
+      assert.strictEqual(after.visible, after.pages)
+    }).pipe(Effect.scoped)
   )
 
   it.effect("the schema refuses rows the domain forbids", () =>
