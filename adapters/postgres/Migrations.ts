@@ -25,8 +25,11 @@ export const migrations = {
 
 const loader = Migrator.fromRecord(migrations)
 
+/** The id of a migration named `<id>_<name>`. */
+export const migrationId = (name: string) => Number(name.split("_")[0])
+
 /** The migration this build expects the database to be at. */
-export const latestMigrationId = Math.max(...Object.keys(migrations).map((name) => Number(name.split("_")[0])))
+export const latestMigrationId = Math.max(...Object.keys(migrations).map(migrationId))
 
 /**
  * The tables a migration rewrites whole, by migration id. A rewritten table has no visibility map

@@ -112,7 +112,7 @@ layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
         (sql) => sql`ALTER DATABASE ${sql(name)} SET synchronous_commit = on`
       ).pipe(connected)
       const beforeRewrite = Object.fromEntries(
-        Object.entries(Migrations.migrations).filter(([name]) => Number(name.split("_")[0]) < 6)
+        Object.entries(Migrations.migrations).filter(([name]) => Migrations.migrationId(name) < 6)
       )
       const allVisiblePages = Effect.flatMap(SqlClient.SqlClient, (sql) =>
         Effect.map(
