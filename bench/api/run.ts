@@ -2,7 +2,8 @@
  * The API benchmark (`npm run bench:api`): a fresh embedded PostgreSQL with the dataset of
  * `dataset.ts`, then our server and the reference in `bench/baseline/` under the same load on
  * loopback, 32 and 128 connections, one scenario after another. Prints requests/s, p50 and p99
- * latency and the server's peak memory, as a Markdown table.
+ * latency, the CPU time the server and PostgreSQL spent per request, and the server's peak memory,
+ * as a Markdown table.
  *
  * Options (environment): BENCH_SECONDS per scenario (default 10), BENCH_WARMUP seconds (3),
  * BENCH_DATA_DIR to keep the generated cluster there and reuse it on the next run (by default a
@@ -23,6 +24,7 @@ import { SqlClient } from "effect/sql"
 import * as Embedded from "../../adapters/postgres/Embedded.ts"
 import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import { freePort } from "../../test/support/ports.ts"
+import { postgresCpuSeconds, postmasterPid, processCpuSeconds } from "../ProcessCpu.ts"
 import { generate, keyOf, organizations } from "./dataset.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
@@ -84,6 +86,7 @@ const load = async (port: number, connections: number, scenario: Scenario, durat
     ]
   })
   return {
+    requests: result.requests.total,
     rps: Math.round(result.requests.average),
     p50: result.latency.p50,
     p99: result.latency.p99,
@@ -234,6 +237,7 @@ const main = Effect.gen(function* () {
       ).pipe(Effect.provide(db), Effect.orDie)
     )
   }
+  const postmaster = yield* postmasterPid.pipe(Effect.provide(db))
   const rows: Array<string> = []
   const only = process.env.BENCH_ONLY
   for (const connections of [32, 128]) {
@@ -244,9 +248,14 @@ const main = Effect.gen(function* () {
       ] as const
       for (const [who, port, child] of targets) {
         yield* Effect.promise(() => load(port, connections, scenario, warmup))
+        const serverCpuBefore = processCpuSeconds(child.pid!)
+        const postgresCpuBefore = postgresCpuSeconds(postmaster)
         const figures = yield* Effect.promise(() => load(port, connections, scenario, seconds))
+        const perRequest = (cpuSeconds: number) => ((cpuSeconds * 1000) / figures.requests).toFixed(2)
+        const serverCpu = perRequest(processCpuSeconds(child.pid!) - serverCpuBefore)
+        const postgresCpu = perRequest(postgresCpuSeconds(postmaster) - postgresCpuBefore)
         const memory = yield* Effect.promise(() => peakMemoryMiB(child))
-        const row = `| ${scenario.name} | ${connections} | ${who} | ${figures.rps} | ${figures.p50} | ${figures.p99} | ${memory} | ${figures.errors} |`
+        const row = `| ${scenario.name} | ${connections} | ${who} | ${figures.rps} | ${figures.p50} | ${figures.p99} | ${serverCpu} | ${postgresCpu} | ${memory} | ${figures.errors} |`
         log(row)
         rows.push(row)
       }
@@ -254,8 +263,8 @@ const main = Effect.gen(function* () {
   }
   process.stdout.write(
     `${[
-      "| scenario | connections | server | requests/s | p50 ms | p99 ms | peak RSS MiB | errors |",
-      "|---|---|---|---|---|---|---|---|",
+      "| scenario | connections | server | requests/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | peak RSS MiB | errors |",
+      "|---|---|---|---|---|---|---|---|---|---|",
       ...rows
     ].join("\n")}\n`
   )

@@ -7,7 +7,6 @@
  * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
  */
 import { execFileSync } from "node:child_process"
-import { readdirSync, readFileSync } from "node:fs"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -26,6 +25,7 @@ import type { PortalConnector } from "../../core/ports/PortalConnector.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../core/services/SyncEngine.ts"
 import { freePort } from "../../test/support/ports.ts"
+import { postgresCpuSeconds, postmasterPid } from "../ProcessCpu.ts"
 
 const pairs = Number(process.env.BENCH_PAIRS ?? 1000)
 const perPair = Number(process.env.BENCH_PER_PAIR ?? 100)
@@ -76,36 +76,11 @@ const checkpoints = Effect.gen(function* () {
   return Number(row!.n)
 })
 
-// CPU time of the PostgreSQL server (Linux): the postmaster's, its ended children's (backends,
-// autovacuum workers) and its live children's. With the engine's own, it says which side of the
-// connection a run's time went to.
-const clockTicks = process.platform === "linux" ? Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8" })) : 0
-const statOf = (pid: string) => readFileSync(`/proc/${pid}/stat`, "utf8").split(") ").at(-1)!.split(" ")
-const serverCpuSeconds = (postmaster: string) => {
-  if (clockTicks === 0) return Number.NaN
-  const own = statOf(postmaster)
-  let ticks = Number(own[11]) + Number(own[12]) + Number(own[13]) + Number(own[14])
-  for (const pid of readdirSync("/proc").filter((name) => /^\d+$/.test(name))) {
-    try {
-      const stat = statOf(pid)
-      if (stat[1] === postmaster) ticks += Number(stat[11]) + Number(stat[12])
-    } catch {
-      // The process ended while we looked; its time is now the postmaster's.
-    }
-  }
-  return ticks / clockTicks
-}
-const postmasterPid = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [row] = yield* sql<{ pid: number }>`SELECT pg_backend_pid() AS pid`
-  return clockTicks === 0 ? "" : statOf(String(row!.pid))[1]!
-})
-
 const syncAll = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const checkpointsBefore = yield* checkpoints
   const postmaster = yield* postmasterPid
-  const serverCpuBefore = serverCpuSeconds(postmaster)
+  const serverCpuBefore = postgresCpuSeconds(postmaster)
   const engineCpuBefore = process.cpuUsage()
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
   const started = performance.now()
@@ -126,7 +101,7 @@ const syncAll = Effect.gen(function* () {
     seconds,
     synced,
     checkpoints: (yield* checkpoints) - checkpointsBefore,
-    serverCpu: serverCpuSeconds(postmaster) - serverCpuBefore,
+    serverCpu: postgresCpuSeconds(postmaster) - serverCpuBefore,
     engineCpu: (engineCpu.user + engineCpu.system) / 1e6
   }
 })
