@@ -80,7 +80,7 @@ const syncAll = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const checkpointsBefore = yield* checkpoints
   const postmaster = yield* postmasterPid
-  const serverCpuBefore = postgresCpuSeconds(postmaster)
+  const postgresCpuBefore = postgresCpuSeconds(postmaster)
   const engineCpuBefore = process.cpuUsage()
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
   const started = performance.now()
@@ -101,7 +101,7 @@ const syncAll = Effect.gen(function* () {
     seconds,
     synced,
     checkpoints: (yield* checkpoints) - checkpointsBefore,
-    serverCpu: postgresCpuSeconds(postmaster) - serverCpuBefore,
+    postgresCpu: postgresCpuSeconds(postmaster) - postgresCpuBefore,
     engineCpu: (engineCpu.user + engineCpu.system) / 1e6
   }
 })
@@ -176,11 +176,11 @@ const main = Effect.gen(function* () {
     resync = false
     const first = yield* syncAll
     log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s, ${first.checkpoints} checkpoint(s)`)
-    log(`  CPU: PostgreSQL ${first.serverCpu.toFixed(2)} s, engine ${first.engineCpu.toFixed(2)} s`)
+    log(`  CPU: PostgreSQL ${first.postgresCpu.toFixed(2)} s, engine ${first.engineCpu.toFixed(2)} s`)
     resync = true
     const second = yield* syncAll
     log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s, ${second.checkpoints} checkpoint(s)`)
-    log(`  CPU: PostgreSQL ${second.serverCpu.toFixed(2)} s, engine ${second.engineCpu.toFixed(2)} s`)
+    log(`  CPU: PostgreSQL ${second.postgresCpu.toFixed(2)} s, engine ${second.engineCpu.toFixed(2)} s`)
     const floor = yield* copyFloor
     log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
@@ -204,8 +204,8 @@ const main = Effect.gen(function* () {
     `${[
       `| run | receivables | seconds | receivables/s | share of the COPY floor | PostgreSQL CPU s | engine CPU s |`,
       "|---|---|---|---|---|---|---|",
-      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% | ${results.first.serverCpu.toFixed(1)} | ${results.first.engineCpu.toFixed(1)} |`,
-      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% | ${results.second.serverCpu.toFixed(1)} | ${results.second.engineCpu.toFixed(1)} |`,
+      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% | ${results.first.postgresCpu.toFixed(1)} | ${results.first.engineCpu.toFixed(1)} |`,
+      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% | ${results.second.postgresCpu.toFixed(1)} | ${results.second.engineCpu.toFixed(1)} |`,
       `| COPY into a bare table | ${results.floor.rows} | ${results.floor.seconds.toFixed(2)} | ${rate(results.floor.rows, results.floor.seconds)} | 100% | | |`,
       ...(results.memory.length === 0
         ? []
