@@ -1,13 +1,16 @@
 /**
  * The API benchmark (`npm run bench:api`): a fresh embedded PostgreSQL with the dataset of
  * `dataset.ts`, then our server and the reference in `bench/baseline/` under the same load on
- * loopback, 32 and 128 connections, one scenario after another. Prints requests/s, p50 and p99
- * latency, the CPU time the server and PostgreSQL spent per request, and the server's peak memory,
+ * loopback, 32 and 128 connections, one scenario after another; for the scenarios the latency
+ * targets name, also the floor in `bench/floor/` (our data path behind a bare `node:http`
+ * server), with and without its audit write. Prints requests/s, p50 and p99 latency, the CPU time
+ * the server, PostgreSQL and the load generator spent per request, and the server's peak memory,
  * as a Markdown table.
  *
  * Options (environment): BENCH_SECONDS per scenario (default 10), BENCH_WARMUP seconds (3),
  * BENCH_DATA_DIR to keep the generated cluster there and reuse it on the next run (by default a
  * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it,
+ * BENCH_ROUNDS to measure each scenario's servers in turn that many times (default 1),
  * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end,
  * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops.
  * Our server runs in its `serve` role: the API alone, without the sync scheduler.
@@ -29,6 +32,7 @@ import { generate, keyOf, organizations } from "./dataset.ts"
 
 const seconds = Number(process.env.BENCH_SECONDS ?? 10)
 const warmup = Number(process.env.BENCH_WARMUP ?? 3)
+const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
 const root = join(import.meta.dirname, "..", "..")
 const statements = process.env.BENCH_STATEMENTS === "1"
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -181,12 +185,28 @@ const main = Effect.gen(function* () {
     Effect.promise(() => startServer(["bench/baseline/server.ts"], env, basePort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
+  const floorPort = yield* Effect.promise(freePort)
+  const floor = yield* Effect.acquireRelease(
+    Effect.promise(() => startServer(["bench/floor/server.ts"], env, floorPort)),
+    (child) => Effect.sync(() => child.kill("SIGTERM"))
+  )
+  const unauditedFloorPort = yield* Effect.promise(freePort)
+  const unauditedFloor = yield* Effect.acquireRelease(
+    Effect.promise(() => startServer(["bench/floor/server.ts"], { ...env, FLOOR_AUDIT: "off" }, unauditedFloorPort)),
+    (child) => Effect.sync(() => child.kill("SIGTERM"))
+  )
 
   // List requests come from random organizations; a filter or an id is always one of the
   // requesting organization's own, so that every answer has data.
   const anyOrg = () => 1 + Math.floor(Math.random() * organizations)
-  const scenarios: ReadonlyArray<Scenario & { readonly baseline: boolean }> = [
-    { name: "list, default window", next: () => ({ path: "/v1/receivables", org: anyOrg() }), baseline: true },
+  // The floor runs where the latency targets apply: the default list and the single receivable.
+  const scenarios: ReadonlyArray<Scenario & { readonly baseline: boolean; readonly floor?: boolean }> = [
+    {
+      name: "list, default window",
+      next: () => ({ path: "/v1/receivables", org: anyOrg() }),
+      baseline: true,
+      floor: true
+    },
     {
       name: "list, all, page 5",
       next: () => ({ path: "/v1/receivables?verified_since=all&page=5", org: anyOrg() }),
@@ -211,7 +231,8 @@ const main = Effect.gen(function* () {
         const pick = randomOf(sample.ids)
         return { path: `/v1/receivables/${pick.id}`, org: Number(pick.org) }
       },
-      baseline: false
+      baseline: false,
+      floor: true
     }
   ]
 
@@ -244,18 +265,28 @@ const main = Effect.gen(function* () {
     for (const scenario of scenarios.filter((s) => only === undefined || s.name.includes(only))) {
       const targets = [
         ["ours", ourPort, ours],
-        ...(scenario.baseline ? [["reference", basePort, baseline] as const] : [])
+        ...(scenario.baseline ? [["reference", basePort, baseline] as const] : []),
+        ...(scenario.floor
+          ? ([
+              ["floor", floorPort, floor],
+              ["floor, no audit", unauditedFloorPort, unauditedFloor]
+            ] as const)
+          : [])
       ] as const
-      for (const [who, port, child] of targets) {
+      // Round after round, so that the servers compared share the machine's speed of the minute.
+      const measured = Array.from({ length: rounds }, () => targets).flat()
+      for (const [who, port, child] of measured) {
         yield* Effect.promise(() => load(port, connections, scenario, warmup))
         const serverCpuBefore = processCpuSeconds(child.pid!)
         const postgresCpuBefore = postgresCpuSeconds(postmaster)
+        const loadCpuBefore = processCpuSeconds(process.pid)
         const figures = yield* Effect.promise(() => load(port, connections, scenario, seconds))
         const perRequest = (cpuSeconds: number) => ((cpuSeconds * 1000) / figures.requests).toFixed(2)
         const serverCpu = perRequest(processCpuSeconds(child.pid!) - serverCpuBefore)
         const postgresCpu = perRequest(postgresCpuSeconds(postmaster) - postgresCpuBefore)
+        const loadCpu = perRequest(processCpuSeconds(process.pid) - loadCpuBefore)
         const memory = yield* Effect.promise(() => peakMemoryMiB(child))
-        const row = `| ${scenario.name} | ${connections} | ${who} | ${figures.rps} | ${figures.p50} | ${figures.p99} | ${serverCpu} | ${postgresCpu} | ${memory} | ${figures.errors} |`
+        const row = `| ${scenario.name} | ${connections} | ${who} | ${figures.rps} | ${figures.p50} | ${figures.p99} | ${serverCpu} | ${postgresCpu} | ${loadCpu} | ${memory} | ${figures.errors} |`
         log(row)
         rows.push(row)
       }
@@ -263,8 +294,8 @@ const main = Effect.gen(function* () {
   }
   process.stdout.write(
     `${[
-      "| scenario | connections | server | requests/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | peak RSS MiB | errors |",
-      "|---|---|---|---|---|---|---|---|---|---|",
+      "| scenario | connections | server | requests/s | p50 ms | p99 ms | server CPU ms/request | PostgreSQL CPU ms/request | load generator CPU ms/request | peak RSS MiB | errors |",
+      "|---|---|---|---|---|---|---|---|---|---|---|",
       ...rows
     ].join("\n")}\n`
   )
