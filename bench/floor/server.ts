@@ -94,6 +94,7 @@ const server = createServer((request, response) => {
   )
 })
 
+// The pool, the key cache and the audit writer are up before the first request is taken.
 await runtime.runPromise(Effect.void)
 server.listen(Number(process.env.PORT ?? 3200), "127.0.0.1")
 const stop = () => {
