@@ -10,6 +10,7 @@ import type { DebtorId, ReceivableId, VendorId } from "./Ids.ts"
 import type { HistoryEntry, ReceivableState } from "./Resources.ts"
 import { ReceivableState as ReceivableStateSchema, trackedFieldNames } from "./Resources.ts"
 import { normalizeStatus, type StatusMapping } from "./Status.ts"
+import { oversizeFields, oversizeKey, shownKey } from "./TextLimits.ts"
 
 /** A receivable as a portal reports it, before any validation. */
 export interface FetchedDocument {
@@ -23,6 +24,12 @@ export interface FetchedDocument {
   readonly portalStatus: string
   readonly poNumber: string | null
   readonly metadata: Readonly<Record<string, string>>
+  /**
+   * Why the connector could not read this document (no key, an undecodable row, a value it could
+   * not take in): such a document is quarantined with these reasons and changes nothing, so that
+   * no row a portal sent is dropped without a word. Absent or empty for a document read whole.
+   */
+  readonly unreadable?: ReadonlyArray<string> | undefined
 }
 
 /** A receivable the pair already has. */
@@ -123,6 +130,9 @@ export const validateDocument = (
 ):
   | { readonly _tag: "Valid"; readonly state: ReceivableState }
   | { readonly _tag: "Invalid"; readonly reasons: ReadonlyArray<string> } => {
+  // Sizes first: a value over its limit is neither scanned nor echoed by a later message.
+  const oversize = oversizeFields(document)
+  if (oversize.length > 0) return { _tag: "Invalid", reasons: oversize }
   const unstorableReasons = unstorableFields(document)
   if (unstorableReasons.length > 0) return { _tag: "Invalid", reasons: unstorableReasons }
   const exit = decodeState({
@@ -202,6 +212,15 @@ export const planPairSync = (
     events.push({ id: context.newEventId(), type, receivableId, createdAt: context.now, data })
 
   for (const document of fetched) {
+    if (document.unreadable !== undefined && document.unreadable.length > 0) {
+      quarantined.push({ documentKey: shownKey(document.documentKey), reasons: document.unreadable })
+      continue
+    }
+    const keyTooLong = oversizeKey(document.documentKey)
+    if (keyTooLong !== undefined) {
+      quarantined.push({ documentKey: shownKey(document.documentKey), reasons: [keyTooLong] })
+      continue
+    }
     if (!isStorableText(document.documentKey)) {
       quarantined.push({
         documentKey: document.documentKey.replace(unstorableEverywhere, "\uFFFD"),

@@ -14,6 +14,7 @@ import {
 } from "../../../core/domain/PairSync.ts"
 import type { HistoryEntry, ReceivableState } from "../../../core/domain/Resources.ts"
 import { canonicalStatusText, type StatusMapping, statuses } from "../../../core/domain/Status.ts"
+import { textLimits } from "../../../core/domain/TextLimits.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
 
 const refs = {
@@ -307,5 +308,48 @@ describe("planPairSync", () => {
         }
       ),
       { numRuns: 5_000 }
+    ))
+})
+
+describe("text limits", () => {
+  const limited = ["vendorReceivableId", "poNumber", "portalStatus", "currency", "receivableDate", "dueDate"] as const
+
+  it("a document with any text over its limit is quarantined with one reason naming that field, and nothing is written", () =>
+    fc.assert(
+      fc.property(
+        document("k0"),
+        fc.constantFrom(...limited, "documentKey", "metadataKey", "metadataValue"),
+        fc.integer({ min: 1, max: 5_000 }),
+        (doc, field, extra) => {
+          const limit = textLimits[field]
+          const long = "x".repeat(limit + extra)
+          const oversize: FetchedDocument =
+            field === "metadataKey"
+              ? { ...doc, metadata: { [long]: "v" } }
+              : field === "metadataValue"
+                ? { ...doc, metadata: { note: long } }
+                : { ...doc, [field]: long }
+          const plan = planPairSync([], [oversize], contextAt(0))
+          assert.deepStrictEqual([plan.inserts.length, plan.updates.length, plan.events.length], [0, 0, 0])
+          assert.strictEqual(plan.quarantined.length, 1)
+          const [reason] = plan.quarantined[0]!.reasons
+          assert.include(reason, `${limit + extra} characters, over the limit of ${limit}`)
+          assert.isBelow(plan.quarantined[0]!.documentKey.length, textLimits.documentKey + 2)
+        }
+      )
+    ))
+
+  it("a document its connector could not read is quarantined with the connector's reasons and changes nothing", () =>
+    fc.assert(
+      fc.property(document("k0"), fc.array(fc.string({ minLength: 1 }), { minLength: 1, maxLength: 3 }), (doc, why) => {
+        const current = planPairSync([], [doc], contextAt(0)).inserts
+        const plan = planPairSync(
+          current,
+          [{ ...doc, amountCents: doc.amountCents + 1, unreadable: why }],
+          contextAt(1)
+        )
+        assert.deepStrictEqual(plan.quarantined, [{ documentKey: "k0", reasons: why }])
+        assert.deepStrictEqual([plan.updates.length, plan.events.length], [0, 0])
+      })
     ))
 })
