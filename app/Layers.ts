@@ -4,7 +4,7 @@
  * (organizations, keys, vendors, debtors, integrations), and the sync engine. The rate limiter
  * is chosen by the caller (the app reads its policy from the environment).
  */
-import { Layer } from "effect"
+import { Config, Duration, Effect, Layer, Schema } from "effect"
 import * as RandomIds from "../adapters/keys/RandomIds.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
@@ -15,7 +15,7 @@ import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import { Receivables } from "../core/services/Receivables.ts"
-import { SyncEngine } from "../core/services/SyncEngine.ts"
+import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
 
 export const ServicesLive = Layer.mergeAll(
   Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
@@ -23,8 +23,18 @@ export const ServicesLive = Layer.mergeAll(
   PgAuditLog.layer
 )
 
+/** A sync's overall deadline where its integration sets none (`SYNC_DEADLINE_SECONDS`, default 300). */
+export const syncDeadlineSeconds = Config.schema(
+  Schema.FiniteFromString.check(
+    Schema.isBetween({ minimum: Duration.toSeconds(minDeadline), maximum: Duration.toSeconds(maxDeadline) })
+  ),
+  "SYNC_DEADLINE_SECONDS"
+).pipe(Config.withDefault(Duration.toSeconds(defaultDeadline)))
+
 /** The sync engine and the store it writes through, with the bundled connectors. */
-export const EngineLive = SyncEngine.layer.pipe(
+export const EngineLive = Layer.unwrap(
+  Effect.map(syncDeadlineSeconds, (seconds) => SyncEngine.layerWith({ deadline: Duration.seconds(seconds) }))
+).pipe(
   Layer.provideMerge(PgPairStore.layer),
   Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer, EnvironmentSecrets.layer))
 )

@@ -9,6 +9,7 @@ import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as VerifiedKeyCache from "../adapters/postgres/VerifiedKeyCache.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
+import { syncDeadlineSeconds } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as Sync from "./Sync.ts"
 import * as Tracing from "./Tracing.ts"
@@ -24,6 +25,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
   Sync.settings,
+  syncDeadlineSeconds,
   Demo.enabled,
   Logging.settings,
   Tracing.settings

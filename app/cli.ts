@@ -170,6 +170,7 @@ const integrationJson = (i: IntegrationRecord) => ({
   debtor: i.debtor,
   connector: i.connector,
   interval_seconds: Duration.toSeconds(i.interval),
+  deadline_seconds: i.deadline === null ? null : Duration.toSeconds(i.deadline),
   paused: i.paused,
   next_sync_at: time(i.nextSyncAt),
   last_outcome: i.lastOutcome,
@@ -260,6 +261,10 @@ const integrationCreate = Command.make(
       Flag.withDescription("How often to sync: 90s, 15m, 1h, 2d (default: the connector's own)"),
       Flag.optional
     ),
+    deadline: Flag.String("deadline").pipe(
+      Flag.withDescription("The longest one sync may take, 10s to 9m: 90s, 5m (default: SYNC_DEADLINE_SECONDS)"),
+      Flag.optional
+    ),
     json
   },
   Effect.fn(function* (input) {
@@ -268,6 +273,11 @@ const integrationCreate = Command.make(
       return yield* new DirectoryRefused({
         message: `--interval "${Option.getOrThrow(input.interval)}" is not like 15m, 1h or 2d`
       })
+    const deadline = Option.map(input.deadline, parseInterval)
+    if (Option.isSome(deadline) && deadline.value === undefined)
+      return yield* new DirectoryRefused({
+        message: `--deadline "${Option.getOrThrow(input.deadline)}" is not like 90s or 5m`
+      })
     const config = yield* Effect.try({
       try: () => JSON.parse(input.config) as unknown,
       catch: () => new DirectoryRefused({ message: "--config is not valid JSON" })
@@ -275,7 +285,8 @@ const integrationCreate = Command.make(
     const integration = yield* (yield* Directory).createIntegration({
       ...input,
       config,
-      interval: Option.getOrUndefined(interval)
+      interval: Option.getOrUndefined(interval),
+      deadline: Option.getOrUndefined(deadline)
     })
     yield* print(input.json, integrationJson(integration), () => integrationLine(integration))
   })

@@ -11,6 +11,7 @@ import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.
 import leanOutbox from "./migrations/0004_lean_outbox.ts"
 import outboxInSequence from "./migrations/0005_outbox_in_sequence.ts"
 import jsonAsWritten from "./migrations/0006_json_as_written.ts"
+import syncDeadline from "./migrations/0007_sync_deadline.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -20,7 +21,8 @@ export const migrations = {
   "0003_api_key_revocation_notify": apiKeyRevocationNotify,
   "0004_lean_outbox": leanOutbox,
   "0005_outbox_in_sequence": outboxInSequence,
-  "0006_json_as_written": jsonAsWritten
+  "0006_json_as_written": jsonAsWritten,
+  "0007_sync_deadline": syncDeadline
 }
 
 const loader = Migrator.fromRecord(migrations)

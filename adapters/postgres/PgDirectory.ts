@@ -15,6 +15,7 @@ import {
   type VendorRecord
 } from "../../core/ports/Directory.ts"
 import { PortalConnectors, validateConfig } from "../../core/ports/PortalConnector.ts"
+import { isDeadline, leaseDuration, maxDeadline, minDeadline } from "../../core/services/SyncEngine.ts"
 import type { PairRow } from "./Rows.ts"
 
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
@@ -35,6 +36,7 @@ const toIntegration = (row: IntegrationRow): IntegrationRecord => ({
   debtor: { id: row.debtor_id, name: row.debtor_name },
   connector: row.connector,
   interval: Duration.millis(Number(row.interval_ms)),
+  deadline: row.deadline_ms === null ? null : Duration.millis(Number(row.deadline_ms)),
   paused: row.paused_at !== null,
   nextSyncAt: row.next_sync_at === null ? null : utc(row.next_sync_at),
   lastOutcome: row.last_outcome,
@@ -50,7 +52,8 @@ export const layer = Layer.effect(
 
     const selectIntegrations = sql`
       SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
-        extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.paused_at, i.next_sync_at, i.last_outcome,
+        extract(epoch FROM i.sync_interval) * 1000 AS interval_ms,
+        extract(epoch FROM i.sync_deadline) * 1000 AS deadline_ms, i.paused_at, i.next_sync_at, i.last_outcome,
         i.last_error, i.consecutive_failures
       FROM integrations i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`
 
@@ -137,10 +140,18 @@ export const layer = Layer.effect(
       }
       const interval = input.interval ?? connector.value.defaultInterval
       if (Duration.toMillis(interval) < 60_000) return yield* refuse("the interval must be at least one minute")
+      const deadline = input.deadline
+      if (deadline !== undefined && !isDeadline(deadline)) {
+        return yield* refuse(
+          `the deadline must be between ${Duration.format(minDeadline)} and ${Duration.format(maxDeadline)} (a sync's lease is ${Duration.format(leaseDuration)})`
+        )
+      }
       const rows = yield* sql<{ id: string }>`
-        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, sync_interval, next_sync_at)
+        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, sync_interval, sync_deadline,
+          next_sync_at)
         VALUES (${input.org}, ${input.vendor}, ${input.debtor}, ${input.connector}, ${JSON.stringify(input.config)}::jsonb,
-          ${Duration.toMillis(interval)} * interval '1 millisecond', now())
+          ${Duration.toMillis(interval)} * interval '1 millisecond',
+          ${deadline === undefined ? null : Duration.toMillis(deadline)} * interval '1 millisecond', now())
         ON CONFLICT (org_id, vendor_id, debtor_id) DO NOTHING
         RETURNING id`.pipe(Effect.orDie)
       if (rows[0] === undefined) return yield* refuse("this vendor and debtor already have an integration")

@@ -47,6 +47,7 @@ const toIntegration = (row: IntegrationRow): Integration => ({
   connector: row.connector,
   config: row.config,
   interval: Duration.millis(Number(row.interval_ms)),
+  deadline: row.deadline_ms === null ? undefined : Duration.millis(Number(row.deadline_ms)),
   consecutiveFailures: row.consecutive_failures
 })
 
@@ -146,7 +147,8 @@ export const layerWith = (chunkSize: number) =>
 
       const selectIntegration = sql`
       SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
-        i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
+        i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms,
+          extract(epoch FROM i.sync_deadline) * 1000 AS deadline_ms, i.consecutive_failures
       FROM integrations i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`
 
       const get = Effect.fn("PgPairStore.get")(function* (id: string) {
@@ -180,7 +182,8 @@ export const layerWith = (chunkSize: number) =>
           RETURNING i.*
         )
         SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
-          i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms, i.consecutive_failures
+          i.config, extract(epoch FROM i.sync_interval) * 1000 AS interval_ms,
+          extract(epoch FROM i.sync_deadline) * 1000 AS deadline_ms, i.consecutive_failures
         FROM claimed i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id
         WHERE set_config('synchronous_commit', 'off', true) IS NOT NULL`.pipe(Effect.orDie)
         return rows.map(toIntegration)

@@ -22,5 +22,7 @@ export interface PairRow {
   readonly debtor_name: string
   readonly connector: string
   readonly interval_ms: number
+  /** The pair's own sync deadline; null for the engine's default. */
+  readonly deadline_ms: number | null
   readonly consecutive_failures: number
 }

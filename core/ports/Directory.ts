@@ -36,6 +36,8 @@ export interface IntegrationRecord {
   readonly debtor: { readonly id: string; readonly name: string }
   readonly connector: string
   readonly interval: Duration.Duration
+  /** The pair's own sync deadline; null for the engine's default. */
+  readonly deadline: Duration.Duration | null
   readonly paused: boolean
   readonly nextSyncAt: DateTime.Utc | null
   readonly lastOutcome: string | null
@@ -52,6 +54,8 @@ export interface NewIntegration {
   readonly config: unknown
   /** How often to sync; the connector's default interval when not given. */
   readonly interval?: Duration.Duration | undefined
+  /** The overall deadline of the pair's syncs; the engine's default when not given. */
+  readonly deadline?: Duration.Duration | undefined
 }
 
 /** Something an operator named does not exist, or cannot be done; the message says which. */

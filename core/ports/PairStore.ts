@@ -20,6 +20,8 @@ export interface Integration {
   readonly connector: string
   readonly config: unknown
   readonly interval: Duration.Duration
+  /** The overall deadline of this pair's syncs; the engine's default when undefined. */
+  readonly deadline?: Duration.Duration | undefined
   readonly consecutiveFailures: number
 }
 

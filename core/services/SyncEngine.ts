@@ -3,14 +3,15 @@
  * current receivables, and apply the plan, the pair's next sync time and the run's record in one
  * transaction (`PairStore.syncPair`). A failure anywhere leaves the pair as it was; the run is
  * recorded as failed and the pair is retried with a capped exponential backoff, or, when the
- * connector says retrying cannot help, after its normal interval.
+ * connector says retrying cannot help, after its normal interval. Every sync has an overall
+ * deadline, and a portal's `Retry-After` is honoured up to a cap.
  */
-import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random } from "effect"
+import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random, Schedule } from "effect"
 import { planPairSync } from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
-import { PortalConnectors, permanentFailure, secretReader } from "../ports/PortalConnector.ts"
+import { PortalConnectors, permanentFailure, retryableFailure, secretReader } from "../ports/PortalConnector.ts"
 import { Secrets } from "../ports/Secrets.ts"
 
 export type RunOutcome =
@@ -22,6 +23,40 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
   let error: unknown = Cause.squash(cause)
   while (error instanceof Error && error.cause instanceof Error) error = error.cause
   return error instanceof Error ? error.message : String(error)
+}
+
+/** A sync's overall deadline unless its integration sets one: fetch, plan and write together. */
+export const defaultDeadline = Duration.minutes(5)
+
+/**
+ * How long a claimed pair is leased. A deadline must stay below it, so that a pair is never
+ * claimed again while its sync still runs.
+ */
+export const leaseDuration = Duration.minutes(10)
+
+/** The longest deadline a pair may have: a minute short of its lease. */
+export const maxDeadline = Duration.minutes(9)
+
+/** The shortest deadline a pair may have. */
+export const minDeadline = Duration.seconds(10)
+
+/** True for a deadline a pair may have. */
+export const isDeadline = (deadline: Duration.Duration): boolean =>
+  Duration.isGreaterThanOrEqualTo(deadline, minDeadline) && Duration.isLessThanOrEqualTo(deadline, maxDeadline)
+
+/** The longest a portal's `Retry-After` is honoured: a portal cannot park a pair for years. */
+export const retryAfterCap = Duration.hours(24)
+
+// How a failed run is recorded while the database does not answer: again and again, backing off
+// to every 30 s, for as long as the pair's lease lasts; after that another worker takes the pair.
+const untilTheDatabaseAnswers = Schedule.exponential("500 millis").pipe(
+  Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
+  Schedule.upTo({ duration: leaseDuration })
+)
+
+export interface SyncEngineOptions {
+  /** The deadline of a pair whose integration sets none. */
+  readonly deadline: Duration.Duration
 }
 
 export class SyncEngine extends Context.Service<
@@ -38,89 +73,115 @@ export class SyncEngine extends Context.Service<
     readonly releaseClaims: (worker: string, pairs: ReadonlyArray<Integration>) => Effect.Effect<void>
   }
 >()("core/SyncEngine") {
-  static readonly layer = Layer.effect(
-    SyncEngine,
-    Effect.gen(function* () {
-      const store = yield* PairStore
-      const connectors = yield* PortalConnectors
-      const ids = yield* IdSource
-      const secrets = yield* Secrets
-      const secret = secretReader(secrets.resolve)
+  static readonly layerWith = (options: SyncEngineOptions) =>
+    Layer.effect(
+      SyncEngine,
+      Effect.gen(function* () {
+        const store = yield* PairStore
+        const connectors = yield* PortalConnectors
+        const ids = yield* IdSource
+        const secrets = yield* Secrets
+        const secret = secretReader(secrets.resolve)
 
-      const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
-        const connector = yield* Option.match(connectors.get(integration.connector), {
-          onNone: () => Effect.fail(permanentFailure(`no connector of kind "${integration.connector}"`)),
-          onSome: Effect.succeed
+        const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
+          const connector = yield* Option.match(connectors.get(integration.connector), {
+            onNone: () => Effect.fail(permanentFailure(`no connector of kind "${integration.connector}"`)),
+            onSome: Effect.succeed
+          })
+          const startedAt = yield* DateTime.now
+          const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
+          // Read chunk by chunk inside the pair's transaction: bounded memory for any pair size, and
+          // a portal failing half-way leaves the pair untouched.
+          const documents = connector.fetch({
+            integrationId: integration.id,
+            orgId: integration.orgId,
+            vendorId: integration.refs.vendor.id,
+            debtorId: integration.refs.debtor.id,
+            config: integration.config,
+            now: startedAt,
+            secret
+          })
+          return yield* store.syncPair(integration, {
+            worker,
+            startedAt,
+            nextSyncAt,
+            documents,
+            plan: (current, chunk, earlier) =>
+              Effect.succeed(
+                planPairSync(current, chunk, {
+                  refs: integration.refs,
+                  now: startedAt,
+                  statusMapping: connector.statusMapping,
+                  newReceivableId: ids.receivableId,
+                  newEventId: ids.eventId,
+                  seen: new Set(earlier)
+                })
+              )
+          })
         })
-        const startedAt = yield* DateTime.now
-        const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
-        // Read chunk by chunk inside the pair's transaction: bounded memory for any pair size, and
-        // a portal failing half-way leaves the pair untouched.
-        const documents = connector.fetch({
-          integrationId: integration.id,
-          orgId: integration.orgId,
-          vendorId: integration.refs.vendor.id,
-          debtorId: integration.refs.debtor.id,
-          config: integration.config,
-          now: startedAt,
-          secret
-        })
-        return yield* store.syncPair(integration, {
-          worker,
-          startedAt,
-          nextSyncAt,
-          documents,
-          plan: (current, chunk, earlier) =>
-            Effect.succeed(
-              planPairSync(current, chunk, {
-                refs: integration.refs,
-                now: startedAt,
-                statusMapping: connector.statusMapping,
-                newReceivableId: ids.receivableId,
-                newEventId: ids.eventId,
-                seen: new Set(earlier)
-              })
-            )
-        })
-      })
 
-      const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Integration, worker: string) {
-        const startedAt = yield* DateTime.now
-        const exit = yield* Effect.exit(sync(integration, worker))
-        if (exit._tag === "Success") {
-          return { _tag: "Succeeded", integrationId: integration.id, counts: exit.value } as const
+        // A sync past its deadline is interrupted, which rolls its transaction back: the pair is as
+        // it was. A slow portal may be faster later, so the failure is retryable.
+        const withinDeadline = (integration: Integration, worker: string) => {
+          const deadline = integration.deadline ?? options.deadline
+          return Effect.timeoutOrElse(sync(integration, worker), {
+            duration: deadline,
+            orElse: () =>
+              Effect.fail(
+                retryableFailure(
+                  `the sync did not finish within its deadline of ${Duration.format(deadline)} (the integration's deadline setting)`
+                )
+              )
+          })
         }
-        const failure = Cause.findErrorOption(exit.cause)
-        const error = Option.isSome(failure) ? failure.value.message : describeDefect(exit.cause)
-        const retryable = Option.isNone(failure) || failure.value.retryable
-        const now = yield* DateTime.now
-        const random = yield* Random.next
-        const backoff = retryable
-          ? SyncSchedule.nextAfterFailure(now, integration.consecutiveFailures + 1, random)
-          : SyncSchedule.nextAfterSuccess(now, integration.interval, random)
-        // A portal that said when to come back is not asked before then.
-        const portalAsked = Option.flatMap(failure, (f) => Option.fromNullishOr(f.retryAfterSeconds))
-        const retryAt = Option.match(portalAsked, {
-          onNone: () => backoff,
-          onSome: (seconds) => DateTime.max(backoff, DateTime.addDuration(now, Duration.seconds(seconds)))
+
+        const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Integration, worker: string) {
+          const startedAt = yield* DateTime.now
+          const exit = yield* Effect.exit(withinDeadline(integration, worker))
+          if (exit._tag === "Success") {
+            return { _tag: "Succeeded", integrationId: integration.id, counts: exit.value } as const
+          }
+          const failure = Cause.findErrorOption(exit.cause)
+          const error = Option.isSome(failure) ? failure.value.message : describeDefect(exit.cause)
+          const retryable = Option.isNone(failure) || failure.value.retryable
+          const now = yield* DateTime.now
+          const random = yield* Random.next
+          const backoff = retryable
+            ? SyncSchedule.nextAfterFailure(now, integration.consecutiveFailures + 1, random)
+            : SyncSchedule.nextAfterSuccess(now, integration.interval, random)
+          // A portal that said when to come back is not asked before then, up to the cap.
+          const portalAsked = Option.flatMap(failure, (f) => Option.fromNullishOr(f.retryAfterSeconds))
+          const capped = Option.exists(portalAsked, (seconds) => seconds > Duration.toSeconds(retryAfterCap))
+          const retryAt = Option.match(portalAsked, {
+            onNone: () => backoff,
+            onSome: (seconds) =>
+              DateTime.max(backoff, DateTime.addDuration(now, Duration.min(Duration.seconds(seconds), retryAfterCap)))
+          })
+          const recorded = capped
+            ? `${error} (the portal asked to wait ${Option.getOrThrow(portalAsked)} s; waiting ${Duration.format(retryAfterCap)}, the most a portal is granted)`
+            : error
+          // A run cut off by a database outage is recorded once the database answers again, which
+          // also hands back the pair's lease: its retry then comes after the backoff, not after the
+          // lease expires. Past the lease, another worker takes the pair over.
+          yield* store.recordFailure(integration, { worker, startedAt, error: recorded, retryAt }).pipe(
+            Effect.catchDefect((defect) => Effect.fail(defect)),
+            Effect.retry(untilTheDatabaseAnswers),
+            Effect.catchCause((cause) => Effect.logError("could not record a failed sync run", cause))
+          )
+          return { _tag: "Failed", integrationId: integration.id, error: recorded, retryAt } as const
         })
-        // If even the failure cannot be recorded (the database is gone), the pair's lease expires
-        // and another run takes it over; the engine itself carries on.
-        yield* store
-          .recordFailure(integration, { worker, startedAt, error, retryAt })
-          .pipe(Effect.catchCause((cause) => Effect.logError("could not record a failed sync run", cause)))
-        return { _tag: "Failed", integrationId: integration.id, error, retryAt } as const
+
+        const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, leaseDuration)
+
+        const releaseClaims = (worker: string, pairs: ReadonlyArray<Integration>) =>
+          store.releaseClaims(
+            worker,
+            pairs.map((pair) => pair.id)
+          )
+
+        return SyncEngine.of({ runPair, claimDue, releaseClaims })
       })
+    )
 
-      const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, Duration.minutes(10))
-
-      const releaseClaims = (worker: string, pairs: ReadonlyArray<Integration>) =>
-        store.releaseClaims(
-          worker,
-          pairs.map((pair) => pair.id)
-        )
-
-      return SyncEngine.of({ runPair, claimDue, releaseClaims })
-    })
-  )
+  static readonly layer = SyncEngine.layerWith({ deadline: defaultDeadline })
 }

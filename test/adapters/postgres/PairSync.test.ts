@@ -38,9 +38,35 @@ const slow: PortalConnector = {
   fetch: (pair) => Stream.unwrap(Effect.as(Effect.sleep("3 seconds"), Simulator.connector.fetch(pair)))
 }
 
+// A portal that never answers, as a FIFO in a file inbox once did.
+const hanging: PortalConnector = { ...Simulator.connector, kind: "hanging", fetch: () => Stream.never }
+
+// The store as a database outage leaves it: the next `outage` attempts to record a failed run die
+// as a lost connection would.
+let outage = 0
+const OutageStore = Layer.effect(
+  PairStore,
+  Effect.gen(function* () {
+    const store = yield* PairStore
+    return PairStore.of({
+      ...store,
+      recordFailure: (integration, run) =>
+        Effect.suspend(() => {
+          if (outage === 0) return store.recordFailure(integration, run)
+          outage -= 1
+          return Effect.die(new Error("connect ECONNREFUSED 127.0.0.1:5432"))
+        })
+    })
+  })
+).pipe(Layer.provide(PgPairStore.layer))
+
 const TestLayer = SyncEngine.layer.pipe(
-  Layer.provideMerge(PgPairStore.layer),
-  Layer.provide([Connectors.layerOf([Simulator.connector, flaky, slow]), RandomIds.layer, EnvironmentSecrets.layer]),
+  Layer.provideMerge(OutageStore),
+  Layer.provide([
+    Connectors.layerOf([Simulator.connector, flaky, slow, hanging]),
+    RandomIds.layer,
+    EnvironmentSecrets.layer
+  ]),
   Layer.provideMerge(TestDatabase.layer)
 )
 
@@ -413,6 +439,76 @@ layer(TestLayer, {
       // The first backoff would be about 30 s; the portal asked for 15 minutes.
       assert.strictEqual(state!.next_sync_at.getTime() - (start + 2 * 86_400_000), 900_000)
     })
+  )
+
+  it.effect("a portal's Retry-After is honoured up to 24 hours, and the run says it was capped", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const pair = yield* newPair("flaky")
+      yield* at(2)
+      failNext = new ConnectorFailed({ message: "rate limited (429)", retryable: true, retryAfterSeconds: 999_999_999 })
+      const failed = yield* syncAt(pair, "test")
+      failNext = undefined
+      assert.strictEqual(failed._tag, "Failed")
+      const [state] = yield* sql<{ next_sync_at: Date; last_error: string }>`
+        SELECT next_sync_at, last_error FROM integrations WHERE id = ${pair.id}`
+      assert.strictEqual(state!.next_sync_at.getTime() - (start + 2 * 86_400_000), 86_400_000)
+      assert.match(state!.last_error, /asked to wait 999999999 s; waiting 1d/)
+    })
+  )
+
+  it.effect("a sync past its pair's deadline fails and hands back its lease; the pair is as it was", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const engine = yield* SyncEngine
+      const pair = yield* newPair("hanging")
+      yield* sql`UPDATE integrations SET sync_deadline = interval '300 milliseconds' WHERE id = ${pair.id}`
+      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute' WHERE id = ${pair.id}`
+      const [claimed] = yield* engine.claimDue("deadline-worker", 1)
+      assert.strictEqual(claimed?.id, pair.id)
+      const outcome = yield* engine.runPair(claimed!, "deadline-worker")
+      assert.strictEqual(outcome._tag, "Failed")
+      assert.match(outcome._tag === "Failed" ? outcome.error : "", /did not finish within its deadline of 300ms/)
+      const [state] = yield* sql<{ lease_owner: string | null; last_outcome: string; receivables: number }>`
+        SELECT lease_owner, last_outcome,
+          (SELECT count(*)::int FROM receivables WHERE integration_id = ${pair.id}) AS receivables
+        FROM integrations WHERE id = ${pair.id}`
+      assert.deepStrictEqual(state, { lease_owner: null, last_outcome: "failed", receivables: 0 })
+    })
+  )
+
+  it.effect(
+    "a run cut off by a database outage is recorded once the database answers again, and its lease handed back",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const engine = yield* SyncEngine
+        const pair = yield* newPair("flaky")
+        yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
+        yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute' WHERE id = ${pair.id}`
+        const [claimed] = yield* engine.claimDue("outage-worker", 1)
+        failNext = new ConnectorFailed({ message: "portal timed out", retryable: true })
+        outage = 2
+        const outcome = yield* engine.runPair(claimed!, "outage-worker")
+        failNext = undefined
+        assert.strictEqual(outage, 0)
+        assert.strictEqual(outcome._tag, "Failed")
+        const [state] = yield* sql<{
+          lease_owner: string | null
+          last_outcome: string
+          runs: number
+          retry_in: number
+        }>`
+        SELECT lease_owner, last_outcome, extract(epoch FROM next_sync_at - now())::int AS retry_in,
+          (SELECT count(*)::int FROM sync_runs WHERE integration_id = ${pair.id} AND outcome = 'failed') AS runs
+        FROM integrations WHERE id = ${pair.id}`
+        assert.strictEqual(state!.lease_owner, null)
+        assert.strictEqual(state!.last_outcome, "failed")
+        assert.strictEqual(state!.runs, 1)
+        // The first retry's backoff (30 s with jitter), not the ten minutes of an expiring lease.
+        assert.isBelow(state!.retry_in, 40)
+      })
   )
 
   it.effect("a misconfigured pair fails without retry storms: it waits for its interval", () =>
