@@ -3,6 +3,8 @@
  * line of its own (not only the first), and nothing starts until all are right.
  */
 import { type Config, Effect, Schema } from "effect"
+import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
+import * as ClientAddress from "../adapters/http/ClientAddress.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
@@ -24,6 +26,8 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   PgApiKeys.brand,
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
+  AddressLimiter.policy,
+  ClientAddress.trustedProxies,
   Sync.settings,
   syncDeadlineSeconds,
   Demo.enabled,

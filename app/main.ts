@@ -6,12 +6,15 @@
  * to start prints one line saying what is wrong and exits non-zero.
  */
 
-import { createServer, type Server } from "node:http"
+import type { Server } from "node:http"
 import { Server as NetServer } from "node:net"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
+import * as ClientAddress from "../adapters/http/ClientAddress.ts"
 import * as Metrics from "../adapters/http/Metrics.ts"
+import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Routes from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
@@ -34,19 +37,14 @@ const drainTimeoutMillis = 15_000
 // The Node server, kept so that a stop can close it before anything else is torn down.
 let server: Server | undefined
 
-const HttpLive = ({ port, host }: AppConfig.Http) =>
-  HttpRouter.serve(Routes.routes, { disableLogger: true }).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer, Metrics.layer]),
-    Layer.provide(
-      NodeHttpServer.layer(
-        () => {
-          server = createServer()
-          return server
-        },
-        { port, host }
-      )
-    )
+const HttpLive = ({ port, host }: AppConfig.Http) => {
+  const node = NodeServer.create()
+  server = node
+  return Layer.merge(HttpRouter.serve(Routes.routes, { disableLogger: true }), NodeServer.rejectionsLayer(node)).pipe(
+    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer, Metrics.layer]),
+    Layer.provide(NodeHttpServer.layer(() => node, { port, host }))
   )
+}
 
 /**
  * Stops accepting connections and resolves once every request in flight has been answered (and

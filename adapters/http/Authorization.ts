@@ -8,6 +8,7 @@ import { Effect, Layer, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { AuthenticationFailed, RateLimited } from "../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../core/api/Security.ts"
+import type { OrgId } from "../../core/domain/Ids.ts"
 import { ApiKeys } from "../../core/ports/ApiKeys.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import * as RequestState from "./RequestState.ts"
@@ -22,15 +23,16 @@ export const layer = Layer.effect(
         const request = yield* HttpServerRequest.HttpServerRequest
         if (request.headers.authorization === undefined) return yield* AuthenticationFailed.of("api_key_missing")
         if (Redacted.value(credential).length === 0) return yield* AuthenticationFailed.of("api_key_invalid")
-        const owner = yield* keys
-          .verify(credential)
-          .pipe(
-            Effect.catchTag("ApiKeyRejected", ({ reason }) =>
-              Effect.fail(AuthenticationFailed.of(reason === "revoked" ? "api_key_revoked" : "api_key_invalid"))
-            )
-          )
         const state = RequestState.of(request)
+        const owner = yield* keys.verify(credential).pipe(
+          Effect.catchTag("ApiKeyRejected", ({ reason, keyId, orgId }) => {
+            // A revoked key is known: its use is attributed to it, so a leaked key can be traced.
+            if (keyId !== undefined && orgId !== undefined) state.owner = { keyId, orgId: orgId as OrgId }
+            return Effect.fail(AuthenticationFailed.of(reason === "revoked" ? "api_key_revoked" : "api_key_invalid"))
+          })
+        )
         state.owner = owner
+        state.authenticated = true
         const decision = yield* limiter.take(owner.keyId)
         state.rateLimit = {
           limit: limiter.policy.burst,

@@ -1,33 +1,38 @@
 /**
  * What every response shares, whatever route (or none) answered: a `Request-Id` header, the
  * documented JSON error body for what no endpoint handles, the rate-limit headers, and an audit
- * entry committed before the response leaves. An unknown path is 404 `resource_missing`; another
- * method on a known path is 405 with `Allow: GET` (the API is read-only); anything unexpected is
- * 500 `internal_error`, logged with its request id, the body saying nothing of internals; a
- * request that cannot be audited is answered 503 instead of its response. `/health` and `/ready`
- * are not audited: probes must answer about the database, not depend on it.
+ * entry committed before the response leaves. The path is decided once, first (`RequestPath`):
+ * a path that names no route exactly is 404 `resource_missing` without reaching the router;
+ * another method on a route is 405 with `Allow: GET` (the API is read-only); anything unexpected
+ * is 500 `internal_error`, logged with its request id, the body saying nothing of internals; a
+ * client that leaves before its answer is recorded as 499, not as a server error; a request that
+ * cannot be audited is answered 503 instead of its response. The probes (`/health`, `/ready`,
+ * `/metrics`, exactly) are not audited: they must answer about the database, not depend on it.
+ * Requests no accepted key vouches for are limited per client address.
  */
-import { Cause, Clock, DateTime, Effect, Option, Schema, type Types } from "effect"
+import { Cause, Clock, DateTime, Effect, Schema, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
-import { InternalError, MethodNotAllowed, ResourceMissing, ServiceUnavailable } from "../../core/api/Errors.ts"
+import {
+  InternalError,
+  MethodNotAllowed,
+  RateLimited,
+  ResourceMissing,
+  ServiceUnavailable
+} from "../../core/api/Errors.ts"
+import { redactKeys } from "../../core/domain/ApiKey.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { randomSource } from "../keys/RandomIds.ts"
+import { AddressLimiter } from "./AddressLimiter.ts"
+import { ClientAddress } from "./ClientAddress.ts"
 import { Metrics } from "./Metrics.ts"
+import * as RequestPath from "./RequestPath.ts"
 import * as RequestState from "./RequestState.ts"
+import * as StaticResponses from "./StaticResponses.ts"
 
 export const requestIdHeader = "request-id"
 
 const requestIdBytes = randomSource(12)
 const newRequestId = () => `req_${requestIdBytes().toString("hex")}`
-
-// The routes of the API, as patterns over the path; a method other than GET on one of these is
-// 405, not 404. Kept beside the contract's paths in `core/api/Api.ts`.
-const knownPaths = [
-  /^\/v1\/receivables\/?$/,
-  /^\/v1\/receivables\/[^/]+\/?$/,
-  /^\/v1\/vendors\/?$/,
-  /^\/v1\/debtors\/?$/
-]
 
 const errorResponse = <S extends Schema.Codec<unknown, unknown>>(schema: S, error: S["Type"], status: number) =>
   HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(error), { status })
@@ -48,8 +53,14 @@ type Handled = Effect.Effect<
   HttpServerRequest.HttpServerRequest
 >
 
-// Keys presented in the query string by mistake are not kept in the audit log.
-const redactKeys = (query: string) => query.replace(/([a-z][a-z0-9]{1,14}_live_)[0-9A-Za-z]+/g, "$1[redacted]")
+const isClientAbort = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.length > 0 &&
+  cause.reasons.every(
+    (reason) => Cause.isInterruptReason(reason) && reason.annotations.has(HttpServerError.ClientAbort.key)
+  )
+
+/** The status recorded for a request whose client left before its answer (nginx's convention). */
+export const clientClosedRequest = 499
 
 const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): Record<string, string> => ({
   "ratelimit-limit": String(state.limit),
@@ -60,43 +71,68 @@ const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): R
 
 export const layer = HttpRouter.middleware(
   Effect.map(
-    Effect.all([Effect.service(AuditLog), Effect.service(Metrics)]),
-    ([audit, metrics]) =>
+    Effect.all([
+      Effect.service(AuditLog),
+      Effect.service(Metrics),
+      Effect.service(AddressLimiter),
+      Effect.service(ClientAddress)
+    ]),
+    ([audit, metrics, addresses, clientAddress]) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const started = yield* Clock.currentTimeMillis
           const startedNanos = yield* Clock.currentTimeNanos
           const requestId = newRequestId()
-          const url = new URL(request.url, "http://localhost")
-          const path = url.pathname
-          const answered = yield* httpEffect.pipe(
-            Effect.catchCause((cause) => {
-              if (isRouteNotFound(cause)) {
-                return knownPaths.some((pattern) => pattern.test(path)) && request.method !== "GET"
-                  ? Effect.succeed(
-                      HttpServerResponse.setHeader(
-                        errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, path), 405),
-                        "allow",
-                        "GET"
-                      )
-                    )
-                  : Effect.succeed(errorResponse(ResourceMissing, ResourceMissing.route(request.method, path), 404))
-              }
-              return Effect.logError("request failed", cause).pipe(
-                Effect.annotateLogs({ requestId, method: request.method, path }),
-                Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
-              )
-            })
+          const { path, query, route } = RequestPath.decide(request.url)
+          const shownPath = redactKeys(path)
+          const client = clientAddress.of(
+            request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
+            request.headers["x-forwarded-for"]
           )
+          const throttled = route?.probe === true || client === null ? undefined : yield* addresses.refusal(client)
+          const answered =
+            throttled !== undefined
+              ? errorResponse(RateLimited, RateLimited.of(throttled.retryAfterSeconds), 429).pipe(
+                  HttpServerResponse.setHeader("retry-after", String(throttled.retryAfterSeconds))
+                )
+              : route === undefined
+                ? errorResponse(ResourceMissing, ResourceMissing.route(request.method, shownPath), 404)
+                : yield* httpEffect.pipe(
+                    Effect.catchCause((cause) => {
+                      if (isRouteNotFound(cause)) {
+                        return Effect.succeed(
+                          HttpServerResponse.setHeader(
+                            errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, shownPath), 405),
+                            "allow",
+                            "GET"
+                          )
+                        )
+                      }
+                      if (isClientAbort(cause))
+                        return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
+                      return Effect.logError("request failed", cause).pipe(
+                        Effect.annotateLogs({ requestId, method: request.method, path: shownPath }),
+                        Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
+                      )
+                    })
+                  )
           const state = RequestState.of(request)
+          const shaped =
+            route?.static === true
+              ? StaticResponses.serve(answered, {
+                  "accept-encoding": request.headers["accept-encoding"],
+                  "if-none-match": request.headers["if-none-match"]
+                })
+              : answered
           const response =
             state.rateLimit === undefined
-              ? answered
-              : HttpServerResponse.setHeaders(answered, rateLimitHeaders(state.rateLimit, answered.status))
-          if (path === "/health" || path === "/ready" || path === "/metrics") {
+              ? shaped
+              : HttpServerResponse.setHeaders(shaped, rateLimitHeaders(state.rateLimit, shaped.status))
+          if (route?.probe === true) {
             return HttpServerResponse.setHeader(response, requestIdHeader, requestId)
           }
+          if (state.authenticated !== true && client !== null) yield* addresses.spend(client)
           const finishedNanos = yield* Clock.currentTimeNanos
           const recorded = yield* Effect.exit(
             audit.record({
@@ -105,20 +141,25 @@ export const layer = HttpRouter.middleware(
               keyId: state.owner?.keyId ?? null,
               orgId: state.owner?.orgId ?? null,
               method: request.method,
-              path,
-              query: redactKeys(url.search.slice(1)),
+              path: shownPath,
+              query: redactKeys(query),
               status: response.status,
               durationMs: Number(finishedNanos - startedNanos) / 1e6,
-              clientAddress: Option.getOrNull(request.remoteAddress)
+              clientAddress: client
             })
           )
           const final =
             recorded._tag === "Success"
               ? response
               : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
-          metrics.observeRequest(request.method, path, final.status, Number(finishedNanos - startedNanos) / 1e9)
+          metrics.observeRequest(
+            request.method,
+            route?.pattern ?? "unmatched",
+            final.status,
+            Number(finishedNanos - startedNanos) / 1e9
+          )
           yield* Effect.logDebug("request answered").pipe(
-            Effect.annotateLogs({ requestId, method: request.method, path, status: final.status })
+            Effect.annotateLogs({ requestId, method: request.method, path: shownPath, status: final.status })
           )
           return HttpServerResponse.setHeader(final, requestIdHeader, requestId)
         })

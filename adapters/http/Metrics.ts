@@ -1,7 +1,7 @@
 /**
  * Prometheus metrics at `GET /metrics` (text exposition format): requests by route and status,
  * a latency histogram by route, sync runs by outcome, pairs overdue and the audit queue depth.
- * Routes are the API's patterns (never raw paths, which would grow without bound). Like the
+ * Routes are the patterns of `RequestPath` (never raw paths, which would grow without bound). Like the
  * probes it needs no key and is not audited: keep it on the operators' network.
  */
 import { Context, Effect, Layer } from "effect"
@@ -11,18 +11,11 @@ import { AuditLog } from "../../core/ports/AuditLog.ts"
 
 const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
 
-const routeOf = (path: string): string => {
-  if (path === "/v1/receivables") return "/v1/receivables"
-  if (path.startsWith("/v1/receivables/")) return "/v1/receivables/:id"
-  if (path === "/v1/vendors" || path === "/v1/debtors" || path === "/v1/openapi.json") return path
-  if (path === "/docs" || path.startsWith("/docs/")) return "/docs"
-  return "other"
-}
-
 export class Metrics extends Context.Service<
   Metrics,
   {
-    readonly observeRequest: (method: string, path: string, status: number, seconds: number) => void
+    /** `route` is the route's pattern (`RequestPath`), or `unmatched`: never a raw path, which would grow without bound. */
+    readonly observeRequest: (method: string, route: string, status: number, seconds: number) => void
     readonly observeSyncRun: (outcome: "succeeded" | "failed") => void
     readonly render: () => string
   }
@@ -38,8 +31,7 @@ export const make = () => {
   const label = (value: string) => value.replace(/["\\\n]/g, "_")
 
   return Metrics.of({
-    observeRequest: (method, path, status, seconds) => {
-      const route = routeOf(path)
+    observeRequest: (method, route, status, seconds) => {
       const key = `route="${label(route)}",method="${label(method)}",status="${status}"`
       requests.set(key, (requests.get(key) ?? 0) + 1)
       const histogram = latency.get(route) ?? { counts: buckets.map(() => 0), sum: 0, count: 0 }

@@ -1,7 +1,9 @@
 /**
  * What the inner middlewares learn about a request that the envelope around them needs after
- * the response: whose key it carried (for the audit log) and where the key stands with its rate
- * limit (for the headers). Keyed by the underlying Node request, so it lives as long as it does.
+ * the response: whose key it carried (for the audit log, also a revoked key's), whether that key
+ * was accepted (a request that was not counts against its client address's limit), and where the
+ * key stands with its rate limit (for the headers). Keyed by the underlying Node request, so it
+ * lives as long as it does.
  */
 import type { HttpServerRequest } from "effect/http"
 import type { KeyOwner } from "../../core/ports/ApiKeys.ts"
@@ -15,6 +17,7 @@ export interface RateLimitState {
 
 export interface RequestState {
   owner?: KeyOwner
+  authenticated?: boolean
   rateLimit?: RateLimitState
 }
 

@@ -12,14 +12,12 @@ import * as Envelope from "./Envelope.ts"
 import * as Health from "./Health.ts"
 import * as Metrics from "./Metrics.ts"
 import * as ReceivablesHttp from "./ReceivablesHttp.ts"
+import * as RequestPath from "./RequestPath.ts"
 import * as RequestValidation from "./RequestValidation.ts"
 
-export const openApiPath = "/v1/openapi.json"
-export const docsPath = "/docs"
-
 export const routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: openApiPath }).pipe(Layer.provide(ReceivablesHttp.layer)),
-  HttpApiScalar.layer(Api, { path: docsPath }),
+  HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(Layer.provide(ReceivablesHttp.layer)),
+  HttpApiScalar.layer(Api, { path: RequestPath.docsPath }),
   Health.routes,
   Metrics.routes,
   Envelope.layer

@@ -77,7 +77,9 @@ export const layer = Layer.effect(
         SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${digest}`.pipe(Effect.orDie)
       const row = Option.fromNullishOr(rows[0])
       if (Option.isNone(row)) return yield* new ApiKeyRejected({ reason: "invalid" })
-      if (row.value.revoked_at !== null) return yield* new ApiKeyRejected({ reason: "revoked" })
+      if (row.value.revoked_at !== null) {
+        return yield* new ApiKeyRejected({ reason: "revoked", keyId: row.value.id, orgId: row.value.org_id })
+      }
       const owner = { keyId: row.value.id, orgId: row.value.org_id as OrgId }
       cache.set(cacheKey, owner)
       return owner

@@ -31,7 +31,10 @@ export interface KeyUsageDay {
 }
 
 export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
-  reason: Schema.Literals(["invalid", "revoked"])
+  reason: Schema.Literals(["invalid", "revoked"]),
+  /** Whose key a revoked key was, so that the audit log can trace the use of a leaked key. */
+  keyId: Schema.optionalKey(Schema.String),
+  orgId: Schema.optionalKey(Schema.String)
 }) {}
 
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {

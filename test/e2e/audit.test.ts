@@ -48,7 +48,8 @@ layer(WithFixture(serverLayer), { timeout: 60_000, excludeTestServices: true })(
         { path: "/v1/vendors", headers: bearer(keys.orgA), status: 200, keyed: true },
         { path: "/v1/vendors", headers: {}, status: 401, keyed: false },
         { path: "/v1/vendors", headers: bearer("pr_live_notakey"), status: 401, keyed: false },
-        { path: "/v1/vendors", headers: bearer(keys.revoked), status: 401, keyed: false },
+        // A revoked key is known: its use is attributed to it.
+        { path: "/v1/vendors", headers: bearer(keys.revoked), status: 401, keyed: true },
         { path: "/v1/receivables?limit=9999", headers: bearer(keys.orgA), status: 400, keyed: true },
         { path: `/v1/receivables?api_key=${keys.orgA}`, headers: bearer(keys.orgA), status: 400, keyed: true },
         { path: "/v1/nowhere", headers: bearer(keys.orgA), status: 404, keyed: false },

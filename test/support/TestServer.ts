@@ -2,11 +2,13 @@
  * The service's HTTP routes on a real socket (loopback, a free port) over the test file's own
  * database, exactly as `app/main.ts` wires them. Yields the base URL; requests go through `fetch`.
  */
-import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import * as AddressLimiter from "../../adapters/http/AddressLimiter.ts"
+import * as ClientAddress from "../../adapters/http/ClientAddress.ts"
 import * as Metrics from "../../adapters/http/Metrics.ts"
+import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import { make, RateLimiter } from "../../adapters/http/RateLimiter.ts"
 import * as Server from "../../adapters/http/Server.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -16,29 +18,44 @@ import * as TestDatabase from "./TestDatabase.ts"
 
 export class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
 
+export interface ServerOptions {
+  /** Per key; by default no practical limit. */
+  readonly rateLimit?: RateLimitPolicy
+  /** Per client address, for requests no accepted key vouches for; by default no practical limit. */
+  readonly addressLimit?: RateLimitPolicy
+  readonly trustedProxies?: ReadonlyArray<string>
+}
+
+const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
+
 /**
- * A server over the database already provided (`SqlClient`, `PgClient`), with a rate-limit
- * policy of the test's choosing (by default, no practical limit). Several can share a database,
- * as several instances of the app do.
+ * A server over the database already provided (`SqlClient`, `PgClient`), with rate-limit
+ * policies of the test's choosing. Several can share a database, as several instances of the
+ * app do.
  */
-export const serverLayer = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
+export const serverLayer = (options: ServerOptions = {}) =>
   Layer.unwrap(
-    Effect.map(Effect.promise(freePort), (port) =>
+    Effect.map(Effect.all([Effect.promise(freePort), Effect.sync(NodeServer.create)]), ([port, node]) =>
       Layer.mergeAll(
         Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
-        HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }).pipe(
+        Layer.merge(
+          HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }),
+          NodeServer.rejectionsLayer(node)
+        ).pipe(
           Layer.provide([ServicesLive, Metrics.layer]),
-          Layer.provide(
-            Layer.effect(RateLimiter, make(options.rateLimit ?? { perSecond: 1_000_000, burst: 1_000_000 }))
-          ),
-          Layer.provide(NodeHttpServer.layer(createServer, { port, host: "127.0.0.1" }))
+          Layer.provide([
+            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
+            Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
+            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
+          ]),
+          Layer.provide(NodeHttpServer.layer(() => node, { port, host: "127.0.0.1" }))
         )
       )
     )
   )
 
 /** A server over the test file's own database. */
-export const layerWith = (options: { readonly rateLimit?: RateLimitPolicy } = {}) =>
+export const layerWith = (options: ServerOptions = {}) =>
   serverLayer(options).pipe(Layer.provideMerge(TestDatabase.layer))
 
 export const layer = layerWith()

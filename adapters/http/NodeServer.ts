@@ -1,0 +1,143 @@
+/**
+ * The Node HTTP server the API runs on, with explicit, documented limits, and Node's own
+ * rejections (a request it cannot parse, headers over the limit, a client too slow to send its
+ * request) answered like every other error: the documented JSON body, a `Request-Id`, an audit
+ * entry committed before the answer leaves, and a count in the metrics.
+ */
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { Clock, DateTime, Effect, Layer } from "effect"
+import { redactKeys } from "../../core/domain/ApiKey.ts"
+import { AuditLog } from "../../core/ports/AuditLog.ts"
+import { randomSource } from "../keys/RandomIds.ts"
+import { ClientAddress } from "./ClientAddress.ts"
+import { Metrics } from "./Metrics.ts"
+
+/** The limits of the listener (README, "Limits"). */
+export const limits = {
+  /** The request line and every header together, in bytes; more is 431. */
+  maxHeaderBytes: 16 * 1024,
+  /** How long a client may take to send its headers; longer is 408. */
+  headersTimeoutMillis: 10_000,
+  /** How long a client may take to send its whole request; longer is 408. */
+  requestTimeoutMillis: 30_000,
+  /** How long an idle kept-alive connection stays open. */
+  keepAliveTimeoutMillis: 5_000,
+  /** Connections open at once; more are refused until some close. */
+  maxConnections: 2_000
+} as const
+
+/** A server with the limits above, for `NodeHttpServer.layer`. */
+export const create = (): Server => {
+  const server = createServer({
+    maxHeaderSize: limits.maxHeaderBytes,
+    headersTimeout: limits.headersTimeoutMillis,
+    requestTimeout: limits.requestTimeoutMillis,
+    keepAliveTimeout: limits.keepAliveTimeoutMillis,
+    connectionsCheckingInterval: 1_000
+  })
+  server.maxConnections = limits.maxConnections
+  return server
+}
+
+interface Rejection {
+  readonly status: number
+  readonly reason: string
+  readonly code: string
+  readonly message: string
+}
+
+const rejectionOf = (error: NodeJS.ErrnoException): Rejection => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return {
+        status: 431,
+        reason: "Request Header Fields Too Large",
+        code: "request_headers_too_large",
+        message: `The request line and headers exceed ${limits.maxHeaderBytes} bytes.`
+      }
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return {
+        status: 408,
+        reason: "Request Timeout",
+        code: "request_timeout",
+        message: "The request was not received in time."
+      }
+    default:
+      return {
+        status: 400,
+        reason: "Bad Request",
+        code: "request_malformed",
+        message: "The request is not valid HTTP/1.1."
+      }
+  }
+}
+
+// What little of the request line can be read from the bytes Node refused, for the audit log.
+const requestLineOf = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }) => {
+  const line = error.rawPacket?.subarray(0, 2_048).toString("latin1").split("\r\n", 1)[0] ?? ""
+  const [method = "", target = ""] = line.split(" ", 2)
+  const queryAt = target.indexOf("?")
+  return {
+    method: /^[A-Z]{1,16}$/.test(method) ? method : "",
+    path: redactKeys(queryAt < 0 ? target : target.slice(0, queryAt)),
+    query: queryAt < 0 ? "" : redactKeys(target.slice(queryAt + 1))
+  }
+}
+
+const requestIdBytes = randomSource(12)
+
+const answer = (socket: Duplex, rejection: Rejection, requestId: string) => {
+  const body = JSON.stringify({
+    error: { type: "invalid_request_error", code: rejection.code, message: rejection.message }
+  })
+  socket.end(
+    `HTTP/1.1 ${rejection.status} ${rejection.reason}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+  )
+}
+
+/** Answers, audits and counts Node's own rejections on `server` while the layer lives. */
+export const rejectionsLayer = (server: Server) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const audit = yield* AuditLog
+      const metrics = yield* Metrics
+      const clientAddress = yield* ClientAddress
+      const context = yield* Effect.context<never>()
+      const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+        // A connection reset has no one to answer; a socket already written to cannot take an answer.
+        if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
+        const rejection = rejectionOf(error)
+        const requestId = `req_${requestIdBytes().toString("hex")}`
+        const { method, path, query } = requestLineOf(error)
+        const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
+        const record = Effect.gen(function* () {
+          const at = yield* Clock.currentTimeMillis
+          yield* audit.record({
+            at: DateTime.makeUnsafe(at),
+            requestId,
+            keyId: null,
+            orgId: null,
+            method,
+            path,
+            query,
+            status: rejection.status,
+            durationMs: 0,
+            clientAddress: clientAddress.of(peer, undefined)
+          })
+        })
+        Effect.runForkWith(context)(
+          Effect.match(record, {
+            onFailure: () => socket.destroy(),
+            onSuccess: () => {
+              metrics.observeRequest(method, "unparsed", rejection.status, 0)
+              answer(socket, rejection, requestId)
+            }
+          })
+        )
+      }
+      server.on("clientError", onClientError)
+      yield* Effect.addFinalizer(() => Effect.sync(() => server.off("clientError", onClientError)))
+    })
+  )
