@@ -53,8 +53,7 @@ export const serve = (
   const encoded = encode(response)
   if (encoded === undefined) return response
   const common = { etag: encoded.etag, "cache-control": "public, max-age=300", vary: "accept-encoding" }
-  const ifNoneMatch = headers["if-none-match"]
-  if (ifNoneMatch !== undefined && ifNoneMatch.split(",").some((tag) => tag.trim() === encoded.etag)) {
+  if (headers["if-none-match"]?.split(",").some((tag) => tag.trim() === encoded.etag)) {
     return HttpServerResponse.empty({ status: 304, headers: common })
   }
   const acceptEncoding = headers["accept-encoding"] ?? ""
