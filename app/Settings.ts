@@ -9,6 +9,7 @@ import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
 import * as VerifiedKeyCache from "../adapters/postgres/VerifiedKeyCache.ts"
+import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
 import { syncDeadlineSeconds } from "./Layers.ts"
@@ -30,6 +31,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   ClientAddress.trustedProxies,
   Sync.settings,
   syncDeadlineSeconds,
+  AuditRetention.retentionDays,
   Demo.enabled,
   Logging.settings,
   Tracing.settings

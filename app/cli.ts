@@ -25,6 +25,7 @@ import { Organizations } from "../core/ports/Organizations.ts"
 import { PairStore } from "../core/ports/PairStore.ts"
 import * as Scheduler from "../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../core/services/SyncEngine.ts"
+import * as AuditRetention from "./AuditRetention.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
@@ -459,9 +460,30 @@ const auditTail = Command.make(
   })
 ).pipe(Command.withDescription("Show the most recent requests of the audit log"))
 
+const auditPrune = Command.make(
+  "prune",
+  { json },
+  Effect.fn(function* ({ json }) {
+    const changes = yield* AuditRetention.apply
+    const days = yield* AuditRetention.retentionDays
+    yield* print(json, { retention_days: days, changes }, () =>
+      [
+        `retention: ${days} days (AUDIT_RETENTION_DAYS)`,
+        ...(changes.length === 0
+          ? ["nothing to do: the coming months have their partitions and no month is past the retention"]
+          : changes.map((change) => `${change.action} ${change.partition}`))
+      ].join("\n")
+    )
+  })
+).pipe(
+  Command.withDescription(
+    "Apply the audit log's retention now: drop the monthly partitions older than AUDIT_RETENTION_DAYS, create the coming ones"
+  )
+)
+
 const audit = Command.make("audit").pipe(
   Command.withDescription("The audit log of API requests"),
-  Command.withSubcommands([auditTail])
+  Command.withSubcommands([auditTail, auditPrune])
 )
 
 export const cli = Command.make("partner-receivables").pipe(
@@ -472,7 +494,7 @@ export const cli = Command.make("partner-receivables").pipe(
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 const ServicesLive = Layer.mergeAll(AdminLive, PgAuditLog.layer).pipe(
-  Layer.provide(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
+  Layer.provideMerge(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
 )
 
 // Domain refusals are one line on stderr and exit code 1; so is a database that cannot be used.

@@ -20,6 +20,7 @@ import * as Routes from "../adapters/http/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
+import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive, ServicesLive } from "./Layers.ts"
@@ -100,7 +101,7 @@ const main = Effect.gen(function* () {
   }
   const http = yield* AppConfig.http
   const demo = yield* Demo.enabled
-  const api = Layer.merge(HttpLive(http), DemoLive(http, demo))
+  const api = Layer.mergeAll(HttpLive(http), DemoLive(http, demo), AuditRetention.layer)
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
   if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))

@@ -12,6 +12,7 @@ import leanOutbox from "./migrations/0004_lean_outbox.ts"
 import outboxInSequence from "./migrations/0005_outbox_in_sequence.ts"
 import jsonAsWritten from "./migrations/0006_json_as_written.ts"
 import syncDeadline from "./migrations/0007_sync_deadline.ts"
+import auditPartitions from "./migrations/0008_audit_partitions.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -22,7 +23,8 @@ export const migrations = {
   "0004_lean_outbox": leanOutbox,
   "0005_outbox_in_sequence": outboxInSequence,
   "0006_json_as_written": jsonAsWritten,
-  "0007_sync_deadline": syncDeadline
+  "0007_sync_deadline": syncDeadline,
+  "0008_audit_partitions": auditPartitions
 }
 
 const loader = Migrator.fromRecord(migrations)

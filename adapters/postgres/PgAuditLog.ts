@@ -4,7 +4,7 @@
  * keys' last use), then releases every waiting request at once. So a response leaves only after
  * its entry is committed, at the cost of one statement per batch rather than per request.
  */
-import { DateTime, Deferred, Effect, Layer, Queue } from "effect"
+import { DateTime, Deferred, Duration, Effect, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
 import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../core/ports/AuditLog.ts"
 
@@ -118,3 +118,19 @@ export const layer = Layer.effect(
     return AuditLog.of({ record, recent, pending: Queue.size(queue) })
   })
 )
+
+/** Months of partitions kept ready ahead of now, so that no entry waits for one. */
+export const monthsAhead = 3
+
+/**
+ * Applies the audit log's retention: creates the coming months' partitions, and drops every
+ * partition whose entries are all older than `retention`. Dropping a whole partition is the only
+ * way entries ever leave the log. Returns what it created and dropped.
+ */
+export const maintainPartitions = (retention: Duration.Duration) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    return yield* sql<{ readonly partition: string; readonly action: "created" | "dropped" }>`
+      SELECT partition, action FROM audit_log_maintain(
+        ${Duration.toMillis(retention)} * interval '1 millisecond', ${monthsAhead})`
+  }).pipe(Effect.orDie, Effect.withSpan("PgAuditLog.maintainPartitions"))
