@@ -27,16 +27,20 @@ export const limits = {
   maxConnections: 2_000
 } as const
 
-/** A server with the limits above, for `NodeHttpServer.layer`. */
-export const create = (): Server => {
+export type Limits = { readonly [K in keyof typeof limits]: number }
+
+/** A server with the limits above (tests may shorten them), for `NodeHttpServer.layer`. */
+export const create = (overrides: Partial<Limits> = {}): Server => {
+  const chosen = { ...limits, ...overrides }
   const server = createServer({
-    maxHeaderSize: limits.maxHeaderBytes,
-    headersTimeout: limits.headersTimeoutMillis,
-    requestTimeout: limits.requestTimeoutMillis,
-    keepAliveTimeout: limits.keepAliveTimeoutMillis,
-    connectionsCheckingInterval: 1_000
+    maxHeaderSize: chosen.maxHeaderBytes,
+    headersTimeout: chosen.headersTimeoutMillis,
+    requestTimeout: chosen.requestTimeoutMillis,
+    keepAliveTimeout: chosen.keepAliveTimeoutMillis,
+    // How often Node looks for requests over their timeouts: a tenth of the shortest.
+    connectionsCheckingInterval: Math.max(50, Math.min(chosen.headersTimeoutMillis, chosen.requestTimeoutMillis) / 10)
   })
-  server.maxConnections = limits.maxConnections
+  server.maxConnections = chosen.maxConnections
   return server
 }
 

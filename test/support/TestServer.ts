@@ -24,6 +24,8 @@ export interface ServerOptions {
   /** Per client address, for requests no accepted key vouches for; by default no practical limit. */
   readonly addressLimit?: RateLimitPolicy
   readonly trustedProxies?: ReadonlyArray<string>
+  /** The listener's limits, where a test shortens them. */
+  readonly limits?: Partial<NodeServer.Limits>
 }
 
 const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
@@ -35,22 +37,24 @@ const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
  */
 export const serverLayer = (options: ServerOptions = {}) =>
   Layer.unwrap(
-    Effect.map(Effect.all([Effect.promise(freePort), Effect.sync(NodeServer.create)]), ([port, node]) =>
-      Layer.mergeAll(
-        Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
-        Layer.merge(
-          HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }),
-          NodeServer.rejectionsLayer(node)
-        ).pipe(
-          Layer.provide([ServicesLive, Metrics.layer]),
-          Layer.provide([
-            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
-            Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
-            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
-          ]),
-          Layer.provide(NodeHttpServer.layer(() => node, { port, host: "127.0.0.1" }))
+    Effect.map(
+      Effect.all([Effect.promise(freePort), Effect.sync(() => NodeServer.create(options.limits))]),
+      ([port, node]) =>
+        Layer.mergeAll(
+          Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
+          Layer.merge(
+            HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }),
+            NodeServer.rejectionsLayer(node)
+          ).pipe(
+            Layer.provide([ServicesLive, Metrics.layer]),
+            Layer.provide([
+              Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
+              Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
+              Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
+            ]),
+            Layer.provide(NodeHttpServer.layer(() => node, { port, host: "127.0.0.1" }))
+          )
         )
-      )
     )
   )
 

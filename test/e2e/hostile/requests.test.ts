@@ -16,7 +16,11 @@ import { BaseUrl, layerWith } from "../../support/TestServer.ts"
 
 const TestLayer = Layer.effectDiscard(insertFixture).pipe(
   Layer.provideMerge(
-    layerWith({ addressLimit: { perSecond: 1, burst: 20 }, trustedProxies: ["127.0.0.2", "10.0.0.0/8"] })
+    layerWith({
+      addressLimit: { perSecond: 1, burst: 20 },
+      trustedProxies: ["127.0.0.2", "10.0.0.0/8"],
+      limits: { headersTimeoutMillis: 600, requestTimeoutMillis: 1_000 }
+    })
   )
 )
 
@@ -149,6 +153,21 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("hostile reque
         )
       }
     })
+  )
+
+  it.effect(
+    "a client that sends its headers too slowly gets 408 in the documented shape, and its connection is closed",
+    () =>
+      Effect.gen(function* () {
+        const started = Date.now()
+        // Half a request line, then nothing: a slow client holding a connection.
+        const received = yield* rawExchange("GET /v1/vendors HTTP/1.1\r\nHost: x\r\n")
+        assert.isBelow(Date.now() - started, 5_000)
+        const [head = "", body = ""] = received.split("\r\n\r\n")
+        assert.match(head, /^HTTP\/1.1 408 /)
+        assert.match(head, /request-id: req_[0-9a-f]+/)
+        assert.deepInclude(JSON.parse(body).error, { type: "invalid_request_error", code: "request_timeout" })
+      })
   )
 
   it.effect("a client that hangs up before its answer is recorded as 499, not as a server error", () =>
