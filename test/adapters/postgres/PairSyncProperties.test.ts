@@ -229,40 +229,45 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync pro
     })
   )
 
-  it.effect("a document over a text limit, or one its connector could not read, is quarantined naming the field; the rest of its pair syncs", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const engine = yield* SyncEngine
-      const docs = fc.sample(fc.tuple(...["a", "b", "c", "d", "e", "f"].map(documentFor)), { numRuns: 1, seed: 11 })[0]!
-      const [a, b, c, d, e, f] = docs
-      const good = [a!, f!]
-      const longKey = "k".repeat(3_000)
-      const bad = [
-        // PostgreSQL cannot index a key this long: once it failed the pair's every sync.
-        { ...b!, documentKey: longKey },
-        { ...c!, poNumber: "P".repeat(10 * 1024 * 1024) },
-        { ...d!, metadata: { note: "n".repeat(5_000) } },
-        { ...e!, documentKey: "orders.csv row 4", unreadable: ["the row has no document key"] }
-      ]
-      const pair = yield* newPair("scripted")
-      script = [good[0]!, ...bad, good[1]!]
-      const outcome = yield* engine.runPair(pair, "limits")
-      assert.strictEqual(outcome._tag, "Succeeded", JSON.stringify(outcome).slice(0, 500))
-      if (outcome._tag === "Succeeded") assert.strictEqual(outcome.counts.quarantined, 4)
-      const rows = yield* pairRows(pair)
-      assert.deepStrictEqual(
-        rows.map((row) => row.document_key),
-        good.map((doc) => doc.documentKey)
-      )
-      const [record] = yield* sql<{ quarantine: Array<{ documentKey: string; reasons: Array<string> }> }>`
+  it.effect(
+    "a document over a text limit, or one its connector could not read, is quarantined naming the field; the rest of its pair syncs",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const engine = yield* SyncEngine
+        const docs = fc.sample(fc.tuple(...["a", "b", "c", "d", "e", "f"].map(documentFor)), {
+          numRuns: 1,
+          seed: 11
+        })[0]!
+        const [a, b, c, d, e, f] = docs
+        const good = [a!, f!]
+        const longKey = "k".repeat(3_000)
+        const bad = [
+          // PostgreSQL cannot index a key this long: once it failed the pair's every sync.
+          { ...b!, documentKey: longKey },
+          { ...c!, poNumber: "P".repeat(10 * 1024 * 1024) },
+          { ...d!, metadata: { note: "n".repeat(5_000) } },
+          { ...e!, documentKey: "orders.csv row 4", unreadable: ["the row has no document key"] }
+        ]
+        const pair = yield* newPair("scripted")
+        script = [good[0]!, ...bad, good[1]!]
+        const outcome = yield* engine.runPair(pair, "limits")
+        assert.strictEqual(outcome._tag, "Succeeded", JSON.stringify(outcome).slice(0, 500))
+        if (outcome._tag === "Succeeded") assert.strictEqual(outcome.counts.quarantined, 4)
+        const rows = yield* pairRows(pair)
+        assert.deepStrictEqual(
+          rows.map((row) => row.document_key),
+          good.map((doc) => doc.documentKey)
+        )
+        const [record] = yield* sql<{ quarantine: Array<{ documentKey: string; reasons: Array<string> }> }>`
         SELECT quarantine FROM sync_runs WHERE integration_id = ${pair.id} AND worker = 'limits'`
-      assert.deepStrictEqual(record!.quarantine, [
-        { documentKey: `${"k".repeat(256)}…`, reasons: ["documentKey: 3000 characters, over the limit of 256"] },
-        { documentKey: "c", reasons: ["poNumber: 10485760 characters, over the limit of 256"] },
-        { documentKey: "d", reasons: ["metadata.note: 5000 characters, over the limit of 4096"] },
-        { documentKey: "orders.csv row 4", reasons: ["the row has no document key"] }
-      ])
-    })
+        assert.deepStrictEqual(record!.quarantine, [
+          { documentKey: `${"k".repeat(256)}…`, reasons: ["documentKey: 3000 characters, over the limit of 256"] },
+          { documentKey: "c", reasons: ["poNumber: 10485760 characters, over the limit of 256"] },
+          { documentKey: "d", reasons: ["metadata.note: 5000 characters, over the limit of 4096"] },
+          { documentKey: "orders.csv row 4", reasons: ["the row has no document key"] }
+        ])
+      })
   )
 
   it.effect("a failure at any write of a sync leaves the pair exactly as before; the next run completes it", () =>
