@@ -26,6 +26,7 @@ import { PairStore } from "../core/ports/PairStore.ts"
 import * as Scheduler from "../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as AuditRetention from "./AuditRetention.ts"
+import { status } from "./commands/StatusCommand.ts"
 import * as Demo from "./Demo.ts"
 import { AdminLive } from "./Layers.ts"
 import { describeStartFailure } from "./StartFailure.ts"
@@ -486,15 +487,27 @@ const audit = Command.make("audit").pipe(
   Command.withSubcommands([auditTail, auditPrune])
 )
 
-export const cli = Command.make("partner-receivables").pipe(
-  Command.withDescription("Operate the Partner Receivables service"),
-  Command.withSubcommands([org, key, vendor, debtor, integration, sync, demo, audit])
-)
-
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 const ServicesLive = Layer.mergeAll(AdminLive, PgAuditLog.layer).pipe(
   Layer.provideMerge(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
+)
+
+// Only the commands that need the database start it; `status` and `--help` do not.
+
+export const cli = Command.make("partner-receivables").pipe(
+  Command.withDescription("Operate the Partner Receivables service"),
+  Command.withSubcommands([
+    org.pipe(Command.provide(ServicesLive)),
+    key.pipe(Command.provide(ServicesLive)),
+    vendor.pipe(Command.provide(ServicesLive)),
+    debtor.pipe(Command.provide(ServicesLive)),
+    integration.pipe(Command.provide(ServicesLive)),
+    sync.pipe(Command.provide(ServicesLive)),
+    demo.pipe(Command.provide(ServicesLive)),
+    audit.pipe(Command.provide(ServicesLive)),
+    status
+  ])
 )
 
 // Domain refusals are one line on stderr and exit code 1; so is a database that cannot be used.
@@ -514,7 +527,6 @@ const oneLine = (cause: Cause.Cause<unknown>) => {
 
 if (import.meta.main) {
   Command.run(cli, { version: "0.1.0" }).pipe(
-    Effect.provide(ServicesLive),
     Effect.provide(NodeServices.layer),
     Effect.catchCause((cause) =>
       Effect.sync(() => {

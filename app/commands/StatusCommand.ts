@@ -1,0 +1,81 @@
+/**
+ * `status explain "<text>" [--connector <kind>] [--json]`: how the service normalizes a portal's
+ * status text, which step decided (a connector's mapping, a researched wording with its product and
+ * source, or a named rule) and why. Pure: it needs no database.
+ */
+import { Console, Effect, Option } from "effect"
+import { Argument, Command, Flag } from "effect/cli"
+import * as Connectors from "../../adapters/portals/Connectors.ts"
+import { explainStatus, type StatusExplanation } from "../../core/domain/Status.ts"
+import { DirectoryRefused } from "../../core/ports/Directory.ts"
+
+const kinds = Connectors.all.map((connector) => connector.kind)
+
+const decidedBy = (explanation: StatusExplanation) => {
+  switch (explanation.step) {
+    case "connector":
+      return "the connector's own mapping"
+    case "table":
+      return `the researched vocabulary (${explanation.entry.product})`
+    case "label":
+      return "the status label itself"
+    case "rule":
+      return `the rule "${explanation.rule}"`
+    case "unknown":
+      return "no rule: unknown texts are ACKNOWLEDGED"
+  }
+}
+
+const asJson = (explanation: StatusExplanation, connector: string | null) => ({
+  text: explanation.text,
+  canonical: explanation.canonical,
+  status: explanation.status,
+  step: explanation.step,
+  connector,
+  rule: explanation.step === "rule" ? explanation.rule : null,
+  entry:
+    explanation.step === "table"
+      ? {
+          product: explanation.entry.product,
+          source: explanation.entry.source,
+          text: explanation.entry.text,
+          reason: explanation.entry.reason ?? null
+        }
+      : null,
+  words: explanation.step === "rule" || explanation.step === "unknown" ? explanation.words : null,
+  reason: explanation.reason
+})
+
+const explain = Command.make(
+  "explain",
+  {
+    text: Argument.String("text").pipe(Argument.withDescription("The portal's status text, as the portal writes it")),
+    connector: Flag.String("connector").pipe(
+      Flag.withDescription(`Apply this connector's own mapping first: ${kinds.join(", ")}`),
+      Flag.optional
+    ),
+    json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
+  },
+  Effect.fn(function* ({ text, connector, json }) {
+    const kind = Option.getOrUndefined(connector)
+    const found = kind === undefined ? undefined : Connectors.all.find((c) => c.kind === kind)
+    if (kind !== undefined && found === undefined)
+      return yield* new DirectoryRefused({ message: `no connector of kind "${kind}" (known: ${kinds.join(", ")})` })
+    const explanation = explainStatus(text, found?.statusMapping)
+    yield* Console.log(
+      json
+        ? JSON.stringify(asJson(explanation, kind ?? null), null, 2)
+        : [
+            `${explanation.status}  "${explanation.text}"`,
+            `  canonical:  ${explanation.canonical === "" ? "(empty)" : explanation.canonical}`,
+            `  decided by: ${decidedBy(explanation)}`,
+            `  why:        ${explanation.reason}`
+          ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("Explain how a portal status text is normalized, and why"))
+
+export const status = Command.make("status").pipe(
+  Command.withDescription("Portal status normalization"),
+  Command.withSubcommands([explain])
+)
