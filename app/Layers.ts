@@ -12,6 +12,7 @@ import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgDirectory from "../adapters/postgres/PgDirectory.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
+import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import { Receivables } from "../core/services/Receivables.ts"
@@ -20,7 +21,10 @@ import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/s
 export const ServicesLive = Layer.mergeAll(
   Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
   PgApiKeys.layer,
-  PgAuditLog.layer
+  PgAuditLog.layer,
+  PgPairStore.layer,
+  PgReadiness.layer,
+  RandomIds.layer
 )
 
 /** A sync's overall deadline where its integration sets none (`SYNC_DEADLINE_SECONDS`, default 300). */

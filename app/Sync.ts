@@ -6,7 +6,6 @@
  */
 import { hostname } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
-import { Metrics, layer as MetricsLayer } from "../adapters/http/Metrics.ts"
 import * as Scheduler from "../core/services/Scheduler.ts"
 import { EngineLive } from "./Layers.ts"
 
@@ -24,15 +23,12 @@ export const settings = Config.all({
 export const SchedulerLive = Layer.effectDiscard(
   Effect.gen(function* () {
     const { concurrency, pollSeconds } = yield* settings
-    const metrics = yield* Metrics
     yield* Effect.forkScoped(
       Scheduler.run({
         worker: `${hostname()}:${process.pid}`,
         concurrency,
-        pollInterval: Duration.seconds(pollSeconds),
-        onOutcome: (outcome) =>
-          Effect.sync(() => metrics.observeSyncRun(outcome._tag === "Succeeded" ? "succeeded" : "failed"))
+        pollInterval: Duration.seconds(pollSeconds)
       })
     )
   })
-).pipe(Layer.provide([EngineLive, MetricsLayer]))
+).pipe(Layer.provide(EngineLive))

@@ -13,7 +13,6 @@ import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/ClientAddress.ts"
-import * as Metrics from "../adapters/http/Metrics.ts"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Routes from "../adapters/http/Server.ts"
@@ -42,7 +41,7 @@ const HttpLive = ({ port, host }: AppConfig.Http) => {
   const node = NodeServer.create()
   server = node
   return Layer.merge(HttpRouter.serve(Routes.routes, { disableLogger: true }), NodeServer.rejectionsLayer(node)).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer, Metrics.layer]),
+    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer]),
     Layer.provide(NodeHttpServer.layer(() => node, { port, host }))
   )
 }

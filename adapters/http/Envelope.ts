@@ -21,18 +21,15 @@ import {
 } from "../../core/api/Errors.ts"
 import { redactKeys } from "../../core/domain/ApiKey.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
-import { randomSource } from "../keys/RandomIds.ts"
+import { IdSource } from "../../core/ports/IdSource.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
 import { ClientAddress } from "./ClientAddress.ts"
-import { Metrics } from "./Metrics.ts"
+import * as Metrics from "./Metrics.ts"
 import * as RequestPath from "./RequestPath.ts"
 import * as RequestState from "./RequestState.ts"
 import * as StaticResponses from "./StaticResponses.ts"
 
 export const requestIdHeader = "request-id"
-
-const requestIdBytes = randomSource(12)
-const newRequestId = () => `req_${requestIdBytes().toString("hex")}`
 
 const errorResponse = <S extends Schema.Codec<unknown, unknown>>(schema: S, error: S["Type"], status: number) =>
   HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(error), { status })
@@ -73,17 +70,17 @@ export const layer = HttpRouter.middleware(
   Effect.map(
     Effect.all([
       Effect.service(AuditLog),
-      Effect.service(Metrics),
+      Effect.service(IdSource),
       Effect.service(AddressLimiter),
       Effect.service(ClientAddress)
     ]),
-    ([audit, metrics, addresses, clientAddress]) =>
+    ([audit, ids, addresses, clientAddress]) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const started = yield* Clock.currentTimeMillis
           const startedNanos = yield* Clock.currentTimeNanos
-          const requestId = newRequestId()
+          const requestId = ids.requestId()
           const { path, query, route } = RequestPath.decide(request.url)
           const shownPath = redactKeys(path)
           const client = clientAddress.of(
@@ -152,7 +149,7 @@ export const layer = HttpRouter.middleware(
             recorded._tag === "Success"
               ? response
               : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
-          metrics.observeRequest(
+          yield* Metrics.observeRequest(
             request.method,
             route?.pattern ?? "unmatched",
             final.status,

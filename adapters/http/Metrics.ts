@@ -1,103 +1,54 @@
 /**
- * Prometheus metrics at `GET /metrics` (text exposition format): requests by route and status,
- * a latency histogram by route, sync runs by outcome, pairs overdue and the audit queue depth.
- * Routes are the patterns of `RequestPath` (never raw paths, which would grow without bound). Like the
- * probes it needs no key and is not audited: keep it on the operators' network.
+ * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, and
+ * `GET /metrics`, which exports every metric of the process (the sync engine's among them) with
+ * effect's Prometheus support. Two gauges are read at scrape time through ports: pairs overdue
+ * and the audit queue. Routes are the patterns of `RequestPath` (never raw paths, which would
+ * grow without bound). Like the probes it needs no key and is not audited: keep it on the
+ * operators' network.
  */
-import { Context, Effect, Layer } from "effect"
+import { Duration, Effect, Metric } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { SqlClient } from "effect/sql"
+import { PrometheusMetrics } from "effect/observability"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
+import { PairStore } from "../../core/ports/PairStore.ts"
 
-const buckets = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+const requests = Metric.counter("http_requests_total", {
+  description: "HTTP requests answered, by route, method and status.",
+  incremental: true
+})
 
-export class Metrics extends Context.Service<
-  Metrics,
-  {
-    /** `route` is the route's pattern (`RequestPath`), or `unmatched`: never a raw path, which would grow without bound. */
-    readonly observeRequest: (method: string, route: string, status: number, seconds: number) => void
-    readonly observeSyncRun: (outcome: "succeeded" | "failed") => void
-    readonly render: () => string
-  }
->()("adapters/http/Metrics") {}
+const latency = Metric.histogram("http_request_duration_seconds", {
+  description: "Time to answer a request, by route.",
+  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
 
-export const make = () => {
-  const requests = new Map<string, number>()
-  const latency = new Map<string, { counts: Array<number>; sum: number; count: number }>()
-  const syncRuns = new Map<string, number>([
-    ["succeeded", 0],
-    ["failed", 0]
-  ])
-  const label = (value: string) => value.replace(/["\\\n]/g, "_")
+const overdue = Metric.gauge("sync_pairs_overdue", {
+  description: "Unpaused pairs whose sync is more than a minute late."
+})
 
-  return Metrics.of({
-    observeRequest: (method, route, status, seconds) => {
-      const key = `route="${label(route)}",method="${label(method)}",status="${status}"`
-      requests.set(key, (requests.get(key) ?? 0) + 1)
-      const histogram = latency.get(route) ?? { counts: buckets.map(() => 0), sum: 0, count: 0 }
-      buckets.forEach((bound, i) => {
-        if (seconds <= bound) histogram.counts[i]! += 1
-      })
-      histogram.sum += seconds
-      histogram.count += 1
-      latency.set(route, histogram)
-    },
-    observeSyncRun: (outcome) => {
-      syncRuns.set(outcome, (syncRuns.get(outcome) ?? 0) + 1)
-    },
-    render: () => {
-      const lines = [
-        "# HELP http_requests_total HTTP requests answered, by route, method and status.",
-        "# TYPE http_requests_total counter",
-        ...[...requests].map(([key, value]) => `http_requests_total{${key}} ${value}`),
-        "# HELP http_request_duration_seconds Time to answer a request, by route.",
-        "# TYPE http_request_duration_seconds histogram",
-        ...[...latency].flatMap(([route, h]) => [
-          ...buckets.map(
-            (bound, i) => `http_request_duration_seconds_bucket{route="${label(route)}",le="${bound}"} ${h.counts[i]}`
-          ),
-          `http_request_duration_seconds_bucket{route="${label(route)}",le="+Inf"} ${h.count}`,
-          `http_request_duration_seconds_sum{route="${label(route)}"} ${h.sum}`,
-          `http_request_duration_seconds_count{route="${label(route)}"} ${h.count}`
-        ]),
-        "# HELP sync_runs_total Pair syncs run by this process, by outcome.",
-        "# TYPE sync_runs_total counter",
-        ...[...syncRuns].map(([outcome, value]) => `sync_runs_total{outcome="${outcome}"} ${value}`)
-      ]
-      return lines.join("\n")
-    }
-  })
-}
+const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })
 
-export const layer = Layer.sync(Metrics, make)
+/** Counts an answered request. `route` is the route's pattern (`RequestPath`), `unmatched` or `unparsed`. */
+export const observeRequest = (method: string, route: string, status: number, seconds: number) =>
+  Effect.andThen(
+    Metric.update(Metric.withAttributes(requests, { route, method, status: String(status) }), 1),
+    Metric.update(Metric.withAttributes(latency, { route }), seconds)
+  )
 
-/** `GET /metrics`: the counters above, and two figures read at scrape time. */
+/** `GET /metrics`: every metric of the process, the two gauges read first. */
 export const routes = HttpRouter.use(
   Effect.fn(function* (router) {
-    const metrics = yield* Metrics
-    const sql = yield* SqlClient.SqlClient
+    const pairs = yield* PairStore
     const audit = yield* AuditLog
     yield* router.add(
       "GET",
       "/metrics",
       Effect.gen(function* () {
-        const [overdue] = yield* sql<{ n: bigint }>`
-          SELECT count(*) AS n FROM integrations
-          WHERE paused_at IS NULL AND next_sync_at < now() - interval '1 minute'`.pipe(Effect.orDie)
-        const queued = yield* audit.pending
-        return HttpServerResponse.text(
-          [
-            metrics.render(),
-            "# HELP sync_pairs_overdue Unpaused pairs whose sync is more than a minute late.",
-            "# TYPE sync_pairs_overdue gauge",
-            `sync_pairs_overdue ${Number(overdue!.n)}`,
-            "# HELP audit_queue_depth Audit entries waiting to be committed.",
-            "# TYPE audit_queue_depth gauge",
-            `audit_queue_depth ${queued}`,
-            ""
-          ].join("\n"),
-          { contentType: "text/plain; version=0.0.4" }
-        )
+        yield* Metric.update(overdue, yield* pairs.countOverdue(Duration.minutes(1)))
+        yield* Metric.update(auditQueue, yield* audit.pending)
+        return HttpServerResponse.text(yield* PrometheusMetrics.format(), {
+          contentType: "text/plain; version=0.0.4"
+        })
       })
     )
   })

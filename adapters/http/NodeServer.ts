@@ -9,9 +9,9 @@ import type { Duplex } from "node:stream"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { redactKeys } from "../../core/domain/ApiKey.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
-import { randomSource } from "../keys/RandomIds.ts"
+import { IdSource } from "../../core/ports/IdSource.ts"
 import { ClientAddress } from "./ClientAddress.ts"
-import { Metrics } from "./Metrics.ts"
+import { observeRequest } from "./Metrics.ts"
 
 /** The limits of the listener (README, "Limits"). */
 export const limits = {
@@ -89,8 +89,6 @@ const requestLineOf = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buf
   }
 }
 
-const requestIdBytes = randomSource(12)
-
 const answer = (socket: Duplex, rejection: Rejection, requestId: string) => {
   const body = JSON.stringify({
     error: { type: "invalid_request_error", code: rejection.code, message: rejection.message }
@@ -106,14 +104,14 @@ export const rejectionsLayer = (server: Server) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const audit = yield* AuditLog
-      const metrics = yield* Metrics
+      const ids = yield* IdSource
       const clientAddress = yield* ClientAddress
       const context = yield* Effect.context<never>()
       const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
         // A connection reset has no one to answer; a socket already written to cannot take an answer.
         if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
         const rejection = rejectionOf(error)
-        const requestId = `req_${requestIdBytes().toString("hex")}`
+        const requestId = ids.requestId()
         const { method, path, query } = requestLineOf(error)
         const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
         const record = Effect.gen(function* () {
@@ -132,12 +130,13 @@ export const rejectionsLayer = (server: Server) =>
           })
         })
         Effect.runForkWith(context)(
-          Effect.match(record, {
-            onFailure: () => socket.destroy(),
-            onSuccess: () => {
-              metrics.observeRequest(method, "unparsed", rejection.status, 0)
-              answer(socket, rejection, requestId)
-            }
+          Effect.matchEffect(record, {
+            onFailure: () => Effect.sync(() => socket.destroy()),
+            onSuccess: () =>
+              Effect.andThen(
+                observeRequest(method, "unparsed", rejection.status, 0),
+                Effect.sync(() => answer(socket, rejection, requestId))
+              )
           })
         )
       }

@@ -2,7 +2,7 @@
  * All HTTP routes of the service: the v1 API (from the contract), its OpenAPI document at
  * `/v1/openapi.json` and browsable reference at `/docs` (both public), the probes and `/metrics`,
  * and the envelope every response passes through. Requires the core `Receivables` service,
- * `ApiKeys`, `AuditLog` and `Metrics`.
+ * `ApiKeys`, `AuditLog`, `PairStore` (for the overdue-pairs gauge) and `Readiness`.
  */
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"

@@ -11,7 +11,7 @@ import { IdSource } from "../../core/ports/IdSource.ts"
 
 /**
  * `size` fresh random bytes per call, from a pool refilled when used up; each byte is handed out
- * once. Also used for request ids: one system call per request cost more than the id is worth.
+ * once. Request ids are drawn so too: one system call per request cost more than the id is worth.
  */
 export const randomSource = (size: number, poolSize = 4096) => {
   const pool = Buffer.alloc(poolSize)
@@ -44,8 +44,10 @@ export const timeOrdered = (random: Uint8Array, epochMillis: number): Uint8Array
 
 export const layer = Layer.sync(IdSource, () => {
   const next = randomSource(16)
+  const nextForRequest = randomSource(12)
   return IdSource.of({
     receivableId: () => receivableIdFromBytes(timeOrdered(next(), Date.now())),
-    eventId: () => `evt_${next().toString("hex")}`
+    eventId: () => `evt_${next().toString("hex")}`,
+    requestId: () => `req_${nextForRequest().toString("hex")}`
   })
 })

@@ -412,7 +412,15 @@ export const layerWith = (chunkSize: number) =>
           WHERE id IN ${sql.in(ids)} AND lease_owner = ${worker}`.pipe(Effect.orDie)
       })
 
-      return PairStore.of({ claimDue, get, syncPair, recordFailure, releaseClaims })
+      const countOverdue = (lateBy: Duration.Duration) =>
+        sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM integrations
+          WHERE paused_at IS NULL AND next_sync_at < now() - ${Duration.toMillis(lateBy)} * interval '1 millisecond'`.pipe(
+          Effect.map(([row]) => row?.n ?? 0),
+          Effect.orDie
+        )
+
+      return PairStore.of({ claimDue, get, syncPair, recordFailure, releaseClaims, countOverdue })
     })
   )
 

@@ -80,6 +80,8 @@ export class PairStore extends Context.Service<
     readonly syncPair: <E>(integration: Integration, options: SyncPairOptions<E>) => Effect.Effect<RunCounts, E>
     /** Records a failed run and when to try again; releases the lease. */
     readonly recordFailure: (integration: Integration, run: FailedRun) => Effect.Effect<void>
+    /** Unpaused pairs whose next sync is more than `lateBy` in the past. */
+    readonly countOverdue: (lateBy: Duration.Duration) => Effect.Effect<number>
     /** Hands back the leases `worker` still holds on these pairs, so that any worker may take them at once. */
     readonly releaseClaims: (worker: string, ids: ReadonlyArray<IntegrationId>) => Effect.Effect<void>
   }

@@ -6,7 +6,7 @@
  * connector says retrying cannot help, after its normal interval. Every sync has an overall
  * deadline, and a portal's `Retry-After` is honoured up to a cap.
  */
-import { Cause, Context, DateTime, Duration, Effect, Layer, Option, Random, Schedule } from "effect"
+import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule } from "effect"
 import { planPairSync } from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
@@ -53,6 +53,11 @@ const untilTheDatabaseAnswers = Schedule.exponential("500 millis").pipe(
   Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
   Schedule.upTo({ duration: leaseDuration })
 )
+
+const syncRuns = Metric.counter("sync_runs_total", {
+  description: "Pair syncs run by this process, by outcome.",
+  incremental: true
+})
 
 export interface SyncEngineOptions {
   /** The deadline of a pair whose integration sets none. */
@@ -138,6 +143,10 @@ export class SyncEngine extends Context.Service<
         const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Integration, worker: string) {
           const startedAt = yield* DateTime.now
           const exit = yield* Effect.exit(withinDeadline(integration, worker))
+          yield* Metric.update(
+            Metric.withAttributes(syncRuns, { outcome: exit._tag === "Success" ? "succeeded" : "failed" }),
+            1
+          )
           if (exit._tag === "Success") {
             return { _tag: "Succeeded", integrationId: integration.id, counts: exit.value } as const
           }

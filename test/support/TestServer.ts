@@ -7,7 +7,6 @@ import { Context, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import * as AddressLimiter from "../../adapters/http/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/ClientAddress.ts"
-import * as Metrics from "../../adapters/http/Metrics.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import { make, RateLimiter } from "../../adapters/http/RateLimiter.ts"
 import * as Server from "../../adapters/http/Server.ts"
@@ -46,7 +45,7 @@ export const serverLayer = (options: ServerOptions = {}) =>
             HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }),
             NodeServer.rejectionsLayer(node)
           ).pipe(
-            Layer.provide([ServicesLive, Metrics.layer]),
+            Layer.provide(ServicesLive),
             Layer.provide([
               Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
               Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
