@@ -5,11 +5,8 @@
  */
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import * as Connectors from "../../adapters/portals/Connectors.ts"
 import { explainStatus, type StatusExplanation } from "../../core/domain/Status.ts"
 import { DirectoryRefused } from "../../core/ports/Directory.ts"
-
-const kinds = Connectors.all.map((connector) => connector.kind)
 
 const decidedBy = (explanation: StatusExplanation) => {
   switch (explanation.step) {
@@ -51,16 +48,21 @@ const explain = Command.make(
   {
     text: Argument.String("text").pipe(Argument.withDescription("The portal's status text, as the portal writes it")),
     connector: Flag.String("connector").pipe(
-      Flag.withDescription(`Apply this connector's own mapping first: ${kinds.join(", ")}`),
+      Flag.withDescription("Apply this connector's own mapping first (a connector's kind, e.g. cxml or coupa)"),
       Flag.optional
     ),
     json: Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
   },
   Effect.fn(function* ({ text, connector, json }) {
     const kind = Option.getOrUndefined(connector)
-    const found = kind === undefined ? undefined : Connectors.all.find((c) => c.kind === kind)
-    if (kind !== undefined && found === undefined)
-      return yield* new DirectoryRefused({ message: `no connector of kind "${kind}" (known: ${kinds.join(", ")})` })
+    // The connectors (and their parsers) load only when one is named.
+    const all =
+      kind === undefined ? [] : (yield* Effect.promise(() => import("../../adapters/portals/Connectors.ts"))).all
+    const found = all.find((c) => c.kind === kind)
+    if (kind !== undefined && found === undefined) {
+      const known = all.map((c) => c.kind).join(", ")
+      return yield* new DirectoryRefused({ message: `no connector of kind "${kind}" (known: ${known})` })
+    }
     const explanation = explainStatus(text, found?.statusMapping)
     yield* Console.log(
       json

@@ -1,0 +1,29 @@
+/**
+ * What every command of the operator CLI shares: the `--json` flag, printing a readable answer
+ * or JSON, timestamps as ISO text, and the database-backed services, loaded only when a command
+ * that needs them runs (so `--help` and `status` start without them).
+ */
+import { Console, DateTime, Effect, Layer, Schema } from "effect"
+import { Command, Flag } from "effect/cli"
+
+export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
+
+export const print = (asJson: boolean, value: unknown, text: () => string) =>
+  Console.log(asJson ? JSON.stringify(value, null, 2) : text())
+
+export const time = (instant: DateTime.Utc | null) => (instant === null ? null : DateTime.formatIso(instant))
+
+export const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
+export const orgFlag = Flag.String("org").pipe(Flag.withDescription("The organization's id"))
+
+// The services over PostgreSQL, imported on first use: the drivers and adapters are most of the
+// CLI's start-up time, and a command that needs no database should not pay for them.
+const DatabaseServices = Layer.unwrap(
+  Effect.promise(() => import("../CliServices.ts")).pipe(Effect.map((module) => module.layer))
+)
+
+/** Runs the command's handlers with the database-backed services. */
+export const withDatabase = <Name extends string, Input, ContextInput, E, R>(
+  command: Command.Command<Name, Input, ContextInput, E, R>
+) => command.pipe(Command.provide(DatabaseServices))

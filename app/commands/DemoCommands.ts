@@ -1,0 +1,18 @@
+/** `demo seed`: another demo organization, synced, with a key. */
+import { Effect, Redacted } from "effect"
+import { Command } from "effect/cli"
+import * as Demo from "../Demo.ts"
+import { json, print } from "./Common.ts"
+
+const demoSeed = Command.make(
+  "seed",
+  { json },
+  Effect.fn(function* ({ json }) {
+    const seeded = yield* Demo.seed()
+    yield* print(json, { org_id: seeded.orgId, key: Redacted.value(seeded.key), receivables: seeded.receivables }, () =>
+      Demo.welcome(seeded, "http://localhost:3000")
+    )
+  })
+).pipe(Command.withDescription("Create a demo organization with simulated portals, synced, and an API key"))
+
+export const demo = Command.make("demo").pipe(Command.withDescription("Demo data"), Command.withSubcommands([demoSeed]))
