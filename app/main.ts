@@ -7,7 +7,6 @@
  */
 
 import type { Server } from "node:http"
-import { Server as NetServer } from "node:net"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer } from "effect"
 import { HttpRouter } from "effect/http"
@@ -31,9 +30,6 @@ import * as Tracing from "./Tracing.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-/** How long a stop waits for the requests in flight to be answered. */
-const drainTimeoutMillis = 15_000
-
 // The Node server, kept so that a stop can close it before anything else is torn down.
 let server: Server | undefined
 
@@ -44,39 +40,6 @@ const HttpLive = ({ port, host }: AppConfig.Http) => {
     Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer]),
     Layer.provide(NodeHttpServer.layer(() => node, { port, host }))
   )
-}
-
-/**
- * Stops accepting connections and resolves once every request in flight has been answered (and
- * audited), or after the drain timeout. Only then is the program interrupted, so a stop resets
- * no connection that was being served.
- */
-const drainHttp = () =>
-  new Promise<void>((resolve) => {
-    const http = server
-    if (http === undefined || !http.listening) return resolve()
-    // Connections the kernel has accepted but Node has not yet taken would be reset when the
-    // listening socket closes: keep listening a moment so that they are taken and served.
-    setTimeout(() => closeAndDrain(http, resolve), acceptGraceMillis)
-  })
-
-const acceptGraceMillis = 500
-
-const closeAndDrain = (http: Server, resolve: () => void) => {
-  // Node's own `server.close()` also drops idle connections at once, among them connections
-  // accepted a moment ago whose request has not been read yet: their clients would see a reset.
-  // So only the listening socket is closed; idle connections are dropped after a grace period.
-  const idle = setInterval(() => http.closeIdleConnections(), 500)
-  const timer = setTimeout(() => {
-    http.closeAllConnections()
-    finish()
-  }, drainTimeoutMillis)
-  const finish = () => {
-    clearInterval(idle)
-    clearTimeout(timer)
-    resolve()
-  }
-  NetServer.prototype.close.call(http, finish)
 }
 
 // On an empty database, the demo: data to read at once, and a key to read it with.
@@ -129,7 +92,7 @@ let stopping = false
 const stop = () => {
   if (stopping) return
   stopping = true
-  void drainHttp().then(() => fiber.interruptUnsafe(fiber.id))
+  void (server === undefined ? Promise.resolve() : NodeServer.drain(server)).then(() => fiber.interruptUnsafe(fiber.id))
 }
 process.on("SIGINT", stop)
 process.on("SIGTERM", stop)

@@ -2,9 +2,11 @@
  * The Node HTTP server the API runs on, with explicit, documented limits, and Node's own
  * rejections (a request it cannot parse, headers over the limit, a client too slow to send its
  * request) answered like every other error: the documented JSON body, a `Request-Id`, an audit
- * entry committed before the answer leaves, and a count in the metrics.
+ * entry committed before the answer leaves, and a count in the metrics; and its graceful drain
+ * on a stop.
  */
 import { createServer, type Server } from "node:http"
+import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
 import { Clock, DateTime, Effect, Layer } from "effect"
 import { redactKeys } from "../../core/domain/ApiKey.ts"
@@ -144,3 +146,38 @@ export const rejectionsLayer = (server: Server) =>
       yield* Effect.addFinalizer(() => Effect.sync(() => server.off("clientError", onClientError)))
     })
   )
+
+/**
+ * Stops accepting connections and resolves once every request in flight has been answered (and
+ * audited), or after the drain timeout. Only then is the program interrupted, so a stop resets
+ * no connection that was being served.
+ */
+export const drain = (http: Server) =>
+  new Promise<void>((resolve) => {
+    if (!http.listening) return resolve()
+    // Connections the kernel has accepted but Node has not yet taken would be reset when the
+    // listening socket closes: keep listening a moment so that they are taken and served.
+    setTimeout(() => closeAndDrain(http, resolve), acceptGraceMillis)
+  })
+
+/** How long a stop waits for the requests in flight to be answered. */
+const drainTimeoutMillis = 15_000
+
+const acceptGraceMillis = 500
+
+const closeAndDrain = (http: Server, resolve: () => void) => {
+  // Node's own `server.close()` also drops idle connections at once, among them connections
+  // accepted a moment ago whose request has not been read yet: their clients would see a reset.
+  // So only the listening socket is closed; idle connections are dropped after a grace period.
+  const idle = setInterval(() => http.closeIdleConnections(), 500)
+  const timer = setTimeout(() => {
+    http.closeAllConnections()
+    finish()
+  }, drainTimeoutMillis)
+  const finish = () => {
+    clearInterval(idle)
+    clearTimeout(timer)
+    resolve()
+  }
+  NetServer.prototype.close.call(http, finish)
+}
