@@ -2,7 +2,7 @@
  * Every setting of the app, read at start before anything else: each problem is reported on a
  * line of its own (not only the first), and nothing starts until all are right.
  */
-import { type Config, Effect, Schema } from "effect"
+import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
 import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/ClientAddress.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
@@ -37,17 +37,26 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Tracing.settings
 ]
 
-// "ConfigError(SchemaError(Expected a port\n  at ["PORT"]))" -> "PORT: expected a port"
-export const describeConfigError = (message: string): string => {
-  const match = /Expected ([^\n]*)\s+at \["([^"]+)"\]/.exec(message)
-  return match === null ? message.replace(/\s+/g, " ") : `${match[2]}: expected ${match[1]}`
+const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()
+
+/** A setting's problem as `NAME: what is wrong`, read from the error's structure. */
+export const describeConfigError = (error: Config.ConfigError): string => {
+  if (!Schema.isSchemaError(error.cause)) return error.cause.message
+  const [issue] = formatIssues(error.cause.issue).issues
+  if (issue === undefined) return error.cause.message
+  const setting = (issue.path ?? []).map(String).join(".")
+  const problem = issue.message.charAt(0).toLowerCase() + issue.message.slice(1)
+  return setting === "" ? problem : `${setting}: ${problem}`
 }
 
 export const validate = Effect.gen(function* () {
   const problems: Array<string> = []
   for (const setting of all) {
     const read = yield* Effect.exit(setting)
-    if (read._tag === "Failure") problems.push(describeConfigError(String(read.cause)))
+    if (read._tag === "Failure") {
+      const error = Cause.squash(read.cause)
+      problems.push(error instanceof Config.ConfigError ? describeConfigError(error) : String(error))
+    }
   }
   if (problems.length > 0) return yield* new InvalidSettings({ problems })
 })

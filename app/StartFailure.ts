@@ -2,7 +2,7 @@
  * Turns whatever stopped the app from starting into one line an operator can act on: which
  * setting or resource is wrong and why, never a stack trace or a secret.
  */
-import { Cause, Predicate } from "effect"
+import { Cause, Config, Predicate } from "effect"
 import { describeConfigError } from "./Settings.ts"
 
 const codeOf = (error: unknown): string | undefined => {
@@ -37,7 +37,9 @@ const describeOne = (cause: Cause.Cause<unknown>): string => {
       return `cannot listen: ${code ?? message}`
     }
     case "ConfigError":
-      return `invalid configuration: ${describeConfigError(message)}`
+      return error instanceof Config.ConfigError
+        ? `invalid configuration: ${describeConfigError(error)}`
+        : `invalid configuration: ${message}`
     case "MigrationError":
       return `database migration failed: ${message}`
     default:
