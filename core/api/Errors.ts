@@ -1,5 +1,5 @@
 /**
- * The API's error responses (DECISIONS.md): every non-2xx answer is
+ * The API's error responses (docs/decisions.md): every non-2xx answer is
  * `{"error": {"type", "code", "message", "param"?}}`. One class per HTTP status; `param` names the
  * single parameter at fault, when there is one.
  */

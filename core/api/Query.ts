@@ -1,6 +1,6 @@
 /**
  * The query parameters of each endpoint as schemas: types, bounds and defaults of spec section 8
- * and DECISIONS.md. Values arrive as strings; a repeated scalar arrives as an array and is refused.
+ * and docs/decisions.md. Values arrive as strings; a repeated scalar arrives as an array and is refused.
  * The parameter names are the wire names, case-sensitive as the spec writes them.
  */
 import { Effect, Option, Schema, SchemaTransformation } from "effect"

@@ -1,5 +1,5 @@
 /**
- * Paging of the receivables list: the defaults and bounds of spec section 8 and DECISIONS.md,
+ * Paging of the receivables list: the defaults and bounds of spec section 8 and docs/decisions.md,
  * page to offset, and `has_more`. Pages are numbered from 1; a page past the end is empty.
  */
 

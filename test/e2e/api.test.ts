@@ -1,7 +1,7 @@
 /**
  * The v1 API over a real socket and a real PostgreSQL, against the fixture dataset: every common
  * query form of spec section 4.5, the list rules (order, paging, expansion, window), and the
- * errors of DECISIONS.md.
+ * errors of docs/decisions.md.
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"

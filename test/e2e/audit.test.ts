@@ -1,6 +1,6 @@
 /**
  * The audit log over real HTTP and PostgreSQL: one entry per request, accepted or refused, with
- * the fields of DECISIONS.md and never the key; group commit under a burst; append-only; usage per
+ * the fields of docs/decisions.md and never the key; group commit under a burst; append-only; usage per
  * key and day; 503 when the log cannot be written; rate limits answering 429 with their headers.
  */
 import { assert, layer } from "@effect/vitest"

@@ -25,7 +25,7 @@ const auditRows = (requestId: string) =>
 
 const send = (target: string) => Effect.flatMap(BaseUrl, (base) => Effect.promise(() => rawGet(base, target, bearer)))
 
-// What the probe found, and the forms DECISIONS.md names.
+// What the probe found, and the forms docs/decisions.md names.
 const crafted = [
   "/v1/vendors;/../../health",
   "/v1/vendors;/%2e%2e/%2e%2e/ready",
