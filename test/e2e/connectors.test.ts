@@ -5,13 +5,13 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
-import type { ConformanceFixture } from "../../adapters/portals/conformance/Conformance.ts"
-import { sampleDocuments } from "../../adapters/portals/conformance/Conformance.ts"
-import { fixture as coupa } from "../../adapters/portals/coupa/fixture.ts"
-import { fixture as cxml } from "../../adapters/portals/cxml/fixture.ts"
-import { fixture as file } from "../../adapters/portals/file/fixture.ts"
-import { fixtureFor } from "../../adapters/portals/http-json/fixture.ts"
+import { fixture as coupa } from "../adapters/portals/fixtures/coupa.ts"
+import { fixture as cxml } from "../adapters/portals/fixtures/cxml.ts"
+import { fixture as file } from "../adapters/portals/fixtures/file.ts"
+import { fixtureFor } from "../adapters/portals/fixtures/http-json.ts"
 import { jsonOf, runCli } from "../support/Cli.ts"
+import type { ConformanceFixture } from "../support/conformance/Conformance.ts"
+import { sampleDocuments } from "../support/conformance/Conformance.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
 const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa]

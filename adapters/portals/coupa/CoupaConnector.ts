@@ -21,6 +21,7 @@ import {
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
 import { jsonText, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+import { unreadableDocument } from "../Unreadable.ts"
 
 export const CoupaConfig = Schema.Struct({
   /** The debtor's Coupa instance, e.g. `https://globex.coupahost.com`. */
@@ -143,8 +144,15 @@ const fetchDocuments = (pair: PairToFetch) =>
           return yield* permanentFailure(`${origin}/api/invoices did not answer a list`)
         }
         const invoices: ReadonlyArray<unknown> = answer.body
+        // An invoice without an id cannot be a receivable: it is reported where it was, not dropped.
+        const documents = invoices.map((invoice, i) => {
+          const document = documentOf(invoice)
+          return document.documentKey === ""
+            ? unreadableDocument(`the invoice at offset ${offset + i}`, ["the invoice has no id"])
+            : document
+        })
         return [
-          invoices.map(documentOf),
+          documents,
           invoices.length < limit ? Option.none<number>() : Option.some(offset + invoices.length)
         ] as const
       })

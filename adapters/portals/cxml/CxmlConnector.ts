@@ -14,10 +14,8 @@
  * and middleware logs keep them. Status updates are gathered first (a few dozen bytes per
  * invoice), then invoices are read as a stream, so an inbox of any size syncs in bounded memory.
  */
-import { createReadStream } from "node:fs"
 import { readdir } from "node:fs/promises"
-import { join } from "node:path"
-import { Duration, Effect, Schema, Stream } from "effect"
+import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
@@ -29,7 +27,10 @@ import {
   permanentFailure,
   retryableFailure
 } from "../../../core/ports/PortalConnector.ts"
-import { childAt, childrenNamed, parseXml, type XmlElement } from "./Xml.ts"
+import { knownEncoding } from "../text/Decoding.ts"
+import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
+import { unreadableDocument } from "../Unreadable.ts"
+import { childAt, childrenNamed, type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
 
 export const CxmlConfig = Schema.Struct({
   /** The directory the cXML documents of this vendor and debtor arrive in (`*.xml`). */
@@ -143,112 +144,204 @@ export const documentOf = (
   }
 }
 
-const endTag = "</cXML>"
+// The parts of a cXML document each pass reads; everything else is parsed and let go.
+const surveyed = ["Request/InvoiceDetailRequest/InvoiceDetailRequestHeader", "Request/StatusUpdateRequest"]
+const wanted = [
+  ...surveyed,
+  "Request/InvoiceDetailRequest/InvoiceDetailSummary",
+  "Request/InvoiceDetailRequest/InvoiceDetailOrder/InvoiceDetailOrderInfo"
+]
 
-/** The cXML documents of one inbox file, in order, read chunk by chunk. */
-const documentsIn = (inbox: string, file: string): Stream.Stream<string, ConnectorFailed> =>
-  Stream.suspend(() => {
-    let pending = ""
-    const complete = (chunk: string) => {
-      pending += chunk
-      const documents: Array<string> = []
-      for (let end = pending.indexOf(endTag); end >= 0; end = pending.indexOf(endTag)) {
-        documents.push(pending.slice(0, end + endTag.length))
-        pending = pending.slice(end + endTag.length)
-      }
-      return documents
-    }
-    return Stream.fromAsyncIterable(
-      createReadStream(join(inbox, file), { encoding: "utf8" }),
-      // Gone or locked while listed: the next run may read it.
-      () => retryableFailure(`${file} cannot be read`)
-    ).pipe(
-      Stream.map((chunk: string) => complete(chunk)),
-      Stream.concat(
-        Stream.suspend(() =>
-          pending.trim() === ""
-            ? Stream.empty
-            : // A document cut short is most likely still being written.
-              Stream.fail(retryableFailure(`${file} ends in an incomplete cXML document`))
-        )
-      ),
-      Stream.flattenIterable
-    )
-  })
+/**
+ * A file cut short in the middle of a document and written to this recently is most likely
+ * still being written: retried sooner. One unchanged for longer will not mend by itself.
+ */
+export const stillWritingMinutes = 10
 
-const parse = (text: string, file: string) =>
-  Effect.try({
-    try: () => parseXml(text),
-    catch: (error) => permanentFailure(`${file} is not well-formed XML: ${(error as Error).message}`)
-  })
+// cXML is UTF-8 unless a byte-order mark or the first XML declaration's `encoding` says otherwise.
+const declaredEncoding = (head: Uint8Array) => {
+  const prolog = Buffer.from(head.subarray(0, 256)).toString("latin1")
+  const label = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(prolog)?.[1]
+  return label !== undefined && knownEncoding(label) ? label.toLowerCase() : "utf-8"
+}
 
-/** What the inbox says about invoices before any is read: latest statuses, deletions, which files hold invoices. */
-const survey = (inbox: string, files: ReadonlyArray<string>) =>
-  Effect.gen(function* () {
-    const statuses = new Map<string, LatestStatus>()
-    const deleted = new Set<string>()
-    const invoiceFiles: Array<string> = []
-    const interned = new Map<string, string>()
-    const intern = (text: string) => {
-      const known = interned.get(text)
-      if (known !== undefined) return known
-      const copy = detached(text)
-      if (interned.size < 1_000) interned.set(copy, copy)
-      return copy
-    }
-    for (const file of files) {
-      let holdsInvoices = false
-      yield* Stream.runForEach(documentsIn(inbox, file), (text) =>
-        Effect.gen(function* () {
-          if (text.includes("<InvoiceDetailRequest")) {
-            holdsInvoices = true
-            if (!text.includes('operation="delete"')) return
-            const header = childAt(yield* parse(text, file), "Request/InvoiceDetailRequest/InvoiceDetailRequestHeader")
-            const invoiceId = header?.attributes.invoiceID?.trim()
-            if (invoiceId !== undefined && header?.attributes.operation === "delete") deleted.add(detached(invoiceId))
-          } else if (text.includes("<StatusUpdateRequest")) {
-            const update = statusOf(yield* parse(text, file), intern)
-            if (update === undefined) return
-            const known = statuses.get(update.invoiceId)
-            // The latest timestamp counts; at equal times, the later document.
-            if (known === undefined || update.latest.at >= known.at) statuses.set(update.invoiceId, update.latest)
-          }
-        })
-      )
-      if (holdsInvoices) invoiceFiles.push(file)
-    }
-    return { statuses, deleted, invoiceFiles }
-  })
+type InboxEvent = XmlEvent | { readonly _tag: "NotRegular"; readonly what: string }
 
-const fetchDocuments = (pair: PairToFetch) =>
-  Effect.gen(function* () {
-    const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
-    const listing = yield* Effect.tryPromise({
-      try: () => readdir(config.inbox),
-      catch: () => permanentFailure(`the inbox ${config.inbox} cannot be read`)
-    })
-    const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
-    const { statuses, deleted, invoiceFiles } = yield* survey(config.inbox, files)
-    // An invoice sent again (a resend) is the same invoice: the first copy counts.
-    const given = new Set<string>()
-    return Stream.fromIterable(invoiceFiles).pipe(
-      Stream.flatMap((file) =>
-        documentsIn(config.inbox, file).pipe(
-          Stream.filter((text) => text.includes("<InvoiceDetailRequest")),
-          Stream.mapEffect((text) =>
-            Effect.map(parse(text, file), (root) => {
-              const request = childAt(root, "Request/InvoiceDetailRequest")
-              const invoiceId = childAt(request, "InvoiceDetailRequestHeader")?.attributes.invoiceID?.trim() ?? ""
-              if (request === undefined || invoiceId === "" || given.has(invoiceId) || deleted.has(invoiceId)) return []
-              given.add(detached(invoiceId))
-              return [documentOf(config, request, statuses.get(invoiceId), file)]
-            })
-          ),
+/** What one inbox file holds, document by document; a file that is not well-formed fails the run. */
+const eventsIn = (
+  inbox: string,
+  file: string,
+  now: number,
+  paths: ReadonlyArray<string>
+): Stream.Stream<InboxEvent, ConnectorFailed> =>
+  Stream.unwrap(
+    Effect.map(
+      openPortalFile(inbox, file, {
+        encoding: declaredEncoding,
+        notDecodable: (problem) =>
+          notDecodableMessage(
+            file,
+            problem,
+            "cXML is read as UTF-8 unless a byte-order mark or the XML declaration's encoding says otherwise"
+          )
+      }),
+      (opened): Stream.Stream<InboxEvent, ConnectorFailed> => {
+        if (opened._tag === "NotRegular") return Stream.make(opened)
+        const reader = xmlReader(paths)
+        const checked = (events: ReadonlyArray<XmlEvent>) =>
+          Effect.forEach(events, (event) => {
+            switch (event._tag) {
+              case "Malformed":
+                return Effect.fail(
+                  permanentFailure(
+                    `${file} is not well-formed XML at line ${event.at.line}, column ${event.at.column}: ${event.reason}`
+                  )
+                )
+              case "Incomplete": {
+                const recent = now - opened.modifiedAt < stillWritingMinutes * 60_000
+                const where = `${file} ends in an incomplete cXML document (from line ${event.line}: ${event.reason})`
+                return Effect.fail(
+                  recent
+                    ? retryableFailure(`${where}; it may still be being written`)
+                    : permanentFailure(`${where}, unchanged for more than ${stillWritingMinutes} minutes`)
+                )
+              }
+              default:
+                return Effect.succeed(event)
+            }
+          })
+        return opened.chunks.pipe(
+          Stream.mapEffect((chunk) => checked(reader.push(chunk))),
+          Stream.concat(Stream.fromEffect(Effect.suspend(() => checked(reader.end())))),
           Stream.flattenIterable
         )
+      }
+    )
+  )
+
+const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
+
+/** What the inbox says before any invoice is read: latest statuses, deletions, which files to read again. */
+const survey = Effect.fnUntraced(function* (inbox: string, files: ReadonlyArray<string>, now: number) {
+  const statuses = new Map<string, LatestStatus>()
+  const deleted = new Set<string>()
+  const toRead: Array<string> = []
+  const interned = new Map<string, string>()
+  const intern = (text: string) => {
+    const known = interned.get(text)
+    if (known !== undefined) return known
+    const copy = detached(text)
+    if (interned.size < 1_000) interned.set(copy, copy)
+    return copy
+  }
+  for (const file of files) {
+    // Files with invoices are read again for them; so are files with something to report.
+    let again = false
+    yield* Stream.runForEach(eventsIn(inbox, file, now, surveyed), (event) =>
+      Effect.sync(() => {
+        if (event._tag !== "Document") {
+          again = true
+          return
+        }
+        const request = childAt(event.root, "Request")
+        const header = childAt(request, "InvoiceDetailRequest/InvoiceDetailRequestHeader")
+        if (childAt(request, "InvoiceDetailRequest") !== undefined) {
+          again = true
+          const invoiceId = header?.attributes.invoiceID?.trim()
+          if (invoiceId && header?.attributes.operation === "delete") deleted.add(detached(invoiceId))
+          return
+        }
+        if (childAt(request, "StatusUpdateRequest/InvoiceStatus") === undefined) return
+        const update = statusOf(event.root, intern)
+        if (update === undefined) {
+          again = true
+          return
+        }
+        const known = statuses.get(update.invoiceId)
+        // The latest timestamp counts; at equal times, the later document.
+        if (known === undefined || update.latest.at >= known.at) statuses.set(update.invoiceId, update.latest)
+      })
+    )
+    if (again) toRead.push(file)
+  }
+  return { statuses, deleted, toRead }
+})
+
+const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToFetch) {
+  const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
+  const now = DateTime.toEpochMillis(pair.now)
+  const listing = yield* Effect.tryPromise({
+    try: () => readdir(config.inbox),
+    catch: () => permanentFailure(`the inbox ${config.inbox} cannot be read`)
+  })
+  const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
+  const { statuses, deleted, toRead } = yield* survey(config.inbox, files, now)
+  // An invoice sent again (a resend) is the same invoice: the first copy counts.
+  const given = new Set<string>()
+  const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
+    const reference = { file_reference: file }
+    switch (event._tag) {
+      case "NotRegular":
+        return [unreadableDocument(file, [`${file} is ${event.what}: only regular files are read`], reference)]
+      case "Abandoned":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [
+              `the cXML document from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`
+            ],
+            reference
+          )
+        ]
+      case "Unreadable":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [`the cXML document from line ${event.line} was not read: ${event.reason}`],
+            reference
+          )
+        ]
+      case "Document": {
+        const request = childAt(event.root, "Request/InvoiceDetailRequest")
+        if (request === undefined) {
+          const status = childAt(event.root, "Request/StatusUpdateRequest/InvoiceStatus")
+          return status !== undefined && statusOf(event.root, (text) => text) === undefined
+            ? [
+                unreadableDocument(
+                  locator(file, event),
+                  [`an InvoiceStatus without an invoiceID (the cXML document from line ${event.line})`],
+                  reference
+                )
+              ]
+            : []
+        }
+        const invoiceId = childAt(request, "InvoiceDetailRequestHeader")?.attributes.invoiceID?.trim() ?? ""
+        if (invoiceId === "") {
+          return [
+            unreadableDocument(
+              locator(file, event),
+              [`an InvoiceDetailRequest without an invoiceID (the cXML document from line ${event.line})`],
+              reference
+            )
+          ]
+        }
+        if (given.has(invoiceId) || deleted.has(invoiceId)) return []
+        given.add(detached(invoiceId))
+        return [documentOf(config, request, statuses.get(invoiceId), file)]
+      }
+      default:
+        return []
+    }
+  }
+  return Stream.fromIterable(toRead).pipe(
+    Stream.flatMap((file) =>
+      eventsIn(config.inbox, file, now, wanted).pipe(
+        Stream.map((event) => documentsOf(file, event)),
+        Stream.flattenIterable
       )
     )
-  })
+  )
+})
 
 export const connector = {
   kind,

@@ -1,9 +1,11 @@
 /**
- * A small, non-validating XML reader for portal documents: elements, attributes, text, the five
- * named entities and numeric character references, CDATA; the prolog, comments, processing
- * instructions and the DOCTYPE are skipped (and its DTD is never fetched, so reading a document
- * contacts nobody). It throws on text that is not well-formed, with the offset.
+ * A streaming XML reader for portal files, on `saxes`: text arrives chunk by chunk, and for each
+ * document in it (a file may hold several, one after another) the reader builds only the
+ * elements on the paths the caller wants, within documented limits. No DTD is fetched and no
+ * entity is expanded beyond the five of XML and character references: a document that uses one
+ * declared in its DOCTYPE is not well-formed here. Pure: no I/O, no Effect.
  */
+import { SaxesParser, type SaxesTagPlain } from "saxes"
 
 export interface XmlElement {
   readonly name: string
@@ -13,112 +15,286 @@ export interface XmlElement {
   readonly text: string
 }
 
-const named: Readonly<Record<string, string>> = { lt: "<", gt: ">", amp: "&", quot: '"', apos: "'" }
+/** The bounds that keep one file's reading in bounded memory and time, whatever the file holds. */
+export const xmlLimits = {
+  /** One kept element's text, or one of its attribute values, in characters. */
+  elementText: 64 * 1024,
+  /** Everything kept of one document (names, attributes, text), in characters. */
+  keptPerDocument: 1024 * 1024,
+  /** One document, from its first character to the end of its root element, in characters. */
+  document: 16 * 1024 * 1024,
+  /** Elements nested in one another. */
+  depth: 256
+} as const
 
-const decodeEntities = (text: string, at: number): string =>
-  text.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-zA-Z]+);/g, (_, entity: string) => {
-    if (entity.startsWith("#x")) return String.fromCodePoint(Number.parseInt(entity.slice(2), 16))
-    if (entity.startsWith("#")) return String.fromCodePoint(Number.parseInt(entity.slice(1), 10))
-    const value = named[entity]
-    if (value === undefined) throw new Error(`unknown entity &${entity}; near offset ${at}`)
-    return value
-  })
+/** Where in the text: a line (from 1) and a column (from 0, in characters). */
+export interface XmlPlace {
+  readonly line: number
+  readonly column: number
+}
 
-const attributePattern = /([^\s=/>]+)\s*=\s*("([^"]*)"|'([^']*)')/g
+/** What the reader says about the text it was given, in order. */
+export type XmlEvent =
+  /** A document read whole: its root, with only the wanted elements (and their ancestors) kept. */
+  | { readonly _tag: "Document"; readonly index: number; readonly line: number; readonly root: XmlElement }
+  /** A well-formed document whose wanted elements were over a limit: it was read past, not kept. */
+  | { readonly _tag: "Unreadable"; readonly index: number; readonly line: number; readonly reason: string }
+  /** A document over a limit that bounds the reader itself: nothing after it is read. */
+  | { readonly _tag: "Abandoned"; readonly index: number; readonly line: number; readonly reason: string }
+  /** Not well-formed XML; nothing after it is read. */
+  | { readonly _tag: "Malformed"; readonly index: number; readonly at: XmlPlace; readonly reason: string }
+  /** The text ended inside a document (a file cut short, or still being written). */
+  | { readonly _tag: "Incomplete"; readonly index: number; readonly line: number; readonly reason: string }
 
 interface Building {
   readonly name: string
-  readonly attributes: Record<string, string>
+  readonly attributes: Readonly<Record<string, string>>
   readonly children: Array<XmlElement>
   text: string
 }
 
-/** The document's root element. */
-export const parseXml = (source: string): XmlElement => {
-  const stack: Array<Building> = []
+/** An open element: its path below the root (while above the wanted ones), whether it is inside a wanted one, what is built of it. */
+interface Frame {
+  readonly path: string
+  readonly inside: boolean
+  element: Building | undefined
+}
+
+// Every element neither wanted nor above a wanted one: nothing of it is built, nor of what it holds.
+const skipped: Frame = { path: "", inside: false, element: undefined }
+
+// Thrown from saxes' handlers to stop it in the middle of a chunk: at a document's end (the rest
+// belongs to the next document) or at the first problem (nothing after it is read).
+const halt = Symbol("halt")
+
+const over = (what: string, limit: number) => `${what} is over the limit of ${limit.toLocaleString("en")} characters`
+
+/**
+ * A reader fed chunks of text. `wanted` are element paths below the root
+ * (`Request/StatusUpdateRequest`; `""` wants everything): those elements, their descendants and
+ * their ancestors are built, everything else is parsed and let go. After a `Malformed`,
+ * `Abandoned` or `Incomplete` event the reader takes no more text.
+ */
+export const xmlReader = (wanted: ReadonlyArray<string>) => {
+  // Paths are compared whole, once per element: the wanted ones, and their ancestors.
+  const wantsAll = wanted.includes("")
+  const wantedPaths = new Set(wanted)
+  const ancestors = new Set(wanted.flatMap((path) => path.split("/").map((_, i, names) => names.slice(0, i).join("/"))))
+
+  let events: Array<XmlEvent> = []
+  let stopped = false
+  // Where the reader is in the whole text, and where the current document began.
+  let line = 1
+  let column = 0
+  let index = 0
+  let start: XmlPlace = { line: 1, column: 0 }
+  let documentLength = 0
+  // The current document's parser and what it has kept so far.
+  let parser: SaxesParser | undefined
+  let written = 0
+  let closedAt = -1
+  let closedPlace: XmlPlace = start
+  let frames: Array<Frame> = []
   let root: XmlElement | undefined
-  let i = 0
-  const fail = (why: string): never => {
-    throw new Error(`${why} at offset ${i}`)
+  let kept = 0
+  let unreadable: string | undefined
+
+  const placeIn = (at: SaxesParser): XmlPlace => ({
+    line: start.line + at.line - 1,
+    column: at.line === 1 ? start.column + at.column : at.column
+  })
+
+  const stop = (event: XmlEvent): never => {
+    stopped = true
+    events.push(event)
+    throw halt
   }
-  const skipPast = (terminator: string) => {
-    const end = source.indexOf(terminator, i)
-    if (end < 0) fail(`unterminated markup, expected "${terminator}"`)
-    i = end + terminator.length
+
+  const keep = (size: number) => {
+    kept += size
+    if (unreadable === undefined && kept > xmlLimits.keptPerDocument)
+      unreadable = over("what its wanted elements hold", xmlLimits.keptPerDocument)
+    return unreadable === undefined
   }
-  while (i < source.length) {
-    const open = source.indexOf("<", i)
-    const text = source.slice(i, open < 0 ? source.length : open)
-    const current = stack[stack.length - 1]
-    if (current !== undefined) current.text += decodeEntities(text, i)
-    else if (text.trim() !== "") fail("text outside the root element")
-    if (open < 0) break
-    i = open
-    if (source.startsWith("<!--", i)) skipPast("-->")
-    else if (source.startsWith("<?", i)) skipPast("?>")
-    else if (source.startsWith("<![CDATA[", i)) {
-      const end = source.indexOf("]]>", i)
-      if (end < 0 || current === undefined) fail("misplaced or unterminated CDATA")
-      current!.text += source.slice(i + 9, end)
-      i = end + 3
-    } else if (source.startsWith("<!DOCTYPE", i)) {
-      // An internal subset is in brackets; the declaration ends at the first ">" after it.
-      const bracket = source.indexOf("[", i)
-      const close = source.indexOf(">", i)
-      if (bracket >= 0 && bracket < close) {
-        i = bracket
-        skipPast("]")
+
+  // saxes gathers text only while a handler listens: it listens inside kept elements only, so
+  // the text of everything else is neither copied nor held.
+  const listen = (at: SaxesParser) => {
+    if (frames[frames.length - 1]?.element !== undefined) at.on("text", text)
+    else at.off("text")
+  }
+
+  const frameOf = (parent: Frame | undefined, name: string): Frame => {
+    if (parent === undefined) return { path: "", inside: wantsAll, element: undefined }
+    if (parent.element === undefined) return skipped
+    if (parent.inside) return { path: "", inside: true, element: undefined }
+    const path = parent.path === "" ? name : `${parent.path}/${name}`
+    if (wantedPaths.has(path)) return { path, inside: true, element: undefined }
+    return ancestors.has(path) ? { path, inside: false, element: undefined } : skipped
+  }
+
+  const open = (at: SaxesParser, tag: SaxesTagPlain) => {
+    if (closedAt >= 0) throw halt
+    if (frames.length >= xmlLimits.depth) {
+      stop({
+        _tag: "Abandoned",
+        index,
+        line: start.line,
+        reason: `its elements are nested more than ${xmlLimits.depth} deep`
+      })
+    }
+    const frame = frameOf(frames[frames.length - 1], tag.name)
+    frames.push(frame)
+    if (frame === skipped || !keep(tag.name.length)) return
+    for (const [name, value] of Object.entries(tag.attributes)) {
+      if (value.length > xmlLimits.elementText) {
+        unreadable ??= over(`the attribute ${name} of <${tag.name}>`, xmlLimits.elementText)
       }
-      skipPast(">")
-    } else if (source.startsWith("</", i)) {
-      const end = source.indexOf(">", i)
-      if (end < 0) fail("unterminated end tag")
-      const name = source.slice(i + 2, end).trim()
-      const element = stack.pop()
-      if (element === undefined || element.name !== name) fail(`unexpected </${name}>`)
-      const done: XmlElement = {
-        name,
-        attributes: element!.attributes,
-        children: element!.children,
-        text: element!.text
-      }
-      i = end + 1
-      const parent = stack[stack.length - 1]
-      if (parent !== undefined) parent.children.push(done)
-      else if (root === undefined) root = done
-      else fail("a second root element")
-    } else {
-      let end = i + 1
-      let quote: string | undefined
-      for (; end < source.length; end++) {
-        const char = source[end]
-        if (quote !== undefined) {
-          if (char === quote) quote = undefined
-        } else if (char === '"' || char === "'") quote = char
-        else if (char === ">") break
-      }
-      if (end >= source.length) fail("unterminated start tag")
-      const selfClosing = source[end - 1] === "/"
-      const inside = source.slice(i + 1, selfClosing ? end - 1 : end)
-      const name = /^[^\s/>]+/.exec(inside)?.[0] ?? fail("a tag without a name")
-      const attributes: Record<string, string> = {}
-      for (const match of inside.slice(name.length).matchAll(attributePattern)) {
-        attributes[match[1]!] = decodeEntities(match[3] ?? match[4] ?? "", i)
-      }
-      i = end + 1
-      if (selfClosing) {
-        const element: XmlElement = { name, attributes, children: [], text: "" }
-        const parent = stack[stack.length - 1]
-        if (parent !== undefined) parent.children.push(element)
-        else if (root === undefined) root = element
-        else fail("a second root element")
-      } else {
-        stack.push({ name, attributes, children: [], text: "" })
-      }
+      if (!keep(name.length + value.length)) return
+    }
+    frame.element = { name: tag.name, attributes: tag.attributes, children: [], text: "" }
+    listen(at)
+  }
+
+  const text = (content: string) => {
+    if (closedAt >= 0) throw halt
+    const current = frames[frames.length - 1]?.element
+    if (current === undefined || unreadable !== undefined) return
+    if (current.text.length + content.length > xmlLimits.elementText) {
+      unreadable = over(`the text of <${current.name}>`, xmlLimits.elementText)
+    } else if (keep(content.length)) current.text += content
+  }
+
+  const close = (at: SaxesParser) => {
+    if (closedAt >= 0) throw halt
+    const done = frames.pop()?.element
+    const parent = frames[frames.length - 1]
+    if (done !== undefined) {
+      if (parent?.element !== undefined) parent.element.children.push(done)
+      else if (parent === undefined) root = done
+    }
+    if (parent === undefined) {
+      closedAt = at.position
+      closedPlace = placeIn(at)
+    } else listen(at)
+  }
+
+  const newParser = () => {
+    const next = new SaxesParser({})
+    parser = next
+    written = 0
+    closedAt = -1
+    frames = []
+    root = undefined
+    kept = 0
+    unreadable = undefined
+    next.on("error", (error) => {
+      // A problem found after the root closed belongs to what follows it: the next document.
+      if (closedAt >= 0 && next.position > closedAt) throw halt
+      stop({ _tag: "Malformed", index, at: placeIn(next), reason: error.message.replace(/^\d+:\d+: /, "") })
+    })
+    next.on("opentag", (tag) => open(next, tag))
+    next.on("cdata", text)
+    next.on("closetag", () => close(next))
+  }
+
+  const write = (current: SaxesParser, piece: string) => {
+    try {
+      current.write(piece)
+    } catch (error) {
+      if (error !== halt) throw error
     }
   }
-  if (stack.length > 0) fail(`<${stack[stack.length - 1]!.name}> is not closed`)
-  return root ?? fail("no root element")
+
+  // Writes text to the current document; a document's end starts the next one on the rest.
+  const feed = (chunk: string) => {
+    let from = 0
+    while (from < chunk.length && !stopped) {
+      if (parser === undefined) {
+        // Between documents: white space (and a byte-order mark) belongs to none.
+        while (from < chunk.length && /\s/.test(chunk[from]!)) {
+          if (chunk[from] === "\n") {
+            line++
+            column = 0
+          } else column++
+          from++
+        }
+        if (from >= chunk.length) return
+        index++
+        start = { line, column }
+        documentLength = 0
+        newParser()
+      }
+      const current = parser!
+      const piece = from === 0 ? chunk : chunk.slice(from)
+      const before = written
+      write(current, piece)
+      written += piece.length
+      if (stopped) return
+      if (closedAt >= 0) {
+        // The root closed inside this piece; what follows it is read as the next document.
+        events.push(
+          unreadable === undefined
+            ? { _tag: "Document", index, line: start.line, root: root! }
+            : { _tag: "Unreadable", index, line: start.line, reason: unreadable }
+        )
+        ;({ line, column } = closedPlace)
+        parser = undefined
+        from += closedAt - before
+        continue
+      }
+      documentLength += piece.length
+      if (documentLength > xmlLimits.document) {
+        stopped = true
+        events.push({
+          _tag: "Abandoned",
+          index,
+          line: start.line,
+          reason: over("it", xmlLimits.document)
+        })
+      }
+      return
+    }
+  }
+
+  const take = () => {
+    const out = events
+    events = []
+    return out
+  }
+
+  return {
+    push: (chunk: string): ReadonlyArray<XmlEvent> => {
+      if (!stopped) feed(chunk)
+      return take()
+    },
+    end: (): ReadonlyArray<XmlEvent> => {
+      if (!stopped && parser !== undefined) {
+        events.push({
+          _tag: "Incomplete",
+          index,
+          line: start.line,
+          reason:
+            frames.length > 0
+              ? `the text ends with ${frames.length} of its elements not closed`
+              : "the text ends before its root element"
+        })
+      }
+      stopped = true
+      return take()
+    }
+  }
+}
+
+/** The one document of a whole text, every element kept; throws when it is not exactly one well-formed document. */
+export const parseXml = (source: string): XmlElement => {
+  const reader = xmlReader([""])
+  const events = [...reader.push(source), ...reader.end()]
+  const problem = events.find((event) => event._tag !== "Document")
+  if (problem !== undefined) throw new Error(`${problem._tag}: ${problem.reason}`)
+  const [only, ...more] = events
+  if (only?._tag !== "Document" || more.length > 0) throw new Error(`${events.length} documents, expected one`)
+  return only.root
 }
 
 /** The first descendant at a path of element names (`Request/StatusUpdateRequest`), if any. */

@@ -4,12 +4,11 @@
  * report's columns onto a receivable's fields and says how the portal writes amounts and dates;
  * every other column is kept as metadata, with the file's name as `file_reference`. A row in a
  * later-named file replaces one with the same key in an earlier file (a newer export). CSV is
- * streamed, so a report of any size is read in bounded memory. A row whose amount or date cannot
- * be read is still reported, and quarantined by the sync with the reason.
+ * streamed, a record at most 1 MiB, so a report of any size is read in bounded memory; JSON is
+ * parsed whole, up to 32 MiB. Every row is read or reported: one without a key, over the limit,
+ * or in a file that is not a regular file reaches the sync as a quarantined document.
  */
-import { createReadStream } from "node:fs"
-import { readdir, readFile } from "node:fs/promises"
-import { join } from "node:path"
+import { readdir } from "node:fs/promises"
 import { Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
@@ -19,10 +18,12 @@ import {
   configOf,
   type PairToFetch,
   type PortalConnector,
-  permanentFailure,
-  retryableFailure
+  permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
-import { columnNames, csvReader, recordOf } from "./Csv.ts"
+import { Encoding } from "../text/Decoding.ts"
+import { notDecodableMessage, openPortalFile, type PortalFile } from "../text/TextFile.ts"
+import { unreadableDocument } from "../Unreadable.ts"
+import { columnNames, csvReader, isOversize, maxRecordCharacters, recordOf } from "./Csv.ts"
 
 const Column = Schema.String.check(Schema.isNonEmpty())
 
@@ -31,8 +32,11 @@ export const FileConfig = Schema.Struct({
   format: Schema.Literals(["csv", "json"]),
   /** CSV only: `,` (default), `;` or a tab. */
   delimiter: Schema.optionalKey(Schema.Literals([",", ";", "\t"])),
-  decimalSeparator: Schema.Literals([".", ","]),
+  /** How amounts are written: `.` (default, `1,234.56`) or `,` (`1.234,56`). */
+  decimalSeparator: Schema.optionalKey(Schema.Literals([".", ","])),
   dateOrder: Schema.Literals(["YMD", "DMY", "MDY"]),
+  /** The exports' encoding when they carry no byte-order mark: `utf-8` (default), `utf-16le`, `utf-16be`, `latin1`, `windows-1252`. */
+  encoding: Schema.optionalKey(Encoding),
   /** The currency of every row, when the report has no currency column. */
   currency: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/))),
   columns: Schema.Struct({
@@ -48,6 +52,9 @@ export const FileConfig = Schema.Struct({
 })
 export type FileConfig = typeof FileConfig.Type
 
+/** The largest JSON export read (JSON is parsed whole; CSV, streamed, has no such limit). */
+export const maxJsonBytes = 32 * 1024 * 1024
+
 const optionalText = (value: string | undefined) => (value === undefined || value.trim() === "" ? null : value.trim())
 
 /** One report row as a document; unreadable values are passed on as they are, to be quarantined. */
@@ -60,105 +67,196 @@ export const documentOf = (config: FileConfig, row: Record<string, string>, file
   return {
     documentKey: (row[columns.documentKey] ?? "").trim(),
     vendorReceivableId: columns.vendorReceivableId === undefined ? null : optionalText(row[columns.vendorReceivableId]),
-    amountCents: parseAmountCents(amount, config.decimalSeparator) ?? Number.NaN,
+    amountCents: parseAmountCents(amount, config.decimalSeparator ?? ".") ?? Number.NaN,
     currency: (columns.currency === undefined ? config.currency : row[columns.currency]?.trim()) ?? "",
     receivableDate: parseDate(receivableDate, config.dateOrder) ?? receivableDate,
     dueDate: dueDate === null ? null : (parseDate(dueDate, config.dateOrder) ?? dueDate),
     portalStatus: row[columns.status] ?? "",
     poNumber: columns.poNumber === undefined ? null : optionalText(row[columns.poNumber]),
     metadata: {
-      ...Object.fromEntries(
-        Object.entries(row)
-          .filter(([name, value]) => !mapped.has(name) && value.trim() !== "")
-          .map(([n, v]) => [n, v])
-      ),
+      ...Object.fromEntries(Object.entries(row).filter(([name, value]) => !mapped.has(name) && value.trim() !== "")),
       file_reference: file
     }
   }
 }
 
-const unreadable = (config: FileConfig, file: string, error: unknown) =>
-  permanentFailure(
-    `${file} cannot be read as ${config.format}: ${error instanceof Error ? error.message : String(error)}`
-  )
+/** One row of an export: read, or why not, with where it is (`orders.csv row 7`). */
+type Row =
+  | { readonly _tag: "Record"; readonly locator: string; readonly record: Record<string, string> }
+  | { readonly _tag: "Unreadable"; readonly locator: string; readonly reason: string }
 
-// A file that cannot be opened may still be being written or moved: the next run may read it.
-const cannotOpen = (file: string) => retryableFailure(`${file} cannot be read`)
+/** A JSON value as the text a report cell means: numbers and booleans, objects and arrays as their JSON text. */
+export const cellText = (value: unknown): string =>
+  typeof value === "string"
+    ? value
+    : value === null || value === undefined
+      ? ""
+      : typeof value === "object"
+        ? JSON.stringify(value)
+        : String(value)
 
-/** A CSV export's rows, read chunk by chunk. */
-const csvRows = (
-  config: FileConfig,
-  path: string,
-  file: string
-): Stream.Stream<Record<string, string>, ConnectorFailed> =>
+const kindOfValue = (value: unknown) =>
+  value === null
+    ? "null"
+    : Array.isArray(value)
+      ? "an array"
+      : typeof value === "object"
+        ? "an object"
+        : `a ${typeof value}`
+
+const encodingHint = (config: FileConfig) =>
+  `the "encoding" setting says ${config.encoding ?? "utf-8"}; set it to the export's encoding (utf-8, utf-16le, utf-16be, latin1 or windows-1252)`
+
+/** A CSV export's rows, read chunk by chunk; the header is row 1. */
+const csvRows = (config: FileConfig, file: string, text: Stream.Stream<string, ConnectorFailed>) =>
   Stream.suspend(() => {
     const reader = csvReader(config.delimiter ?? ",")
     let names: ReadonlyArray<string> | undefined
-    const records = (rows: ReadonlyArray<ReadonlyArray<string>>) => {
-      const out: Array<Record<string, string>> = []
-      for (const cells of rows) {
-        if (names === undefined) names = columnNames(cells)
-        else out.push(recordOf(names, cells))
-      }
-      return out
-    }
-    return Stream.fromAsyncIterable(createReadStream(path, { encoding: "utf8" }), () => cannotOpen(file)).pipe(
-      Stream.map((chunk: string) => records(reader.push(chunk))),
-      Stream.concat(Stream.sync(() => records(reader.end()))),
+    let number = 0
+    const rows = (records: ReturnType<typeof reader.push>) =>
+      Effect.forEach(records, (cells): Effect.Effect<ReadonlyArray<Row>, ConnectorFailed> => {
+        number++
+        const locator = `${file} row ${number}`
+        if (names === undefined) {
+          if (isOversize(cells)) {
+            return Effect.fail(
+              permanentFailure(
+                `${file}: its header row is over the limit of ${maxRecordCharacters.toLocaleString("en")} characters`
+              )
+            )
+          }
+          names = columnNames(cells)
+          return Effect.succeed([])
+        }
+        return Effect.succeed([
+          isOversize(cells)
+            ? {
+                _tag: "Unreadable",
+                locator,
+                reason: `the row is ${cells.oversize.toLocaleString("en")} characters long, over the limit of ${maxRecordCharacters.toLocaleString("en")}`
+              }
+            : { _tag: "Record", locator, record: recordOf(names, cells) }
+        ])
+      })
+    return text.pipe(
+      Stream.mapEffect((chunk) => rows(reader.push(chunk))),
+      Stream.concat(Stream.fromEffect(Effect.suspend(() => rows(reader.end())))),
+      Stream.flattenIterable,
       Stream.flattenIterable
     )
   })
 
-/** A JSON export (an array of row objects), read whole: for very large reports prefer CSV. */
-const jsonRows = (config: FileConfig, path: string, file: string) =>
-  Effect.tryPromise({ try: () => readFile(path, "utf8"), catch: () => cannotOpen(file) }).pipe(
-    Effect.flatMap((text) =>
-      Effect.try({
-        try: (): ReadonlyArray<Record<string, string>> => {
-          const parsed: unknown = JSON.parse(text)
-          if (!Array.isArray(parsed)) throw new Error("not an array of rows")
-          return parsed.map((row) =>
-            Object.fromEntries(
-              Object.entries(row as Record<string, unknown>).map(([k, v]) => [k, v === null ? "" : String(v)])
-            )
-          )
-        },
-        catch: (error) => unreadable(config, file, error)
-      })
-    ),
-    Stream.fromIterableEffect
+/** A JSON export (an array of row objects), parsed whole, up to `maxJsonBytes`: for larger reports, CSV. */
+const jsonRows = Effect.fnUntraced(function* (
+  config: FileConfig,
+  file: string,
+  opened: Extract<PortalFile, { _tag: "Text" }>
+) {
+  const tooLarge = permanentFailure(
+    `${file} is over the ${maxJsonBytes / 2 ** 20} MiB a JSON export may have: export CSV, which is streamed, or split it`
+  )
+  if (opened.size > maxJsonBytes) return yield* tooLarge
+  const parts: Array<string> = []
+  let length = 0
+  // The file may grow while it is read: the limit holds for what is read, not what was listed.
+  yield* Stream.runForEach(opened.chunks, (chunk) => {
+    length += chunk.length
+    parts.push(chunk)
+    return length > maxJsonBytes ? Effect.fail(tooLarge) : Effect.void
+  })
+  const parsed = yield* Effect.try({
+    try: (): unknown => JSON.parse(parts.join("")),
+    catch: (error) => permanentFailure(`${file} cannot be read as json: ${(error as Error).message}`)
+  })
+  if (!Array.isArray(parsed)) return yield* permanentFailure(`${file} cannot be read as json: not an array of rows`)
+  const items: ReadonlyArray<unknown> = parsed
+  return items.map((item, i): Row => {
+    const locator = `${file} item ${i + 1}`
+    if (item === null || typeof item !== "object" || Array.isArray(item)) {
+      return { _tag: "Unreadable", locator, reason: `the item is ${kindOfValue(item)}, not an object` }
+    }
+    const fields = item as Readonly<Record<string, unknown>>
+    const key = fields[config.columns.documentKey]
+    if (key !== null && typeof key === "object") {
+      return {
+        _tag: "Unreadable",
+        locator,
+        reason: `the "${config.columns.documentKey}" field holds ${kindOfValue(key)}, not a document key`
+      }
+    }
+    return {
+      _tag: "Record",
+      locator,
+      record: Object.fromEntries(Object.entries(fields).map(([name, value]) => [name, cellText(value)]))
+    }
+  })
+})
+
+/** An export's rows; a file that is not a regular file is one row, reported. */
+const rowsOf = (config: FileConfig, file: string): Stream.Stream<Row, ConnectorFailed> =>
+  Stream.unwrap(
+    Effect.map(
+      openPortalFile(config.directory, file, {
+        encoding: config.encoding ?? "utf-8",
+        notDecodable: (problem) => notDecodableMessage(file, problem, encodingHint(config))
+      }),
+      (opened): Stream.Stream<Row, ConnectorFailed> =>
+        opened._tag === "NotRegular"
+          ? Stream.make({
+              _tag: "Unreadable",
+              locator: file,
+              reason: `${file} is ${opened.what}: only regular files are read`
+            })
+          : config.format === "csv"
+            ? csvRows(config, file, opened.chunks)
+            : Stream.fromIterableEffect(jsonRows(config, file, opened))
+    )
   )
 
 /**
  * Every export's documents, newest name first, each key once: a key's row in a later export
  * replaces its row in an earlier one, and only the keys already given are remembered.
  */
-const fetchDocuments = (pair: PairToFetch) =>
-  Effect.gen(function* () {
-    const config = yield* configOf({ kind: "file", configSchema: FileConfig }, pair.config)
-    const extension = `.${config.format}`
-    const files = yield* Effect.tryPromise({
-      try: () => readdir(config.directory),
-      catch: () => permanentFailure(`the directory ${config.directory} cannot be read`)
-    })
-    const newestFirst = files
-      .filter((name) => name.toLowerCase().endsWith(extension))
-      .sort()
-      .reverse()
-    const given = new Set<string>()
-    return Stream.fromIterable(newestFirst).pipe(
-      Stream.flatMap((file) => {
-        const path = join(config.directory, file)
-        const rows = config.format === "csv" ? csvRows(config, path, file) : jsonRows(config, path, file)
-        return Stream.map(rows, (row) => documentOf(config, row, file))
-      }),
-      Stream.filter((document) => {
-        if (document.documentKey === "" || given.has(document.documentKey)) return false
-        given.add(document.documentKey)
-        return true
-      })
-    )
+const fetchDocuments = Effect.fn("FileConnector.fetch")(function* (pair: PairToFetch) {
+  const config = yield* configOf({ kind: "file", configSchema: FileConfig }, pair.config)
+  const extension = `.${config.format}`
+  const files = yield* Effect.tryPromise({
+    try: () => readdir(config.directory),
+    catch: () => permanentFailure(`the directory ${config.directory} cannot be read`)
   })
+  const newestFirst = files
+    .filter((name) => name.toLowerCase().endsWith(extension))
+    .sort()
+    .reverse()
+  // Each key given, with the export it came from: a key repeated in the same export is reported.
+  const given = new Map<string, number>()
+  const documentsOf = (file: string, index: number, row: Row): ReadonlyArray<FetchedDocument> => {
+    const reference = { file_reference: file }
+    if (row._tag === "Unreadable") return [unreadableDocument(row.locator, [row.reason], reference)]
+    const document = documentOf(config, row.record, file)
+    const key = document.documentKey
+    if (key === "") {
+      return [unreadableDocument(row.locator, [`the "${config.columns.documentKey}" column is empty`], reference)]
+    }
+    const earlier = given.get(key)
+    if (earlier === index) {
+      const shown = key.length > 64 ? `${key.slice(0, 64)}…` : key
+      return [unreadableDocument(row.locator, [`repeats the document key "${shown}" of an earlier row`], reference)]
+    }
+    // A newer export's row for this key was given already: this older one is replaced.
+    if (earlier !== undefined) return []
+    given.set(key, index)
+    return [document]
+  }
+  return Stream.fromIterable(newestFirst.map((file, index) => [file, index] as const)).pipe(
+    Stream.flatMap(([file, index]) =>
+      rowsOf(config, file).pipe(
+        Stream.map((row) => documentsOf(file, index, row)),
+        Stream.flattenIterable
+      )
+    )
+  )
+})
 
 export const connector = {
   kind: "file",

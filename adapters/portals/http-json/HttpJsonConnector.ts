@@ -17,7 +17,16 @@ import {
   permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
-import { jsonText, nextLink, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+import {
+  defaultMaxBodyBytes,
+  jsonText,
+  metadataText,
+  nextLink,
+  PortalUrl,
+  requestJson,
+  valueAt
+} from "../http/PortalHttp.ts"
+import { unreadableDocument } from "../Unreadable.ts"
 
 const Name = Schema.String.check(Schema.isNonEmpty())
 const PositiveInt = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))
@@ -73,7 +82,9 @@ export const HttpJsonConfig = Schema.Struct({
   dateOrder: Schema.Literals(["YMD", "DMY", "MDY"]),
   /** The currency of every item, when items carry none. */
   currency: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/))),
-  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 300 })))
+  timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 300 }))),
+  /** The largest page read, in bytes (default 16 MiB, at most 1 GiB): a larger one fails the run. */
+  maxPageBytes: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 1024 ** 3 })))
 })
 export type HttpJsonConfig = typeof HttpJsonConfig.Type
 
@@ -96,7 +107,7 @@ export const documentOf = (config: HttpJsonConfig, item: unknown): FetchedDocume
   const metadata: Record<string, string> = {}
   if (item !== null && typeof item === "object") {
     for (const [name, value] of Object.entries(item)) {
-      const text = jsonText(value)
+      const text = metadataText(value)
       if (!mapped.has(name) && text !== "") metadata[name] = text
     }
   }
@@ -111,6 +122,17 @@ export const documentOf = (config: HttpJsonConfig, item: unknown): FetchedDocume
     poNumber: optionalText(item, fields.poNumber),
     metadata
   }
+}
+
+/** Why an item gave no document key. */
+const missingKey = (config: HttpJsonConfig, item: unknown) => {
+  const path = config.fields.documentKey
+  const value = valueAt(item, path)
+  return value === undefined || value === null
+    ? `the item has no "${path}"`
+    : typeof value === "object"
+      ? `"${path}" holds ${Array.isArray(value) ? "an array" : "an object"}, not a document key`
+      : `"${path}" is empty`
 }
 
 const authHeaders = (config: HttpJsonConfig, pair: PairToFetch) =>
@@ -205,7 +227,13 @@ const fetchDocuments = (pair: PairToFetch) =>
       Effect.gen(function* () {
         if (state.number > maxPages)
           return yield* permanentFailure(`more than ${maxPages} pages: check the pagination settings`)
-        const answer = yield* requestJson(origin, { url: state.url, headers, timeoutSeconds })
+        const answer = yield* requestJson(origin, {
+          url: state.url,
+          headers,
+          timeoutSeconds,
+          maxBodyBytes: config.maxPageBytes ?? defaultMaxBodyBytes,
+          maxBodySetting: "maxPageBytes"
+        })
         const items = valueAt(answer.body, config.items)
         if (!Array.isArray(items)) {
           return yield* permanentFailure(
@@ -213,12 +241,20 @@ const fetchDocuments = (pair: PairToFetch) =>
           )
         }
         const documents = items.map((item) => documentOf(config, item))
-        const fresh = documents.filter((document) => document.documentKey !== "" && !given.has(document.documentKey))
-        if (documents.length > 0 && fresh.length === 0) {
+        const keyed = documents.filter((document) => document.documentKey !== "")
+        if (keyed.length > 0 && keyed.every((document) => given.has(document.documentKey))) {
           return yield* permanentFailure(`page ${state.number} repeats earlier items: check the pagination settings`)
         }
-        for (const document of fresh) given.add(document.documentKey)
-        return [fresh, nextPage(config, state, items.length, answer.body, answer.headers)] as const
+        // An item already given on an earlier page (pages shifted) counts once; one without a key is reported.
+        const reported = documents.flatMap((document, i) => {
+          if (document.documentKey === "") {
+            return [unreadableDocument(`page ${state.number} item ${i + 1}`, [missingKey(config, items[i])])]
+          }
+          if (given.has(document.documentKey)) return []
+          given.add(document.documentKey)
+          return [document]
+        })
+        return [reported, nextPage(config, state, items.length, answer.body, answer.headers)] as const
       })
     )
   })

@@ -4,9 +4,12 @@
  * reach another host. Answers are classified the way the scheduler needs them: timeouts,
  * network errors, 408, 429 and 5xx are retryable (with the portal's `Retry-After`); refused
  * credentials and other 4xx are permanent. Messages name the origin and path, never a header.
+ * An answer is read up to a size limit and no further, and decoded strictly (its byte-order mark,
+ * else its `charset`, else UTF-8): a page too large or not text fails for good.
  */
-import { Effect, Schema } from "effect"
+import { Effect, Result, Schema } from "effect"
 import { ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/ports/PortalConnector.ts"
+import { knownEncoding, textDecoding } from "../text/Decoding.ts"
 
 /** A portal's base URL: https, or plain http to a loopback address (a local mock or tunnel). */
 export const PortalUrl = Schema.String.check(
@@ -27,7 +30,17 @@ export interface PortalRequest {
   readonly method?: "GET" | "POST"
   readonly body?: string
   readonly timeoutSeconds: number
+  /** The most bytes of the answer read (default `defaultMaxBodyBytes`); a larger answer fails the run. */
+  readonly maxBodyBytes?: number
+  /** The configuration setting that raises that limit, for the message. */
+  readonly maxBodySetting?: string
 }
+
+/** The largest answer read when the connector says nothing else: 16 MiB. */
+export const defaultMaxBodyBytes = 16 * 1024 * 1024
+
+const sizeText = (bytes: number) =>
+  bytes % 2 ** 20 === 0 ? `${bytes / 2 ** 20} MiB` : `${bytes.toLocaleString("en")} bytes`
 
 export interface PortalAnswer {
   readonly body: unknown
@@ -112,14 +125,7 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
         yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
         return yield* statusFailure(target, response)
       }
-      const text = yield* Effect.tryPromise({
-        try: (signal) =>
-          Promise.race([
-            response.text(),
-            new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(signal.reason)))
-          ]),
-        catch: (error) => networkFailure(target, request, error)
-      })
+      const text = yield* readText(target, response, request)
       const body = yield* Effect.try({
         try: () => JSON.parse(text) as unknown,
         catch: () => permanentFailure(`${place(target)} answered with something that is not JSON`)
@@ -127,6 +133,62 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
       return { body, headers: response.headers }
     }
   })
+
+type Read = { readonly _tag: "Read"; readonly bytes: Uint8Array } | { readonly _tag: "TooLarge" }
+
+/**
+ * The answer's bytes, up to the limit: reading stops (and the rest is refused) as soon as the
+ * limit is passed, so a page of any size costs at most the limit in memory.
+ */
+const readBytes = async (response: Response, limit: number, signal: AbortSignal): Promise<Read> => {
+  const declared = Number(response.headers.get("content-length") ?? Number.NaN)
+  if (declared > limit || response.body === null) {
+    await response.body?.cancel()
+    return declared > limit ? { _tag: "TooLarge" } : { _tag: "Read", bytes: new Uint8Array(0) }
+  }
+  const reader = response.body.getReader()
+  signal.addEventListener("abort", () => void reader.cancel(signal.reason).catch(() => undefined))
+  const parts: Array<Uint8Array> = []
+  let length = 0
+  for (let part = await reader.read(); !part.done; part = await reader.read()) {
+    length += part.value.length
+    if (length > limit) {
+      await reader.cancel()
+      return { _tag: "TooLarge" }
+    }
+    parts.push(part.value)
+  }
+  return { _tag: "Read", bytes: Buffer.concat(parts) }
+}
+
+// The answer's declared charset, when `TextDecoder` knows it; JSON's own is UTF-8 (RFC 8259).
+const charsetOf = (response: Response) => {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(response.headers.get("content-type") ?? "")?.[1]
+  return charset !== undefined && knownEncoding(charset) ? charset.toLowerCase() : "utf-8"
+}
+
+const readText = Effect.fnUntraced(function* (target: URL, response: Response, request: PortalRequest) {
+  const limit = request.maxBodyBytes ?? defaultMaxBodyBytes
+  const read = yield* Effect.tryPromise({
+    try: (signal) => readBytes(response, limit, signal),
+    catch: (error) => networkFailure(target, request, error)
+  })
+  if (read._tag === "TooLarge") {
+    const setting = request.maxBodySetting
+    return yield* permanentFailure(
+      `${place(target)} answered more than ${sizeText(limit)}` +
+        (setting === undefined
+          ? ", the most a page may have"
+          : ` (the "${setting}" setting): ask for smaller pages, or raise "${setting}"`)
+    )
+  }
+  const decoding = textDecoding(charsetOf(response))
+  const text = Result.flatMap(decoding.push(read.bytes), (head) => Result.map(decoding.end(), (tail) => head + tail))
+  if (Result.isSuccess(text)) return text.success
+  return yield* permanentFailure(
+    `${place(target)} answered text that is not valid ${text.failure.encoding} at byte ${text.failure.byteOffset}`
+  )
+})
 
 /** The URL of the `rel="next"` link of a `Link` header (RFC 8288), if any. */
 export const nextLink = (header: string | null, base: URL): URL | undefined => {
@@ -151,6 +213,10 @@ export const valueAt = (value: unknown, path: string): unknown =>
             current !== null && typeof current === "object" ? (current as Record<string, unknown>)[key] : undefined,
           value
         )
+
+/** A JSON value kept as metadata: text trimmed, numbers and booleans, objects and arrays as their JSON text. */
+export const metadataText = (value: unknown): string =>
+  value !== null && typeof value === "object" ? JSON.stringify(value) : jsonText(value)
 
 /** A JSON value as the text a portal means by it: numbers as JavaScript writes them (exact for cents); objects are no text. */
 export const jsonText = (value: unknown): string =>

@@ -1,4 +1,4 @@
-import { describeConformance } from "../../../adapters/portals/conformance/vitest.ts"
-import { fixture } from "../../../adapters/portals/coupa/fixture.ts"
+import { describeConformance } from "../../support/conformance/vitest.ts"
+import { fixture } from "./fixtures/coupa.ts"
 
 describeConformance(fixture)

@@ -3,10 +3,10 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import fc from "fast-check"
-import { pairToFetch, sampleDocuments, temporaryDirectory } from "../../../adapters/portals/conformance/Conformance.ts"
 import { connector } from "../../../adapters/portals/cxml/CxmlConnector.ts"
-import { escapeXml, invoiceDocument, statusDocument } from "../../../adapters/portals/cxml/fixture.ts"
 import { parseXml, type XmlElement } from "../../../adapters/portals/cxml/Xml.ts"
+import { pairToFetch, sampleDocuments, temporaryDirectory } from "../../support/conformance/Conformance.ts"
+import { escapeXml, invoiceDocument, statusDocument } from "./fixtures/cxml.ts"
 
 const write = (element: XmlElement): string =>
   `<${element.name}${Object.entries(element.attributes)

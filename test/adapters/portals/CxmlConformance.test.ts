@@ -1,4 +1,4 @@
-import { describeConformance } from "../../../adapters/portals/conformance/vitest.ts"
-import { fixture } from "../../../adapters/portals/cxml/fixture.ts"
+import { describeConformance } from "../../support/conformance/vitest.ts"
+import { fixture } from "./fixtures/cxml.ts"
 
 describeConformance(fixture)

@@ -1,4 +1,4 @@
-import { describeConformance } from "../../../adapters/portals/conformance/vitest.ts"
-import { fixture } from "../../../adapters/portals/file/fixture.ts"
+import { describeConformance } from "../../support/conformance/vitest.ts"
+import { fixture } from "./fixtures/file.ts"
 
 describeConformance(fixture)

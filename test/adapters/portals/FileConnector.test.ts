@@ -3,11 +3,11 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
-import { pairToFetch, temporaryDirectory } from "../../../adapters/portals/conformance/Conformance.ts"
 import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
 import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { planPairSync } from "../../../core/domain/PairSync.ts"
+import { pairToFetch, temporaryDirectory } from "../../support/conformance/Conformance.ts"
 
 const pair = (config: unknown) => pairToFetch(config)
 

@@ -1,10 +1,10 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { pairToFetch, sampleDocuments } from "../../../adapters/portals/conformance/Conformance.ts"
-import { json, mockPortal } from "../../../adapters/portals/http/MockPortal.ts"
 import { nextLink, retryAfterSeconds } from "../../../adapters/portals/http/PortalHttp.ts"
-import { configFor } from "../../../adapters/portals/http-json/fixture.ts"
 import { connector } from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
+import { pairToFetch, sampleDocuments } from "../../support/conformance/Conformance.ts"
+import { json, mockPortal } from "../../support/MockPortal.ts"
+import { configFor } from "./fixtures/http-json.ts"
 
 const notation = { decimalSeparator: ".", groupsThousands: false } as const
 const item = { id: 7, number: "INV-7", total: "10.00", currency: "USD", issued_on: "2026-11-02", state: "open" }
@@ -34,23 +34,31 @@ describe("http-json", () => {
     })
   )
 
-  it.effect("follows a redirect within the portal's origin, and keeps other item fields as metadata", () =>
-    Effect.gen(function* () {
-      const portal = yield* mockPortal((request, url) =>
-        url.pathname === "/api/v2/invoices"
-          ? { status: 301, headers: { location: "/api/v3/invoices" } }
-          : request.headers["x-api-key"] === "k"
-            ? json({ data: [{ ...item, payment_terms: "NET30", buyer: { name: "nested, skipped" } }] })
-            : { status: 401 }
-      )
-      const config = { ...configFor(portal.origin, "page", notation), pagination: { style: "none" } }
-      const [document] = yield* Stream.runCollect(connector.fetch(pairToFetch(config, { GLOBEX_PORTAL_KEY: "k" })))
-      assert.deepStrictEqual(document!.metadata, { payment_terms: "NET30" })
-      assert.deepStrictEqual(
-        portal.requests.map((url) => url.pathname),
-        ["/api/v2/invoices", "/api/v3/invoices"]
-      )
-    })
+  it.effect(
+    "follows a redirect within the portal's origin, and keeps other item fields as metadata, nested ones as JSON",
+    () =>
+      Effect.gen(function* () {
+        const portal = yield* mockPortal((request, url) =>
+          url.pathname === "/api/v2/invoices"
+            ? { status: 301, headers: { location: "/api/v3/invoices" } }
+            : request.headers["x-api-key"] === "k"
+              ? json({
+                  data: [{ ...item, payment_terms: "NET30", buyer: { name: "Globex", tags: ["a"] }, priority: 2 }]
+                })
+              : { status: 401 }
+        )
+        const config = { ...configFor(portal.origin, "page", notation), pagination: { style: "none" } }
+        const [document] = yield* Stream.runCollect(connector.fetch(pairToFetch(config, { GLOBEX_PORTAL_KEY: "k" })))
+        assert.deepStrictEqual(document!.metadata, {
+          payment_terms: "NET30",
+          buyer: '{"name":"Globex","tags":["a"]}',
+          priority: "2"
+        })
+        assert.deepStrictEqual(
+          portal.requests.map((url) => url.pathname),
+          ["/api/v2/invoices", "/api/v3/invoices"]
+        )
+      })
   )
 
   it.effect("stops a portal that ignores its paging parameters instead of polling forever", () =>

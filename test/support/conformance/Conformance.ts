@@ -14,6 +14,7 @@ import { join } from "node:path"
 import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
+import { resolverOf } from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../../core/domain/Ids.ts"
 import { type FetchedDocument, validateDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, type DecimalSeparator } from "../../../core/domain/PortalValues.ts"
@@ -24,7 +25,6 @@ import {
   secretReader,
   validateConfig
 } from "../../../core/ports/PortalConnector.ts"
-import { resolverOf } from "../../secrets/EnvironmentSecrets.ts"
 
 /** A document the kit puts in a fixture portal: the truth the connector's output is held to. */
 export interface SampleDocument {
@@ -382,6 +382,34 @@ export const conformanceChecks = (fixture: ConformanceFixture): ReadonlyArray<Co
           () => `retained heap grew by ${peakMiB.toFixed(1)} MiB while streaming (bound ${streamingHeapBoundMiB} MiB)`
         )
         return `retained heap growth ${peakMiB.toFixed(1)} MiB at most, ${seconds.toFixed(1)} s`
+      })
+    },
+    {
+      name: "reports a document without a key instead of dropping it",
+      run: Effect.gen(function* () {
+        const documents = samples(30)
+        const keyless = 7
+        // The portal holds one document whose key is empty (a blank cell, an item without its id).
+        const portalHolds: SampleDocuments = {
+          count: documents.count,
+          at: (i) => (i === keyless ? { ...documents.at(i), key: "" } : documents.at(i))
+        }
+        const config = yield* openPortal(fixture.portal(portalHolds, notation))
+        const fetched = yield* fetchOrFail(fixture, config)
+        const reported = fetched.filter((document) => (document.unreadable ?? []).length > 0)
+        const read = fetched.filter((document) => (document.unreadable ?? []).length === 0)
+        yield* expectThat(
+          fetched.every((document) => document.documentKey.trim() !== ""),
+          () => "a document with an empty key reached the sync, which would store it under that key"
+        )
+        yield* expectThat(reported.length > 0, () => "the document without a key was dropped without a word")
+        const expected = new Set(Array.from({ length: documents.count }, (_, i) => documents.at(i).key))
+        expected.delete(documents.at(keyless).key)
+        yield* expectThat(
+          read.length === expected.size && read.every((document) => expected.has(document.documentKey)),
+          () => `the documents with keys are not exactly the ${expected.size} the portal holds`
+        )
+        return `reported as ${reported.map((document) => `"${document.documentKey}"`).join(", ")}`
       })
     },
     {
