@@ -1,14 +1,13 @@
 /**
- * What the sync engine needs from storage: the pairs (integrations) due for a sync, claimed with
- * a lease so that any number of workers can share them, and the atomic application of a pair's
- * sync. `syncPair` runs the planning on the pair's current receivables inside the same
- * transaction that writes the plan, so concurrent syncs of one pair serialize and never plan on
- * stale state; it reads the portal's answer a chunk at a time, so a pair of any size syncs in
- * bounded memory.
+ * What the sync engine needs from storage, and nothing more: the pairs (integrations) due for a
+ * sync, claimed with a lease so that any number of workers can share them, and a locked session
+ * per sync in which the engine reads a pair's receivables by key and writes what it planned.
+ * How a portal's answer is chunked, planned and totalled is the engine's business
+ * (`core/services/SyncEngine.ts`), never an implementation's. Depends on `effect` and the domain.
  */
-import { Context, type DateTime, type Duration, type Effect, Schema, type Stream } from "effect"
+import { Context, type DateTime, type Duration, type Effect, Schema, type Scope } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
-import type { FetchedDocument, PairReceivable, PairRefs, PairSyncPlan } from "../domain/PairSync.ts"
+import type { PairReceivable, PairRefs, PairSyncPlan, Quarantined } from "../domain/PairSync.ts"
 
 export interface Integration {
   readonly id: IntegrationId
@@ -33,20 +32,33 @@ export interface RunCounts {
   readonly quarantined: number
 }
 
-export interface SyncPairOptions<E> {
-  readonly worker: string
-  readonly startedAt: DateTime.Utc
+/** What a chunk's plan asks storage to write: new receivables, changed ones with history, events. */
+export type PairWrites = Pick<PairSyncPlan, "inserts" | "updates" | "events">
+
+/** A successful run as recorded: its totals, the quarantine reasons kept, and the pair's next sync. */
+export interface FinishedRun {
+  readonly counts: RunCounts
+  readonly quarantine: ReadonlyArray<Quarantined>
   readonly nextSyncAt: DateTime.Utc
-  readonly documents: Stream.Stream<FetchedDocument, E>
+}
+
+/**
+ * One sync of one pair, holding the pair's lock: a second session of the pair waits until this
+ * one's scope closes. Everything a session writes becomes visible to others at once, when
+ * `finish` succeeds; a session whose scope closes without it (a failed stream, a failed
+ * statement, an interruption) leaves the pair exactly as it was. Reads see the session's own writes.
+ * Every row a session changes carries one time, taken when the lock was granted.
+ */
+export interface PairSession {
+  /** The pair's receivables with these document keys (text that can be stored). */
+  readonly receivablesByKeys: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<PairReceivable>>
+  /** Writes receivables, history entries and events; later reads of this session see them. */
+  readonly writeChunk: (writes: PairWrites) => Effect.Effect<void>
   /**
-   * Plans a chunk: the pair's receivables with the chunk's document keys, the chunk, and those of
-   * its keys that came in an earlier chunk of the same answer (duplicates).
+   * Records the run and the pair's next sync time, hands back the lease, and commits all of the
+   * session's writes together. The session is over once it returns.
    */
-  readonly plan: (
-    current: ReadonlyArray<PairReceivable>,
-    documents: ReadonlyArray<FetchedDocument>,
-    earlier: ReadonlySet<string>
-  ) => Effect.Effect<PairSyncPlan, E>
+  readonly finish: (run: FinishedRun) => Effect.Effect<void>
 }
 
 export interface FailedRun {
@@ -56,6 +68,14 @@ export interface FailedRun {
   readonly retryAt: DateTime.Utc
 }
 
+/**
+ * The store cannot be reached (its server is down, the network is cut): the same call may succeed
+ * later. Any other fault of the store is a defect, which retrying cannot mend.
+ */
+export class StoreUnavailable extends Schema.TaggedError<StoreUnavailable>()("StoreUnavailable", {
+  message: Schema.String
+}) {}
+
 export class PairNotFound extends Schema.TaggedError<PairNotFound>()("PairNotFound", {
   id: Schema.String
 }) {}
@@ -63,23 +83,24 @@ export class PairNotFound extends Schema.TaggedError<PairNotFound>()("PairNotFou
 export class PairStore extends Context.Service<
   PairStore,
   {
-    /** Leases up to `limit` due, unpaused pairs to `worker` for `lease`; expired leases are taken over. */
+    /**
+     * Leases up to `limit` due, unpaused pairs to `worker` for `lease`, the longest overdue first;
+     * pairs leased to another worker are skipped until their lease expires.
+     */
     readonly claimDue: (
       worker: string,
       limit: number,
       lease: Duration.Duration
     ) => Effect.Effect<ReadonlyArray<Integration>>
     readonly get: (id: string) => Effect.Effect<Integration, PairNotFound>
-    /**
-     * In ONE transaction holding the pair's lock, for each chunk of `documents`: reads the pair's
-     * receivables with those document keys, plans with them and with the chunk's keys seen in
-     * earlier chunks, writes the plan (receivables, history, events); then the pair's next sync
-     * time and the run's record. Neither the keys nor anything else is held in memory for the
-     * whole answer. A failure anywhere, the documents' stream included, leaves the pair as it was.
-     */
-    readonly syncPair: <E>(integration: Integration, options: SyncPairOptions<E>) => Effect.Effect<RunCounts, E>
+    /** Opens a sync of the pair for `worker`, waiting for the pair's lock; see `PairSession`. */
+    readonly session: (
+      integration: Integration,
+      worker: string,
+      startedAt: DateTime.Utc
+    ) => Effect.Effect<PairSession, never, Scope.Scope>
     /** Records a failed run and when to try again; releases the lease. */
-    readonly recordFailure: (integration: Integration, run: FailedRun) => Effect.Effect<void>
+    readonly recordFailure: (integration: Integration, run: FailedRun) => Effect.Effect<void, StoreUnavailable>
     /** Unpaused pairs whose next sync is more than `lateBy` in the past. */
     readonly countOverdue: (lateBy: Duration.Duration) => Effect.Effect<number>
     /** Hands back the leases `worker` still holds on these pairs, so that any worker may take them at once. */

@@ -1,13 +1,21 @@
 /**
- * The sync engine: fetch a pair's documents through its connector, plan against the pair's
- * current receivables, and apply the plan, the pair's next sync time and the run's record in one
- * transaction (`PairStore.syncPair`). A failure anywhere leaves the pair as it was; the run is
- * recorded as failed and the pair is retried with a capped exponential backoff, or, when the
- * connector says retrying cannot help, after its normal interval. Every sync has an overall
- * deadline, and a portal's `Retry-After` is honoured up to a cap.
+ * The sync engine: fetch a pair's documents through its connector, fold them a chunk at a time
+ * into plans against the pair's stored receivables, and write them, the run's record and the
+ * pair's next sync time in one locked session of the store (`PairStore.session`). The chunking,
+ * duplicates across chunks, totals and the quarantine cap live here, so that any store can serve.
+ * A failure anywhere leaves the pair as it was; the run is recorded as failed and the pair is
+ * retried with a capped exponential backoff, or, when the connector says retrying cannot help,
+ * after its normal interval. Every sync has an overall deadline, and a portal's `Retry-After` is
+ * honoured up to a cap. Depends on ports only.
  */
-import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule } from "effect"
-import { planPairSync } from "../domain/PairSync.ts"
+import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule, Stream } from "effect"
+import {
+  type FetchedDocument,
+  isStorableText,
+  type PairSyncPlan,
+  planPairSync,
+  type Quarantined
+} from "../domain/PairSync.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
@@ -59,9 +67,41 @@ const syncRuns = Metric.counter("sync_runs_total", {
   incremental: true
 })
 
+/** Documents planned and written together; the memory a sync needs does not grow past it. */
+export const defaultChunkSize = 2_000
+
+/** Quarantine reasons kept on a run's record; the count is always complete. */
+export const quarantineKept = 100
+
+interface Totals {
+  readonly counts: RunCounts
+  readonly quarantine: ReadonlyArray<Quarantined>
+}
+
+const emptyTotals: Totals = {
+  counts: { fetched: 0, created: 0, updated: 0, unchanged: 0, quarantined: 0 },
+  quarantine: []
+}
+
+const addTotals = (totals: Totals, plan: PairSyncPlan): Totals => ({
+  counts: {
+    fetched: totals.counts.fetched + plan.fetched,
+    created: totals.counts.created + plan.inserts.length,
+    updated: totals.counts.updated + plan.updates.length,
+    unchanged: totals.counts.unchanged + plan.unchanged,
+    quarantined: totals.counts.quarantined + plan.quarantined.length
+  },
+  quarantine:
+    totals.quarantine.length >= quarantineKept
+      ? totals.quarantine
+      : [...totals.quarantine, ...plan.quarantined].slice(0, quarantineKept)
+})
+
 export interface SyncEngineOptions {
   /** The deadline of a pair whose integration sets none. */
   readonly deadline: Duration.Duration
+  /** Documents planned and written together; `defaultChunkSize` when not given. */
+  readonly chunkSize?: number | undefined
 }
 
 export class SyncEngine extends Context.Service<
@@ -87,6 +127,7 @@ export class SyncEngine extends Context.Service<
         const ids = yield* IdSource
         const secrets = yield* Secrets
         const secret = secretReader(secrets.resolve)
+        const chunkSize = options.chunkSize ?? defaultChunkSize
 
         const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
           const connector = yield* Option.match(connectors.get(integration.connector), {
@@ -95,8 +136,6 @@ export class SyncEngine extends Context.Service<
           })
           const startedAt = yield* DateTime.now
           const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
-          // Read chunk by chunk inside the pair's transaction: bounded memory for any pair size, and
-          // a portal failing half-way leaves the pair untouched.
           const documents = connector.fetch({
             integrationId: integration.id,
             orgId: integration.orgId,
@@ -106,27 +145,42 @@ export class SyncEngine extends Context.Service<
             now: startedAt,
             secret
           })
-          return yield* store.syncPair(integration, {
-            worker,
-            startedAt,
-            nextSyncAt,
-            documents,
-            plan: (current, chunk, earlier) =>
-              Effect.succeed(
-                planPairSync(current, chunk, {
-                  refs: integration.refs,
-                  now: startedAt,
-                  statusMapping: connector.statusMapping,
-                  newReceivableId: ids.receivableId,
-                  newEventId: ids.eventId,
-                  seen: new Set(earlier)
+          // A key repeated in the answer is a duplicate in whichever chunk it comes back: planning
+          // records every key it sees here, so the outcome does not depend on the chunk size. Only
+          // the keys are kept for the whole answer (tens of bytes each), never its documents.
+          const planning = {
+            refs: integration.refs,
+            now: startedAt,
+            statusMapping: connector.statusMapping,
+            newReceivableId: ids.receivableId,
+            newEventId: ids.eventId,
+            seen: new Set<string>()
+          }
+          const session = yield* store.session(integration, worker, startedAt)
+          // The portal's answer is read and planned a chunk at a time, against only that chunk's
+          // stored receivables, inside the pair's session: a pair of any size syncs with a chunk's
+          // documents in memory, and a portal failing half-way leaves the pair untouched.
+          const totals = yield* documents.pipe(
+            Stream.rechunk(chunkSize),
+            Stream.chunks,
+            Stream.runFoldEffect(
+              () => emptyTotals,
+              (totals, chunk: ReadonlyArray<FetchedDocument>) =>
+                Effect.gen(function* () {
+                  // A key that cannot be stored matches nothing stored, and is quarantined.
+                  const keys = chunk.map((document) => document.documentKey).filter(isStorableText)
+                  const plan = planPairSync(yield* session.receivablesByKeys(keys), chunk, planning)
+                  yield* session.writeChunk(plan)
+                  return addTotals(totals, plan)
                 })
-              )
-          })
-        })
+            )
+          )
+          yield* session.finish({ counts: totals.counts, quarantine: totals.quarantine, nextSyncAt })
+          return totals.counts
+        }, Effect.scoped)
 
-        // A sync past its deadline is interrupted, which rolls its transaction back: the pair is as
-        // it was. A slow portal may be faster later, so the failure is retryable.
+        // A sync past its deadline is interrupted, which closes its session unfinished: the pair is
+        // as it was. A slow portal may be faster later, so the failure is retryable.
         const withinDeadline = (integration: Integration, worker: string) => {
           const deadline = integration.deadline ?? options.deadline
           return Effect.timeoutOrElse(sync(integration, worker), {
@@ -171,9 +225,9 @@ export class SyncEngine extends Context.Service<
             : error
           // A run cut off by a database outage is recorded once the database answers again, which
           // also hands back the pair's lease: its retry then comes after the backoff, not after the
-          // lease expires. Past the lease, another worker takes the pair over.
+          // lease expires. Past the lease, another worker takes the pair over. Only an unreachable
+          // store is asked again: any other fault of it would fail the same way for the whole lease.
           yield* store.recordFailure(integration, { worker, startedAt, error: recorded, retryAt }).pipe(
-            Effect.catchDefect((defect) => Effect.fail(defect)),
             Effect.retry(untilTheDatabaseAnswers),
             Effect.catchCause((cause) => Effect.logError("could not record a failed sync run", cause))
           )

@@ -1,11 +1,13 @@
 /**
  * The sync engine against a real PostgreSQL with the simulator: a pair follows its portal over
- * simulated time, history replays back to earlier states, failures anywhere (connector, a
- * statement inside the transaction, the connection killed) leave the pair exactly as it was, and
- * concurrent syncs of one pair serialize without duplicates.
+ * simulated time, history replays back to earlier states, a statement failing inside the
+ * transaction or its connection killed leaves the pair exactly as it was, concurrent syncs of one
+ * pair serialize without duplicates, and a bulk load refreshes the planner's statistics. What the
+ * engine decides without the database (retries, deadlines, the scheduler) is tested on the memory
+ * store in `test/core/services/`.
  */
 import { assert, layer } from "@effect/vitest"
-import { Clock, DateTime, Duration, Effect, Fiber, Layer, Stream } from "effect"
+import { Clock, DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
@@ -13,60 +15,19 @@ import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnect
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
 import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import { revertChanges } from "../../../core/domain/History.ts"
+import type { ReceivableId } from "../../../core/domain/Ids.ts"
+import { planPairSync } from "../../../core/domain/PairSync.ts"
 import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
-import { ConnectorFailed, type PortalConnector } from "../../../core/ports/PortalConnector.ts"
-import * as Scheduler from "../../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const start = Date.UTC(2026, 0, 1)
 const simulatorConfig = { seed: 7, receivables: 60, startedAt: "2026-01-01T00:00:00Z", perDay: 2 }
 
-// A connector that fails on demand, and otherwise answers as the simulator.
-let failNext: ConnectorFailed | undefined
-const flaky: PortalConnector = {
-  ...Simulator.connector,
-  kind: "flaky",
-  fetch: (pair) => (failNext === undefined ? Simulator.connector.fetch(pair) : Stream.fail(failNext))
-}
-
-// A portal that takes its time before answering as the simulator.
-const slow: PortalConnector = {
-  ...Simulator.connector,
-  kind: "slow",
-  fetch: (pair) => Stream.unwrap(Effect.as(Effect.sleep("3 seconds"), Simulator.connector.fetch(pair)))
-}
-
-// A portal that never answers, as a FIFO in a file inbox once did.
-const hanging: PortalConnector = { ...Simulator.connector, kind: "hanging", fetch: () => Stream.never }
-
-// The store as a database outage leaves it: the next `outage` attempts to record a failed run die
-// as a lost connection would.
-let outage = 0
-const OutageStore = Layer.effect(
-  PairStore,
-  Effect.gen(function* () {
-    const store = yield* PairStore
-    return PairStore.of({
-      ...store,
-      recordFailure: (integration, run) =>
-        Effect.suspend(() => {
-          if (outage === 0) return store.recordFailure(integration, run)
-          outage -= 1
-          return Effect.die(new Error("connect ECONNREFUSED 127.0.0.1:5432"))
-        })
-    })
-  })
-).pipe(Layer.provide(PgPairStore.layer))
-
 const TestLayer = SyncEngine.layer.pipe(
-  Layer.provideMerge(OutageStore),
-  Layer.provide([
-    Connectors.layerOf([Simulator.connector, flaky, slow, hanging]),
-    RandomIds.layer,
-    EnvironmentSecrets.layer
-  ]),
+  Layer.provideMerge(PgPairStore.layer),
+  Layer.provide([Connectors.layerOf([Simulator.connector]), RandomIds.layer, EnvironmentSecrets.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
 
@@ -118,40 +79,22 @@ const fixedClock: Clock.Clock = {
     Effect.promise(() => new Promise<void>((resolve) => setTimeout(resolve, Duration.toMillis(duration))))
 }
 
+// Plans written straight through a session, with ids of their own.
+let ids = 0
+const nextHex = () => (++ids).toString(16).padStart(32, "0")
+const planning = (pair: Integration) => ({
+  refs: pair.refs,
+  now: DateTime.makeUnsafe(today),
+  newReceivableId: () => `rcv_${nextHex()}` as ReceivableId,
+  newEventId: () => `evt_${nextHex()}`
+})
+
 /** A sync of the pair at the fixed "today". */
 const syncAt = (pair: Integration, worker = "test") =>
   Effect.gen(function* () {
     const engine = yield* SyncEngine
     return yield* engine.runPair(pair, worker)
   }).pipe(Effect.provideService(Clock.Clock, fixedClock))
-
-/**
- * Only these pairs due: a slow one first, then `others` quick ones; the scheduler `worker` runs
- * them with `concurrency` slots, in a fiber the caller interrupts.
- */
-const slowFirst = (others: number, worker: string, concurrency: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-    const slowPair = yield* newPair("slow", { ...simulatorConfig, receivables: 5 })
-    yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 hour' WHERE id = ${slowPair.id}`
-    const quick = yield* Effect.forEach(Array.from({ length: others }), () =>
-      newPair("simulator", { ...simulatorConfig, receivables: 5 })
-    )
-    const fiber = yield* Effect.forkChild(Scheduler.run({ worker, concurrency, pollInterval: Duration.millis(20) }))
-    return { slowPair, quick, fiber }
-  })
-
-/** Polls `count` every 25 ms, up to two seconds, until it reaches `target`; returns the last count. */
-const pollUntil = (count: Effect.Effect<number, unknown, SqlClient.SqlClient>, target: number) =>
-  Effect.gen(function* () {
-    let last = 0
-    for (let i = 0; i < 80 && last < target; i++) {
-      yield* Effect.sleep(Duration.millis(25))
-      last = yield* count
-    }
-    return last
-  })
 
 layer(TestLayer, {
   timeout: 120_000,
@@ -281,35 +224,6 @@ layer(TestLayer, {
     })
   )
 
-  it.effect("a connector failure leaves the pair as it was and schedules a backed-off retry", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const pair = yield* newPair("flaky")
-      yield* at(5)
-      yield* syncAt(pair, "test")
-      const before = yield* snapshotOf(pair.id)
-
-      yield* at(30)
-      failNext = new ConnectorFailed({ message: "portal timed out", retryable: true })
-      const failed = yield* syncAt(pair, "test")
-      failNext = undefined
-      assert.strictEqual(failed._tag, "Failed")
-      assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
-      const [state] = yield* sql<{ next_sync_at: Date; consecutive_failures: number; last_error: string }>`
-        SELECT next_sync_at, consecutive_failures, last_error FROM integrations WHERE id = ${pair.id}`
-      assert.strictEqual(state!.consecutive_failures, 1)
-      assert.strictEqual(state!.last_error, "portal timed out")
-      const delay = state!.next_sync_at.getTime() - (start + 30 * 86_400_000)
-      assert.isTrue(delay >= 27_000 && delay <= 33_000, `retry after ${delay} ms`)
-
-      const recovered = yield* syncAt(yield* (yield* PairStore).get(pair.id), "test")
-      assert.strictEqual(recovered._tag, "Succeeded")
-      const [reset] = yield* sql<{ consecutive_failures: number }>`
-        SELECT consecutive_failures FROM integrations WHERE id = ${pair.id}`
-      assert.strictEqual(reset!.consecutive_failures, 0)
-    })
-  )
-
   it.effect("a statement failing inside the transaction, or the connection killed, leaves the pair as it was", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
@@ -327,26 +241,31 @@ layer(TestLayer, {
       assert.strictEqual(refused._tag, "Failed")
       assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
 
-      // The transaction's own connection is terminated after planning, before writing.
+      // The session's connection is terminated from outside after a chunk is written, before the
+      // run's end.
+      const documents = [...Array(60).keys()].map((i) => Simulator.documentAt(simulatorConfig, i, today)!)
       const killed = yield* Effect.exit(
-        store.syncPair(pair, {
-          worker: "test",
-          startedAt: DateTime.makeUnsafe(start),
-          nextSyncAt: DateTime.makeUnsafe(start),
-          documents: Stream.make(Simulator.documentAt(simulatorConfig, 0, start + 86_400_000)!),
-          plan: (current) =>
-            sql`SELECT pg_terminate_backend(pg_backend_pid())`.pipe(
-              Effect.ignore,
-              Effect.as({
-                inserts: [],
-                updates: [],
-                unchanged: current.length,
-                quarantined: [],
-                events: [],
-                fetched: 0
-              })
-            )
-        })
+        Effect.scoped(
+          Effect.gen(function* () {
+            const session = yield* store.session(pair, "test", DateTime.makeUnsafe(today))
+            const current = yield* session.receivablesByKeys(documents.map((d) => d.documentKey))
+            const plan = planPairSync(current, documents, planning(pair))
+            assert.isAbove(plan.updates.length + plan.inserts.length, 0)
+            yield* session.writeChunk(plan)
+            // A read after the write sends it, so the kill falls between two statements.
+            assert.strictEqual((yield* session.receivablesByKeys(documents.map((d) => d.documentKey))).length, 60)
+            const terminated = yield* sql<{ pid: number }>`
+              SELECT pid FROM pg_stat_activity
+              WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`
+            assert.strictEqual(terminated.length, 1)
+            yield* sql`SELECT pg_terminate_backend(${terminated[0]!.pid})`
+            yield* session.finish({
+              counts: { fetched: 60, created: 0, updated: 0, unchanged: 0, quarantined: 0 },
+              quarantine: [],
+              nextSyncAt: DateTime.makeUnsafe(today)
+            })
+          })
+        )
       )
       assert.strictEqual(killed._tag, "Failure")
       assert.deepStrictEqual(yield* snapshotOf(pair.id), before)
@@ -423,198 +342,6 @@ layer(TestLayer, {
         analyzed.map((table) => table.relname),
         ["integrations", "receivable_history", "receivables"]
       )
-    })
-  )
-
-  it.effect("a portal's Retry-After is honoured: the retry is never sooner than it asked", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const pair = yield* newPair("flaky")
-      yield* at(2)
-      failNext = new ConnectorFailed({ message: "rate limited (429)", retryable: true, retryAfterSeconds: 900 })
-      const failed = yield* syncAt(pair, "test")
-      failNext = undefined
-      assert.strictEqual(failed._tag, "Failed")
-      const [state] = yield* sql<{ next_sync_at: Date }>`SELECT next_sync_at FROM integrations WHERE id = ${pair.id}`
-      // The first backoff would be about 30 s; the portal asked for 15 minutes.
-      assert.strictEqual(state!.next_sync_at.getTime() - (start + 2 * 86_400_000), 900_000)
-    })
-  )
-
-  it.effect("a portal's Retry-After is honoured up to 24 hours, and the run says it was capped", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const pair = yield* newPair("flaky")
-      yield* at(2)
-      failNext = new ConnectorFailed({ message: "rate limited (429)", retryable: true, retryAfterSeconds: 999_999_999 })
-      const failed = yield* syncAt(pair, "test")
-      failNext = undefined
-      assert.strictEqual(failed._tag, "Failed")
-      const [state] = yield* sql<{ next_sync_at: Date; last_error: string }>`
-        SELECT next_sync_at, last_error FROM integrations WHERE id = ${pair.id}`
-      assert.strictEqual(state!.next_sync_at.getTime() - (start + 2 * 86_400_000), 86_400_000)
-      assert.match(state!.last_error, /asked to wait 999999999 s; waiting 1d/)
-    })
-  )
-
-  it.effect("a sync past its pair's deadline fails and hands back its lease; the pair is as it was", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const engine = yield* SyncEngine
-      const pair = yield* newPair("hanging")
-      yield* sql`UPDATE integrations SET sync_deadline = interval '300 milliseconds' WHERE id = ${pair.id}`
-      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute' WHERE id = ${pair.id}`
-      const [claimed] = yield* engine.claimDue("deadline-worker", 1)
-      assert.strictEqual(claimed?.id, pair.id)
-      const outcome = yield* engine.runPair(claimed!, "deadline-worker")
-      assert.strictEqual(outcome._tag, "Failed")
-      assert.match(outcome._tag === "Failed" ? outcome.error : "", /did not finish within its deadline of 300ms/)
-      const [state] = yield* sql<{ lease_owner: string | null; last_outcome: string; receivables: number }>`
-        SELECT lease_owner, last_outcome,
-          (SELECT count(*)::int FROM receivables WHERE integration_id = ${pair.id}) AS receivables
-        FROM integrations WHERE id = ${pair.id}`
-      assert.deepStrictEqual(state, { lease_owner: null, last_outcome: "failed", receivables: 0 })
-    })
-  )
-
-  it.effect(
-    "a run cut off by a database outage is recorded once the database answers again, and its lease handed back",
-    () =>
-      Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
-        const engine = yield* SyncEngine
-        const pair = yield* newPair("flaky")
-        yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-        yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute' WHERE id = ${pair.id}`
-        const [claimed] = yield* engine.claimDue("outage-worker", 1)
-        failNext = new ConnectorFailed({ message: "portal timed out", retryable: true })
-        outage = 2
-        const outcome = yield* engine.runPair(claimed!, "outage-worker")
-        failNext = undefined
-        assert.strictEqual(outage, 0)
-        assert.strictEqual(outcome._tag, "Failed")
-        const [state] = yield* sql<{
-          lease_owner: string | null
-          last_outcome: string
-          runs: number
-          retry_in: number
-        }>`
-        SELECT lease_owner, last_outcome, extract(epoch FROM next_sync_at - now())::int AS retry_in,
-          (SELECT count(*)::int FROM sync_runs WHERE integration_id = ${pair.id} AND outcome = 'failed') AS runs
-        FROM integrations WHERE id = ${pair.id}`
-        assert.strictEqual(state!.lease_owner, null)
-        assert.strictEqual(state!.last_outcome, "failed")
-        assert.strictEqual(state!.runs, 1)
-        // The first retry's backoff (30 s with jitter), not the ten minutes of an expiring lease.
-        assert.isBelow(state!.retry_in, 40)
-      })
-  )
-
-  it.effect("a misconfigured pair fails without retry storms: it waits for its interval", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const pair = yield* newPair("simulator", { seed: "x" })
-      yield* at(1)
-      const outcome = yield* syncAt(pair, "test")
-      assert.strictEqual(outcome._tag, "Failed")
-      assert.match(outcome._tag === "Failed" ? outcome.error : "", /simulator configuration/)
-      const [state] = yield* sql<{ next_sync_at: Date }>`SELECT next_sync_at FROM integrations WHERE id = ${pair.id}`
-      const delay = state!.next_sync_at.getTime() - (start + 86_400_000)
-      assert.isAbove(delay, Duration.toMillis(Duration.minutes(50)))
-    })
-  )
-
-  it.effect("claims are leased: two workers never hold the same pair, and an expired lease is taken over", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const store = yield* PairStore
-      // Only pairs of this test are due.
-      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day'`
-      const pairs = yield* Effect.forEach([1, 2, 3], () => newPair())
-      yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute'
-        WHERE id IN ${sql.in(pairs.map((p) => p.id))}`
-      const [a, b] = yield* Effect.all(
-        [store.claimDue("a", 2, Duration.minutes(10)), store.claimDue("b", 2, Duration.minutes(10))],
-        { concurrency: 2 }
-      )
-      const claimed = [...a, ...b].map((p) => p.id)
-      assert.strictEqual(claimed.length, 3)
-      assert.strictEqual(new Set(claimed).size, 3)
-      assert.deepStrictEqual(yield* store.claimDue("c", 10, Duration.minutes(10)), [])
-      // Worker "a" dies; once its lease expires, its pairs go to another worker.
-      yield* sql`UPDATE integrations SET lease_expires_at = now() - interval '1 second' WHERE lease_owner = 'a'`
-      const takenOver = yield* store.claimDue("c", 10, Duration.minutes(10))
-      assert.deepStrictEqual(takenOver.map((p) => p.id).sort(), a.map((p) => p.id).sort())
-    })
-  )
-
-  it.effect("the scheduler syncs due pairs and records every run", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      yield* sql`UPDATE integrations SET next_sync_at = now() + interval '1 day', lease_expires_at = NULL`
-      const pair = yield* newPair("simulator", { ...simulatorConfig, receivables: 5 })
-      const fiber = yield* Effect.forkChild(
-        Scheduler.run({ worker: "scheduler-test", concurrency: 2, pollInterval: Duration.millis(20) })
-      )
-      let runs = 0
-      for (let i = 0; i < 100 && runs === 0; i++) {
-        yield* Effect.sleep(Duration.millis(50))
-        const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM sync_runs WHERE integration_id = ${pair.id}`
-        runs = Number(row!.n)
-      }
-      yield* Fiber.interrupt(fiber)
-      assert.strictEqual(runs, 1)
-      const [state] = yield* sql<{ next_sync_at: Date; lease_owner: string | null; n: bigint }>`
-        SELECT next_sync_at, lease_owner, (SELECT count(*) FROM receivables WHERE integration_id = ${pair.id}) AS n
-        FROM integrations WHERE id = ${pair.id}`
-      assert.isNull(state!.lease_owner)
-      assert.strictEqual(Number(state!.n), 5)
-      // Next sync an hour later, give or take the 10% jitter.
-      const ahead = state!.next_sync_at.getTime() - Date.now()
-      assert.isTrue(ahead > 50 * 60_000 && ahead < 67 * 60_000, `next sync in ${ahead} ms`)
-    })
-  )
-
-  it.effect("a slow portal holds up its own slot only: the other pairs sync meanwhile", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const { slowPair, quick, fiber } = yield* slowFirst(4, "slots-test", 2)
-      const ids = quick.map((pair) => pair.id)
-      const synced = yield* pollUntil(
-        sql<{ n: bigint }>`
-          SELECT count(DISTINCT integration_id) AS n FROM sync_runs
-          WHERE integration_id IN ${sql.in(ids)} AND outcome = 'succeeded'`.pipe(Effect.map(([row]) => Number(row!.n))),
-        ids.length
-      )
-      const [slowRuns] = yield* sql<{
-        n: bigint
-      }>`SELECT count(*) AS n FROM sync_runs WHERE integration_id = ${slowPair.id}`
-      yield* Fiber.interrupt(fiber)
-      assert.strictEqual(synced, ids.length)
-      assert.strictEqual(Number(slowRuns!.n), 0)
-    })
-  )
-
-  it.effect("a scheduler that stops hands back the leases of the pairs it has not finished", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // One slot: the slow pair runs, the others wait in the scheduler's claimed batch.
-      const { slowPair, quick, fiber } = yield* slowFirst(2, "stopping", 1)
-      const ids = [slowPair, ...quick].map((pair) => pair.id)
-      const leased = yield* pollUntil(
-        sql<{ n: bigint }>`
-          SELECT count(*) AS n FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner = 'stopping'`.pipe(
-          Effect.map(([row]) => Number(row!.n))
-        ),
-        ids.length
-      )
-      assert.strictEqual(leased, ids.length)
-      yield* Fiber.interrupt(fiber)
-      const still = yield* sql`SELECT id FROM integrations WHERE id IN ${sql.in(ids)} AND lease_owner IS NOT NULL`
-      assert.deepStrictEqual(still, [])
-      const due = yield* (yield* SyncEngine).claimDue("next-worker", 10)
-      assert.deepStrictEqual(due.map((pair) => pair.id).sort(), [...ids].sort())
     })
   )
 })

@@ -20,7 +20,7 @@ import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../../../core/domain/Resources.ts"
 import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
 import type { PortalConnector } from "../../../core/ports/PortalConnector.ts"
-import { SyncEngine } from "../../../core/services/SyncEngine.ts"
+import { defaultDeadline, SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
@@ -29,8 +29,8 @@ let script: ReadonlyArray<FetchedDocument> = []
 const scripted: PortalConnector = { ...Simulator.connector, kind: "scripted", fetch: () => Stream.fromIterable(script) }
 
 // Two documents a chunk: every sync of more than two documents is planned and written in chunks.
-const TestLayer = SyncEngine.layer.pipe(
-  Layer.provideMerge(PgPairStore.layerWith(2)),
+const TestLayer = SyncEngine.layerWith({ deadline: defaultDeadline, chunkSize: 2 }).pipe(
+  Layer.provideMerge(PgPairStore.layer),
   Layer.provide([Connectors.layerOf([scripted, Simulator.connector]), RandomIds.layer, EnvironmentSecrets.layer]),
   Layer.provideMerge(TestDatabase.layer)
 )
@@ -286,13 +286,19 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync pro
           ...fc.sample(fc.tuple(documentFor("a"), documentFor("b")), { numRuns: 1, seed: 2 })[0]!,
           ...fc.sample(documentFor("c"), { numRuns: 1, seed: 3 })
         ]
-        yield* sql.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT injected_fault CHECK (false) NOT VALID`)
+        // The run record's fault refuses a succeeded run only: the failed one must still be recorded,
+        // or the engine would keep trying to record it for as long as the pair's lease lasts.
+        const refused = table === "sync_runs" ? "outcome <> 'succeeded'" : "false"
+        yield* sql.unsafe(`ALTER TABLE ${table} ADD CONSTRAINT injected_fault CHECK (${refused}) NOT VALID`)
         const outcome = yield* engine.runPair(yield* store.get(pair.id), "faults")
         yield* sql.unsafe(`ALTER TABLE ${table} DROP CONSTRAINT injected_fault`)
         assert.strictEqual(outcome._tag, "Failed", table)
         assert.deepStrictEqual(yield* pairRows(pair), before, table)
         const [historyAfter] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivable_history`
         assert.strictEqual(historyAfter!.n, history!.n, table)
+        const [failedRuns] = yield* sql<{ n: number }>`
+          SELECT count(*)::int AS n FROM sync_runs WHERE integration_id = ${pair.id} AND outcome = 'failed'`
+        assert.strictEqual(failedRuns!.n, 1, table)
         const completed = yield* engine.runPair(yield* store.get(pair.id), "faults")
         assert.strictEqual(completed._tag, "Succeeded", table)
         assert.strictEqual((yield* pairRows(pair)).length, 3, table)

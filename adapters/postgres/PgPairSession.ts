@@ -1,0 +1,177 @@
+/**
+ * A pair's sync session over PostgreSQL: one transaction on a reserved connection, opened by
+ * locking the integration row (so concurrent syncs of the pair queue up) and committed by
+ * `finish`; a scope that closes without it rolls back. Only storage lives here (lookups by key,
+ * set-based writes, the run's end and the planner-statistics upkeep); what to write is decided
+ * in core. Imports no other adapter.
+ */
+import { DateTime, Effect, type Scope, Semaphore } from "effect"
+import { SqlClient } from "effect/sql"
+import type { PairReceivable } from "../../core/domain/PairSync.ts"
+import type { FinishedRun, Integration, PairSession, PairWrites } from "../../core/ports/PairStore.ts"
+import { type PairWritesSql, pairWritesSql, type ReceivableRow, texts, toPairReceivable } from "./PgPairRows.ts"
+
+/** Which tables a sync's creations grew by half since they were last analyzed. */
+interface Growth {
+  readonly receivables: boolean
+  readonly integrations: boolean
+}
+
+const isRolledBack = (result: unknown): boolean =>
+  typeof result === "object" && result !== null && "command" in result && result.command === "ROLLBACK"
+
+/** Opens sessions; see `PairStore.session`. */
+export const makeSessions = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const writesOf: PairWritesSql = pairWritesSql(sql)
+
+  // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
+  // say receivables is nearly empty, lookups by key scan an organization's rows; while
+  // integrations has none, each new receivable's reference check reads every pair of its
+  // debtor; sessions keep such plans. So after a sync that created receivables, a table whose
+  // file has grown by half since it was last analyzed (and past 16 pages) is analyzed at once,
+  // which also discards those plans. File sizes are exact at once (the run's last statement
+  // reads them, saving a round trip per pair); activity statistics arrive up to a second late.
+  // Only the columns of those lookups and references are analyzed: that costs a fraction of a
+  // complete analysis and leaves the table due for autovacuum's, which the read path's plans
+  // get a minute later. The events outbox, read by no sync or request, is left to autovacuum.
+  const grownSinceAnalyzed = (table: string) => sql`(
+    SELECT pg_relation_size(oid) / current_setting('block_size')::int >= greatest(16, 1.5 * relpages)
+    FROM pg_class WHERE oid = ${table}::regclass)`
+  const growth = sql`RETURNING ${grownSinceAnalyzed("receivables")} AS receivables,
+    ${grownSinceAnalyzed("integrations")} AS integrations`
+  const analyzing = yield* Semaphore.make(1)
+  const refreshStatistics = (grown: Growth) =>
+    analyzing
+      .withPermitsIfAvailable(1)(
+        Effect.gen(function* () {
+          if (grown.receivables) {
+            yield* sql`
+              ANALYZE receivables (org_id, id, integration_id, document_key), receivable_history (org_id, receivable_id)`
+          }
+          if (grown.integrations) yield* sql`ANALYZE integrations`
+        })
+      )
+      .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))
+
+  return Effect.fnUntraced(function* (
+    integration: Integration,
+    worker: string,
+    startedAt: DateTime.Utc
+  ): Effect.fn.Return<PairSession, never, Scope.Scope> {
+    let grown: Growth | undefined
+    // Registered first, so it runs last: statistics are refreshed once the connection is handed back.
+    yield* Effect.addFinalizer(() =>
+      Effect.suspend(() => (grown === undefined ? Effect.void : refreshStatistics(grown)))
+    )
+    const connection = yield* Effect.orDie(sql.reserve)
+    const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+      Effect.orDie(Effect.provideService(effect, sql.transactionService, [connection, 0] as const))
+    let open = false
+    yield* Effect.acquireRelease(
+      Effect.orDie(connection.execute("BEGIN", [], undefined)).pipe(
+        Effect.andThen(
+          Effect.sync(() => {
+            open = true
+          })
+        )
+      ),
+      // A connection killed mid-sync cannot roll back, and needs not: its transaction died with it.
+      () => (open ? Effect.ignore(connection.execute("ROLLBACK", [], undefined)) : Effect.void)
+    )
+
+    // The pair's lock: a concurrent sync of the same pair waits here, then reads our result.
+    // The commit does not wait for its WAL flush (`synchronous_commit` off for this transaction
+    // only): a crash can lose the last fraction of a second of syncs, never part of one, and a
+    // lost sync also loses its `next_sync_at`, so the pair is due again and the portal, the source
+    // of truth, is read again. API key, audit and operator writes keep durable commits.
+    // The transaction's statements keep one plan each (`plan_cache_mode`): they read and write by
+    // key whatever their parameters, and planning the last chunk's writes anew for every pair
+    // cost a resync more PostgreSQL time than updating its rows.
+    // A pair that has never run and has no receivables needs no lookup until something is
+    // written. `last_run_at` is read from the row as locked, so a sync that committed while we
+    // waited for the lock counts; the subquery sees receivables written by other means.
+    const [lock] = yield* inTransaction(sql<{ empty: boolean }>`
+      SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true),
+        i.last_run_at IS NULL AND NOT EXISTS (
+          SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty
+      FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`)
+    let empty = lock?.empty === true
+    // One time for the whole sync: every row it changes shows the same updated_at.
+    const at = DateTime.toDateUtc(yield* DateTime.now)
+    // A chunk's writes wait for the next lookup (which must see them) or go with the run's end:
+    // one round trip fewer per pair, and one statement for a pair of one chunk.
+    let pending: PairWrites | undefined
+    let finished = false
+    const flush = Effect.suspend(() => {
+      const writes = pending
+      pending = undefined
+      const statements = writes === undefined ? [] : writesOf(integration, writes, at)
+      return statements.length === 0 ? Effect.void : inTransaction(sql`WITH ${sql.csv(statements)} SELECT`)
+    })
+    const stillOpen = Effect.suspend(() =>
+      finished ? Effect.die(new Error(`the sync session of pair ${integration.id} is already finished`)) : Effect.void
+    )
+
+    const receivablesByKeys = (keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<PairReceivable>> =>
+      Effect.gen(function* () {
+        yield* stillOpen
+        if (empty) return []
+        yield* flush
+        const rows = yield* inTransaction(sql<ReceivableRow>`
+          SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
+            portal_status, po_number, metadata
+          FROM receivables
+          WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
+            AND document_key = ANY(${texts(keys)}::text[])`)
+        return rows.map(toPairReceivable)
+      })
+
+    const writeChunk = (writes: PairWrites) =>
+      Effect.gen(function* () {
+        yield* stillOpen
+        yield* flush
+        if (writes.inserts.length + writes.updates.length + writes.events.length === 0) return
+        pending = writes
+        empty = false
+      })
+
+    // The run's end: the pair's next sync, its run record and the last chunk's writes, all in one
+    // statement; after creations, it also answers which tables grew (see above). Then the commit,
+    // which a deadline cannot cut in two: it either happened or it did not.
+    const finish = Effect.fn("PgPairStore.finish")(function* (run: FinishedRun) {
+      yield* stillOpen
+      finished = true
+      const writes = pending === undefined ? [] : writesOf(integration, pending, at)
+      pending = undefined
+      const [row] = yield* inTransaction(sql<Growth>`
+        WITH ${sql.csv([
+          ...writes,
+          sql`finished AS (
+            UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(run.nextSyncAt)}, last_run_at = ${at},
+              last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
+              lease_owner = NULL, lease_expires_at = NULL
+            WHERE id = ${integration.id})`
+        ])}
+        INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
+          updated, unchanged, quarantined, quarantine)
+        VALUES (${integration.orgId}, ${integration.id}, ${worker}, ${DateTime.toDateUtc(startedAt)},
+          ${at}, 'succeeded', ${run.counts.fetched}, ${run.counts.created}, ${run.counts.updated},
+          ${run.counts.unchanged}, ${run.counts.quarantined}, ${JSON.stringify(run.quarantine)}::jsonb)
+        ${run.counts.created > 0 ? growth : sql``}`)
+      const committed = yield* Effect.uninterruptible(
+        Effect.orDie(connection.executeRaw("COMMIT", [])).pipe(
+          Effect.ensuring(
+            Effect.sync(() => {
+              open = false
+            })
+          )
+        )
+      )
+      if (isRolledBack(committed)) return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
+      grown = row
+    })
+
+    return { receivablesByKeys, writeChunk, finish } satisfies PairSession
+  })
+})

@@ -1,0 +1,83 @@
+/**
+ * The contract's harness over the memory twin, through its own seeding (`MemoryPairs`): the
+ * layer the memory run of the `PairStore` contract is given.
+ */
+import { DateTime, Duration, Effect, Layer } from "effect"
+import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"
+import type { Integration } from "../../core/ports/PairStore.ts"
+import { PairStoreHarness } from "./PairStore.harness.ts"
+
+const harness = Layer.effect(
+  PairStoreHarness,
+  Effect.gen(function* () {
+    const memory = yield* MemoryPairs
+    const added = new Set<IntegrationId>()
+    const contents = (pair: { readonly id: IntegrationId }) => Effect.orDie(memory.contents(pair.id))
+
+    const reset = Effect.forEach(
+      added,
+      (id) => Effect.flatMap(contents({ id }), ({ pair }) => memory.put({ ...pair, paused: true })),
+      { discard: true }
+    )
+
+    const addPair = Effect.fnUntraced(function* (options: {
+      readonly dueInSeconds: number
+      readonly paused?: boolean
+    }) {
+      const now = yield* DateTime.now
+      const integration: Integration = {
+        id: crypto.randomUUID() as IntegrationId,
+        orgId: crypto.randomUUID() as OrgId,
+        refs: {
+          vendor: { id: crypto.randomUUID() as VendorId, name: "V" },
+          debtor: { id: crypto.randomUUID() as DebtorId, name: "D" }
+        },
+        connector: "simulator",
+        config: {},
+        interval: Duration.hours(1),
+        deadline: undefined,
+        consecutiveFailures: 0
+      }
+      const nextSyncAt = DateTime.add(now, { seconds: options.dueInSeconds })
+      yield* memory.put({ integration, nextSyncAt, paused: options.paused ?? false })
+      added.add(integration.id)
+      return integration
+    })
+
+    const expireLease = Effect.fnUntraced(function* (integration: Integration) {
+      const { pair } = yield* contents(integration)
+      const expiresAt = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
+      if (pair.lease !== undefined) yield* memory.put({ ...pair, lease: { ...pair.lease, expiresAt } })
+    })
+
+    return PairStoreHarness.of({
+      reset,
+      addPair,
+      importReceivable: (pair, receivable) => memory.importReceivables(pair.id, [receivable]),
+      expireLease,
+      stored: (integration) =>
+        Effect.map(contents(integration), (stored) => ({
+          receivables: stored.receivables.map(({ id, documentKey, state, updatedAt }) => ({
+            id,
+            documentKey,
+            state,
+            updatedAt: DateTime.toEpochMillis(updatedAt)
+          })),
+          history: stored.history.map(({ receivableId, changes }) => ({ receivableId, changes })),
+          events: stored.events.map((event) => event.id),
+          runs: stored.runs.map((run) => ({
+            worker: run.worker,
+            outcome: run.outcome,
+            counts: run.run?.counts ?? null,
+            error: run.error ?? null
+          })),
+          nextSyncAt: DateTime.toEpochMillis(stored.pair.nextSyncAt),
+          leaseOwner: stored.pair.lease?.owner ?? null,
+          consecutiveFailures: stored.pair.integration.consecutiveFailures
+        }))
+    })
+  })
+)
+
+export const layer = harness.pipe(Layer.provideMerge(layerMemory))

@@ -1,0 +1,137 @@
+/**
+ * The contract's harness over PostgreSQL: pairs seeded and read back with SQL of its own (not
+ * the adapter's mappings, so that the two cannot agree on a mistake), in the test file's database.
+ */
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
+import type { ReceivableId } from "../../core/domain/Ids.ts"
+import type { ReceivableState } from "../../core/domain/Resources.ts"
+import { type Integration, PairStore } from "../../core/ports/PairStore.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+import { PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
+
+interface ReceivableRow {
+  readonly id: string
+  readonly document_key: string
+  readonly vendor_receivable_id: string | null
+  readonly amount_cents: string
+  readonly currency: string
+  readonly receivable_date: string
+  readonly due_date: string | null
+  readonly status: string
+  readonly portal_status: string
+  readonly po_number: string | null
+  readonly metadata: Record<string, string>
+  readonly updated_at: Date
+}
+
+interface RunRow {
+  readonly worker: string
+  readonly outcome: "succeeded" | "failed"
+  readonly fetched: number
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+  readonly error: string | null
+}
+
+const stateOf = (row: ReceivableRow) =>
+  ({
+    vendorReceivableId: row.vendor_receivable_id,
+    amountCents: Number(row.amount_cents),
+    currency: row.currency,
+    receivableDate: row.receivable_date,
+    dueDate: row.due_date,
+    status: row.status,
+    portalStatus: row.portal_status,
+    poNumber: row.po_number,
+    metadata: row.metadata
+  }) as ReceivableState
+
+const harness = Layer.effect(
+  PairStoreHarness,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const store = yield* PairStore
+
+    const addPair = Effect.fnUntraced(function* (options: {
+      readonly dueInSeconds: number
+      readonly paused?: boolean
+    }) {
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Contract') RETURNING id`
+      const [vendor] = yield* sql<{ id: string }>`
+        INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'V') RETURNING id`
+      const [debtor] = yield* sql<{ id: string }>`INSERT INTO debtors (name) VALUES ('D') RETURNING id`
+      const [pair] = yield* sql<{ id: string }>`
+        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at, paused_at)
+        VALUES (${org!.id}, ${vendor!.id}, ${debtor!.id}, 'simulator',
+          now() + ${options.dueInSeconds} * interval '1 second', ${options.paused === true ? sql`now()` : null})
+        RETURNING id`
+      return yield* store.get(pair!.id)
+    }, Effect.orDie)
+
+    const importReceivable = (
+      pair: Integration,
+      r: { id: ReceivableId; documentKey: string; state: ReceivableState }
+    ) =>
+      Effect.orDie(sql`
+        INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
+          amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata, detected_at,
+          updated_at)
+        VALUES (${pair.orgId}, ${r.id}, ${pair.id}, ${pair.refs.vendor.id}, ${pair.refs.debtor.id}, ${r.documentKey},
+          ${r.state.vendorReceivableId}, ${r.state.amountCents}, ${r.state.currency}, ${r.state.receivableDate},
+          ${r.state.dueDate}, ${r.state.status}, ${r.state.portalStatus}, ${r.state.poNumber},
+          ${JSON.stringify(r.state.metadata)}::json, now(), now())`)
+
+    const stored = Effect.fnUntraced(function* (pair: Integration) {
+      const receivables = yield* sql<ReceivableRow>`
+        SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
+          due_date::text, status, portal_status, po_number, metadata, updated_at
+        FROM receivables WHERE integration_id = ${pair.id} ORDER BY document_key COLLATE "C"`
+      const history = yield* sql<{ receivable_id: string; changes: StoredPair["history"][number]["changes"] }>`
+        SELECT h.receivable_id, h.changes FROM receivable_history h
+        JOIN receivables r ON r.org_id = h.org_id AND r.id = h.receivable_id
+        WHERE r.integration_id = ${pair.id} ORDER BY h.id`
+      const events = yield* sql<{ id: string }>`
+        SELECT e.id FROM events e JOIN receivables r ON r.org_id = e.org_id AND r.id = e.receivable_id
+        WHERE r.integration_id = ${pair.id} ORDER BY e.seq`
+      const runs = yield* sql<RunRow>`
+        SELECT worker, outcome, fetched, created, updated, unchanged, quarantined, error
+        FROM sync_runs WHERE integration_id = ${pair.id} ORDER BY id`
+      const [schedule] = yield* sql<{ next_sync_at: Date; lease_owner: string | null; consecutive_failures: number }>`
+        SELECT next_sync_at, lease_owner, consecutive_failures FROM integrations WHERE id = ${pair.id}`
+      return {
+        receivables: receivables.map((row) => ({
+          id: row.id as ReceivableId,
+          documentKey: row.document_key,
+          state: stateOf(row),
+          updatedAt: row.updated_at.getTime()
+        })),
+        history: history.map((row) => ({ receivableId: row.receivable_id, changes: row.changes })),
+        events: events.map((row) => row.id),
+        runs: runs.map(({ worker, outcome, error, ...counts }) => ({
+          worker,
+          outcome,
+          counts: outcome === "succeeded" ? counts : null,
+          error
+        })),
+        nextSyncAt: schedule!.next_sync_at.getTime(),
+        leaseOwner: schedule!.lease_owner,
+        consecutiveFailures: schedule!.consecutive_failures
+      } satisfies StoredPair
+    }, Effect.orDie)
+
+    return PairStoreHarness.of({
+      reset: Effect.orDie(sql`UPDATE integrations SET paused_at = now() WHERE paused_at IS NULL`),
+      addPair,
+      importReceivable,
+      stored,
+      expireLease: (pair) =>
+        Effect.orDie(sql`UPDATE integrations SET lease_expires_at = now() - interval '1 second' WHERE id = ${pair.id}`)
+    })
+  })
+)
+
+export const layer = harness.pipe(Layer.provideMerge(PgPairStore.layer), Layer.provideMerge(TestDatabase.layer))

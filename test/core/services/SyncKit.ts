@@ -1,0 +1,126 @@
+/**
+ * What the core sync tests share: the engine over the memory twin of `PairStore`, portals whose
+ * answer a pair's configuration scripts (documents, a failure, a delay, a failure half-way, no
+ * answer at all), identifiers from a counter, and pairs seeded due or not. No database, no
+ * adapter: these tests run in milliseconds under `TestClock`.
+ */
+import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
+import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
+import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import { layerMemory, MemoryPairs } from "../../../core/memory/PairStore.ts"
+import { IdSource } from "../../../core/ports/IdSource.ts"
+import type { Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import { ConnectorFailed, type PortalConnector, PortalConnectors } from "../../../core/ports/PortalConnector.ts"
+import { Secrets, SecretUnavailable } from "../../../core/ports/Secrets.ts"
+import { defaultDeadline, SyncEngine } from "../../../core/services/SyncEngine.ts"
+
+/** A pair's script: what its portal answers. */
+export interface Script {
+  readonly documents?: ReadonlyArray<FetchedDocument>
+  /** Fails the fetch at once, or after the documents with `thenFail`. */
+  readonly failure?:
+    | { readonly message: string; readonly retryable: boolean; readonly retryAfterSeconds?: number }
+    | undefined
+  readonly thenFail?: boolean
+  /** Answers only after this long (virtual time). */
+  readonly delaySeconds?: number
+  /** Never answers. */
+  readonly hang?: boolean
+}
+
+export const document = (key: string, overrides: Partial<FetchedDocument> = {}): FetchedDocument => ({
+  documentKey: key,
+  vendorReceivableId: `INV-${key}`,
+  amountCents: 10_000,
+  currency: "EUR",
+  receivableDate: "2026-01-01",
+  dueDate: null,
+  portalStatus: "Submitted",
+  poNumber: null,
+  metadata: {},
+  ...overrides
+})
+
+const answer = (script: Script): Stream.Stream<FetchedDocument, ConnectorFailed> => {
+  if (script.hang === true) return Stream.never
+  const failure = script.failure === undefined ? undefined : new ConnectorFailed(script.failure)
+  const documents = Stream.fromIterable(script.documents ?? [])
+  const answered =
+    failure === undefined
+      ? documents
+      : script.thenFail === true
+        ? Stream.concat(documents, Stream.fail(failure))
+        : Stream.fail(failure)
+  return script.delaySeconds === undefined
+    ? answered
+    : Stream.unwrap(Effect.as(Effect.sleep(Duration.seconds(script.delaySeconds)), answered))
+}
+
+export const scripted: PortalConnector = {
+  kind: "scripted",
+  configSchema: Schema.Unknown,
+  statusMapping: makeStatusMapping({}),
+  defaultInterval: Duration.hours(1),
+  fetch: (pair) => answer(pair.config as Script)
+}
+
+let counter = 0
+const hex = () => (++counter).toString(16).padStart(32, "0")
+
+const support = Layer.mergeAll(
+  Layer.succeed(PortalConnectors, { get: (kind) => (kind === "scripted" ? Option.some(scripted) : Option.none()) }),
+  Layer.succeed(IdSource, {
+    receivableId: () => `rcv_${hex()}` as ReceivableId,
+    eventId: () => `evt_${hex()}`,
+    requestId: () => `req_${hex().slice(8)}`
+  }),
+  Layer.succeed(Secrets, { resolve: () => Effect.fail(new SecretUnavailable({ message: "no secrets here" })) })
+)
+
+/** The engine over a store (the memory twin unless given), with the store and its seeding exposed. */
+export const engineLayer = (
+  options: { readonly chunkSize?: number } = {},
+  store: Layer.Layer<PairStore | MemoryPairs> = layerMemory
+) =>
+  SyncEngine.layerWith({ deadline: defaultDeadline, chunkSize: options.chunkSize }).pipe(
+    Layer.provideMerge(store),
+    Layer.provide(support)
+  )
+
+/** A new pair whose portal answers `script`, due `dueIn` from now (negative: overdue). */
+export const addPair = Effect.fnUntraced(function* (
+  script: Script,
+  options: { readonly dueIn?: Duration.Input; readonly paused?: boolean; readonly deadline?: Duration.Input } = {}
+) {
+  const memory = yield* MemoryPairs
+  const integration: Integration = {
+    id: crypto.randomUUID() as IntegrationId,
+    orgId: crypto.randomUUID() as OrgId,
+    refs: {
+      vendor: { id: crypto.randomUUID() as VendorId, name: "Acme" },
+      debtor: { id: crypto.randomUUID() as DebtorId, name: "Globex" }
+    },
+    connector: "scripted",
+    config: script,
+    interval: Duration.hours(1),
+    deadline: options.deadline === undefined ? undefined : Duration.fromInputUnsafe(options.deadline),
+    consecutiveFailures: 0
+  }
+  const now = yield* DateTime.now
+  const dueIn = Duration.fromInputUnsafe(options.dueIn ?? Duration.zero)
+  yield* memory.put({ integration, nextSyncAt: DateTime.addDuration(now, dueIn), paused: options.paused ?? false })
+  return integration
+})
+
+/** Gives the pair a new script, as if its portal's answer had changed. */
+export const rescript = Effect.fnUntraced(function* (pair: Integration, script: Script) {
+  const memory = yield* MemoryPairs
+  const { pair: stored } = yield* Effect.orDie(memory.contents(pair.id))
+  const integration = { ...stored.integration, config: script }
+  yield* memory.put({ ...stored, integration })
+  return integration
+})
+
+export const contents = (pair: Integration) =>
+  Effect.flatMap(MemoryPairs, (memory) => Effect.orDie(memory.contents(pair.id)))
