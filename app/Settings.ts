@@ -7,8 +7,8 @@ import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/ClientAddress.ts"
 import * as RateLimiter from "../adapters/http/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
-import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
-import * as VerifiedKeyCache from "../adapters/postgres/VerifiedKeyCache.ts"
+import * as ApiKeys from "../core/services/ApiKeys.ts"
+import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
@@ -24,7 +24,7 @@ export class InvalidSettings extends Schema.TaggedError<InvalidSettings>()("Inva
 const all: ReadonlyArray<Config.Config<unknown>> = [
   AppConfig.http,
   Database.settings,
-  PgApiKeys.brand,
+  ApiKeys.brand,
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
   AddressLimiter.policy,

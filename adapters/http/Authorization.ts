@@ -9,7 +9,7 @@ import { HttpServerRequest } from "effect/http"
 import { AuthenticationFailed, RateLimited } from "../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../core/api/Security.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
-import { ApiKeys } from "../../core/ports/ApiKeys.ts"
+import { ApiKeys } from "../../core/services/ApiKeys.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 import * as RequestState from "./RequestState.ts"
 

@@ -6,7 +6,7 @@
  * lives as long as it does.
  */
 import type { HttpServerRequest } from "effect/http"
-import type { KeyOwner } from "../../core/ports/ApiKeys.ts"
+import type { KeyOwner } from "../../core/services/ApiKeys.ts"
 
 export interface RateLimitState {
   readonly limit: number

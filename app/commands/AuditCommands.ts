@@ -1,7 +1,7 @@
 /** `audit tail|prune`: the most recent requests, and the retention applied now. */
 import { Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { OrganizationNotFound } from "../../core/ports/ApiKeys.ts"
+import { OrganizationNotFound } from "../../core/ports/ApiKeyStore.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { isUuid, json, print, time } from "./Common.ts"
 

@@ -1,7 +1,8 @@
 /** `key create|list|revoke|usage`, with their presenters: a key is printed once, at creation. */
 import { Effect, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { type ApiKeyRecord, ApiKeys } from "../../core/ports/ApiKeys.ts"
+import type { ApiKeyRecord } from "../../core/ports/ApiKeyStore.ts"
+import { ApiKeys } from "../../core/services/ApiKeys.ts"
 import { json, print, time } from "./Common.ts"
 
 const keyJson = (record: ApiKeyRecord) => ({

@@ -1,0 +1,132 @@
+/**
+ * `ApiKeyStore` over PostgreSQL: the `api_keys` and `api_key_usage` tables, looked up by the
+ * key's digest. Revocations are announced by the database itself (the `api_key_revoked` trigger
+ * of migration 0003), so that a key revoked by any process, or by SQL by hand, reaches every
+ * listener. Knows nothing of the key format, hashing or caching (`core/services/ApiKeys.ts`).
+ */
+import { PgClient } from "@effect/sql-pg"
+import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
+import { SqlClient } from "effect/sql"
+import type { OrgId } from "../../core/domain/Ids.ts"
+import {
+  ApiKeyNotFound,
+  type ApiKeyRecord,
+  ApiKeyStore,
+  type NewApiKey,
+  OrganizationNotFound,
+  RevocationFeedLost
+} from "../../core/ports/ApiKeyStore.ts"
+
+/** The channel of migration 0003's trigger; its payload is the key's id. */
+export const revocationChannel = "api_key_revoked"
+
+interface KeyRow {
+  readonly id: string
+  readonly org_id: string
+  readonly name: string
+  readonly display_start: string
+  readonly created_at: Date
+  readonly revoked_at: Date | null
+  readonly last_used_at: Date | null
+}
+
+const toRecord = (row: KeyRow): ApiKeyRecord => ({
+  id: row.id,
+  orgId: row.org_id as OrgId,
+  name: row.name,
+  displayStart: row.display_start,
+  createdAt: DateTime.fromDateUnsafe(row.created_at),
+  revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at),
+  lastUsedAt: row.last_used_at === null ? null : DateTime.fromDateUnsafe(row.last_used_at)
+})
+
+// Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
+const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
+export const layer = Layer.effect(
+  ApiKeyStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const pg = yield* PgClient.PgClient
+
+    const findKey = (id: string) =>
+      isUuid(id)
+        ? sql<KeyRow>`SELECT * FROM api_keys WHERE id = ${id}`.pipe(
+            Effect.orDie,
+            Effect.map((rows) => Option.fromNullishOr(rows[0]))
+          )
+        : Effect.succeed(Option.none<KeyRow>())
+
+    const requireOrg = Effect.fnUntraced(function* (org: string) {
+      const rows = isUuid(org) ? yield* sql`SELECT 1 FROM organizations WHERE id = ${org}`.pipe(Effect.orDie) : []
+      if (rows.length === 0) return yield* new OrganizationNotFound({ id: org })
+    })
+
+    const findByHash = Effect.fn("PgApiKeyStore.findByHash")(function* (hash: Uint8Array) {
+      const rows = yield* sql<{ id: string; org_id: string; revoked_at: Date | null }>`
+        SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${hash}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
+        id: row.id,
+        orgId: row.org_id as OrgId,
+        revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at)
+      }))
+    })
+
+    const insert = Effect.fn("PgApiKeyStore.insert")(function* (key: NewApiKey) {
+      yield* requireOrg(key.orgId)
+      const [row] = yield* sql<KeyRow>`
+        INSERT INTO api_keys (org_id, name, key_hash, display_start)
+        VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
+        RETURNING *`.pipe(Effect.orDie)
+      return toRecord(row!)
+    })
+
+    const listByOrg = Effect.fn("PgApiKeyStore.listByOrg")(function* (org: string) {
+      yield* requireOrg(org)
+      const rows = yield* sql<KeyRow>`SELECT * FROM api_keys WHERE org_id = ${org} ORDER BY created_at, id`.pipe(
+        Effect.orDie
+      )
+      return rows.map(toRecord)
+    })
+
+    const revoke = Effect.fn("PgApiKeyStore.revoke")(function* (id: string) {
+      const rows = isUuid(id)
+        ? yield* sql<KeyRow>`
+            UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()) WHERE id = ${id} RETURNING *`.pipe(
+            Effect.orDie
+          )
+        : []
+      if (rows[0] === undefined) return yield* new ApiKeyNotFound({ id })
+      return toRecord(rows[0])
+    })
+
+    const usage = Effect.fn("PgApiKeyStore.usage")(function* (id: string) {
+      const found = yield* findKey(id)
+      if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
+      const days = yield* sql<{ day: string; requests_2xx: bigint; requests_4xx: bigint; requests_5xx: bigint }>`
+        SELECT to_char(day, 'YYYY-MM-DD') AS day, requests_2xx, requests_4xx, requests_5xx
+        FROM api_key_usage WHERE key_id = ${id} AND org_id = ${found.value.org_id} ORDER BY day DESC`.pipe(Effect.orDie)
+      return {
+        record: toRecord(found.value),
+        days: days.map((row) => ({
+          day: row.day,
+          requests2xx: Number(row.requests_2xx),
+          requests4xx: Number(row.requests_4xx),
+          requests5xx: Number(row.requests_5xx)
+        }))
+      }
+    })
+
+    // LISTEN holds a connection of its own until the subscriber's scope closes; a lost connection
+    // fails the notification queue, which ends the feed.
+    const lost = (cause: unknown) => new RevocationFeedLost({ reason: String(cause) })
+    const revocations = Effect.map(Effect.mapError(pg.listen(revocationChannel), lost), (notifications) =>
+      Stream.fromQueue(notifications).pipe(
+        Stream.map((notification) => notification.payload),
+        Stream.mapError(lost)
+      )
+    )
+
+    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, usage, revocations })
+  })
+)

@@ -1,0 +1,84 @@
+/**
+ * What API keys need from storage, and nothing more: records keyed by the SHA-256 of the key,
+ * listed per organization, revoked once, with their daily usage, and a feed announcing
+ * revocations so that caches elsewhere can drop a key at once. Implementations hold digests only
+ * and know nothing of the key format, hashing or caching: that policy is `core/services/ApiKeys`.
+ */
+import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
+import type { OrgId } from "../domain/Ids.ts"
+
+export interface ApiKeyRecord {
+  readonly id: string
+  readonly orgId: OrgId
+  readonly name: string
+  /** The key's prefix and first characters, to recognise it; never enough to use it. */
+  readonly displayStart: string
+  readonly createdAt: DateTime.Utc
+  readonly revokedAt: DateTime.Utc | null
+  readonly lastUsedAt: DateTime.Utc | null
+}
+
+/** What a lookup by digest answers: enough to accept a key, or to attribute a revoked one. */
+export interface StoredKey {
+  readonly id: string
+  readonly orgId: OrgId
+  readonly revokedAt: DateTime.Utc | null
+}
+
+export interface NewApiKey {
+  readonly orgId: string
+  readonly name: string
+  /** The SHA-256 of the key; 32 bytes. */
+  readonly hash: Uint8Array
+  readonly displayStart: string
+}
+
+export interface KeyUsageDay {
+  /** `YYYY-MM-DD`, UTC. */
+  readonly day: string
+  readonly requests2xx: number
+  readonly requests4xx: number
+  readonly requests5xx: number
+}
+
+export interface KeyUsage {
+  readonly record: ApiKeyRecord
+  /** Newest day first. */
+  readonly days: ReadonlyArray<KeyUsageDay>
+}
+
+export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
+  id: Schema.String
+}) {}
+
+export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>()("OrganizationNotFound", {
+  id: Schema.String
+}) {}
+
+/**
+ * The revocation feed could not be joined or stopped delivering. A subscriber must then assume
+ * it missed announcements (whatever it cached may since have been revoked) and subscribe again.
+ */
+export class RevocationFeedLost extends Schema.TaggedError<RevocationFeedLost>()("RevocationFeedLost", {
+  reason: Schema.String
+}) {}
+
+export class ApiKeyStore extends Context.Service<
+  ApiKeyStore,
+  {
+    readonly findByHash: (hash: Uint8Array) => Effect.Effect<Option.Option<StoredKey>>
+    /** Stores a new key. Two keys never share a digest: a repeated one is a defect. */
+    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKeyRecord, OrganizationNotFound>
+    /** The organization's keys, revoked ones included, by creation time, then id. */
+    readonly listByOrg: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
+    /** Marks the key revoked and announces it; revoking twice keeps the first time. */
+    readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
+    readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
+    /**
+     * Joins the revocation feed: succeeds once announcements are being received (for as long as
+     * the scope stays open), with the ids of keys revoked from then on, by anyone. The stream
+     * fails when announcements stop arriving.
+     */
+    readonly revocations: Effect.Effect<Stream.Stream<string, RevocationFeedLost>, RevocationFeedLost, Scope.Scope>
+  }
+>()("core/ApiKeyStore") {}

@@ -1,0 +1,122 @@
+/**
+ * API keys as policy, over the `ApiKeyStore` port: what a key looks like (`domain/ApiKey.ts`), how
+ * one is made (192 bits from effect's `SecureRandom`), what is stored of it (the SHA-256 of its
+ * UTF-8, from effect's `Digest`, and a short display start; never the key) and what a presented
+ * key is: valid, invalid or revoked, a closed set. Caching is a layer around the port
+ * (`VerifiedKeyCache.ts`). Depends on effect and the core alone.
+ */
+import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import * as ApiKey from "../domain/ApiKey.ts"
+import type { OrgId } from "../domain/Ids.ts"
+import {
+  type ApiKeyNotFound,
+  type ApiKeyRecord,
+  ApiKeyStore,
+  type KeyUsage,
+  type OrganizationNotFound,
+  type StoredKey
+} from "../ports/ApiKeyStore.ts"
+
+export interface KeyOwner {
+  readonly keyId: string
+  readonly orgId: OrgId
+}
+
+export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
+  reason: Schema.Literals(["invalid", "revoked"]),
+  /** Whose key a revoked key was, so that the audit log can trace the use of a leaked key. */
+  keyId: Schema.optionalKey(Schema.String),
+  orgId: Schema.optionalKey(Schema.String)
+}) {}
+
+/** What a presented key is. An invalid key tells nothing more: it may be anyone's typo. */
+export type KeyVerification =
+  | { readonly _tag: "Valid"; readonly owner: KeyOwner }
+  | { readonly _tag: "Invalid" }
+  | { readonly _tag: "Revoked"; readonly owner: KeyOwner }
+
+const invalid: KeyVerification = { _tag: "Invalid" }
+
+/** The verdict on a well-formed key, from what the store holds under its digest. */
+export const verificationOf = (stored: Option.Option<StoredKey>): KeyVerification => {
+  if (Option.isNone(stored)) return invalid
+  const owner = { keyId: stored.value.id, orgId: stored.value.orgId }
+  return stored.value.revokedAt === null ? { _tag: "Valid", owner } : { _tag: "Revoked", owner }
+}
+
+/** The refusal of a key that is not valid, carrying a revoked key's owner for the audit log. */
+export const rejectionOf = (verification: Exclude<KeyVerification, { readonly _tag: "Valid" }>): ApiKeyRejected =>
+  verification._tag === "Revoked"
+    ? new ApiKeyRejected({ reason: "revoked", keyId: verification.owner.keyId, orgId: verification.owner.orgId })
+    : new ApiKeyRejected({ reason: "invalid" })
+
+const utf8 = new TextEncoder()
+
+/**
+ * The stored form of a key: the SHA-256 of its UTF-8 bytes. Persisted, and compared with what
+ * PostgreSQL's `sha256(convert_to(key, 'UTF8'))` gives: it must never change, or every key
+ * already issued stops working.
+ */
+export const hashKey = (key: Redacted.Redacted<string>): Effect.Effect<Uint8Array, never, Digest.Digest> =>
+  Effect.flatMap(Digest.Digest, (digest) => digest.digest(Digest.sha256, utf8.encode(Redacted.value(key))))
+
+/** The brand of the keys (`<brand>_live_...`), from `KEY_BRAND`; `pr` by default. */
+export const brand = Config.schema(ApiKey.Brand, "KEY_BRAND").pipe(Config.withDefault("pr"))
+
+export class ApiKeys extends Context.Service<
+  ApiKeys,
+  {
+    readonly verify: (key: Redacted.Redacted<string>) => Effect.Effect<KeyOwner, ApiKeyRejected>
+    /** A new key for the organization; the only time the key itself is returned. */
+    readonly create: (
+      org: string,
+      name: string
+    ) => Effect.Effect<{ readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord }, OrganizationNotFound>
+    readonly list: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
+    /** Revokes the key from its very next request on; revoking twice keeps the first time. */
+    readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
+    readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
+  }
+>()("core/ApiKeys") {
+  /** Keys of the given brand, over the store, digests and randomness provided. */
+  static readonly layerWith = (options: { readonly brand: string }) =>
+    Layer.effect(
+      ApiKeys,
+      Effect.gen(function* () {
+        const store = yield* ApiKeyStore
+        const digest = yield* Digest.Digest
+        const random = yield* SecureRandom.SecureRandom
+        const keyBrand = options.brand
+        const hash = (key: Redacted.Redacted<string>) => Effect.provideService(hashKey(key), Digest.Digest, digest)
+
+        const check = Effect.fnUntraced(function* (key: Redacted.Redacted<string>) {
+          // A mistyped, truncated or foreign key fails its checksum: refused with no storage work.
+          if (!ApiKey.isWellFormedApiKey(keyBrand, Redacted.value(key))) return invalid
+          return verificationOf(yield* store.findByHash(yield* hash(key)))
+        })
+
+        const verify = Effect.fn("ApiKeys.verify")(function* (key: Redacted.Redacted<string>) {
+          const verification = yield* check(key)
+          if (verification._tag === "Valid") return verification.owner
+          return yield* rejectionOf(verification)
+        })
+
+        const create = Effect.fn("ApiKeys.create")(function* (org: string, name: string) {
+          const key = Redacted.make(ApiKey.makeApiKey(keyBrand, yield* random.randomBytes(ApiKey.secretBytes)))
+          const record = yield* store.insert({
+            orgId: org,
+            name,
+            hash: yield* hash(key),
+            displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key))
+          })
+          return { key, record }
+        })
+
+        return ApiKeys.of({ verify, create, list: store.listByOrg, revoke: store.revoke, usage: store.usage })
+      })
+    )
+
+  /** Keys of the brand `KEY_BRAND` (default `pr`). */
+  static readonly layer = Layer.unwrap(Effect.map(brand, (keyBrand) => ApiKeys.layerWith({ brand: keyBrand })))
+}

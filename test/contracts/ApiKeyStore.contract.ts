@@ -1,0 +1,180 @@
+/**
+ * The contract of the `ApiKeyStore` port, one suite run against every implementation (the
+ * in-memory twin, PostgreSQL): a store's test file is one line, `describeApiKeyStore(name, layer)`,
+ * as with the connector conformance kit. The layer provides the store and the `Organizations`
+ * its keys belong to. Rules that hold for any input are properties.
+ */
+import { randomBytes } from "node:crypto"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
+import fc from "fast-check"
+import { ApiKeyStore } from "../../core/ports/ApiKeyStore.ts"
+import { Organizations } from "../../core/ports/Organizations.ts"
+
+type Services = ApiKeyStore | Organizations
+
+const newOrg = Effect.gen(function* () {
+  return yield* (yield* Organizations).create("Contract Org")
+})
+
+// Digests of real keys are as good as random: each inserted key gets fresh random bytes.
+const insertKey = (orgId: string, name = "a key") =>
+  Effect.gen(function* () {
+    const hash = new Uint8Array(randomBytes(32))
+    const record = yield* (yield* ApiKeyStore).insert({ orgId, name, hash, displayStart: "pr_live_abcd" })
+    return { hash, record }
+  })
+
+const millis = (time: DateTime.Utc | null) => (time === null ? null : DateTime.toEpochMillis(time))
+
+/** Runs `body` for generated values against the store under test; fails with the counterexample. */
+const forAll = <T>(
+  arbitrary: fc.Arbitrary<T>,
+  body: (value: T) => Effect.Effect<void, unknown, Services>,
+  numRuns = 20
+) =>
+  Effect.gen(function* () {
+    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(arbitrary, (value) => run(body(value))),
+        { numRuns }
+      )
+    )
+  })
+
+// PostgreSQL text holds no NUL character; names come from operators, who cannot type one.
+const keyName = fc.string({ unit: "grapheme", maxLength: 40 }).filter((name) => !name.includes("\u0000"))
+const unknownId = fc.oneof(fc.uuid(), fc.string({ maxLength: 40 }))
+
+export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Services, E>) =>
+  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`ApiKeyStore contract (${name})`, (it) => {
+    it.effect("a stored key is found by its digest, with its id, its organization and no revocation", () =>
+      forAll(keyName, (name) =>
+        Effect.gen(function* () {
+          const org = yield* newOrg
+          const { hash, record } = yield* insertKey(org.id, name)
+          assert.deepStrictEqual(
+            [record.orgId, record.name, record.displayStart, record.revokedAt, record.lastUsedAt],
+            [org.id, name, "pr_live_abcd", null, null]
+          )
+          const found = yield* (yield* ApiKeyStore).findByHash(hash)
+          assert.deepStrictEqual(found, Option.some({ id: record.id, orgId: org.id, revokedAt: null }))
+        })
+      )
+    )
+
+    it.effect("a digest that was never stored finds nothing", () =>
+      forAll(fc.uint8Array({ minLength: 32, maxLength: 32 }), (hash) =>
+        Effect.gen(function* () {
+          assert.isTrue(Option.isNone(yield* (yield* ApiKeyStore).findByHash(hash)))
+        })
+      )
+    )
+
+    it.effect("an organization lists exactly its keys, revoked ones too, oldest first", () =>
+      forAll(fc.array(fc.record({ second: fc.boolean(), revoked: fc.boolean() }), { maxLength: 8 }), (plan) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const orgs = [yield* newOrg, yield* newOrg] as const
+          const expected: [Array<string>, Array<string>] = [[], []]
+          const revoked = new Set<string>()
+          for (const step of plan) {
+            const { record } = yield* insertKey(orgs[step.second ? 1 : 0].id)
+            expected[step.second ? 1 : 0].push(record.id)
+            if (step.revoked) revoked.add((yield* store.revoke(record.id)).id)
+          }
+          for (const [index, org] of orgs.entries()) {
+            const listed = yield* store.listByOrg(org.id)
+            assert.sameMembers(
+              listed.map((record) => record.id),
+              expected[index]!
+            )
+            for (const record of listed) assert.strictEqual(record.revokedAt !== null, revoked.has(record.id))
+            // Ties within a millisecond are ordered by id, or by the database's finer clock.
+            const times = listed.map((record) => millis(record.createdAt)!)
+            assert.deepStrictEqual(
+              times,
+              [...times].sort((a, b) => a - b)
+            )
+          }
+        })
+      )
+    )
+
+    it.effect("revoking again keeps the first revocation's time", () =>
+      forAll(fc.integer({ min: 1, max: 4 }), (times) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const { hash, record } = yield* insertKey((yield* newOrg).id)
+          const first = yield* store.revoke(record.id)
+          assert.isNotNull(first.revokedAt)
+          for (let i = 1; i < times; i++) {
+            assert.strictEqual(millis((yield* store.revoke(record.id)).revokedAt), millis(first.revokedAt))
+          }
+          const found = Option.getOrThrow(yield* store.findByHash(hash))
+          assert.strictEqual(millis(found.revokedAt), millis(first.revokedAt))
+          assert.strictEqual(found.id, record.id)
+        })
+      )
+    )
+
+    it.effect("an id that names no key is ApiKeyNotFound for revoke and usage, whatever its text", () =>
+      forAll(unknownId, (id) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          assert.deepInclude(yield* Effect.flip(store.revoke(id)), { _tag: "ApiKeyNotFound", id })
+          assert.deepInclude(yield* Effect.flip(store.usage(id)), { _tag: "ApiKeyNotFound", id })
+        })
+      )
+    )
+
+    it.effect("an id that names no organization is OrganizationNotFound for insert and list", () =>
+      forAll(unknownId, (id) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const insert = store.insert({ orgId: id, name: "", hash: new Uint8Array(32), displayStart: "pr_live_" })
+          assert.deepInclude(yield* Effect.flip(insert), { _tag: "OrganizationNotFound", id })
+          assert.deepInclude(yield* Effect.flip(store.listByOrg(id)), { _tag: "OrganizationNotFound", id })
+        })
+      )
+    )
+
+    it.effect("a new key has its record and no usage yet", () =>
+      Effect.gen(function* () {
+        const { record } = yield* insertKey((yield* newOrg).id)
+        const usage = yield* (yield* ApiKeyStore).usage(record.id)
+        assert.deepStrictEqual(usage, { record, days: [] })
+      })
+    )
+
+    it.effect("two keys never share a digest: storing one twice is a defect", () =>
+      Effect.gen(function* () {
+        const org = yield* newOrg
+        const { hash } = yield* insertKey(org.id)
+        const twice = yield* Effect.exit(
+          (yield* ApiKeyStore).insert({ orgId: org.id, name: "", hash, displayStart: "pr_live_" })
+        )
+        assert.isTrue(Exit.hasDies(twice))
+      })
+    )
+
+    it.effect("a revocation right after joining the feed reaches every subscriber, with the key's id", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const { record } = yield* insertKey((yield* newOrg).id)
+          const feeds = [yield* store.revocations, yield* store.revocations]
+          yield* store.revoke(record.id)
+          for (const feed of feeds) {
+            const announced = yield* feed.pipe(
+              Stream.filter((id) => id === record.id),
+              Stream.runHead,
+              Effect.timeout("10 seconds")
+            )
+            assert.deepStrictEqual(announced, Option.some(record.id))
+          }
+        })
+      )
+    )
+  })
