@@ -4,10 +4,10 @@
  * `DEMO_SEED=false`); `npm run cli -- demo seed` adds one on demand.
  */
 import { Config, Duration, Effect, Redacted } from "effect"
-import { ApiKeys } from "../core/ports/ApiKeys.ts"
-import { Directory } from "../core/ports/Directory.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
 import { PairStore } from "../core/ports/PairStore.ts"
+import { ApiKeys } from "../core/services/ApiKeys.ts"
+import { Directory } from "../core/services/Directory.ts"
 import { SyncEngine } from "../core/services/SyncEngine.ts"
 
 export const enabled = Config.Boolean("DEMO_SEED").pipe(Config.withDefault(true))

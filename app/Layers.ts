@@ -5,22 +5,32 @@
  * is chosen by the caller (the app reads its policy from the environment).
  */
 import { Config, Duration, Effect, Layer, Schema } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
 import * as RandomIds from "../adapters/keys/RandomIds.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
-import * as PgApiKeys from "../adapters/postgres/PgApiKeys.ts"
+import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
-import * as PgDirectory from "../adapters/postgres/PgDirectory.ts"
+import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
+import { ApiKeys } from "../core/services/ApiKeys.ts"
+import { Directory } from "../core/services/Directory.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
+import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
+
+/** The core's key policy over the PostgreSQL store, with the cache of verified keys between them. */
+const ApiKeysLive = ApiKeys.layer.pipe(
+  Layer.provide(VerifiedKeyCache.layer),
+  Layer.provide([PgApiKeyStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+)
 
 export const ServicesLive = Layer.mergeAll(
   Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
-  PgApiKeys.layer,
+  ApiKeysLive,
   PgAuditLog.layer,
   PgPairStore.layer,
   PgReadiness.layer,
@@ -43,6 +53,9 @@ export const EngineLive = Layer.unwrap(
   Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer, EnvironmentSecrets.layer))
 )
 
-export const AdminLive = Layer.mergeAll(PgOrganizations.layer, PgApiKeys.layer, PgDirectory.layer).pipe(
+/** The directory's rules over its PostgreSQL store; the connectors come from the engine's layer. */
+const DirectoryLive = Directory.layer.pipe(Layer.provide([PgDirectoryStore.layer, PgOrganizations.layer]))
+
+export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryLive).pipe(
   Layer.provideMerge(EngineLive)
 )

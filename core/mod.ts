@@ -24,18 +24,30 @@ export * as Status from "./domain/Status.ts"
 export * as SyncSchedule from "./domain/SyncSchedule.ts"
 export * as Values from "./domain/Values.ts"
 
+// In-memory twins of the storage ports, for embedders and tests.
+export * as MemoryApiKeyStore from "./memory/ApiKeyStore.ts"
+export * as MemoryAuditLog from "./memory/AuditLog.ts"
+export * as MemoryDirectoryStore from "./memory/DirectoryStore.ts"
+export * as MemoryOrganizations from "./memory/Organizations.ts"
+export * as MemoryPairStore from "./memory/PairStore.ts"
+export * as MemoryReceivableStore from "./memory/ReceivableStore.ts"
+
 // What the core needs from the outside.
-export * as ApiKeys from "./ports/ApiKeys.ts"
+export * as ApiKeyStore from "./ports/ApiKeyStore.ts"
 export * as AuditLog from "./ports/AuditLog.ts"
-export * as Directory from "./ports/Directory.ts"
+export * as DirectoryStore from "./ports/DirectoryStore.ts"
 export * as IdSource from "./ports/IdSource.ts"
 export * as Organizations from "./ports/Organizations.ts"
 export * as PairStore from "./ports/PairStore.ts"
 export * as PortalConnector from "./ports/PortalConnector.ts"
+export * as Readiness from "./ports/Readiness.ts"
 export * as ReceivableStore from "./ports/ReceivableStore.ts"
 export * as Secrets from "./ports/Secrets.ts"
 
 // Services composed from the ports.
+export * as ApiKeys from "./services/ApiKeys.ts"
+export * as Directory from "./services/Directory.ts"
 export * as Receivables from "./services/Receivables.ts"
 export * as Scheduler from "./services/Scheduler.ts"
 export * as SyncEngine from "./services/SyncEngine.ts"
+export * as VerifiedKeyCache from "./services/VerifiedKeyCache.ts"

@@ -1,5 +1,5 @@
-/** `Organizations` over PostgreSQL. */
-import { DateTime, Effect, Layer } from "effect"
+/** `Organizations` over PostgreSQL: rows of the `organizations` table, nothing more. */
+import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import { type Organization, Organizations } from "../../core/ports/Organizations.ts"
@@ -29,6 +29,10 @@ export const layer = Layer.effect(
       Effect.map((rows) => rows.map(toOrganization)),
       Effect.withSpan("PgOrganizations.list")
     )
-    return Organizations.of({ create, list })
+    const find = Effect.fn("PgOrganizations.find")(function* (id: OrgId) {
+      const rows = yield* sql<OrgRow>`SELECT * FROM organizations WHERE id = ${id}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toOrganization)
+    })
+    return Organizations.of({ create, list, find })
   })
 )

@@ -6,7 +6,7 @@
 import { Console, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { explainStatus, type StatusExplanation } from "../../core/domain/Status.ts"
-import { DirectoryRefused } from "../../core/ports/Directory.ts"
+import { DirectoryRefused } from "../../core/services/Directory.ts"
 
 const decidedBy = (explanation: StatusExplanation) => {
   switch (explanation.step) {

@@ -1,8 +1,8 @@
 /** `sync run`: sync one integration now, or every due one, printing each run's counts. */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
-import { DirectoryRefused } from "../../core/ports/Directory.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
+import { DirectoryRefused } from "../../core/services/Directory.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../../core/services/SyncEngine.ts"
 import { json, time } from "./Common.ts"

@@ -1,5 +1,9 @@
-/** The organizations that own keys, vendors and receivables; managed by operators. */
-import { Context, type DateTime, type Effect } from "effect"
+/**
+ * The organizations that own keys, vendors and receivables; managed by operators. A storage port:
+ * it stores and finds rows and holds no policy (names are checked by their callers). Depends on
+ * `effect` and the domain only.
+ */
+import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { OrgId } from "../domain/Ids.ts"
 
 export interface Organization {
@@ -11,7 +15,11 @@ export interface Organization {
 export class Organizations extends Context.Service<
   Organizations,
   {
+    /** Stores a new organization under a fresh id; the name must not be empty. */
     readonly create: (name: string) => Effect.Effect<Organization>
+    /** All organizations, by name then id. */
     readonly list: Effect.Effect<ReadonlyArray<Organization>>
+    /** One organization; none when no organization has the id (in any letter case). */
+    readonly find: (id: OrgId) => Effect.Effect<Option.Option<Organization>>
   }
 >()("core/Organizations") {}

@@ -1,4 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
+import { Layer } from "effect"
 import * as Core from "../../core/mod.ts"
 
 describe("core/mod.ts", () => {
@@ -11,5 +12,20 @@ describe("core/mod.ts", () => {
     assert.isFunction(Core.Receivables.Receivables)
     assert.isFunction(Core.PortalConnector.validateConfig)
     assert.isFunction(Core.Secrets.Secrets)
+  })
+})
+
+describe("the in-memory twins", () => {
+  it("are exported for embedders, each as a layer", () => {
+    for (const twin of [
+      Core.MemoryApiKeyStore,
+      Core.MemoryAuditLog,
+      Core.MemoryDirectoryStore,
+      Core.MemoryOrganizations,
+      Core.MemoryPairStore,
+      Core.MemoryReceivableStore
+    ]) {
+      assert.isTrue(Layer.isLayer(twin.layerMemory))
+    }
   })
 })

@@ -1,0 +1,93 @@
+/**
+ * What the directory stores: vendors (per organization), debtors (shared) and integrations (one
+ * per vendor-debtor pair), with the recent sync runs of a pair. A storage port: rows in, rows out,
+ * no validation. Whether a name, a configuration or an interval is acceptable, and whether the
+ * rows an integration references exist, is decided in `core/services/Directory.ts` before a write.
+ */
+import { Context, type DateTime, type Duration, type Effect, type Option } from "effect"
+import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+
+export interface VendorRecord {
+  readonly id: VendorId
+  readonly orgId: OrgId
+  readonly name: string
+  readonly createdAt: DateTime.Utc
+}
+
+export interface DebtorRecord {
+  readonly id: DebtorId
+  readonly name: string
+  readonly createdAt: DateTime.Utc
+}
+
+export interface SyncRunRecord {
+  readonly startedAt: DateTime.Utc
+  readonly finishedAt: DateTime.Utc | null
+  readonly outcome: string | null
+  readonly fetched: number
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+  readonly error: string | null
+}
+
+export interface IntegrationRecord {
+  readonly id: IntegrationId
+  readonly orgId: OrgId
+  readonly vendor: { readonly id: VendorId; readonly name: string }
+  readonly debtor: { readonly id: DebtorId; readonly name: string }
+  readonly connector: string
+  readonly interval: Duration.Duration
+  /** The pair's own sync deadline; null for the engine's default. */
+  readonly deadline: Duration.Duration | null
+  readonly paused: boolean
+  readonly nextSyncAt: DateTime.Utc | null
+  readonly lastOutcome: string | null
+  readonly lastError: string | null
+  readonly consecutiveFailures: number
+}
+
+/** An integration as it is first stored; its vendor (of `org`) and debtor must be stored already. */
+export interface IntegrationRow {
+  readonly org: OrgId
+  readonly vendor: VendorId
+  readonly debtor: DebtorId
+  readonly connector: string
+  /** The configuration as validated, stored as JSON. */
+  readonly config: unknown
+  readonly interval: Duration.Duration
+  readonly deadline: Duration.Duration | null
+  readonly nextSyncAt: DateTime.Utc
+}
+
+export class DirectoryStore extends Context.Service<
+  DirectoryStore,
+  {
+    readonly insertVendor: (org: OrgId, name: string) => Effect.Effect<VendorRecord>
+    readonly findVendor: (org: OrgId, id: VendorId) => Effect.Effect<Option.Option<VendorRecord>>
+    /** The organization's vendors, by name then id. */
+    readonly listVendors: (org: OrgId) => Effect.Effect<ReadonlyArray<VendorRecord>>
+    readonly insertDebtor: (name: string) => Effect.Effect<DebtorRecord>
+    readonly findDebtor: (id: DebtorId) => Effect.Effect<Option.Option<DebtorRecord>>
+    /** Every debtor, by name then id. */
+    readonly listDebtors: Effect.Effect<ReadonlyArray<DebtorRecord>>
+    /** Stores the pair's integration; none when the pair already has one (nothing is changed). */
+    readonly insertIntegration: (row: IntegrationRow) => Effect.Effect<Option.Option<IntegrationRecord>>
+    readonly findIntegration: (id: IntegrationId) => Effect.Effect<Option.Option<IntegrationRecord>>
+    /** The organization's integrations, by vendor name, debtor name, then id. */
+    readonly listIntegrations: (org: OrgId) => Effect.Effect<ReadonlyArray<IntegrationRecord>>
+    /** The integration's newest `limit` sync runs, newest first. */
+    readonly recentRuns: (org: OrgId, id: IntegrationId, limit: number) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+    /**
+     * Pauses (keeping an earlier pause's time) or resumes the integration, as of `at`. A paused
+     * pair has no next sync; a resumed one keeps the next sync it has, or is due at `at`. None when
+     * no integration has the id.
+     */
+    readonly setPaused: (
+      id: IntegrationId,
+      paused: boolean,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<IntegrationRecord>>
+  }
+>()("core/DirectoryStore") {}

@@ -1,0 +1,4 @@
+import { layerMemory } from "../../core/memory/AuditLog.ts"
+import { describeAuditLog } from "./AuditLog.contract.ts"
+
+describeAuditLog("memory", layerMemory)

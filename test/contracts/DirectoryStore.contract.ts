@@ -1,0 +1,182 @@
+/**
+ * The contract of the `DirectoryStore` port, one suite run against every implementation (the
+ * in-memory twin, PostgreSQL): `describeDirectoryStore(name, layer)`, one line per store. The layer
+ * also provides the `Organizations` that vendors belong to. Every check makes its own
+ * organizations, vendors and debtors, so rows of earlier checks never matter.
+ */
+import { randomUUID } from "node:crypto"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Duration, Effect, type Layer, Option } from "effect"
+import fc from "fast-check"
+import type { DebtorId, IntegrationId, VendorId } from "../../core/domain/Ids.ts"
+import { DirectoryStore, type IntegrationRecord } from "../../core/ports/DirectoryStore.ts"
+import { Organizations } from "../../core/ports/Organizations.ts"
+
+type Services = DirectoryStore | Organizations
+
+const forAll = <T>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, never, Services>) =>
+  Effect.gen(function* () {
+    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(arbitrary, (value) => run(body(value))),
+        { numRuns: 15 }
+      )
+    )
+  })
+
+// Names that sort alike under every collation, with repeats so that ids break ties.
+const name = fc.constantFrom("Acme", "Globex", "Initech")
+const at = (minutes: number) => DateTime.add(DateTime.makeUnsafe("2026-03-01T00:00:00Z"), { minutes })
+const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const byNameThenId = (a: { name: string; id: string }, b: { name: string; id: string }) =>
+  compare(a.name, b.name) || compare(a.id, b.id)
+const millis = (time: DateTime.Utc | null) => (time === null ? null : DateTime.toEpochMillis(time))
+const newOrg = Effect.flatMap(Effect.service(Organizations), (organizations) => organizations.create("Directory Org"))
+
+/** One organization with vendors and debtors of the given names, and an integration per pair asked. */
+const world = (vendorNames: ReadonlyArray<string>, debtorNames: ReadonlyArray<string>) =>
+  Effect.gen(function* () {
+    const store = yield* DirectoryStore
+    const org = (yield* newOrg).id
+    const vendors = yield* Effect.forEach(vendorNames, (n) => store.insertVendor(org, n))
+    const debtors = yield* Effect.forEach(debtorNames, (n) => store.insertDebtor(n))
+    return { store, org, vendors, debtors }
+  })
+
+const row = (org: string, vendor: VendorId, debtor: DebtorId, minutes = 0) => ({
+  org: org as IntegrationRecord["orgId"],
+  vendor,
+  debtor,
+  connector: "simulator",
+  config: { seed: 1 },
+  interval: Duration.minutes(30),
+  deadline: minutes % 2 === 0 ? null : Duration.seconds(90),
+  nextSyncAt: at(minutes)
+})
+
+export const describeDirectoryStore = <E>(name_: string, storeLayer: Layer.Layer<Services, E>) =>
+  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`DirectoryStore contract (${name_})`, (it) => {
+    it.effect("vendors are stored in their organization, found only there, and listed by name then id", () =>
+      forAll(fc.array(name, { minLength: 1, maxLength: 5 }), (names) =>
+        Effect.gen(function* () {
+          const { store, org, vendors } = yield* world(names, [])
+          const other = (yield* newOrg).id
+          assert.deepStrictEqual(
+            vendors.map((v) => [v.orgId, v.name]),
+            names.map((n) => [org, n])
+          )
+          for (const vendor of vendors) {
+            assert.deepStrictEqual(yield* store.findVendor(org, vendor.id), Option.some(vendor))
+            assert.deepStrictEqual(
+              yield* store.findVendor(org, vendor.id.toUpperCase() as VendorId),
+              Option.some(vendor)
+            )
+            assert.isTrue(Option.isNone(yield* store.findVendor(other, vendor.id)))
+          }
+          assert.deepStrictEqual(yield* store.listVendors(org), [...vendors].sort(byNameThenId))
+          assert.deepStrictEqual(yield* store.listVendors(other), [])
+        })
+      )
+    )
+
+    it.effect("debtors are shared: found by id, and all listed by name then id", () =>
+      forAll(fc.array(name, { minLength: 1, maxLength: 4 }), (names) =>
+        Effect.gen(function* () {
+          const { store, debtors } = yield* world([], names)
+          for (const debtor of debtors) assert.deepStrictEqual(yield* store.findDebtor(debtor.id), Option.some(debtor))
+          const listed = yield* store.listDebtors
+          assert.includeDeepMembers([...listed], debtors)
+          assert.deepStrictEqual(listed, [...listed].sort(byNameThenId))
+        })
+      )
+    )
+
+    it.effect("an integration reads back as stored: its pair's names, due at its time, unpaused, never run", () =>
+      forAll(fc.integer({ min: 0, max: 600 }), (minutes) =>
+        Effect.gen(function* () {
+          const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+          const input = row(org, vendors[0]!.id, debtors[0]!.id, minutes)
+          const created = Option.getOrThrow(yield* store.insertIntegration(input))
+          assert.deepInclude(created, {
+            orgId: org,
+            vendor: { id: vendors[0]!.id, name: "Acme" },
+            debtor: { id: debtors[0]!.id, name: "Globex" },
+            connector: "simulator",
+            paused: false,
+            lastOutcome: null,
+            lastError: null,
+            consecutiveFailures: 0
+          })
+          assert.strictEqual(Duration.toMillis(created.interval), Duration.toMillis(input.interval))
+          assert.strictEqual(
+            created.deadline && Duration.toMillis(created.deadline),
+            input.deadline && Duration.toMillis(input.deadline)
+          )
+          assert.strictEqual(millis(created.nextSyncAt), millis(input.nextSyncAt))
+          assert.deepStrictEqual(yield* store.findIntegration(created.id), Option.some(created))
+          assert.deepStrictEqual(yield* store.recentRuns(org, created.id, 10), [])
+        })
+      )
+    )
+
+    it.effect("a pair has one integration: storing a second stores nothing and answers none", () =>
+      Effect.gen(function* () {
+        const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+        const first = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+        assert.isTrue(Option.isNone(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id, 5))))
+        assert.deepStrictEqual(yield* store.listIntegrations(org), [first])
+      })
+    )
+
+    it.effect("an organization lists its integrations by vendor name, debtor name, then id", () =>
+      forAll(
+        fc.tuple(fc.array(name, { minLength: 1, maxLength: 3 }), fc.array(name, { minLength: 1, maxLength: 3 })),
+        ([vn, dn]) =>
+          Effect.gen(function* () {
+            const { store, org, vendors, debtors } = yield* world(vn, dn)
+            const created = yield* Effect.forEach(
+              vendors.flatMap((v) => debtors.map((d) => [v, d] as const)),
+              ([v, d]) => Effect.map(store.insertIntegration(row(org, v.id, d.id)), Option.getOrThrow)
+            )
+            const expected = [...created].sort(
+              (a, b) =>
+                compare(a.vendor.name, b.vendor.name) || compare(a.debtor.name, b.debtor.name) || compare(a.id, b.id)
+            )
+            assert.deepStrictEqual(yield* store.listIntegrations(org), expected)
+            assert.deepStrictEqual(yield* store.listIntegrations((yield* newOrg).id), [])
+          })
+      )
+    )
+
+    it.effect("a paused pair has no next sync; resuming keeps the one it has, or makes it due at the resume time", () =>
+      forAll(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), (steps) =>
+        Effect.gen(function* () {
+          const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+          const created = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+          let model = { paused: false, next: millis(created.nextSyncAt) }
+          for (const [index, paused] of steps.entries()) {
+            const when = at(60 + index)
+            const changed = Option.getOrThrow(yield* store.setPaused(created.id, paused, when))
+            model = paused ? { paused, next: null } : { paused, next: model.next ?? millis(when) }
+            assert.deepStrictEqual({ paused: changed.paused, next: millis(changed.nextSyncAt) }, model)
+            assert.deepStrictEqual(yield* store.findIntegration(created.id), Option.some(changed))
+          }
+        })
+      )
+    )
+
+    it.effect("an id that names nothing finds nothing, and pausing it changes nothing", () =>
+      forAll(fc.uuid(), (id) =>
+        Effect.gen(function* () {
+          const store = yield* DirectoryStore
+          const org = (yield* newOrg).id
+          assert.isTrue(Option.isNone(yield* store.findVendor(org, id as VendorId)))
+          assert.isTrue(Option.isNone(yield* store.findDebtor(id as DebtorId)))
+          assert.isTrue(Option.isNone(yield* store.findIntegration(id as IntegrationId)))
+          assert.isTrue(Option.isNone(yield* store.setPaused(id as IntegrationId, true, at(0))))
+          assert.deepStrictEqual(yield* store.recentRuns(org, randomUUID() as IntegrationId, 10), [])
+        })
+      )
+    )
+  })

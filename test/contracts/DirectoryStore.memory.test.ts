@@ -1,0 +1,6 @@
+import { Layer } from "effect"
+import * as MemoryDirectoryStore from "../../core/memory/DirectoryStore.ts"
+import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import { describeDirectoryStore } from "./DirectoryStore.contract.ts"
+
+describeDirectoryStore("memory", Layer.merge(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory))

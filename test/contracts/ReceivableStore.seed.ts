@@ -1,0 +1,99 @@
+/**
+ * How the `ReceivableStore` contract puts rows in: one `ReceivableSeed` service with two
+ * implementations, the memory twin's own seeding and plain SQL inserts for PostgreSQL (the port
+ * only reads, and a sync is too much machinery for a read-path contract). Each also provides its
+ * store, so a store's test file is one line.
+ */
+import { Context, DateTime, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PgReceivableStore from "../../adapters/postgres/PgReceivableStore.ts"
+import * as MemoryReceivableStore from "../../core/memory/ReceivableStore.ts"
+import type { ReceivableStore } from "../../core/ports/ReceivableStore.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+
+export class ReceivableSeed extends Context.Service<
+  ReceivableSeed,
+  { readonly seed: (rows: MemoryReceivableStore.ReceivableRows) => Effect.Effect<void> }
+>()("test/contracts/ReceivableSeed") {}
+
+export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.effect(
+  ReceivableSeed,
+  Effect.map(Effect.service(MemoryReceivableStore.MemoryReceivables), ({ seed }) => ReceivableSeed.of({ seed }))
+).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory))
+
+const date = (at: DateTime.Utc | null) => (at === null ? null : DateTime.toDateUtc(at))
+
+const seedSql = Layer.effect(
+  ReceivableSeed,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const insert = <A>(table: string, rows: ReadonlyArray<A> | undefined, row: (a: A) => Record<string, unknown>) =>
+      rows === undefined || rows.length === 0
+        ? Effect.void
+        : sql`INSERT INTO ${sql(table)} ${sql.insert(rows.map(row) as [Record<string, unknown>])}`
+    const seed = (rows: MemoryReceivableStore.ReceivableRows) =>
+      Effect.gen(function* () {
+        const orgs = [...new Set((rows.vendors ?? []).map((v) => v.orgId.toLowerCase()))]
+        if (orgs.length > 0) {
+          yield* sql`INSERT INTO organizations ${sql.insert(orgs.map((id) => ({ id, name: "Seeded" })) as [{ id: string; name: string }])}
+            ON CONFLICT (id) DO NOTHING`
+        }
+        yield* insert("vendors", rows.vendors, (v) => ({
+          id: v.id,
+          org_id: v.orgId,
+          name: v.name,
+          created_at: date(v.createdAt)
+        }))
+        yield* insert("debtors", rows.debtors, (d) => ({ id: d.id, name: d.name, created_at: date(d.createdAt) }))
+        const paused = new Date("2026-01-01T00:00:00Z")
+        yield* insert("integrations", rows.pairs, (p) => ({
+          id: p.id,
+          org_id: p.orgId,
+          vendor_id: p.vendorId,
+          debtor_id: p.debtorId,
+          connector: "simulator",
+          next_sync_at: date(p.nextSyncAt),
+          paused_at: p.paused ? paused : null
+        }))
+        const pairIds = [...new Set((rows.receivables ?? []).map((r) => r.pairId))]
+        const pairs = new Map<string, { vendor_id: string; debtor_id: string }>()
+        if (pairIds.length > 0) {
+          const found = yield* sql<{ id: string; vendor_id: string; debtor_id: string }>`
+            SELECT id, vendor_id, debtor_id FROM integrations WHERE id IN ${sql.in(pairIds)}`
+          for (const row of found) pairs.set(row.id, row)
+        }
+        yield* insert("receivables", rows.receivables, (r) => ({
+          org_id: r.orgId,
+          id: r.id,
+          integration_id: r.pairId,
+          vendor_id: pairs.get(r.pairId.toLowerCase())?.vendor_id,
+          debtor_id: pairs.get(r.pairId.toLowerCase())?.debtor_id,
+          document_key: r.id,
+          vendor_receivable_id: r.vendorReceivableId,
+          amount_cents: r.amountCents,
+          currency: r.currency,
+          receivable_date: r.receivableDate,
+          due_date: r.dueDate,
+          status: r.status,
+          portal_status: r.portalStatus,
+          po_number: r.poNumber,
+          metadata: JSON.stringify(r.metadata),
+          detected_at: date(r.detectedAt),
+          updated_at: date(r.updatedAt)
+        }))
+        // One statement numbers its rows in order, so entries at the same instant keep theirs.
+        yield* insert("receivable_history", rows.history, (h) => ({
+          org_id: h.orgId,
+          receivable_id: h.receivableId,
+          changed_at: date(h.changedAt),
+          changes: JSON.stringify(h.changes)
+        }))
+      }).pipe(Effect.orDie)
+    return ReceivableSeed.of({ seed })
+  })
+)
+
+export const postgres: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.mergeAll(
+  PgReceivableStore.layer,
+  seedSql
+).pipe(Layer.provide(TestDatabase.layer), Layer.orDie)

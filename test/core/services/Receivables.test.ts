@@ -1,0 +1,148 @@
+/**
+ * The read service's rules on the in-memory store, with virtual time: the default 24-hour
+ * `verified_since` window measured from the clock, `all` and dates, `has_more`, expansions, and
+ * "not found" for ids that are malformed, unknown or another organization's.
+ */
+import { randomBytes, randomUUID } from "node:crypto"
+import { assert, describe, it } from "@effect/vitest"
+import { Context, DateTime, Effect, Layer } from "effect"
+import { TestClock } from "effect/testing"
+import fc from "fast-check"
+import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
+import { type ListReceivablesQuery, Receivables } from "../../../core/services/Receivables.ts"
+import { arbitraryState } from "../../support/arbitraries.ts"
+
+const now = DateTime.makeUnsafe("2026-06-15T12:00:00Z")
+const hoursAgo = (hours: number) => DateTime.subtract(now, { hours })
+const org = randomUUID() as OrgId
+const other = randomUUID() as OrgId
+const defaults: ListReceivablesQuery = { historyLimit: 10, page: 1, limit: 100 }
+
+/** A fresh service over a fresh store, the clock at `now`; `seed` puts receivables updated so many hours ago. */
+const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org) =>
+  Effect.gen(function* () {
+    yield* TestClock.setTime(DateTime.toEpochMillis(now))
+    const context = yield* Layer.build(Receivables.layer.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory)))
+    const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }
+    const debtor = { id: randomUUID() as DebtorId, name: "Globex", createdAt: hoursAgo(1000) }
+    const pair = {
+      id: randomUUID() as IntegrationId,
+      orgId: owner,
+      vendorId: vendor.id,
+      debtorId: debtor.id,
+      nextSyncAt: now,
+      paused: false
+    }
+    const [state] = fc.sample(arbitraryState, { numRuns: 1, seed: 7 })
+    const receivables = updatedHoursAgo.map((hours, index) => ({
+      ...state!,
+      id: `rcv_${randomBytes(16).toString("hex")}` as ReceivableId,
+      orgId: owner,
+      pairId: pair.id,
+      detectedAt: hoursAgo(1000 - index),
+      updatedAt: hoursAgo(hours)
+    }))
+    const history = receivables.map((r) => ({
+      orgId: owner,
+      receivableId: r.id,
+      changedAt: r.updatedAt,
+      changes: { status: { from: "PENDING", to: r.status } }
+    }))
+    yield* Context.get(context, MemoryReceivableStore.MemoryReceivables).seed({
+      vendors: [vendor],
+      debtors: [debtor],
+      pairs: [pair],
+      receivables,
+      history
+    })
+    return { service: Context.get(context, Receivables), receivables, vendor, debtor }
+  }).pipe(Effect.scoped)
+
+const listedIds = (list: { readonly items: ReadonlyArray<{ readonly id: string }> }) => list.items.map((r) => r.id)
+
+describe("Receivables", () => {
+  it.effect("by default, the list keeps what was updated in the 24 hours before now, measured by the clock", () =>
+    Effect.gen(function* () {
+      const { service, receivables } = yield* setup([25, 24, 1])
+      assert.deepStrictEqual(listedIds(yield* service.list(org, defaults)), [receivables[1]!.id, receivables[2]!.id])
+      yield* TestClock.adjust("1 hour")
+      assert.deepStrictEqual(listedIds(yield* service.list(org, defaults)), [receivables[2]!.id])
+    })
+  )
+
+  it.effect(
+    "`all` keeps everything, a date keeps from its midnight UTC, an unreadable value is the default window",
+    () =>
+      Effect.gen(function* () {
+        const { service, receivables } = yield* setup([100, 30, 1])
+        const ids = (verifiedSince: string) => Effect.map(service.list(org, { ...defaults, verifiedSince }), listedIds)
+        assert.deepStrictEqual(
+          yield* ids("all"),
+          receivables.map((r) => r.id)
+        )
+        // 30 hours before noon on the 15th is 06:00 on the 14th.
+        assert.deepStrictEqual(yield* ids("2026-06-14"), [receivables[1]!.id, receivables[2]!.id])
+        assert.deepStrictEqual(yield* ids("2026-06-14T06:00:00.001Z"), [receivables[2]!.id])
+        assert.deepStrictEqual(yield* ids("yesterday"), [receivables[2]!.id])
+      })
+  )
+
+  it.effect("has_more is true exactly when items follow the page, and the total counts them all", () =>
+    Effect.gen(function* () {
+      const { service } = yield* setup(Array.from({ length: 7 }, () => 1))
+      for (const [page, limit] of fc.sample(
+        fc.tuple(fc.integer({ min: 1, max: 9 }), fc.integer({ min: 1, max: 8 })),
+        40
+      )) {
+        const list = yield* service.list(org, { ...defaults, page, limit })
+        assert.strictEqual(list.totalCount, 7)
+        assert.strictEqual(list.hasMore, page * limit < 7, `page ${page}, limit ${limit}`)
+        assert.strictEqual(list.items.length, Math.max(0, Math.min(limit, 7 - (page - 1) * limit)))
+      }
+    })
+  )
+
+  it.effect("history and metadata come with list items only when expanded; history up to its limit", () =>
+    Effect.gen(function* () {
+      const { service } = yield* setup([1, 2])
+      const plain = yield* service.list(org, defaults)
+      assert.isTrue(plain.items.every((r) => r.history === undefined && r.metadata === undefined))
+      const expanded = yield* service.list(org, { ...defaults, expand: ["history", "metadata"], historyLimit: 1 })
+      assert.isTrue(expanded.items.every((r) => r.history?.length === 1 && r.metadata !== undefined))
+      const none = yield* service.list(org, { ...defaults, expand: ["history"], historyLimit: 0 })
+      assert.isTrue(none.items.every((r) => r.history?.length === 0 && r.metadata === undefined))
+    })
+  )
+
+  it.effect(
+    "get answers the organization's receivable with its history; otherwise ReceivableNotFound, naming the id",
+    () =>
+      Effect.gen(function* () {
+        const { service, receivables } = yield* setup([1])
+        const found = yield* service.get(org, receivables[0]!.id, 5)
+        assert.strictEqual(found.id, receivables[0]!.id)
+        assert.lengthOf(found.history ?? [], 1)
+        for (const [asking, id] of [
+          [org, "rcv_nope"],
+          [org, `rcv_${"0".repeat(32)}`],
+          [other, receivables[0]!.id]
+        ] as const) {
+          const refused = yield* Effect.flip(service.get(asking, id, 5))
+          assert.deepInclude(refused, { _tag: "ReceivableNotFound", id })
+        }
+      })
+  )
+
+  it.effect("vendors and debtors are the store's lists, filtered by the other party", () =>
+    Effect.gen(function* () {
+      const { service, vendor, debtor } = yield* setup([1])
+      assert.deepStrictEqual(listedIds({ items: yield* service.vendors(org) }), [vendor.id])
+      assert.deepStrictEqual(listedIds({ items: yield* service.vendors(org, debtor.id) }), [vendor.id])
+      assert.deepStrictEqual(listedIds({ items: yield* service.debtors(org, vendor.id) }), [debtor.id])
+      assert.deepStrictEqual(yield* service.debtors(other), [])
+      const [listed] = yield* service.vendors(org)
+      assert.isTrue(DateTime.Equivalence(listed!.estimatedNextUpdateAt!, now))
+    })
+  )
+})
