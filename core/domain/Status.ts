@@ -65,6 +65,15 @@ const spaces = / /g
 /** A connector's own mapping, keyed by canonical portal text. Build it with `makeStatusMapping`. */
 export type StatusMapping = ReadonlyMap<string, Status>
 
+/**
+ * An integration's own status wording, as its configuration writes it: portal text to one of the
+ * six statuses. Checked when the integration is created (a value outside the six names the
+ * field); applied before the connector's own mapping and the default table.
+ */
+export const StatusWording = Schema.Record(Schema.String.check(Schema.isNonEmpty()), Status).annotate({
+  description: "The portal's status texts mapped to statuses, applied before the default table"
+})
+
 /** Compiles a connector's mapping once, so that its keys match in any casing or spacing. */
 export const makeStatusMapping = (entries: Readonly<Record<string, Status>>): StatusMapping =>
   new Map(Object.entries(entries).map(([text, status]) => [canonicalStatusText(text), status]))

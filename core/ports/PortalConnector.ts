@@ -19,7 +19,7 @@ import {
 } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
 import type { FetchedDocument } from "../domain/PairSync.ts"
-import type { StatusMapping } from "../domain/Status.ts"
+import { makeStatusMapping, type StatusMapping, StatusWording } from "../domain/Status.ts"
 import type { SecretReference, SecretUnavailable } from "./Secrets.ts"
 
 export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("ConnectorFailed", {
@@ -58,6 +58,11 @@ export interface PortalConnector {
   /** The configuration an integration of this kind must have; checked when it is created. */
   readonly configSchema: Schema.Top
   readonly statusMapping: StatusMapping
+  /**
+   * The integration's own wording, read from its configuration, for connectors whose
+   * configuration may carry one (`statuses`): applied before `statusMapping`.
+   */
+  readonly statusMappingOf?: (config: unknown) => StatusMapping | undefined
   readonly defaultInterval: Duration.Duration
   readonly fetch: (pair: PairToFetch) => Stream.Stream<FetchedDocument, ConnectorFailed>
 }
@@ -124,3 +129,14 @@ export const secretReader =
   (resolve: (reference: SecretReference) => Effect.Effect<Redacted.Redacted<string>, SecretUnavailable>) =>
   (reference: SecretReference): Effect.Effect<Redacted.Redacted<string>, ConnectorFailed> =>
     Effect.mapError(resolve(reference), (unavailable) => permanentFailure(unavailable.message))
+
+const decodeWording = Schema.decodeUnknownOption(Schema.Struct({ statuses: StatusWording }))
+
+/**
+ * The `statuses` of a configuration that may carry one, as a mapping: for connectors whose
+ * portals' wording differs from one debtor to another (`file`, `http-json`).
+ */
+export const configuredStatusMapping = (config: unknown): StatusMapping | undefined => {
+  const decoded = decodeWording(config)
+  return decoded._tag === "Some" ? makeStatusMapping(decoded.value.statuses) : undefined
+}

@@ -16,10 +16,17 @@ import {
   planPairSync,
   type Quarantined
 } from "../domain/PairSync.ts"
+import type { StatusMapping } from "../domain/Status.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
 import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
-import { PortalConnectors, permanentFailure, retryableFailure, secretReader } from "../ports/PortalConnector.ts"
+import {
+  type PortalConnector,
+  PortalConnectors,
+  permanentFailure,
+  retryableFailure,
+  secretReader
+} from "../ports/PortalConnector.ts"
 import { Secrets } from "../ports/Secrets.ts"
 
 export type RunOutcome =
@@ -97,6 +104,12 @@ const addTotals = (totals: Totals, plan: PairSyncPlan): Totals => ({
       : [...totals.quarantine, ...plan.quarantined].slice(0, quarantineKept)
 })
 
+/** The integration's own wording first, then the connector's: one mapping, built once a sync. */
+const mappingFor = (connector: PortalConnector, config: unknown): StatusMapping => {
+  const own = connector.statusMappingOf?.(config)
+  return own === undefined || own.size === 0 ? connector.statusMapping : new Map([...connector.statusMapping, ...own])
+}
+
 export interface SyncEngineOptions {
   /** The deadline of a pair whose integration sets none. */
   readonly deadline: Duration.Duration
@@ -151,7 +164,7 @@ export class SyncEngine extends Context.Service<
           const planning = {
             refs: integration.refs,
             now: startedAt,
-            statusMapping: connector.statusMapping,
+            statusMapping: mappingFor(connector, integration.config),
             newReceivableId: ids.receivableId,
             newEventId: ids.eventId,
             seen: new Set<string>()

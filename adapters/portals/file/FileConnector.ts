@@ -12,10 +12,11 @@ import { readdir } from "node:fs/promises"
 import { Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import { makeStatusMapping, StatusWording } from "../../../core/domain/Status.ts"
 import {
   type ConnectorFailed,
   configOf,
+  configuredStatusMapping,
   type PairToFetch,
   type PortalConnector,
   permanentFailure
@@ -39,6 +40,8 @@ export const FileConfig = Schema.Struct({
   encoding: Schema.optionalKey(Encoding),
   /** The currency of every row, when the report has no currency column. */
   currency: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/))),
+  /** This debtor's own status wording, applied before the default table: `{"Booked": "APPROVED"}`. */
+  statuses: Schema.optionalKey(StatusWording),
   columns: Schema.Struct({
     documentKey: Column,
     amount: Column,
@@ -262,6 +265,7 @@ export const connector = {
   kind: "file",
   configSchema: FileConfig,
   statusMapping: makeStatusMapping({}),
+  statusMappingOf: configuredStatusMapping,
   defaultInterval: Duration.minutes(15),
   fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
 } satisfies PortalConnector

@@ -9,9 +9,10 @@
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import { makeStatusMapping, StatusWording } from "../../../core/domain/Status.ts"
 import {
   configOf,
+  configuredStatusMapping,
   type PairToFetch,
   type PortalConnector,
   permanentFailure
@@ -83,6 +84,8 @@ export const HttpJsonConfig = Schema.Struct({
   /** The currency of every item, when items carry none. */
   currency: Schema.optionalKey(Schema.String.check(Schema.isPattern(/^[A-Z]{3}$/))),
   timeoutSeconds: Schema.optionalKey(Schema.Number.check(Schema.isBetween({ minimum: 1, maximum: 300 }))),
+  /** This portal's own status wording, applied before the default table: `{"Booked": "APPROVED"}`. */
+  statuses: Schema.optionalKey(StatusWording),
   /** The largest page read, in bytes (default 16 MiB, at most 1 GiB): a larger one fails the run. */
   maxPageBytes: Schema.optionalKey(Schema.Int.check(Schema.isBetween({ minimum: 1024, maximum: 1024 ** 3 })))
 })
@@ -263,6 +266,7 @@ export const connector = {
   kind,
   configSchema: HttpJsonConfig,
   statusMapping: makeStatusMapping({}),
+  statusMappingOf: configuredStatusMapping,
   defaultInterval: Duration.minutes(30),
   fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
 } satisfies PortalConnector

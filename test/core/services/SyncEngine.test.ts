@@ -76,6 +76,29 @@ describe("SyncEngine", () => {
     }).pipe(Effect.provide(engineLayer()))
   )
 
+  it.effect("an integration's own status wording decides before the connector's and the default table", () =>
+    Effect.gen(function* () {
+      const engine = yield* SyncEngine
+      const texts = ["Zorblax", "On the desk", "Paid"]
+      const documents = texts.map((portalStatus, i) => document(`k${i}`, { portalStatus }))
+      const own = yield* addPair({ documents, statuses: { zorblax: "APPROVED", ON_THE_DESK: "DISPUTED" } })
+      const plain = yield* addPair({ documents })
+      for (const pair of [own, plain]) yield* engine.runPair(pair, "w")
+      const statuses = (pair: typeof own) =>
+        Effect.map(contents(pair), (c) => c.receivables.map((r) => [r.state.portalStatus, r.state.status]))
+      assert.deepStrictEqual(yield* statuses(own), [
+        ["Zorblax", "APPROVED"],
+        ["On the desk", "DISPUTED"],
+        ["Paid", "PAID"]
+      ])
+      assert.deepStrictEqual(yield* statuses(plain), [
+        ["Zorblax", "ACKNOWLEDGED"],
+        ["On the desk", "PENDING"],
+        ["Paid", "PAID"]
+      ])
+    }).pipe(Effect.provide(engineLayer()))
+  )
+
   it.effect("the outcome of a sync does not depend on how its answer is chunked", () =>
     Effect.gen(function* () {
       const invalid = "2026-02-30"

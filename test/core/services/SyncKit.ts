@@ -11,7 +11,12 @@ import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import { layerMemory, MemoryPairs } from "../../../core/memory/PairStore.ts"
 import { IdSource } from "../../../core/ports/IdSource.ts"
 import type { Integration, PairStore } from "../../../core/ports/PairStore.ts"
-import { ConnectorFailed, type PortalConnector, PortalConnectors } from "../../../core/ports/PortalConnector.ts"
+import {
+  ConnectorFailed,
+  configuredStatusMapping,
+  type PortalConnector,
+  PortalConnectors
+} from "../../../core/ports/PortalConnector.ts"
 import { Secrets, SecretUnavailable } from "../../../core/ports/Secrets.ts"
 import { defaultDeadline, SyncEngine } from "../../../core/services/SyncEngine.ts"
 
@@ -27,6 +32,8 @@ export interface Script {
   readonly delaySeconds?: number
   /** Never answers. */
   readonly hang?: boolean
+  /** The integration's own status wording, as `file` and `http-json` configurations carry it. */
+  readonly statuses?: Readonly<Record<string, string>>
 }
 
 export const document = (key: string, overrides: Partial<FetchedDocument> = {}): FetchedDocument => ({
@@ -60,7 +67,8 @@ const answer = (script: Script): Stream.Stream<FetchedDocument, ConnectorFailed>
 export const scripted: PortalConnector = {
   kind: "scripted",
   configSchema: Schema.Unknown,
-  statusMapping: makeStatusMapping({}),
+  statusMapping: makeStatusMapping({ "on the desk": "PENDING" }),
+  statusMappingOf: configuredStatusMapping,
   defaultInterval: Duration.hours(1),
   fetch: (pair) => answer(pair.config as Script)
 }
