@@ -90,7 +90,7 @@ export const layer = HttpRouter.middleware(
           const throttled = route?.probe === true || client === null ? undefined : yield* addresses.refusal(client)
           const answered =
             throttled !== undefined
-              ? errorResponse(RateLimited, RateLimited.of(throttled.retryAfterSeconds), 429).pipe(
+              ? errorResponse(RateLimited, RateLimited.address(throttled.retryAfterSeconds), 429).pipe(
                   HttpServerResponse.setHeader("retry-after", String(throttled.retryAfterSeconds))
                 )
               : route === undefined

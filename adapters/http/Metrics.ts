@@ -28,10 +28,21 @@ const overdue = Metric.gauge("sync_pairs_overdue", {
 
 const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })
 
+// Label values come from a closed set: a method is whatever bytes a client sent, and each new
+// label value would be a new series held for the life of the process.
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"])
+
 /** Counts an answered request. `route` is the route's pattern (`RequestPath`), `unmatched` or `unparsed`. */
 export const observeRequest = (method: string, route: string, status: number, seconds: number) =>
   Effect.andThen(
-    Metric.update(Metric.withAttributes(requests, { route, method, status: String(status) }), 1),
+    Metric.update(
+      Metric.withAttributes(requests, {
+        route,
+        method: knownMethods.has(method) ? method : "other",
+        status: String(status)
+      }),
+      1
+    ),
     Metric.update(Metric.withAttributes(latency, { route }), seconds)
   )
 

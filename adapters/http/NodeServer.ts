@@ -12,6 +12,7 @@ import { Clock, DateTime, Effect, Layer } from "effect"
 import { redactKeys } from "../../core/domain/ApiKey.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
+import { AddressLimiter } from "./AddressLimiter.ts"
 import { ClientAddress } from "./ClientAddress.ts"
 import { observeRequest } from "./Metrics.ts"
 
@@ -106,6 +107,7 @@ export const rejectionsLayer = (server: Server) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const audit = yield* AuditLog
+      const addresses = yield* AddressLimiter
       const ids = yield* IdSource
       const clientAddress = yield* ClientAddress
       const context = yield* Effect.context<never>()
@@ -116,7 +118,10 @@ export const rejectionsLayer = (server: Server) =>
         const requestId = ids.requestId()
         const { method, path, query } = requestLineOf(error)
         const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
+        const client = clientAddress.of(peer, undefined)
         const record = Effect.gen(function* () {
+          // No key vouches for a request Node could not even read: it spends its address's allowance.
+          if (client !== null) yield* addresses.spend(client)
           const at = yield* Clock.currentTimeMillis
           yield* audit.record({
             at: DateTime.makeUnsafe(at),
@@ -128,7 +133,7 @@ export const rejectionsLayer = (server: Server) =>
             query,
             status: rejection.status,
             durationMs: 0,
-            clientAddress: clientAddress.of(peer, undefined)
+            clientAddress: client
           })
         })
         Effect.runForkWith(context)(

@@ -10,7 +10,8 @@ import { brotliCompressSync, constants, gzipSync } from "node:zlib"
 import { HttpServerResponse } from "effect/http"
 
 interface Encoded {
-  readonly etag: string
+  /** The bytes' digest; each encoding's ETag adds the encoding, as representations differ. */
+  readonly digest: string
   readonly contentType: string
   readonly identity: Uint8Array
   readonly gzip: Uint8Array
@@ -27,7 +28,7 @@ const encode = (response: HttpServerResponse.HttpServerResponse): Encoded | unde
   if (body._tag !== "Uint8Array") return undefined
   const identity = body.body
   const encoded = {
-    etag: `"${createHash("sha256").update(identity).digest("base64url").slice(0, 32)}"`,
+    digest: createHash("sha256").update(identity).digest("base64url").slice(0, 32),
     contentType: body.contentType,
     identity,
     gzip: gzipSync(identity, { level: 9 }),
@@ -52,16 +53,19 @@ export const serve = (
   if (response.status !== 200) return response
   const encoded = encode(response)
   if (encoded === undefined) return response
-  const common = { etag: encoded.etag, "cache-control": "public, max-age=300", vary: "accept-encoding" }
-  if (headers["if-none-match"]?.split(",").some((tag) => tag.trim() === encoded.etag)) {
-    return HttpServerResponse.empty({ status: 304, headers: common })
-  }
   const acceptEncoding = headers["accept-encoding"] ?? ""
   const [coding, body] = accepts(acceptEncoding, "br")
     ? ["br", encoded.br]
     : accepts(acceptEncoding, "gzip")
       ? ["gzip", encoded.gzip]
       : [undefined, encoded.identity]
+  const etag = coding === undefined ? `"${encoded.digest}"` : `"${encoded.digest}-${coding}"`
+  const common = { etag, "cache-control": "public, max-age=300", vary: "accept-encoding" }
+  // A client holding the page in any encoding holds the same content.
+  const held = headers["if-none-match"]?.split(",").map((tag) => tag.trim().replace(/^W\//, ""))
+  if (held?.some((tag) => tag === `"${encoded.digest}"` || tag.startsWith(`"${encoded.digest}-`))) {
+    return HttpServerResponse.empty({ status: 304, headers: common })
+  }
   return HttpServerResponse.uint8Array(body, {
     contentType: encoded.contentType,
     headers: coding === undefined ? common : { ...common, "content-encoding": coding }

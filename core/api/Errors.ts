@@ -104,6 +104,16 @@ export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
       }
     })
   }
+  /** Too many requests from one address that no accepted key vouched for. */
+  static address(retryAfterSeconds: number) {
+    return new RateLimited({
+      error: {
+        type: "rate_limit_error",
+        code: "rate_limited",
+        message: `Too many requests without an accepted key from this address; retry after ${retryAfterSeconds} s.`
+      }
+    })
+  }
 }
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(

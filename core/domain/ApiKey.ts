@@ -66,12 +66,8 @@ export const displayStart = (brand: string, key: string): string => key.slice(0,
 // key pasted from another deployment is a secret too.
 const keySecret = /_live_[0-9A-Za-z]+/g
 
-/**
- * The text with every key-shaped secret replaced by `[redacted]`, also where it is percent-encoded
- * (`pr%5Flive%5F...`): the secret is found in the decoded text and cut from the text as written,
- * which otherwise stays as received. One pass over the text: linear in its length.
- */
-export const redactKeys = (text: string): string => {
+// The secret as written, found in the text decoded once, cut from the text as written.
+const redactDecodedOnce = (text: string): string => {
   if (!text.includes("_") && !text.includes("%")) return text
   // The decoded text (ASCII escapes only: a key is ASCII) and where each of its characters starts in `text`.
   let decoded = ""
@@ -96,4 +92,26 @@ export const redactKeys = (text: string): string => {
     copied = starts[match.index + match[0].length]!
   }
   return redacted + text.slice(copied)
+}
+
+const hasKeySecret = /_live_[0-9A-Za-z]/
+const asciiEscape = /%([0-7][0-9A-Fa-f])/g
+const unescapeAscii = (text: string) =>
+  text.replace(asciiEscape, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+
+/**
+ * The text with every key-shaped secret replaced by `[redacted]`, also where it is percent-encoded
+ * (`pr%5Flive%5F...`): the secret is found in the decoded text and cut from the text as written,
+ * which otherwise stays as received. A key encoded more than once (`%255F`) cannot be cut out so
+ * exactly: then the whole text is withheld. A few passes over the text: linear in its length.
+ */
+export const redactKeys = (text: string): string => {
+  const redacted = redactDecodedOnce(text)
+  let decoded = redacted
+  for (let pass = 0; pass < 4; pass++) {
+    const next = unescapeAscii(decoded)
+    if (next === decoded) break
+    decoded = next
+  }
+  return hasKeySecret.test(decoded) ? "[redacted: an encoded key]" : redacted
 }

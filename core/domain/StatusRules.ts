@@ -33,7 +33,7 @@ const SUSPECT = 1 << 20
 const OFFER = 1 << 21
 
 const words: ReadonlyArray<readonly [number, string]> = [
-  [NEG, "NOT NO NON WITHOUT"],
+  [NEG, "NOT NO NON WITHOUT FALSE ISNT HASNT HAVENT WASNT WERENT ARENT DONT DOESNT DIDNT CANNOT CANT"],
   [NEG | YET, "NEVER"],
   [YET, "YET"],
   [FILLER, "BEEN FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL"],
@@ -161,6 +161,46 @@ export type StatusRule = (typeof statusRules)[number]
  * The index in `statusRules` of the rule that decides for a compact key (canonical text without
  * spaces), or -1 when none applies. `trace`, when given, receives the words read.
  */
+const isNegation = (roles: number) => (roles & NEG) !== 0 && (roles & ~(NEG | YET)) === 0
+const isFiller = (roles: number) => (roles & (FILLER | YET | PARTIAL)) !== 0 || roles === 0
+
+/** The known words of a compact key, longest match first; unknown characters are skipped. */
+const wordsOf = (key: string): Array<Node> => {
+  const found: Array<Node> = []
+  for (let i = 0; i < key.length; ) {
+    // Longest known word starting here; unknown characters are skipped one by one.
+    let at: Node | undefined = trie
+    let match: Node | undefined
+    let end = i
+    for (let j = i; j < key.length && at !== undefined; j++) {
+      at = at.next[slot(key.charCodeAt(j))]
+      if (at?.word !== undefined) {
+        match = at
+        end = j + 1
+      }
+    }
+    if (match === undefined) {
+      i += 1
+      continue
+    }
+    i = end
+    found.push(match)
+  }
+  // A negation after the last word it can bear on ("Paid? No", "is_paid: false", "Sold: false")
+  // negates that word: it is read as if it stood before it.
+  let last = found.length - 1
+  while (last >= 0 && isFiller(found[last]!.roles)) last -= 1
+  if (last > 0 && isNegation(found[last]!.roles)) {
+    let target = last - 1
+    while (target >= 0 && isFiller(found[target]!.roles)) target -= 1
+    if (target >= 0 && !isNegation(found[target]!.roles)) {
+      const [negation] = found.splice(last, 1)
+      found.splice(target, 0, negation!)
+    }
+  }
+  return found
+}
+
 export const decideRule = (key: string, trace?: Array<WordRead>): number => {
   let seen = 0 // roles of words read without negation
   let negatedSeen = 0 // roles of words read under negation
@@ -170,32 +210,16 @@ export const decideRule = (key: string, trace?: Array<WordRead>): number => {
   let awaiting = false
   let content = 0
   let otherRefusal = false
-  for (let i = 0; i < key.length; ) {
-    // Longest known word starting here; unknown characters are skipped one by one.
-    let at: Node | undefined = trie
-    let found: Node | undefined
-    let end = i
-    for (let j = i; j < key.length && at !== undefined; j++) {
-      at = at.next[slot(key.charCodeAt(j))]
-      if (at?.word !== undefined) {
-        found = at
-        end = j + 1
-      }
-    }
-    if (found === undefined) {
-      i += 1
-      continue
-    }
-    i = end
+  for (const found of wordsOf(key)) {
     const roles = found.roles
     if (roles & YET) yet = true
-    if (roles & NEG && (roles & ~(NEG | YET)) === 0) {
+    if (isNegation(roles)) {
       negWindow = 3
       trace?.push({ word: found.word!, negated: false })
       continue
     }
     // Fillers and degree words ("not yet", "not partially") leave the negation to the word it bears on.
-    if (roles & (FILLER | YET | PARTIAL) || roles === 0) {
+    if (isFiller(roles)) {
       if (roles & PARTIAL) seen |= PARTIAL
       trace?.push({ word: found.word!, negated: false })
       continue

@@ -201,7 +201,7 @@ export class SyncEngine extends Context.Service<
             orElse: () =>
               Effect.fail(
                 retryableFailure(
-                  `the sync did not finish within its deadline of ${Duration.format(deadline)} (the integration's deadline setting)`
+                  `the sync did not finish within its deadline of ${Duration.format(deadline)} (${integration.deadline === undefined ? "SYNC_DEADLINE_SECONDS" : "the integration's --deadline"})`
                 )
               )
           })

@@ -6,6 +6,7 @@ import {
   isWellFormedApiKey,
   makeApiKey,
   prefix,
+  redactKeys,
   secretBytes
 } from "../../../core/domain/ApiKey.ts"
 
@@ -61,5 +62,48 @@ describe("API key format", () => {
     const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
     assert.strictEqual(displayStart("pr", key), key.slice(0, 12))
     assert.isFalse(isWellFormedApiKey("pr", displayStart("pr", key)))
+  })
+})
+
+// Percent-encodes the characters `picks` selects (cycling), then encodes the result `depth - 1` more times.
+const encode = (text: string, picks: ReadonlyArray<boolean>, depth: number) => {
+  let out = [...text]
+    .map((c, i) => (picks[i % picks.length] ? `%${c.charCodeAt(0).toString(16).padStart(2, "0")}` : c))
+    .join("")
+  for (let d = 1; d < depth; d++) out = out.replaceAll("%", "%25")
+  return out
+}
+
+const fullyDecoded = (text: string) => {
+  let decoded = text
+  for (let i = 0; i < 6; i++)
+    decoded = decoded.replace(/%([0-9A-Fa-f]{2})/g, (_, h: string) => String.fromCharCode(Number.parseInt(h, 16)))
+  return decoded
+}
+
+describe("redactKeys", () => {
+  it("no key survives in a path or query, however often it was percent-encoded", () =>
+    fc.assert(
+      fc.property(
+        brand,
+        random,
+        fc.array(fc.boolean(), { minLength: 1, maxLength: 8 }),
+        fc.integer({ min: 1, max: 3 }),
+        fc.string({ maxLength: 20 }).map(encodeURIComponent),
+        fc.string({ maxLength: 20 }).map(encodeURIComponent),
+        (b, bytes, picks, depth, before, after) => {
+          const key = makeApiKey(b, bytes)
+          const secret = key.slice(prefix(b).length)
+          const text = `${before}${encode(key, picks, depth)}${after}`
+          assert.notInclude(fullyDecoded(redactKeys(text)), secret)
+        }
+      )
+    ))
+
+  it("keeps the text as received around a key encoded once, and texts without a key whole", () => {
+    assert.strictEqual(redactKeys("api_key=pr%5Flive%5Fabc123&limit=5"), "api_key=pr%5Flive%5F[redacted]&limit=5")
+    assert.strictEqual(redactKeys("/v1/receivables/pr_live_abc"), "/v1/receivables/pr_live_[redacted]")
+    assert.strictEqual(redactKeys("verified_since=all&limit=5"), "verified_since=all&limit=5")
+    assert.strictEqual(redactKeys("x=pr%255Flive%255Fabc"), "[redacted: an encoded key]")
   })
 })

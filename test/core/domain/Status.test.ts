@@ -283,7 +283,25 @@ describe("normalizeStatus laws", () => {
     ["blocked", "DISPUTED"],
     ["cancelled", "DISPUTED"]
   ]
-  const negations = ["not {}", "not yet {}", "never {}", "no longer {}", "non {}", "non-{}", "un{}", "Not_{}", "NOT {}"]
+  const negations = [
+    "not {}",
+    "not yet {}",
+    "never {}",
+    "no longer {}",
+    "non {}",
+    "non-{}",
+    "un{}",
+    "Not_{}",
+    "NOT {}",
+    // Contractions, and a negation after the word, as flags and questions write it.
+    "isn't {}",
+    "hasn't been {}",
+    "{}? No",
+    "{}: no",
+    "{}: false",
+    "is_{}=false",
+    "{} - NOT"
+  ]
 
   it("never maps a negated phrase to its positive status", () =>
     fc.assert(

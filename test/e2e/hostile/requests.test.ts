@@ -152,6 +152,11 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("hostile reque
           [c.status]
         )
       }
+      // Made-up methods are counted, under one label: a client cannot grow the metrics at will.
+      for (const method of ["ZJSTGSPXJE", "QWERTYUIOP"]) yield* rawExchange(`${method} / HTTP/1.1\r\nHost: x\r\n\r\n`)
+      const metrics = yield* send("/metrics")
+      assert.match(metrics.body, /http_requests_total\{route="unparsed",method="other",status="400"\} [3-9]/)
+      assert.notInclude(metrics.body, "ZJSTGSPXJE")
     })
   )
 
