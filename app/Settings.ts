@@ -3,9 +3,9 @@
  * line of its own (not only the first), and nothing starts until all are right.
  */
 import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
-import * as AddressLimiter from "../adapters/http/AddressLimiter.ts"
-import * as ClientAddress from "../adapters/http/ClientAddress.ts"
-import * as RateLimiter from "../adapters/http/RateLimiter.ts"
+import * as AddressLimiter from "../adapters/api-server/AddressLimiter.ts"
+import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
+import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"

@@ -8,7 +8,7 @@ import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { Config, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedded from "./Embedded.ts"
+import * as Embedded from "./embedded/Embedded.ts"
 
 export class DatabaseUnavailable extends Schema.TaggedError<DatabaseUnavailable>()("DatabaseUnavailable", {
   message: Schema.String

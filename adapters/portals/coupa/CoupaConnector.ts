@@ -20,7 +20,7 @@ import {
   permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
-import { jsonText, PortalUrl, requestJson, valueAt } from "../http/PortalHttp.ts"
+import { jsonText, PortalUrl, requestJson, valueAt } from "../portal-client/PortalHttp.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 
 export const CoupaConfig = Schema.Struct({

@@ -26,7 +26,7 @@ import {
   PortalUrl,
   requestJson,
   valueAt
-} from "../http/PortalHttp.ts"
+} from "../portal-client/PortalHttp.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 
 const Name = Schema.String.check(Schema.isNonEmpty())

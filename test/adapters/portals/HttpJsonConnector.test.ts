@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
-import { nextLink, retryAfterSeconds } from "../../../adapters/portals/http/PortalHttp.ts"
 import { connector } from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
+import { nextLink, retryAfterSeconds } from "../../../adapters/portals/portal-client/PortalHttp.ts"
 import { pairToFetch, sampleDocuments } from "../../support/conformance/Conformance.ts"
 import { json, mockPortal } from "../../support/MockPortal.ts"
 import { configFor } from "./fixtures/http-json.ts"

@@ -6,7 +6,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Logger, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import * as Database from "../../../adapters/postgres/Database.ts"
-import * as Embedded from "../../../adapters/postgres/Embedded.ts"
+import * as Embedded from "../../../adapters/postgres/embedded/Embedded.ts"
 import { freePort } from "../../support/ports.ts"
 
 const privateDir = Effect.acquireRelease(

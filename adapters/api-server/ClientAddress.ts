@@ -10,7 +10,7 @@ import { Config, Context, Effect, Layer, Schema, SchemaTransformation } from "ef
 export class ClientAddress extends Context.Service<
   ClientAddress,
   { readonly of: (peer: string | undefined, forwardedFor: string | undefined) => string | null }
->()("adapters/http/ClientAddress") {}
+>()("adapters/api-server/ClientAddress") {}
 
 const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4")
 

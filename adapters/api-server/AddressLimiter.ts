@@ -17,7 +17,7 @@ export class AddressLimiter extends Context.Service<
     /** Spends one request of the address's allowance. */
     readonly spend: (address: string) => Effect.Effect<void>
   }
->()("adapters/http/AddressLimiter") {}
+>()("adapters/api-server/AddressLimiter") {}
 
 export const policy = Config.all({
   perSecond: Config.schema(

@@ -12,7 +12,7 @@ export class RateLimiter extends Context.Service<
     readonly policy: RateLimit.RateLimitPolicy
     readonly take: (keyId: string) => Effect.Effect<RateLimit.Decision>
   }
->()("adapters/http/RateLimiter") {}
+>()("adapters/api-server/RateLimiter") {}
 
 export const policy = Config.all({
   perSecond: Config.schema(Schema.FiniteFromString.check(Schema.isGreaterThan(0)), "RATE_LIMIT_PER_SECOND").pipe(
