@@ -4,6 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import * as PgPairRows from "../../adapters/postgres/PgPairRows.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
@@ -11,18 +12,8 @@ import { type Integration, PairStore } from "../../core/ports/PairStore.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
 
-interface ReceivableRow {
-  readonly id: string
-  readonly document_key: string
-  readonly vendor_receivable_id: string | null
-  readonly amount_cents: string
-  readonly currency: string
-  readonly receivable_date: string
-  readonly due_date: string | null
-  readonly status: string
-  readonly portal_status: string
-  readonly po_number: string | null
-  readonly metadata: Record<string, string>
+// The adapter's own row, as it reads receivables, plus the time a sync last touched one.
+interface ReceivableRow extends PgPairRows.ReceivableRow {
   readonly updated_at: Date
 }
 
@@ -36,19 +27,6 @@ interface RunRow {
   readonly quarantined: number
   readonly error: string | null
 }
-
-const stateOf = (row: ReceivableRow) =>
-  ({
-    vendorReceivableId: row.vendor_receivable_id,
-    amountCents: Number(row.amount_cents),
-    currency: row.currency,
-    receivableDate: row.receivable_date,
-    dueDate: row.due_date,
-    status: row.status,
-    portalStatus: row.portal_status,
-    poNumber: row.po_number,
-    metadata: row.metadata
-  }) as ReceivableState
 
 const harness = Layer.effect(
   PairStoreHarness,
@@ -104,9 +82,7 @@ const harness = Layer.effect(
         SELECT next_sync_at, lease_owner, consecutive_failures FROM integrations WHERE id = ${pair.id}`
       return {
         receivables: receivables.map((row) => ({
-          id: row.id as ReceivableId,
-          documentKey: row.document_key,
-          state: stateOf(row),
+          ...PgPairRows.toPairReceivable(row),
           updatedAt: row.updated_at.getTime()
         })),
         history: history.map((row) => ({ receivableId: row.receivable_id, changes: row.changes })),

@@ -12,8 +12,8 @@ import fc from "fast-check"
 import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
+import { type ReceivableRow, toPairReceivable } from "../../../adapters/postgres/PgPairRows.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
-import type { ReceivableFieldsRow } from "../../../adapters/postgres/Rows.ts"
 import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecrets.ts"
 import { revertChanges } from "../../../core/domain/History.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
@@ -73,24 +73,7 @@ const sometimesInvalid = (key: string) =>
 const keys = ["a", "b", "c", "d", "e"]
 const snapshot = fc.subarray(keys).chain((subset) => fc.tuple(...subset.map(sometimesInvalid)))
 
-interface Row extends ReceivableFieldsRow {
-  readonly id: string
-  readonly document_key: string
-  readonly metadata: Record<string, string>
-}
-
-const stateOf = (row: Row): ReceivableState =>
-  ({
-    vendorReceivableId: row.vendor_receivable_id,
-    amountCents: Number(row.amount_cents),
-    currency: row.currency,
-    receivableDate: row.receivable_date,
-    dueDate: row.due_date,
-    status: row.status,
-    portalStatus: row.portal_status,
-    poNumber: row.po_number,
-    metadata: row.metadata
-  }) as ReceivableState
+const stateOf = (row: ReceivableRow): ReceivableState => toPairReceivable(row).state
 
 // A state as comparable text: key order is no part of a JSON object's meaning.
 const stateText = (state: ReceivableState) =>
@@ -102,7 +85,7 @@ const stateText = (state: ReceivableState) =>
 const pairRows = (pair: Integration) =>
   Effect.flatMap(
     SqlClient.SqlClient,
-    (sql) => sql<Row>`
+    (sql) => sql<ReceivableRow>`
       SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
         due_date::text, status, portal_status, po_number, metadata
       FROM receivables WHERE integration_id = ${pair.id} ORDER BY document_key`
