@@ -7,7 +7,7 @@
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -31,7 +31,7 @@ interface KeyRow {
 }
 
 const toRecord = (row: KeyRow): ApiKeyRecord => ({
-  id: row.id,
+  id: row.id as ApiKeyId,
   orgId: row.org_id as OrgId,
   name: row.name,
   displayStart: row.display_start,
@@ -66,7 +66,7 @@ export const layer = Layer.effect(
       const rows = yield* sql<{ id: string; org_id: string; revoked_at: Date | null }>`
         SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${hash}`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
-        id: row.id,
+        id: row.id as ApiKeyId,
         orgId: row.org_id as OrgId,
         revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at)
       }))

@@ -6,6 +6,7 @@
  */
 import { DateTime, Deferred, Duration, Effect, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
+import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../core/ports/AuditLog.ts"
 
 interface Pending {
@@ -103,8 +104,8 @@ export const layer = Layer.effect(
         (row): AuditEntry => ({
           at: DateTime.fromDateUnsafe(row.at),
           requestId: row.request_id,
-          keyId: row.key_id,
-          orgId: row.org_id,
+          keyId: row.key_id as ApiKeyId | null,
+          orgId: row.org_id as OrgId | null,
           method: row.method,
           path: row.path,
           query: row.query,

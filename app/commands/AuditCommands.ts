@@ -1,9 +1,10 @@
 /** `audit tail|prune`: the most recent requests, and the retention applied now. */
-import { Effect, Option } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
+import { OrgId } from "../../core/domain/Ids.ts"
 import { OrganizationNotFound } from "../../core/ports/ApiKeyStore.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
-import { isUuid, json, print, time } from "./Common.ts"
+import { json, print, time } from "./Common.ts"
 
 const auditTail = Command.make(
   "tail",
@@ -14,7 +15,7 @@ const auditTail = Command.make(
   },
   Effect.fn(function* ({ org, limit, json }) {
     const orgId = Option.getOrUndefined(org)
-    if (orgId !== undefined && !isUuid(orgId)) return yield* new OrganizationNotFound({ id: orgId })
+    if (orgId !== undefined && !Schema.is(OrgId)(orgId)) return yield* new OrganizationNotFound({ id: orgId })
     const entries = yield* (yield* AuditLog).recent({ orgId, limit })
     yield* print(
       json,

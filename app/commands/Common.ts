@@ -3,7 +3,7 @@
  * or JSON, timestamps as ISO text, and the database-backed services, loaded only when a command
  * that needs them runs (so `--help` and `status` start without them).
  */
-import { Console, DateTime, Effect, Layer, Schema } from "effect"
+import { Console, DateTime, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
 
 export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
@@ -12,8 +12,6 @@ export const print = (asJson: boolean, value: unknown, text: () => string) =>
   Console.log(asJson ? JSON.stringify(value, null, 2) : text())
 
 export const time = (instant: DateTime.Utc | null) => (instant === null ? null : DateTime.formatIso(instant))
-
-export const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 export const orgFlag = Flag.String("org").pipe(Flag.withDescription("The organization's id"))
 

@@ -1,7 +1,7 @@
 /**
  * Identifiers of the domain. Receivables carry `rcv_` + 32 lower-case hex characters; vendors,
- * debtors, organizations and integrations are UUIDs. Brands keep one kind of id from being passed
- * where another is expected.
+ * debtors, organizations, integrations and API keys are UUIDs. Brands keep one kind of id from
+ * being passed where another is expected.
  */
 import { Schema } from "effect"
 
@@ -23,6 +23,9 @@ export type OrgId = typeof OrgId.Type
 
 export const IntegrationId = Uuid.pipe(Schema.brand("IntegrationId"))
 export type IntegrationId = typeof IntegrationId.Type
+
+export const ApiKeyId = Uuid.pipe(Schema.brand("ApiKeyId"))
+export type ApiKeyId = typeof ApiKeyId.Type
 
 const hexPairs = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 

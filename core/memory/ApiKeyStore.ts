@@ -7,7 +7,7 @@
 import { DateTime, Effect, Layer, Option, PubSub, Schema, Stream } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
-import type { OrgId } from "../domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -56,7 +56,7 @@ export const layerMemory = Layer.effect(
       if (key.hash.length !== 32) return yield* Effect.die(new RangeError("a key's digest is 32 bytes"))
       if (idsByHash.has(digest)) return yield* Effect.die(new Error("a key with this digest is already stored"))
       const record: ApiKeyRecord = {
-        id: SecureRandom.uuidV4Unsafe(),
+        id: SecureRandom.uuidV4Unsafe() as ApiKeyId,
         orgId,
         name: key.name,
         displayStart: key.displayStart,

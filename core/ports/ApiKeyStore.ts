@@ -5,10 +5,10 @@
  * and know nothing of the key format, hashing or caching: that policy is `core/services/ApiKeys`.
  */
 import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
-import type { OrgId } from "../domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
 
 export interface ApiKeyRecord {
-  readonly id: string
+  readonly id: ApiKeyId
   readonly orgId: OrgId
   readonly name: string
   /** The key's prefix and first characters, to recognise it; never enough to use it. */
@@ -20,12 +20,13 @@ export interface ApiKeyRecord {
 
 /** What a lookup by digest answers: enough to accept a key, or to attribute a revoked one. */
 export interface StoredKey {
-  readonly id: string
+  readonly id: ApiKeyId
   readonly orgId: OrgId
   readonly revokedAt: DateTime.Utc | null
 }
 
 export interface NewApiKey {
+  /** As the operator gave it; an organization that does not exist is `OrganizationNotFound`. */
   readonly orgId: string
   readonly name: string
   /** The SHA-256 of the key; 32 bytes. */

@@ -4,13 +4,14 @@
  * can wait for it; usage per key is counted from the same entries.
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
+import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
 
 export interface AuditEntry {
   readonly at: DateTime.Utc
   readonly requestId: string
   /** Null where no valid key was presented. */
-  readonly keyId: string | null
-  readonly orgId: string | null
+  readonly keyId: ApiKeyId | null
+  readonly orgId: OrgId | null
   readonly method: string
   readonly path: string
   /** The raw query string, without `?`. */
@@ -33,7 +34,7 @@ export class AuditLog extends Context.Service<
     readonly pending: Effect.Effect<number>
     /** The most recent entries, newest first, of one organization or of all. */
     readonly recent: (options: {
-      readonly orgId?: string | undefined
+      readonly orgId?: OrgId | undefined
       readonly limit: number
     }) => Effect.Effect<ReadonlyArray<AuditEntry>>
   }

@@ -8,7 +8,7 @@
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as ApiKey from "../domain/ApiKey.ts"
-import type { OrgId } from "../domain/Ids.ts"
+import { ApiKeyId, OrgId } from "../domain/Ids.ts"
 import {
   type ApiKeyNotFound,
   type ApiKeyRecord,
@@ -19,15 +19,15 @@ import {
 } from "../ports/ApiKeyStore.ts"
 
 export interface KeyOwner {
-  readonly keyId: string
+  readonly keyId: ApiKeyId
   readonly orgId: OrgId
 }
 
 export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
   reason: Schema.Literals(["invalid", "revoked"]),
   /** Whose key a revoked key was, so that the audit log can trace the use of a leaked key. */
-  keyId: Schema.optionalKey(Schema.String),
-  orgId: Schema.optionalKey(Schema.String)
+  keyId: Schema.optionalKey(ApiKeyId),
+  orgId: Schema.optionalKey(OrgId)
 }) {}
 
 /** What a presented key is. An invalid key tells nothing more: it may be anyone's typo. */
