@@ -1,6 +1,6 @@
 /**
  * The services of the bundled app over PostgreSQL (each requires `SqlClient`): what the HTTP
- * routes need (receivables, key verification, the audit log), what operators manage
+ * routes need (receivables, events, key verification, the audit log), what operators manage
  * (organizations, keys, vendors, debtors, integrations), and the sync engine. The rate limiter
  * is chosen by the caller (the app reads its policy from the environment).
  */
@@ -11,6 +11,7 @@ import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
+import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
@@ -18,6 +19,7 @@ import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
+import { Events } from "../core/services/Events.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
@@ -28,8 +30,12 @@ const ApiKeysLive = ApiKeys.layer.pipe(
   Layer.provide([PgApiKeyStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
 )
 
+/** The events feed over its PostgreSQL store. */
+export const EventsLive = Events.layer.pipe(Layer.provide(PgEventFeed.layer))
+
 export const ServicesLive = Layer.mergeAll(
   Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
+  EventsLive,
   ApiKeysLive,
   PgAuditLog.layer,
   PgPairStore.layer,

@@ -8,6 +8,7 @@ import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
 import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
+import * as Events from "../core/services/Events.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
@@ -32,6 +33,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Sync.settings,
   syncDeadlineSeconds,
   AuditRetention.retentionDays,
+  Events.retentionDays,
   Demo.enabled,
   Logging.settings,
   Tracing.settings

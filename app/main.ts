@@ -21,7 +21,8 @@ import { Organizations } from "../core/ports/Organizations.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Demo from "./Demo.ts"
-import { AdminLive, ServicesLive } from "./Layers.ts"
+import * as EventRetention from "./EventRetention.ts"
+import { AdminLive, EventsLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as Settings from "./Settings.ts"
 import { describeStartFailure } from "./StartFailure.ts"
@@ -63,7 +64,12 @@ const main = Effect.gen(function* () {
   }
   const http = yield* AppConfig.http
   const demo = yield* Demo.enabled
-  const api = Layer.mergeAll(HttpLive(http), DemoLive(http, demo), AuditRetention.layer)
+  const api = Layer.mergeAll(
+    HttpLive(http),
+    DemoLive(http, demo),
+    AuditRetention.layer,
+    EventRetention.layer.pipe(Layer.provide(EventsLive))
+  )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
   if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))

@@ -1,7 +1,7 @@
 /**
  * All HTTP routes of the service: the v1 API (from the contract), its OpenAPI document at
  * `/v1/openapi.json` and browsable reference at `/docs` (both public), the probes and `/metrics`,
- * and the envelope every response passes through. Requires the core `Receivables` service,
+ * and the envelope every response passes through. Requires the core `Receivables` and `Events` services,
  * `ApiKeys`, `AuditLog`, `PairStore` (for the overdue-pairs gauge) and `Readiness`.
  */
 import { Layer } from "effect"
@@ -9,6 +9,7 @@ import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "../../core/api/Api.ts"
 import * as Authorization from "./Authorization.ts"
 import * as Envelope from "./Envelope.ts"
+import * as EventsHttp from "./EventsHttp.ts"
 import * as Health from "./Health.ts"
 import * as Metrics from "./Metrics.ts"
 import * as ReceivablesHttp from "./ReceivablesHttp.ts"
@@ -16,7 +17,9 @@ import * as RequestPath from "./RequestPath.ts"
 import * as RequestValidation from "./RequestValidation.ts"
 
 export const routes = Layer.mergeAll(
-  HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(Layer.provide(ReceivablesHttp.layer)),
+  HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(
+    Layer.provide([ReceivablesHttp.layer, EventsHttp.layer])
+  ),
   HttpApiScalar.layer(Api, { path: RequestPath.docsPath }),
   Health.routes,
   Metrics.routes,

@@ -47,7 +47,6 @@ export const layer = Layer.sync(IdSource, () => {
   const nextForRequest = randomSource(12)
   return IdSource.of({
     receivableId: () => receivableIdFromBytes(timeOrdered(next(), Date.now())),
-    eventId: () => `evt_${next().toString("hex")}`,
     requestId: () => `req_${nextForRequest().toString("hex")}`
   })
 })

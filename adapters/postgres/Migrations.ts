@@ -13,6 +13,7 @@ import outboxInSequence from "./migrations/0005_outbox_in_sequence.ts"
 import jsonAsWritten from "./migrations/0006_json_as_written.ts"
 import syncDeadline from "./migrations/0007_sync_deadline.ts"
 import auditPartitions from "./migrations/0008_audit_partitions.ts"
+import eventsFeed from "./migrations/0009_events_feed.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -24,7 +25,8 @@ export const migrations = {
   "0005_outbox_in_sequence": outboxInSequence,
   "0006_json_as_written": jsonAsWritten,
   "0007_sync_deadline": syncDeadline,
-  "0008_audit_partitions": auditPartitions
+  "0008_audit_partitions": auditPartitions,
+  "0009_events_feed": eventsFeed
 }
 
 const loader = Migrator.fromRecord(migrations)

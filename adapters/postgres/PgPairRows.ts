@@ -20,6 +20,7 @@ export interface ReceivableRow extends ReceivableFieldsRow {
   readonly id: string
   readonly document_key: string
   readonly metadata: Record<string, string>
+  readonly detected_at: Date
 }
 
 export const toIntegration = (row: IntegrationRow): Integration => ({
@@ -49,7 +50,8 @@ export const toPairReceivable = (row: ReceivableRow): PairReceivable => ({
     portalStatus: row.portal_status,
     poNumber: row.po_number,
     metadata: row.metadata
-  }
+  },
+  detectedAt: DateTime.fromDateUnsafe(row.detected_at)
 })
 
 // Rows travel as one binary array per column, unnested side by side: PostgreSQL copies each value
@@ -64,11 +66,18 @@ const timestamps = (values: ReadonlyArray<Date>) => column(values, PgTypes.OID.t
 const jsons = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.json)
 const jsonbs = (values: ReadonlyArray<unknown>) => column(values, PgTypes.OID.jsonb)
 
+/** Where a chunk's events go: the session's batch, numbered on from `firstOrdinal`. */
+export interface EventPlace {
+  readonly batch: bigint
+  readonly firstOrdinal: number
+}
+
 /** A chunk's writes as named statements to join with `WITH`; only the parts it has. */
 export type PairWritesSql = (
   integration: Integration,
   writes: PairWrites,
-  at: Date
+  at: Date,
+  events: EventPlace
 ) => ReadonlyArray<Statement.Fragment>
 
 // A chunk's whole plan as the common table expressions of one statement (one round trip): new
@@ -76,7 +85,7 @@ export type PairWritesSql = (
 // is checked at the statement's end.
 export const pairWritesSql =
   (sql: SqlClient.SqlClient): PairWritesSql =>
-  (integration, plan, at) => {
+  (integration, plan, at, place) => {
     const receivableRows = (rows: ReadonlyArray<PairReceivable>) => {
       const states = rows.map((r) => r.state)
       return sql`unnest(
@@ -116,14 +125,14 @@ export const pairWritesSql =
     }
     if (plan.events.length > 0) {
       writes.push(sql`events AS (
-        INSERT INTO events (id, org_id, type, receivable_id, created_at, data)
-        SELECT e.id, ${org}, e.type, e.receivable_id, e.created_at, e.data
+        INSERT INTO events (batch, ordinal, org_id, type, receivable_id, created_at, data)
+        SELECT ${place.batch.toString()}::bigint, ${place.firstOrdinal - 1} + e.ordinal, ${org}, e.type, e.receivable_id, e.created_at,
+          e.data
         FROM unnest(
-          ${texts(plan.events.map((e) => e.id))}::text[], ${texts(plan.events.map((e) => e.type))}::text[],
-          ${texts(plan.events.map((e) => e.receivableId))}::text[],
+          ${texts(plan.events.map((e) => e.type))}::text[], ${texts(plan.events.map((e) => e.receivableId))}::text[],
           ${timestamps(plan.events.map((e) => DateTime.toDateUtc(e.createdAt)))}::timestamptz[],
           ${jsons(plan.events.map((e) => e.data))}::json[]
-        ) AS e(id, type, receivable_id, created_at, data))`)
+        ) WITH ORDINALITY AS e(type, receivable_id, created_at, data, ordinal))`)
     }
     return writes
   }

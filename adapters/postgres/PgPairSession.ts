@@ -2,9 +2,14 @@
  * A pair's sync session over PostgreSQL: one transaction on a reserved connection, opened by
  * locking the integration row (so concurrent syncs of the pair queue up) and committed by
  * `finish`; a scope that closes without it rolls back. Only storage lives here (lookups by key,
- * set-based writes, the run's end and the planner-statistics upkeep); what to write is decided
- * in core. Imports no other adapter.
+ * set-based writes, the run's end, event numbering and the planner-statistics upkeep); what to
+ * write is decided in core. Imports no other adapter.
+ *
+ * Events get their feed sequence at the run's end, in commit order (migration 0009): the run
+ * takes a range from its organization's counter in its last statement and holds that row's lock
+ * until its commit, so the next run of the organization to end numbers after it.
  */
+import { randomBytes } from "node:crypto"
 import { DateTime, Effect, type Scope, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
@@ -16,6 +21,9 @@ interface Growth {
   readonly receivables: boolean
   readonly integrations: boolean
 }
+
+// A random batch number, below 2^63 (PostgreSQL's bigint): event ids name it, and tell nothing.
+const newBatch = () => randomBytes(8).readBigUInt64BE() >> 1n
 
 const isRolledBack = (result: unknown): boolean =>
   typeof result === "object" && result !== null && "command" in result && result.command === "ROLLBACK"
@@ -65,8 +73,32 @@ export const makeSessions = Effect.gen(function* () {
       Effect.suspend(() => (grown === undefined ? Effect.void : refreshStatistics(grown)))
     )
     const connection = yield* Effect.orDie(sql.reserve)
+    // Statements on the reserved connection: inside the transaction once it has begun, else on their own.
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.orDie(Effect.provideService(effect, sql.transactionService, [connection, 0] as const))
+    let committed = false
+    // The pair is marked in flight, by the database clock and committed, before the transaction
+    // begins: every row the sync writes then carries a time at or after the mark, and a reader of
+    // the receivables list knows up to when it has seen everything (`next_verified_since`). The
+    // mark waits for a sync of the pair still running, whose end clears it. A run that ends
+    // unfinished clears its own mark; a crashed one's mark goes stale after the longest deadline.
+    // The mark is compared as text: a JavaScript date would lose its microseconds. Its commit does
+    // not wait for the disk (a mark lost in a crash went with its sync).
+    yield* Effect.acquireRelease(
+      inTransaction(sql<{ mark: string }>`
+        UPDATE integrations SET sync_started_at = clock_timestamp()
+        FROM (SELECT set_config('synchronous_commit', 'off', true)) AS quick
+        WHERE id = ${integration.id}
+        RETURNING sync_started_at::text AS mark`),
+      ([row]) =>
+        committed || row === undefined
+          ? Effect.void
+          : Effect.ignore(
+              inTransaction(sql`
+                UPDATE integrations SET sync_started_at = NULL
+                WHERE id = ${integration.id} AND sync_started_at = ${row.mark}::timestamptz`)
+            )
+    )
     let open = false
     yield* Effect.acquireRelease(
       Effect.orDie(connection.execute("BEGIN", [], undefined)).pipe(
@@ -91,22 +123,27 @@ export const makeSessions = Effect.gen(function* () {
     // A pair that has never run and has no receivables needs no lookup until something is
     // written. `last_run_at` is read from the row as locked, so a sync that committed while we
     // waited for the lock counts; the subquery sees receivables written by other means.
-    const [lock] = yield* inTransaction(sql<{ empty: boolean }>`
+    // One time for the whole sync, from the database clock once the lock is granted: every row it
+    // changes shows the same updated_at, at or after the pair's in-flight mark.
+    const [lock] = yield* inTransaction(sql<{ empty: boolean; at: Date }>`
       SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true),
         i.last_run_at IS NULL AND NOT EXISTS (
-          SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty
+          SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty,
+        clock_timestamp() AS at
       FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`)
     let empty = lock?.empty === true
-    // One time for the whole sync: every row it changes shows the same updated_at.
-    const at = DateTime.toDateUtc(yield* DateTime.now)
+    const at = lock?.at ?? DateTime.toDateUtc(yield* DateTime.now)
+    const batch = newBatch()
+    let eventsWritten = 0
     // A chunk's writes wait for the next lookup (which must see them) or go with the run's end:
     // one round trip fewer per pair, and one statement for a pair of one chunk.
-    let pending: PairWrites | undefined
+    let pending: { readonly writes: PairWrites; readonly firstOrdinal: number } | undefined
     let finished = false
+    const statementsOf = (chunk: typeof pending) =>
+      chunk === undefined ? [] : writesOf(integration, chunk.writes, at, { batch, firstOrdinal: chunk.firstOrdinal })
     const flush = Effect.suspend(() => {
-      const writes = pending
+      const statements = statementsOf(pending)
       pending = undefined
-      const statements = writes === undefined ? [] : writesOf(integration, writes, at)
       return statements.length === 0 ? Effect.void : inTransaction(sql`WITH ${sql.csv(statements)} SELECT`)
     })
     const stillOpen = Effect.suspend(() =>
@@ -120,7 +157,7 @@ export const makeSessions = Effect.gen(function* () {
         yield* flush
         const rows = yield* inTransaction(sql<ReceivableRow>`
           SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
-            portal_status, po_number, metadata
+            portal_status, po_number, metadata, detected_at
           FROM receivables
           WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
             AND document_key = ANY(${texts(keys)}::text[])`)
@@ -132,26 +169,44 @@ export const makeSessions = Effect.gen(function* () {
         yield* stillOpen
         yield* flush
         if (writes.inserts.length + writes.updates.length + writes.events.length === 0) return
-        pending = writes
+        pending = { writes, firstOrdinal: eventsWritten + 1 }
+        eventsWritten += writes.events.length
         empty = false
       })
 
-    // The run's end: the pair's next sync, its run record and the last chunk's writes, all in one
-    // statement; after creations, it also answers which tables grew (see above). Then the commit,
-    // which a deadline cannot cut in two: it either happened or it did not.
+    // The events' sequence range, taken last: the counter's row stays locked until the commit.
+    const numbering = (count: number) => [
+      sql`counter AS (
+        INSERT INTO event_counters (org_id, last_sequence) VALUES (${integration.orgId}, ${count})
+        ON CONFLICT (org_id) DO UPDATE SET last_sequence = event_counters.last_sequence + ${count}
+        RETURNING last_sequence)`,
+      sql`batch AS (
+        INSERT INTO event_batches (id, org_id, first_sequence, last_sequence, committed_at)
+        SELECT ${batch.toString()}::bigint, ${integration.orgId}, last_sequence - ${count} + 1, last_sequence,
+          clock_timestamp()
+        FROM counter)`
+    ]
+
+    // The run's end: the pair's next sync, its run record, the last chunk's writes and the events'
+    // numbering, all in one statement; after creations, it also answers which tables grew (see
+    // above). Then the commit, which a deadline cannot cut in two: it either happened or it did not.
     const finish = Effect.fn("PgPairStore.finish")(function* (run: FinishedRun) {
       yield* stillOpen
       finished = true
-      const writes = pending === undefined ? [] : writesOf(integration, pending, at)
+      const writes = statementsOf(pending)
       pending = undefined
+      // A run with events commits durably: a feed reader may see them at once, and sequence numbers
+      // lost in a crash would be handed out again, under a reader that has already passed them.
+      if (eventsWritten > 0) yield* inTransaction(sql`SELECT set_config('synchronous_commit', 'on', true)`)
       const [row] = yield* inTransaction(sql<Growth>`
         WITH ${sql.csv([
           ...writes,
           sql`finished AS (
             UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(run.nextSyncAt)}, last_run_at = ${at},
               last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
-              lease_owner = NULL, lease_expires_at = NULL
-            WHERE id = ${integration.id})`
+              lease_owner = NULL, lease_expires_at = NULL, sync_started_at = NULL
+            WHERE id = ${integration.id})`,
+          ...(eventsWritten > 0 ? numbering(eventsWritten) : [])
         ])}
         INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
           updated, unchanged, quarantined, quarantine)
@@ -159,7 +214,7 @@ export const makeSessions = Effect.gen(function* () {
           ${at}, 'succeeded', ${run.counts.fetched}, ${run.counts.created}, ${run.counts.updated},
           ${run.counts.unchanged}, ${run.counts.quarantined}, ${JSON.stringify(run.quarantine)}::jsonb)
         ${run.counts.created > 0 ? growth : sql``}`)
-      const committed = yield* Effect.uninterruptible(
+      const result = yield* Effect.uninterruptible(
         Effect.orDie(connection.executeRaw("COMMIT", [])).pipe(
           Effect.ensuring(
             Effect.sync(() => {
@@ -168,10 +223,11 @@ export const makeSessions = Effect.gen(function* () {
           )
         )
       )
-      if (isRolledBack(committed)) return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
+      if (isRolledBack(result)) return yield* Effect.die(new Error("COMMIT rolled back an aborted transaction"))
+      committed = true
       grown = row
     })
 
-    return { receivablesByKeys, writeChunk, finish } satisfies PairSession
+    return { at: DateTime.fromDateUnsafe(at), receivablesByKeys, writeChunk, finish } satisfies PairSession
   })
 })

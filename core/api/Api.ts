@@ -8,6 +8,7 @@ import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api
 
 import { Debtor, ListOf, PageOf, Receivable, Vendor } from "../domain/Resources.ts"
 import { ResourceMissing } from "./Errors.ts"
+import { EventsGroup } from "./EventsApi.ts"
 import * as Query from "./Query.ts"
 import { Authorization, RequestValidation } from "./Security.ts"
 
@@ -62,6 +63,7 @@ export class Api extends HttpApi.make("partner-receivables")
   .add(ReceivablesGroup)
   .add(VendorsGroup)
   .add(DebtorsGroup)
+  .add(EventsGroup)
   .middleware(RequestValidation)
   .middleware(Authorization)
   .prefix("/v1")

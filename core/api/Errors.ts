@@ -14,9 +14,24 @@ const body = <const Type extends string, const Codes extends ReadonlyArray<strin
   })
 
 export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest")(
-  { error: body("invalid_request_error", ["parameter_invalid", "parameter_unknown"]) },
-  { httpApiStatus: 400, description: "A parameter has a bad value, or is not one the endpoint defines" }
+  { error: body("invalid_request_error", ["parameter_invalid", "parameter_unknown", "cursor_expired"]) },
+  {
+    httpApiStatus: 400,
+    description:
+      "A parameter has a bad value, or is not one the endpoint defines; or an events cursor is older than the retention (`cursor_expired`)"
+  }
 ) {
+  /** An events cursor into what retention removed: the client has missed events and must reload. */
+  static cursorExpired(after: number, prunedThrough: number) {
+    return new InvalidRequest({
+      error: {
+        type: "invalid_request_error",
+        code: "cursor_expired",
+        message: `Events after ${after} are no longer all kept (events up to ${prunedThrough} were removed by retention): do a full load of /v1/receivables?verified_since=all, noting latest_sequence from /v1/events first, then follow the feed from there.`,
+        param: "after"
+      }
+    })
+  }
   static parameterInvalid(param: string, message: string) {
     return new InvalidRequest({ error: { type: "invalid_request_error", code: "parameter_invalid", message, param } })
   }
@@ -53,8 +68,18 @@ export class AuthenticationFailed extends Schema.Error<AuthenticationFailed>("Au
 
 export class ResourceMissing extends Schema.Error<ResourceMissing>("ResourceMissing")(
   { error: body("invalid_request_error", ["resource_missing"]) },
-  { httpApiStatus: 404, description: "No such route, or no such receivable in your organization" }
+  { httpApiStatus: 404, description: "No such route, or no such receivable or event in your organization" }
 ) {
+  static event(id: string) {
+    return new ResourceMissing({
+      error: {
+        type: "invalid_request_error",
+        code: "resource_missing",
+        message: `No such event: "${id}".`,
+        param: "id"
+      }
+    })
+  }
   static receivable(id: string) {
     return new ResourceMissing({
       error: {

@@ -13,7 +13,7 @@ import { Status, statuses } from "../domain/Status.ts"
  * A whole number in decimal digits within `[minimum, maximum]`, defaulting to `fallback`. The
  * description and default sit on the wire (string) side, where the OpenAPI document reads them.
  */
-const IntegerParam = (options: {
+export const IntegerParam = (options: {
   readonly minimum: number
   readonly maximum?: number
   readonly fallback: number

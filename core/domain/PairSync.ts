@@ -5,6 +5,7 @@
  * spec section 6. Applying a plan is the store's job, in one transaction.
  */
 import { DateTime, Option, Schema, SchemaIssue } from "effect"
+import { type EventType, receivableSnapshot } from "./Events.ts"
 import { historyEntry, sameMetadata } from "./History.ts"
 import type { DebtorId, ReceivableId, VendorId } from "./Ids.ts"
 import type { HistoryEntry, ReceivableState } from "./Resources.ts"
@@ -32,11 +33,13 @@ export interface FetchedDocument {
   readonly unreadable?: ReadonlyArray<string> | undefined
 }
 
-/** A receivable the pair already has. */
+/** A receivable of the pair: stored, or about to be. */
 export interface PairReceivable {
   readonly id: ReceivableId
   readonly documentKey: string
   readonly state: ReceivableState
+  /** When it was first detected; its events carry it. */
+  readonly detectedAt: DateTime.Utc
 }
 
 export interface PairRefs {
@@ -44,11 +47,11 @@ export interface PairRefs {
   readonly debtor: { readonly id: DebtorId; readonly name: string }
 }
 
-export type EventType = "receivable.created" | "receivable.updated" | "receivable.status_changed"
-
-/** An outbox event, in the envelope of spec section 6. */
+/**
+ * An event of spec section 6 as a sync plans it. Its id and its place in the feed are the store's
+ * to give: they follow from the order in which syncs commit, which no plan knows.
+ */
 export interface PlannedEvent {
-  readonly id: string
   readonly type: EventType
   readonly receivableId: ReceivableId
   readonly createdAt: DateTime.Utc
@@ -75,7 +78,6 @@ export interface PlanContext {
   readonly statusMapping?: StatusMapping | undefined
   /** Fresh identifiers; the caller supplies the randomness. */
   readonly newReceivableId: () => ReceivableId
-  readonly newEventId: () => string
   /**
    * Document keys already planned in this sync, when a sync is planned a chunk at a time: a key
    * seen in an earlier chunk is a duplicate too. Planning adds the keys it sees.
@@ -209,7 +211,9 @@ export const planPairSync = (
   // Every change of this sync happens at the same moment.
   const nowText = DateTime.formatIso(context.now)
   const event = (type: EventType, receivableId: ReceivableId, data: Record<string, unknown>) =>
-    events.push({ id: context.newEventId(), type, receivableId, createdAt: context.now, data })
+    events.push({ type, receivableId, createdAt: context.now, data })
+  const snapshot = (receivable: PairReceivable) =>
+    receivableSnapshot(receivable, context.refs, receivable.detectedAt, context.now)
 
   for (const document of fetched) {
     if (document.unreadable !== undefined && document.unreadable.length > 0) {
@@ -244,18 +248,14 @@ export const planPairSync = (
       continue
     }
     if (existing === undefined) {
-      const id = context.newReceivableId()
-      inserts.push({ id, documentKey: document.documentKey, state: validated.state })
-      event("receivable.created", id, {
-        receivable_id: id,
-        vendor: context.refs.vendor,
-        debtor: context.refs.debtor,
-        status: validated.state.status,
-        portal_status: validated.state.portalStatus,
-        amount_cents: validated.state.amountCents,
-        currency: validated.state.currency,
-        detected_at: nowText
-      })
+      const created = {
+        id: context.newReceivableId(),
+        documentKey: document.documentKey,
+        state: validated.state,
+        detectedAt: context.now
+      }
+      inserts.push(created)
+      event("receivable.created", created.id, { receivable: snapshot(created) })
       continue
     }
     const entry = historyEntry(existing.state, validated.state, context.now)
@@ -263,14 +263,9 @@ export const planPairSync = (
       unchanged += 1
       continue
     }
-    updates.push({ ...existing, state: validated.state, history: entry.value })
-    event("receivable.updated", existing.id, {
-      receivable_id: existing.id,
-      vendor: context.refs.vendor,
-      debtor: context.refs.debtor,
-      changes: entry.value.changes,
-      changed_at: nowText
-    })
+    const updated = { ...existing, state: validated.state }
+    updates.push({ ...updated, history: entry.value })
+    event("receivable.updated", existing.id, { receivable: snapshot(updated), changes: entry.value.changes })
     if (existing.state.status !== validated.state.status) {
       event(
         "receivable.status_changed",

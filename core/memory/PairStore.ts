@@ -2,12 +2,22 @@
  * `PairStore` in memory: the twin of the PostgreSQL store for embedders and fast tests, holding
  * to the same contract (`test/contracts/PairStore.contract.ts`): a session holds its pair's lock
  * and shows nothing to others until `finish` applies all of it at once; claims are leased, the
- * longest overdue first. `MemoryPairs` seeds and inspects it. Depends on `effect` and core only.
+ * longest overdue first. `MemoryPairs` seeds and inspects it. It also serves the events its
+ * sessions write as an `EventFeed` (`test/contracts/EventFeed.contract.ts`), numbered per
+ * organization as sessions finish. Depends on `effect` and core only.
  */
-import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
-import type { IntegrationId } from "../domain/Ids.ts"
+import { Context, DateTime, type Duration, Effect, Layer, Option, Random, Semaphore } from "effect"
+import type { StoredEvent } from "../domain/Events.ts"
+import type { IntegrationId, OrgId } from "../domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
+import {
+  EventCursorAhead,
+  EventCursorExpired,
+  EventFeed,
+  type EventPage,
+  type EventsAfter
+} from "../ports/EventFeed.ts"
 import {
   type FailedRun,
   type FinishedRun,
@@ -80,8 +90,23 @@ interface PairState {
 const byKey = (a: StoredReceivable, b: StoredReceivable) =>
   a.documentKey < b.documentKey ? -1 : a.documentKey > b.documentKey ? 1 : 0
 
+/** An organization's feed: its events in sequence order, each with the time its sync finished. */
+interface OrgFeed {
+  readonly events: Array<StoredEvent & { readonly committedAt: DateTime.Utc }>
+  latestSequence: number
+  prunedThrough: number
+}
+
 const make = Effect.sync(() => {
   const pairs = new Map<string, PairState>()
+  const feeds = new Map<OrgId, OrgFeed>()
+  const feedOf = (org: OrgId) => {
+    const found = feeds.get(org)
+    if (found !== undefined) return found
+    const feed: OrgFeed = { events: [], latestSequence: 0, prunedThrough: 0 }
+    feeds.set(org, feed)
+    return feed
+  }
   const stateOf = (id: string) =>
     Effect.suspend(() => {
       const state = pairs.get(id)
@@ -174,6 +199,7 @@ const make = Effect.sync(() => {
     const state = yield* Effect.orDie(stateOf(integration.id))
     yield* state.lock.takeScoped(1)
     const at = yield* DateTime.now
+    const batch = BigInt(yield* Random.nextIntBetween(1, Number.MAX_SAFE_INTEGER))
     // Writes wait here until `finish` applies them in one synchronous step: no reader sees part.
     const staged = new Map<string, StoredReceivable>()
     const history: Array<StoredHistory> = []
@@ -217,6 +243,19 @@ const make = Effect.sync(() => {
         for (const [key, r] of staged) state.receivables.set(key, r)
         state.history.push(...history)
         state.events.push(...events)
+        const feed = feedOf(integration.orgId)
+        for (const [index, event] of events.entries()) {
+          feed.events.push({
+            batch,
+            ordinal: index + 1,
+            sequence: feed.latestSequence + index + 1,
+            type: event.type,
+            createdAt: event.createdAt,
+            data: event.data,
+            committedAt: at
+          })
+        }
+        feed.latestSequence += events.length
         state.runs.push({ worker, startedAt, finishedAt: at, outcome: "succeeded", run })
         update(state, {
           integration: { ...state.pair.integration, consecutiveFailures: 0 },
@@ -227,16 +266,66 @@ const make = Effect.sync(() => {
         })
       })
 
-    return { receivablesByKeys, writeChunk, finish }
+    return { at, receivablesByKeys, writeChunk, finish }
   })
+
+  const plain = ({ committedAt: _, ...event }: OrgFeed["events"][number]): StoredEvent => event
+
+  const after = (org: OrgId, request: EventsAfter) =>
+    Effect.suspend((): Effect.Effect<EventPage, EventCursorExpired | EventCursorAhead> => {
+      const feed = feedOf(org)
+      if (request.after < feed.prunedThrough) {
+        return Effect.fail(new EventCursorExpired({ after: request.after, prunedThrough: feed.prunedThrough }))
+      }
+      if (request.after > feed.latestSequence) {
+        return Effect.fail(new EventCursorAhead({ after: request.after, latestSequence: feed.latestSequence }))
+      }
+      const matching = feed.events.filter(
+        (event) => event.sequence > request.after && (request.types?.includes(event.type) ?? true)
+      )
+      return Effect.succeed({
+        events: matching.slice(0, request.limit).map(plain),
+        hasMore: matching.length > request.limit,
+        latestSequence: feed.latestSequence
+      })
+    })
+
+  const find = (org: OrgId, place: { readonly batch: bigint; readonly ordinal: number }) =>
+    Effect.sync(() =>
+      Option.map(
+        Option.fromNullishOr(
+          feeds.get(org)?.events.find((event) => event.batch === place.batch && event.ordinal === place.ordinal)
+        ),
+        plain
+      )
+    )
+
+  const prune = (before: DateTime.Utc) =>
+    Effect.sync(() => {
+      let removed = 0
+      for (const feed of feeds.values()) {
+        const kept = feed.events.filter((event) => !DateTime.isLessThan(event.committedAt, before))
+        for (const event of feed.events) {
+          if (DateTime.isLessThan(event.committedAt, before)) {
+            feed.prunedThrough = Math.max(feed.prunedThrough, event.sequence)
+            removed += 1
+          }
+        }
+        feed.events.splice(0, feed.events.length, ...kept)
+      }
+      return removed
+    })
 
   return {
     store: PairStore.of({ claimDue, get, session, recordFailure, countOverdue, releaseClaims }),
-    pairs: MemoryPairs.of({ put, importReceivables, contents })
+    pairs: MemoryPairs.of({ put, importReceivables, contents }),
+    feed: EventFeed.of({ after, find, prune })
   }
 })
 
-/** The memory store and its seeding, sharing one state per layer build. */
-export const layerMemory: Layer.Layer<PairStore | MemoryPairs> = Layer.effectContext(
-  Effect.map(make, ({ store, pairs }) => Context.make(PairStore, store).pipe(Context.add(MemoryPairs, pairs)))
+/** The memory store, its seeding and its events feed, sharing one state per layer build. */
+export const layerMemory: Layer.Layer<PairStore | MemoryPairs | EventFeed> = Layer.effectContext(
+  Effect.map(make, ({ store, pairs, feed }) =>
+    Context.make(PairStore, store).pipe(Context.add(MemoryPairs, pairs), Context.add(EventFeed, feed))
+  )
 )

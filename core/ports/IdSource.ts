@@ -1,4 +1,4 @@
-/** Fresh identifiers for new receivables, events and requests; adapters supply the randomness. */
+/** Fresh identifiers for new receivables and requests; adapters supply the randomness. */
 import { Context } from "effect"
 import type { ReceivableId } from "../domain/Ids.ts"
 
@@ -6,8 +6,6 @@ export class IdSource extends Context.Service<
   IdSource,
   {
     readonly receivableId: () => ReceivableId
-    /** `evt_` and 32 hexadecimal characters. */
-    readonly eventId: () => string
     /** `req_` and 24 hexadecimal characters: a request's id in its `Request-Id` and the audit log. */
     readonly requestId: () => string
   }

@@ -47,9 +47,15 @@ export interface FinishedRun {
  * one's scope closes. Everything a session writes becomes visible to others at once, when
  * `finish` succeeds; a session whose scope closes without it (a failed stream, a failed
  * statement, an interruption) leaves the pair exactly as it was. Reads see the session's own writes.
- * Every row a session changes carries one time, taken when the lock was granted.
+ * Every row a session changes carries one time, `at`, taken when the lock was granted.
+ *
+ * A session numbers the events it writes: at `finish`, they take the next sequence numbers of
+ * their organization's feed, after every event of a session that finished before, so that a feed
+ * reader who has seen an event has seen all that precede it.
  */
 export interface PairSession {
+  /** The time of every change the session writes, its events' and history entries' included. */
+  readonly at: DateTime.Utc
   /** The pair's receivables with these document keys (text that can be stored). */
   readonly receivablesByKeys: (keys: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<PairReceivable>>
   /** Writes receivables, history entries and events; later reads of this session see them. */

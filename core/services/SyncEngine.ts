@@ -161,15 +161,14 @@ export class SyncEngine extends Context.Service<
           // A key repeated in the answer is a duplicate in whichever chunk it comes back: planning
           // records every key it sees here, so the outcome does not depend on the chunk size. Only
           // the keys are kept for the whole answer (tens of bytes each), never its documents.
+          const session = yield* store.session(integration, worker, startedAt)
           const planning = {
             refs: integration.refs,
-            now: startedAt,
+            now: session.at,
             statusMapping: mappingFor(connector, integration.config),
             newReceivableId: ids.receivableId,
-            newEventId: ids.eventId,
             seen: new Set<string>()
           }
-          const session = yield* store.session(integration, worker, startedAt)
           // The portal's answer is read and planned a chunk at a time, against only that chunk's
           // stored receivables, inside the pair's session: a pair of any size syncs with a chunk's
           // documents in memory, and a portal failing half-way leaves the pair untouched.

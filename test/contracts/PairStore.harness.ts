@@ -21,10 +21,10 @@ export interface StoredRun {
 /** Everything stored of one pair, as comparable plain data. */
 export interface StoredPair {
   /** In document key order. */
-  readonly receivables: ReadonlyArray<PairReceivable & { readonly updatedAt: number }>
+  readonly receivables: ReadonlyArray<Omit<PairReceivable, "detectedAt"> & { readonly updatedAt: number }>
   /** In the order written. */
   readonly history: ReadonlyArray<{ readonly receivableId: string; readonly changes: Changes }>
-  /** Event ids in the order written. */
+  /** Event tags in feed order. */
   readonly events: ReadonlyArray<string>
   readonly runs: ReadonlyArray<StoredRun>
   readonly nextSyncAt: number
@@ -37,10 +37,14 @@ export class PairStoreHarness extends Context.Service<
   {
     /** Pauses every pair there is, so that a test's claims and counts see only its own. */
     readonly reset: Effect.Effect<void>
-    /** A new pair of a new organization, due `dueInSeconds` from now (negative: overdue). */
+    /**
+     * A new pair due `dueInSeconds` from now (negative: overdue), of a new organization or of the
+     * organization of `sameOrganizationAs`.
+     */
     readonly addPair: (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
+      readonly sameOrganizationAs?: Integration
     }) => Effect.Effect<Integration>
     /** Stores a receivable of the pair outside any sync, as an import would. */
     readonly importReceivable: (pair: Integration, receivable: PairReceivable) => Effect.Effect<void>
@@ -55,13 +59,16 @@ const hex = () => (++counter).toString(16).padStart(32, "0")
 
 export const receivableId = (): ReceivableId => `rcv_${hex()}` as ReceivableId
 
+// Each event carries a tag of its own, by which the stored events are told apart and compared.
 const event = (type: PlannedEvent["type"], id: ReceivableId, at: DateTime.Utc): PlannedEvent => ({
-  id: `evt_${hex()}`,
   type,
   receivableId: id,
   createdAt: at,
-  data: { receivable_id: id }
+  data: { receivable_id: id, tag: hex() }
 })
+
+/** The tag an event of `writesFor` carries. */
+export const eventTag = (event: { readonly data: unknown }): string => (event.data as { tag: string }).tag
 
 /**
  * The writes that bring `keys` to `states`, given what the pair holds of them (`current`): a
@@ -81,7 +88,7 @@ export const writesFor = (
     const existing = held.get(documentKey)
     if (existing === undefined) {
       const id = receivableId()
-      inserts.push({ id, documentKey, state })
+      inserts.push({ id, documentKey, state, detectedAt: at })
       events.push(event("receivable.created", id, at))
       continue
     }

@@ -11,7 +11,7 @@ import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
 import { type Integration, PairStore, type PairWrites } from "../../core/ports/PairStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
-import { noCounts, PairStoreHarness, type StoredPair, writesFor } from "./PairStore.harness.ts"
+import { eventTag, noCounts, PairStoreHarness, type StoredPair, writesFor } from "./PairStore.harness.ts"
 
 type Ending = "finish" | "fail" | "die" | "interrupt" | "end"
 
@@ -50,13 +50,18 @@ const copy = (model: Model): Model => ({
 
 const apply = (model: Model, writes: PairWrites) => {
   for (const r of [...writes.inserts, ...writes.updates]) {
-    model.receivables.set(r.documentKey, { id: r.id, documentKey: r.documentKey, state: r.state })
+    model.receivables.set(r.documentKey, {
+      id: r.id,
+      documentKey: r.documentKey,
+      state: r.state,
+      detectedAt: r.detectedAt
+    })
   }
   for (const u of writes.updates) model.history.push({ receivableId: u.id, changes: u.history.changes })
-  model.events.push(...writes.events.map((e) => e.id))
+  model.events.push(...writes.events.map(eventTag))
 }
 
-const plain = (receivables: ReadonlyArray<PairReceivable>) =>
+const plain = (receivables: ReadonlyArray<Omit<PairReceivable, "detectedAt">>) =>
   receivables
     .map(({ id, documentKey, state }) => ({ id, documentKey, state }))
     .sort((a, b) => (a.documentKey < b.documentKey ? -1 : 1))

@@ -6,7 +6,7 @@ import { DateTime, Duration, Effect, Layer } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
 import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"
 import type { Integration } from "../../core/ports/PairStore.ts"
-import { PairStoreHarness } from "./PairStore.harness.ts"
+import { eventTag, PairStoreHarness } from "./PairStore.harness.ts"
 
 const harness = Layer.effect(
   PairStoreHarness,
@@ -24,11 +24,12 @@ const harness = Layer.effect(
     const addPair = Effect.fnUntraced(function* (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
+      readonly sameOrganizationAs?: Integration
     }) {
       const now = yield* DateTime.now
       const integration: Integration = {
         id: crypto.randomUUID() as IntegrationId,
-        orgId: crypto.randomUUID() as OrgId,
+        orgId: options.sameOrganizationAs?.orgId ?? (crypto.randomUUID() as OrgId),
         refs: {
           vendor: { id: crypto.randomUUID() as VendorId, name: "V" },
           debtor: { id: crypto.randomUUID() as DebtorId, name: "D" }
@@ -65,7 +66,7 @@ const harness = Layer.effect(
             updatedAt: DateTime.toEpochMillis(updatedAt)
           })),
           history: stored.history.map(({ receivableId, changes }) => ({ receivableId, changes })),
-          events: stored.events.map((event) => event.id),
+          events: stored.events.map(eventTag),
           runs: stored.runs.map((run) => ({
             worker: run.worker,
             outcome: run.outcome,

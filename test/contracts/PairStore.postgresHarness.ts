@@ -4,6 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
 import * as PgPairRows from "../../adapters/postgres/PgPairRows.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
@@ -37,8 +38,12 @@ const harness = Layer.effect(
     const addPair = Effect.fnUntraced(function* (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
+      readonly sameOrganizationAs?: Integration
     }) {
-      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Contract') RETURNING id`
+      const [org] =
+        options.sameOrganizationAs === undefined
+          ? yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Contract') RETURNING id`
+          : [{ id: options.sameOrganizationAs.orgId }]
       const [vendor] = yield* sql<{ id: string }>`
         INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'V') RETURNING id`
       const [debtor] = yield* sql<{ id: string }>`INSERT INTO debtors (name) VALUES ('D') RETURNING id`
@@ -66,27 +71,29 @@ const harness = Layer.effect(
     const stored = Effect.fnUntraced(function* (pair: Integration) {
       const receivables = yield* sql<ReceivableRow>`
         SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
-          due_date::text, status, portal_status, po_number, metadata, updated_at
+          due_date::text, status, portal_status, po_number, metadata, detected_at, updated_at
         FROM receivables WHERE integration_id = ${pair.id} ORDER BY document_key COLLATE "C"`
       const history = yield* sql<{ receivable_id: string; changes: StoredPair["history"][number]["changes"] }>`
         SELECT h.receivable_id, h.changes FROM receivable_history h
         JOIN receivables r ON r.org_id = h.org_id AND r.id = h.receivable_id
         WHERE r.integration_id = ${pair.id} ORDER BY h.id`
-      const events = yield* sql<{ id: string }>`
-        SELECT e.id FROM events e JOIN receivables r ON r.org_id = e.org_id AND r.id = e.receivable_id
-        WHERE r.integration_id = ${pair.id} ORDER BY e.seq`
+      const events = yield* sql<{ tag: string }>`
+        SELECT e.data->>'tag' AS tag FROM events e
+        JOIN event_batches b ON b.id = e.batch
+        JOIN receivables r ON r.org_id = e.org_id AND r.id = e.receivable_id
+        WHERE r.integration_id = ${pair.id} ORDER BY b.first_sequence + e.ordinal`
       const runs = yield* sql<RunRow>`
         SELECT worker, outcome, fetched, created, updated, unchanged, quarantined, error
         FROM sync_runs WHERE integration_id = ${pair.id} ORDER BY id`
       const [schedule] = yield* sql<{ next_sync_at: Date; lease_owner: string | null; consecutive_failures: number }>`
         SELECT next_sync_at, lease_owner, consecutive_failures FROM integrations WHERE id = ${pair.id}`
       return {
-        receivables: receivables.map((row) => ({
-          ...PgPairRows.toPairReceivable(row),
-          updatedAt: row.updated_at.getTime()
-        })),
+        receivables: receivables.map((row) => {
+          const { detectedAt: _, ...receivable } = PgPairRows.toPairReceivable(row)
+          return { ...receivable, updatedAt: row.updated_at.getTime() }
+        }),
         history: history.map((row) => ({ receivableId: row.receivable_id, changes: row.changes })),
-        events: events.map((row) => row.id),
+        events: events.map((row) => row.tag),
         runs: runs.map(({ worker, outcome, error, ...counts }) => ({
           worker,
           outcome,
@@ -110,4 +117,7 @@ const harness = Layer.effect(
   })
 )
 
-export const layer = harness.pipe(Layer.provideMerge(PgPairStore.layer), Layer.provideMerge(TestDatabase.layer))
+export const layer = harness.pipe(
+  Layer.provideMerge(Layer.merge(PgPairStore.layer, PgEventFeed.layer)),
+  Layer.provideMerge(TestDatabase.layer)
+)

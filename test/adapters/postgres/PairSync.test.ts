@@ -58,7 +58,8 @@ const snapshotOf = (integrationId: string) =>
       SELECT h.receivable_id, h.changes FROM receivable_history h JOIN receivables r ON r.id = h.receivable_id
       WHERE r.integration_id = ${integrationId} ORDER BY h.id`
     const events = yield* sql`
-      SELECT e.id FROM events e JOIN receivables r ON r.id = e.receivable_id WHERE r.integration_id = ${integrationId}`
+      SELECT e.batch, e.ordinal FROM events e JOIN receivables r ON r.id = e.receivable_id
+      WHERE r.integration_id = ${integrationId}`
     return { receivables, history, events }
   }).pipe(Effect.orDie)
 
@@ -177,11 +178,11 @@ layer(TestLayer, {
       assert.strictEqual(byType["receivable.created"], 60)
       assert.strictEqual(byType["receivable.updated"], counts!.updated)
       assert.isAbove(byType["receivable.status_changed"] ?? 0, 0)
-      // Delivery reads the outbox in sequence: each receivable's creation comes before its changes,
+      // The feed serves events in sequence: each receivable's creation comes before its changes,
       // and a status change right after the update that carries it.
       const sequence = yield* sql<{ receivable_id: string; types: Array<string> }>`
-        SELECT e.receivable_id, array_agg(e.type ORDER BY e.seq) AS types
-        FROM events e JOIN receivables r ON r.id = e.receivable_id
+        SELECT e.receivable_id, array_agg(e.type ORDER BY b.first_sequence + e.ordinal) AS types
+        FROM events e JOIN event_batches b ON b.id = e.batch JOIN receivables r ON r.id = e.receivable_id
         WHERE r.integration_id = ${pair.id} GROUP BY e.receivable_id`
       for (const { types } of sequence) {
         assert.strictEqual(types[0], "receivable.created")
@@ -192,7 +193,7 @@ layer(TestLayer, {
       // The outbox keeps each event's payload as planned, in the shape of spec section 6.
       const [changed] = yield* sql<{ receivable_id: string; data: Record<string, unknown> }>`
         SELECT e.receivable_id, e.data FROM events e JOIN receivables r ON r.id = e.receivable_id
-        WHERE r.integration_id = ${pair.id} AND e.type = 'receivable.status_changed' ORDER BY e.seq LIMIT 1`
+        WHERE r.integration_id = ${pair.id} AND e.type = 'receivable.status_changed' ORDER BY e.batch, e.ordinal LIMIT 1`
       assert.deepStrictEqual(Object.keys(changed!.data).sort(), [
         "changed_at",
         "debtor",

@@ -87,7 +87,7 @@ const pairRows = (pair: Integration) =>
     SqlClient.SqlClient,
     (sql) => sql<ReceivableRow>`
       SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
-        due_date::text, status, portal_status, po_number, metadata
+        due_date::text, status, portal_status, po_number, metadata, detected_at
       FROM receivables WHERE integration_id = ${pair.id} ORDER BY document_key`
   ).pipe(Effect.orDie)
 

@@ -1,6 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime } from "effect"
+import { DateTime, Schema } from "effect"
 import fc from "fast-check"
+import { Event, toWire } from "../../../core/domain/Events.ts"
 import { historyEntry, revertChanges } from "../../../core/domain/History.ts"
 import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import {
@@ -22,13 +23,14 @@ const refs = {
   debtor: { id: "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d" as DebtorId, name: "Globex" }
 }
 
+const decodeEvent = Schema.decodeUnknownSync(Event)
+
 const contextAt = (step: number): PlanContext => {
   let n = 0
   return {
     refs,
     now: DateTime.makeUnsafe(Date.UTC(2026, 0, 1) + step * 3_600_000),
-    newReceivableId: () => `rcv_${(step * 10_000 + n++).toString(16).padStart(32, "0")}` as ReceivableId,
-    newEventId: () => `evt_${step}_${n++}`
+    newReceivableId: () => `rcv_${(step * 10_000 + n++).toString(16).padStart(32, "0")}` as ReceivableId
   }
 }
 
@@ -55,7 +57,12 @@ const snapshot = fc
 const apply = (current: ReadonlyArray<PairReceivable>, plan: PairSyncPlan) => {
   const byId = new Map(current.map((r) => [r.id, r]))
   for (const update of plan.updates)
-    byId.set(update.id, { id: update.id, documentKey: update.documentKey, state: update.state })
+    byId.set(update.id, {
+      id: update.id,
+      documentKey: update.documentKey,
+      state: update.state,
+      detectedAt: update.detectedAt
+    })
   for (const insert of plan.inserts) byId.set(insert.id, insert)
   return [...byId.values()]
 }
@@ -79,9 +86,17 @@ describe("planPairSync", () => {
         const lastValid = new Map<string, FetchedDocument>()
         const statesSeen = new Map<string, Array<ReceivableState>>()
         const history = new Map<string, Array<HistoryEntry>>()
+        // The receivable as the events last showed it: a feed reader's copy.
+        const replayed = new Map<string, Record<string, unknown>>()
         snapshots.forEach((docs, step) => {
           const plan = planPairSync(pair, docs, contextAt(step))
           pair = apply(pair, plan)
+          plan.events.forEach((event, index) => {
+            const wire = toWire({ batch: 1n, ordinal: index + 1, sequence: index + 1, ...event })
+            assert.deepStrictEqual(decodeEvent(wire), wire)
+            const data = event.data as { readonly receivable?: Record<string, unknown> }
+            if (data.receivable !== undefined) replayed.set(event.receivableId, data.receivable)
+          })
           for (const doc of docs) if (doc.currency !== "eur") lastValid.set(doc.documentKey, doc)
           assert.deepStrictEqual(
             plan.quarantined.map((q) => q.documentKey).sort(),
@@ -101,6 +116,14 @@ describe("planPairSync", () => {
             statesSeen.set(r.id, seen)
           }
         })
+        // The events replay to the stored pair.
+        for (const r of pair) {
+          const copy = replayed.get(r.id)!
+          assert.deepStrictEqual(
+            [copy.status, copy.amount_cents, copy.metadata],
+            [r.state.status, r.state.amountCents, r.state.metadata]
+          )
+        }
         // The stored pair equals the last valid snapshot of every document (vanished ones kept).
         assert.strictEqual(pair.length, lastValid.size)
         for (const r of pair) {
@@ -202,6 +225,16 @@ describe("planPairSync", () => {
       new_portal_status: "Paid in full",
       changed_at: "2026-01-01T01:00:00.000Z"
     })
+    // The update carries the receivable as it became, detected when it was created, and its changes.
+    const updated = paid.events[0]!.data as { receivable: Record<string, unknown>; changes: Record<string, unknown> }
+    assert.strictEqual(updated.receivable.status, "PAID")
+    assert.strictEqual(updated.receivable.detected_at, "2026-01-01T00:00:00.000Z")
+    assert.strictEqual(updated.receivable.updated_at, "2026-01-01T01:00:00.000Z")
+    assert.deepStrictEqual(updated.changes.status, { from: "PENDING", to: "PAID" })
+    assert.deepStrictEqual(
+      (first.events[0]!.data as { receivable: Record<string, unknown> }).receivable.status,
+      "PENDING"
+    )
     const same = planPairSync(apply(pair, paid), [{ ...base, portalStatus: "Paid in full" }], contextAt(2))
     assert.deepStrictEqual(same.events, [])
     assert.strictEqual(same.unchanged, 1)

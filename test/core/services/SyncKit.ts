@@ -80,7 +80,6 @@ const support = Layer.mergeAll(
   Layer.succeed(PortalConnectors, { get: (kind) => (kind === "scripted" ? Option.some(scripted) : Option.none()) }),
   Layer.succeed(IdSource, {
     receivableId: () => `rcv_${hex()}` as ReceivableId,
-    eventId: () => `evt_${hex()}`,
     requestId: () => `req_${hex().slice(8)}`
   }),
   Layer.succeed(Secrets, { resolve: () => Effect.fail(new SecretUnavailable({ message: "no secrets here" })) })

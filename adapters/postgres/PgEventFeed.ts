@@ -1,0 +1,113 @@
+/**
+ * `EventFeed` over PostgreSQL (migration 0009). An event's sequence is its batch's first sequence
+ * plus its ordinal less one; a page walks the organization's batches in sequence order and, in
+ * each, its events by ordinal, both by index, so a page costs the same at any depth.
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { EventType, StoredEvent } from "../../core/domain/Events.ts"
+import type { OrgId } from "../../core/domain/Ids.ts"
+import { EventCursorAhead, EventCursorExpired, EventFeed, type EventsAfter } from "../../core/ports/EventFeed.ts"
+import { texts } from "./PgPairRows.ts"
+
+interface EventRow {
+  readonly batch: string
+  readonly ordinal: string
+  readonly sequence: string
+  readonly type: EventType
+  readonly created_at: Date
+  readonly data: unknown
+}
+
+const toEvent = (row: EventRow): StoredEvent => ({
+  batch: BigInt(row.batch),
+  ordinal: Number(row.ordinal),
+  sequence: Number(row.sequence),
+  type: row.type,
+  createdAt: DateTime.fromDateUnsafe(row.created_at),
+  data: row.data
+})
+
+// Batches removed per statement by retention: each statement's locks and undo stay small.
+const pruneSlice = 200
+
+export const layer = Layer.effect(
+  EventFeed,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    const after = Effect.fn("PgEventFeed.after")(function* (org: OrgId, request: EventsAfter) {
+      const fetch = request.limit + 1
+      const typeFilter = request.types === undefined ? sql`` : sql`AND e.type = ANY(${texts(request.types)}::text[])`
+      // One statement, so the page and the newest sequence come from one snapshot. The counter's
+      // row is always returned (the page joins onto it), even when the page is empty.
+      const rows = yield* sql<Partial<EventRow> & { readonly latest: string | null; readonly pruned: string | null }>`
+        WITH counter AS (
+          SELECT coalesce(max(last_sequence), 0) AS latest, coalesce(max(pruned_through), 0) AS pruned
+          FROM event_counters WHERE org_id = ${org}),
+        page AS (
+          SELECT b.id::text AS batch, e.ordinal::text AS ordinal, (b.first_sequence + e.ordinal - 1)::text AS sequence,
+            e.type, e.created_at, e.data, b.last_sequence AS batch_order, e.ordinal AS event_order
+          FROM (
+            SELECT id, first_sequence, last_sequence FROM event_batches
+            WHERE org_id = ${org} AND last_sequence > ${request.after}
+            ORDER BY last_sequence) b
+          CROSS JOIN LATERAL (
+            SELECT e.ordinal, e.type, e.created_at, e.data FROM events e
+            WHERE e.batch = b.id AND e.ordinal > ${request.after} - b.first_sequence + 1 ${typeFilter}
+            ORDER BY e.ordinal LIMIT ${fetch}) e
+          ORDER BY b.last_sequence, e.ordinal
+          LIMIT ${fetch})
+        SELECT counter.latest::text AS latest, counter.pruned::text AS pruned, page.*
+        FROM counter LEFT JOIN page ON true
+        ORDER BY page.batch_order, page.event_order`.pipe(Effect.orDie)
+      const latestSequence = Number(rows[0]?.latest ?? 0)
+      const prunedThrough = Number(rows[0]?.pruned ?? 0)
+      if (request.after < prunedThrough) return yield* new EventCursorExpired({ after: request.after, prunedThrough })
+      if (request.after > latestSequence) return yield* new EventCursorAhead({ after: request.after, latestSequence })
+      const events = rows
+        .filter((row) => row.batch !== null && row.batch !== undefined)
+        .map((row) => toEvent(row as EventRow))
+      return { events: events.slice(0, request.limit), hasMore: events.length > request.limit, latestSequence }
+    })
+
+    const find = Effect.fn("PgEventFeed.find")(function* (
+      org: OrgId,
+      place: { readonly batch: bigint; readonly ordinal: number }
+    ) {
+      const rows = yield* sql<EventRow>`
+        SELECT b.id::text AS batch, e.ordinal::text AS ordinal, (b.first_sequence + e.ordinal - 1)::text AS sequence,
+          e.type, e.created_at, e.data
+        FROM events e JOIN event_batches b ON b.id = e.batch
+        WHERE e.batch = ${place.batch.toString()}::bigint AND e.ordinal = ${place.ordinal} AND b.org_id = ${org}
+          AND e.org_id = ${org}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toEvent)
+    })
+
+    // Removes whole batches, oldest first, and moves each organization's `pruned_through` past
+    // them, so that a cursor into the removed range is told so rather than silently skipping.
+    const prune = Effect.fn("PgEventFeed.prune")(function* (before: DateTime.Utc) {
+      let removed = 0
+      for (;;) {
+        const [row] = yield* sql<{ batches: string; events: string }>`
+          WITH gone AS (
+            DELETE FROM event_batches WHERE id IN (
+              SELECT id FROM event_batches WHERE committed_at < ${DateTime.toDateUtc(before)}
+              ORDER BY committed_at LIMIT ${pruneSlice})
+            RETURNING id, org_id, last_sequence),
+          events_gone AS (DELETE FROM events WHERE batch IN (SELECT id FROM gone) RETURNING 1),
+          moved AS (
+            UPDATE event_counters c SET pruned_through = greatest(c.pruned_through, g.through)
+            FROM (SELECT org_id, max(last_sequence) AS through FROM gone GROUP BY org_id) g
+            WHERE c.org_id = g.org_id)
+          SELECT (SELECT count(*) FROM gone)::text AS batches, (SELECT count(*) FROM events_gone)::text AS events`.pipe(
+          Effect.orDie
+        )
+        removed += Number(row?.events ?? 0)
+        if (Number(row?.batches ?? 0) < pruneSlice) return removed
+      }
+    })
+
+    return EventFeed.of({ after, find, prune })
+  })
+)
