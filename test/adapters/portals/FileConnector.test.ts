@@ -116,8 +116,7 @@ describe("the file connector", () => {
       const plan = planPairSync([], documents, {
         refs: { vendor: { id: "v" as VendorId, name: "V" }, debtor: { id: "d" as DebtorId, name: "D" } },
         now: DateTime.makeUnsafe(0),
-        newReceivableId: () => `rcv_${(n++).toString(16).padStart(32, "0")}` as ReceivableId,
-        newEventId: () => `evt_${n++}`
+        newReceivableId: () => `rcv_${(n++).toString(16).padStart(32, "0")}` as ReceivableId
       })
       assert.strictEqual(plan.inserts.length, 2)
       assert.deepStrictEqual(

@@ -40,8 +40,7 @@ const synced = (documents: ReadonlyArray<FetchedDocument>) => {
   const plan = planPairSync([], documents, {
     refs: { vendor: { id: "v" as VendorId, name: "V" }, debtor: { id: "d" as DebtorId, name: "D" } },
     now: DateTime.makeUnsafe(0),
-    newReceivableId: () => `rcv_${(n++).toString(16).padStart(32, "0")}` as ReceivableId,
-    newEventId: () => `evt_${n++}`
+    newReceivableId: () => `rcv_${(n++).toString(16).padStart(32, "0")}` as ReceivableId
   })
   return {
     stored: plan.inserts.map((insert) => insert.documentKey),
