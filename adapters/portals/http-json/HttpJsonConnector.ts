@@ -7,6 +7,7 @@
  * in bounded memory. Only the base URL's origin is ever contacted.
  */
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
+import { Headers } from "effect/http"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping, StatusWording } from "../../../core/domain/Status.ts"
@@ -167,7 +168,13 @@ const withParams = (url: URL, params: Readonly<Record<string, string | number>>)
 }
 
 /** Where the page after this one is, by the configured style; none when this one was the last. */
-const nextPage = (config: HttpJsonConfig, state: PageState, itemCount: number, body: unknown, headers: Headers) => {
+const nextPage = (
+  config: HttpJsonConfig,
+  state: PageState,
+  itemCount: number,
+  body: unknown,
+  headers: Headers.Headers
+) => {
   const pagination = config.pagination
   switch (pagination.style) {
     case "none":
@@ -194,11 +201,10 @@ const nextPage = (config: HttpJsonConfig, state: PageState, itemCount: number, b
         ? Option.none<PageState>()
         : Option.some({ url: withParams(state.url, { [pagination.cursorParam]: cursor }), number: state.number + 1 })
     }
-    case "link":
-      return Option.map(Option.fromNullishOr(nextLink(headers.get("link"), state.url)), (url) => ({
-        url,
-        number: state.number + 1
-      }))
+    case "link": {
+      const next = nextLink(Option.getOrNull(Headers.get(headers, "link")), state.url)
+      return next === undefined ? Option.none<PageState>() : Option.some({ url: next, number: state.number + 1 })
+    }
   }
 }
 

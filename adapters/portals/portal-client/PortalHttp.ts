@@ -1,13 +1,24 @@
 /**
- * HTTP for connectors that poll a portal's API. One origin per integration: every request, page
- * link and redirect must stay on the configured scheme, host and port, so credentials never
- * reach another host. Answers are classified the way the scheduler needs them: timeouts,
- * network errors, 408, 429 and 5xx are retryable (with the portal's `Retry-After`); refused
- * credentials and other 4xx are permanent. Messages name the origin and path, never a header.
- * An answer is read up to a size limit and no further, and decoded strictly (its byte-order mark,
- * else its `charset`, else UTF-8): a page too large or not text fails for good.
+ * HTTP for connectors that poll a portal's API, over effect's `HttpClient` (the runtime's `fetch`).
+ * One origin per integration: every request, page link and redirect must stay on the configured
+ * scheme, host and port, so credentials never reach another host. The client refuses any request
+ * to another origin before it is sent, and redirects are followed here, hop by hop through that
+ * client (the transport never follows one itself). Answers are classified the way the scheduler
+ * needs them: timeouts, network errors, 408, 429 and 5xx are retryable (with the portal's
+ * `Retry-After`); refused credentials and other 4xx are permanent. Messages name the origin and
+ * path, never a header. An answer is read up to a size limit and no further, and decoded strictly
+ * (its byte-order mark, else its `charset`, else UTF-8): a page too large or not text fails for good.
  */
-import { Effect, Result, Schema } from "effect"
+import { Clock, Duration, Effect, Option, Result, Schema, Stream } from "effect"
+import {
+  FetchHttpClient,
+  Headers,
+  HttpBody,
+  HttpClient,
+  type HttpClientError,
+  HttpClientRequest,
+  type HttpClientResponse
+} from "effect/http"
 import { ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/ports/PortalConnector.ts"
 import { knownEncoding, textDecoding } from "../text/Decoding.ts"
 
@@ -29,6 +40,7 @@ export interface PortalRequest {
   readonly headers?: Readonly<Record<string, string>>
   readonly method?: "GET" | "POST"
   readonly body?: string
+  /** The most one exchange (each redirect its own) may take, from sending to the answer's last byte. */
   readonly timeoutSeconds: number
   /** The most bytes of the answer read (default `defaultMaxBodyBytes`); a larger answer fails the run. */
   readonly maxBodyBytes?: number
@@ -44,7 +56,8 @@ const sizeText = (bytes: number) =>
 
 export interface PortalAnswer {
   readonly body: unknown
-  readonly headers: Headers
+  /** The answer's headers, by lower-case name (`Headers.get(headers, "link")`). */
+  readonly headers: Headers.Headers
 }
 
 const maxRedirects = 5
@@ -60,9 +73,11 @@ export const retryAfterSeconds = (header: string | null, now = Date.now()): numb
 
 const place = (url: URL) => `${url.origin}${url.pathname}`
 
-const statusFailure = (url: URL, response: Response): ConnectorFailed => {
+const header = (headers: Headers.Headers, name: string) => Option.getOrNull(Headers.get(headers, name))
+
+const statusFailure = (url: URL, response: HttpClientResponse.HttpClientResponse): ConnectorFailed => {
   const status = response.status
-  const retryAfter = retryAfterSeconds(response.headers.get("retry-after"))
+  const retryAfter = retryAfterSeconds(header(response.headers, "retry-after"))
   const retryable = status === 408 || status === 429 || status >= 500
   const why =
     status === 401 || status === 403
@@ -77,18 +92,79 @@ const statusFailure = (url: URL, response: Response): ConnectorFailed => {
   })
 }
 
-const networkFailure = (url: URL, request: PortalRequest, error: unknown): ConnectorFailed => {
-  const name = error instanceof Error ? error.name : ""
-  if (name === "TimeoutError") {
-    return retryableFailure(`${place(url)} did not answer within ${request.timeoutSeconds} s`)
-  }
-  const cause = error instanceof Error && error.cause instanceof Error ? error.cause : error
-  const code = (cause as { code?: unknown })?.code
+/** A request that failed on the way (refused connection, reset, DNS): retryable, with the system's code. */
+const networkFailure = (url: URL, error: HttpClientError.HttpClientError): ConnectorFailed => {
+  const reason: unknown = error.reason.cause
+  const cause = reason instanceof Error && reason.cause instanceof Error ? reason.cause : reason
+  const code = (cause as { code?: unknown } | undefined)?.code
   return new ConnectorFailed({
     message: `${url.origin} cannot be reached${typeof code === "string" ? ` (${code})` : ""}`,
     retryable: true
   })
 }
+
+/** Nothing is sent outside the integration's origin: a request elsewhere fails before it is sent. */
+const sameOrigin = (origin: string, request: HttpClientRequest.HttpClientRequest) => {
+  const to = URL.canParse(request.url) ? new URL(request.url).origin : request.url
+  return to === origin
+    ? Effect.void
+    : Effect.fail(permanentFailure(`refused to contact ${to}: this integration only contacts ${origin}`))
+}
+
+/**
+ * The client for one portal: effect's `HttpClient`, checking the origin of every request it
+ * executes (so of each redirect hop and page link too), with each request's connection tied to a
+ * scope, so an answer left unread is dropped when its exchange ends.
+ */
+const portalClient = (origin: string) =>
+  Effect.map(HttpClient.HttpClient, (client) =>
+    client.pipe(
+      HttpClient.withScope,
+      HttpClient.transform((send, request) => Effect.andThen(sameOrigin(origin, request), send))
+    )
+  )
+
+type PortalClient = Effect.Success<ReturnType<typeof portalClient>>
+
+const outgoing = (target: URL, request: PortalRequest) => {
+  const headers = Headers.fromInput({ accept: "application/json", ...request.headers })
+  const sent = HttpClientRequest.make(request.method ?? "GET")(target.href, { headers })
+  if (request.body === undefined) return sent
+  // A string body is sent as fetch sends one: the caller's content type, else plain UTF-8 text.
+  const contentType = Option.getOrElse(Headers.get(headers, "content-type"), () => "text/plain;charset=UTF-8")
+  return HttpClientRequest.setBody(sent, HttpBody.text(request.body, contentType))
+}
+
+const wallClock = Clock.Clock.defaultValue()
+
+/** One request and its answer, read and decoded, or where it redirects: within the time allowed. */
+const exchange = (client: PortalClient, target: URL, request: PortalRequest) =>
+  Effect.gen(function* () {
+    const response = yield* client
+      .execute(outgoing(target, request))
+      .pipe(Effect.catchTag("HttpClientError", (error) => Effect.fail(networkFailure(target, error))))
+    const location = header(response.headers, "location")
+    if (response.status >= 300 && response.status < 400 && location !== null) {
+      return { _tag: "Redirect", location } as const
+    }
+    if (response.status < 200 || response.status >= 300) return yield* statusFailure(target, response)
+    const text = yield* readText(target, response, request)
+    const body = yield* Effect.try({
+      try: () => JSON.parse(text) as unknown,
+      catch: () => permanentFailure(`${place(target)} answered with something that is not JSON`)
+    })
+    const answer: PortalAnswer = { body, headers: response.headers }
+    return { _tag: "Answer", answer } as const
+  }).pipe(
+    Effect.timeoutOrElse({
+      duration: Duration.seconds(request.timeoutSeconds),
+      orElse: () => Effect.fail(retryableFailure(`${place(target)} did not answer within ${request.timeoutSeconds} s`))
+    }),
+    // A deadline on the wire runs on the wall clock, whatever clock the caller's fiber has (a test's too).
+    Effect.provideService(Clock.Clock, wallClock),
+    // Ends the request: an answer not read (a redirect, an error status, one too large) is dropped.
+    Effect.scoped
+  )
 
 /**
  * Sends a request to the portal at `origin` and reads its JSON answer, following redirects
@@ -96,43 +172,27 @@ const networkFailure = (url: URL, request: PortalRequest, error: unknown): Conne
  */
 export const requestJson = (origin: string, request: PortalRequest): Effect.Effect<PortalAnswer, ConnectorFailed> =>
   Effect.gen(function* () {
+    const client = yield* portalClient(origin)
     let url = request.url
     for (let redirects = 0; ; redirects++) {
-      if (url.origin !== origin) {
-        return yield* permanentFailure(`refused to contact ${url.origin}: this integration only contacts ${origin}`)
-      }
       const target = url
-      const response = yield* Effect.tryPromise({
-        try: (signal) =>
-          fetch(target, {
-            method: request.method ?? "GET",
-            headers: { accept: "application/json", ...request.headers },
-            ...(request.body === undefined ? {} : { body: request.body }),
-            redirect: "manual",
-            signal: AbortSignal.any([signal, AbortSignal.timeout(request.timeoutSeconds * 1000)])
-          }),
-        catch: (error) => networkFailure(target, request, error)
-      })
-      const location = response.headers.get("location")
-      if (response.status >= 300 && response.status < 400 && location !== null) {
-        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-        if (redirects >= maxRedirects)
-          return yield* permanentFailure(`${place(target)} redirects more than ${maxRedirects} times`)
-        url = new URL(location, target)
-        continue
+      const hop = yield* exchange(client, target, request)
+      if (hop._tag === "Answer") return hop.answer
+      if (redirects >= maxRedirects)
+        return yield* permanentFailure(`${place(target)} redirects more than ${maxRedirects} times`)
+      if (!URL.canParse(hop.location, target.href)) {
+        return yield* permanentFailure(`${place(target)} redirects to something that is not a URL`)
       }
-      if (!response.ok) {
-        yield* Effect.promise(() => response.body?.cancel() ?? Promise.resolve())
-        return yield* statusFailure(target, response)
-      }
-      const text = yield* readText(target, response, request)
-      const body = yield* Effect.try({
-        try: () => JSON.parse(text) as unknown,
-        catch: () => permanentFailure(`${place(target)} answered with something that is not JSON`)
-      })
-      return { body, headers: response.headers }
+      url = new URL(hop.location, target)
     }
-  })
+  }).pipe(
+    // The transport: the runtime's `fetch`, told to hand redirects back rather than follow them (one
+    // it followed would skip the origin check), and without trace headers: a portal sees the
+    // request it always did.
+    Effect.provide(FetchHttpClient.layer),
+    Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
+    Effect.provideService(HttpClient.TracerPropagationEnabled, false)
+  )
 
 type Read = { readonly _tag: "Read"; readonly bytes: Uint8Array } | { readonly _tag: "TooLarge" }
 
@@ -140,39 +200,40 @@ type Read = { readonly _tag: "Read"; readonly bytes: Uint8Array } | { readonly _
  * The answer's bytes, up to the limit: reading stops (and the rest is refused) as soon as the
  * limit is passed, so a page of any size costs at most the limit in memory.
  */
-const readBytes = async (response: Response, limit: number, signal: AbortSignal): Promise<Read> => {
-  const declared = Number(response.headers.get("content-length") ?? Number.NaN)
-  if (declared > limit || response.body === null) {
-    await response.body?.cancel()
-    return declared > limit ? { _tag: "TooLarge" } : { _tag: "Read", bytes: new Uint8Array(0) }
-  }
-  const reader = response.body.getReader()
-  signal.addEventListener("abort", () => void reader.cancel(signal.reason).catch(() => undefined))
+const readBytes = (target: URL, response: HttpClientResponse.HttpClientResponse, limit: number) => {
+  const declared = Number(header(response.headers, "content-length") ?? Number.NaN)
+  if (declared > limit) return Effect.succeed<Read>({ _tag: "TooLarge" })
   const parts: Array<Uint8Array> = []
   let length = 0
-  for (let part = await reader.read(); !part.done; part = await reader.read()) {
-    length += part.value.length
-    if (length > limit) {
-      await reader.cancel()
-      return { _tag: "TooLarge" }
-    }
-    parts.push(part.value)
-  }
-  return { _tag: "Read", bytes: Buffer.concat(parts) }
+  return response.stream.pipe(
+    Stream.catch((error) =>
+      error.reason._tag === "EmptyBodyError" ? Stream.empty : Stream.fail(networkFailure(target, error))
+    ),
+    Stream.runForEachWhile((part) =>
+      Effect.sync(() => {
+        length += part.length
+        if (length > limit) return false
+        parts.push(part)
+        return true
+      })
+    ),
+    Effect.map((): Read => (length > limit ? { _tag: "TooLarge" } : { _tag: "Read", bytes: Buffer.concat(parts) }))
+  )
 }
 
 // The answer's declared charset, when `TextDecoder` knows it; JSON's own is UTF-8 (RFC 8259).
-const charsetOf = (response: Response) => {
-  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(response.headers.get("content-type") ?? "")?.[1]
+const charsetOf = (response: HttpClientResponse.HttpClientResponse) => {
+  const charset = /;\s*charset\s*=\s*"?([^";\s]+)"?/i.exec(header(response.headers, "content-type") ?? "")?.[1]
   return charset !== undefined && knownEncoding(charset) ? charset.toLowerCase() : "utf-8"
 }
 
-const readText = Effect.fnUntraced(function* (target: URL, response: Response, request: PortalRequest) {
+const readText = Effect.fnUntraced(function* (
+  target: URL,
+  response: HttpClientResponse.HttpClientResponse,
+  request: PortalRequest
+) {
   const limit = request.maxBodyBytes ?? defaultMaxBodyBytes
-  const read = yield* Effect.tryPromise({
-    try: (signal) => readBytes(response, limit, signal),
-    catch: (error) => networkFailure(target, request, error)
-  })
+  const read = yield* readBytes(target, response, limit)
   if (read._tag === "TooLarge") {
     const setting = request.maxBodySetting
     return yield* permanentFailure(

@@ -44,7 +44,13 @@ describe("http-json pages", () => {
     () =>
       Effect.gen(function* () {
         let written = 0
+        let dropped: () => void = () => undefined
+        const hungUp = new Promise<void>((resolve) => {
+          dropped = resolve
+        })
         const origin = yield* rawPortal((_, response) => {
+          // The reader hanging up is the only way this answer ends.
+          response.once("close", () => dropped())
           response.writeHead(200, { "content-type": "application/json" })
           response.write('{"data": [')
           const more = () => {
@@ -63,7 +69,22 @@ describe("http-json pages", () => {
           ]
         )
         assert.isAbove(written, 0)
+        yield* Effect.promise(() => hungUp)
       })
+  )
+
+  it.effect("a page that stops halfway is retryable once the timeout passes, like a portal that does not answer", () =>
+    Effect.gen(function* () {
+      const origin = yield* rawPortal((_, response) => {
+        response.writeHead(200, { "content-type": "application/json" })
+        response.write('{"data": [')
+      })
+      const failure = yield* Effect.flip(fetchFrom(unpaged(origin, { timeoutSeconds: 1 })))
+      assert.deepStrictEqual(
+        [failure.retryable, failure.message],
+        [true, `${origin}/api/v2/invoices did not answer within 1 s`]
+      )
+    })
   )
 
   it.effect("a page declared larger than the limit is refused before it is read", () =>
@@ -104,6 +125,8 @@ describe("http-json text", () => {
       response.end(bytes)
     })
   const body = JSON.stringify({ data: [{ ...item, note: "Müller & Söhne" }] })
+  // Windows-1252 puts "€" and "–" where Latin-1 has control characters.
+  const cp1252 = (text: string) => Buffer.from([...text].map((c) => ({ "€": 0x80, "–": 0x96 })[c] ?? c.charCodeAt(0)))
 
   it.effect("reads UTF-16 with a byte-order mark and a declared Latin-1 charset exactly", () =>
     Effect.gen(function* () {
@@ -114,6 +137,20 @@ describe("http-json text", () => {
         const origin = yield* answering(bytes, type)
         const [document] = yield* fetchFrom(unpaged(origin))
         assert.strictEqual(document?.metadata.note, "Müller & Söhne")
+      }
+    })
+  )
+
+  it.effect("a byte-order mark outranks the declared charset, and windows-1252 reads its own bytes", () =>
+    Effect.gen(function* () {
+      const euro = JSON.stringify({ data: [{ ...item, note: "10 € – Müller" }] })
+      for (const [bytes, type] of [
+        [Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(euro)]), "application/json; charset=iso-8859-1"],
+        [cp1252(euro), 'application/json; charset="windows-1252"']
+      ] as const) {
+        const origin = yield* answering(bytes, type)
+        const [document] = yield* fetchFrom(unpaged(origin))
+        assert.strictEqual(document?.metadata.note, "10 € – Müller")
       }
     })
   )
