@@ -1,17 +1,20 @@
 /**
- * The read side of `ReceivableStore` over PostgreSQL. A list page, its total count and the page's
- * history (newest first, limited per receivable) come back in ONE statement; every statement
- * filters by organization, and only the filters a request uses reach the SQL, so each filter
- * combination is planned against its own index.
+ * The read side of `ReceivableStore` over PostgreSQL. A list page, its counts, its watermark and
+ * the page's history (newest first, limited per receivable) come back in ONE statement, so in one
+ * snapshot; every statement filters by organization, and only the filters a request uses reach
+ * the SQL, so each filter combination is planned against its own index.
  */
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
-import type { Debtor, HistoryEntry, Receivable, Vendor } from "../../core/domain/Resources.ts"
+import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
+import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/domain/Resources.ts"
 import {
+  type IntegrationFilter,
   type ReceivableFilter,
   ReceivableStore,
-  type ReceivablesPageRequest
+  type ReceivablesPageRequest,
+  StartingAfterNotFound
 } from "../../core/ports/ReceivableStore.ts"
 import type { ReceivableFieldsRow } from "./Rows.ts"
 
@@ -26,6 +29,35 @@ interface ReceivableRow extends ReceivableFieldsRow {
   readonly next_sync_at: Date | null
   readonly metadata: Record<string, string> | null
   readonly history: ReadonlyArray<{ readonly changed_at: string; readonly changes: HistoryEntry["changes"] }> | null
+}
+
+interface PageRow extends ReceivableRow {
+  readonly total_count: bigint
+  readonly following_count: bigint
+  readonly cursor_found: boolean
+  readonly next_verified_since: Date
+}
+
+interface IntegrationRow {
+  readonly id: string
+  readonly vendor_id: string
+  readonly vendor_name: string
+  readonly debtor_id: string
+  readonly debtor_name: string
+  readonly connector: string
+  readonly paused: boolean
+  readonly last_outcome: string | null
+  readonly next_sync_at: Date | null
+  // The newest finished run's columns: all null when the pair has none, else all set (NOT NULL
+  // in the table but for finished_at and outcome, which the query requires).
+  readonly started_at: Date | null
+  readonly finished_at: Date
+  readonly outcome: "succeeded" | "failed"
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+  readonly error: string | null
 }
 
 interface PartyRow {
@@ -69,6 +101,29 @@ const toReceivable = (row: ReceivableRow): Receivable => {
     ...(row.metadata === null ? {} : { metadata: row.metadata })
   }
 }
+
+const toIntegration = (row: IntegrationRow): Integration => ({
+  id: row.id as IntegrationId,
+  object: "integration",
+  vendor: { id: row.vendor_id as VendorId, name: row.vendor_name },
+  debtor: { id: row.debtor_id as DebtorId, name: row.debtor_name },
+  connector: row.connector,
+  state: row.paused ? "paused" : row.last_outcome === "failed" ? "failing" : "active",
+  lastSync:
+    row.started_at === null
+      ? null
+      : {
+          startedAt: utc(row.started_at),
+          finishedAt: utc(row.finished_at),
+          outcome: row.outcome,
+          created: row.created,
+          updated: row.updated,
+          unchanged: row.unchanged,
+          quarantined: row.quarantined,
+          error: row.error
+        },
+  estimatedNextUpdateAt: row.next_sync_at === null ? null : utc(row.next_sync_at)
+})
 
 const toParty = (row: PartyRow) => ({
   id: row.id,
@@ -123,21 +178,60 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
         ) h ON true`
       : sql``
 
-  /** A page, its total and (if wanted) its history, in one statement. */
+  // Keyset paging: the cursor's place is read from its own row, by key, whatever the filter says
+  // of it now; another organization's id finds nothing. Its two values are scalar subqueries, so
+  // PostgreSQL computes them once before the scan and the row comparison becomes the start of an
+  // index range: every list index ends with (detected_at, id), so a page deep in the list costs
+  // what the first does, where OFFSET reads and skips every entry before it.
+  const keyset = (org: OrgId, after: ReceivableId | undefined) =>
+    after === undefined
+      ? { cursor: sql``, following: sql`true`, found: sql`true` }
+      : {
+          cursor: sql`cursor AS (SELECT detected_at, id FROM receivables WHERE org_id = ${org} AND id = ${after}),`,
+          following: sql`(r.detected_at, r.id) > ((SELECT detected_at FROM cursor), (SELECT id FROM cursor))`,
+          found: sql`EXISTS (SELECT 1 FROM cursor)`
+        }
+
+  // The safe watermark (`nextVerifiedSince` in core/domain/ListQuery.ts) on the database's clock,
+  // the one that writes `updated_at` and the pairs' in-flight marks: the earliest of this
+  // statement's start and the fresh marks of the organization's pairs (`least` skips the NULL of
+  // none). Why no change committed after this read can carry an `updated_at` before it: a sync
+  // marks its pair (clock_timestamp(), committed on its own) before its transaction begins, and
+  // writes every row with one clock_timestamp() taken inside that transaction, so at or after its
+  // mark. A sync whose mark our snapshot sees writes at or after it, so at or after the minimum.
+  // A sync whose mark our snapshot does not see committed that mark after our snapshot was taken,
+  // which is after transaction_timestamp(); its transaction, and the time it writes, come later
+  // still. A sync whose mark was cleared before our snapshot has committed or rolled back, and
+  // its rows are in the snapshot or nowhere. Marks older than `syncMarkStaleAfter` are crashed
+  // workers' (no sync outlives its 9-minute deadline). Cut to milliseconds (the API's precision),
+  // downwards, so the value a client passes back is never after the instant it stands for.
+  const watermark = (org: OrgId) => sql`date_trunc('milliseconds', least(transaction_timestamp(), (
+    SELECT min(i.sync_started_at) FROM integrations i
+    WHERE i.org_id = ${org}
+      AND i.sync_started_at >= transaction_timestamp() - ${Duration.toMillis(syncMarkStaleAfter)} * interval '1 millisecond'
+  )))`
+
+  /** A page, its counts, its watermark and (if wanted) its history, in one statement. */
   const listPage = (org: OrgId, request: ReceivablesPageRequest) => {
     const where = conditions(org, request.filter)
+    const { cursor, following, found } = keyset(org, request.startingAfter)
     // The page is chosen on index entries alone (every list index carries detected_at and id),
-    // and only its rows are then read: skipped and unchosen rows cost no table access. The total
-    // rides along; with a page past the end the outer join still yields one row, carrying the
-    // total and no receivable.
-    return sql<ReceivableRow & { readonly total_count: bigint }>`
-      WITH page_keys AS (
-        SELECT r.id FROM receivables r WHERE ${where}
+    // and only its rows are then read: skipped and unchosen rows cost no table access. The counts
+    // ride along, both from one pass over the matches; with a page past the end (or an unknown
+    // cursor) the outer join still yields one row, carrying them and no receivable.
+    return sql<PageRow>`
+      WITH ${cursor} page_keys AS (
+        SELECT r.id FROM receivables r WHERE ${where} AND ${following}
         ORDER BY r.detected_at, r.id
         LIMIT ${request.window.limit} OFFSET ${request.window.offset}
       ),
-      total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
-      SELECT total.total_count, ${receivableColumns(request.history, request.metadata)}
+      total AS (
+        SELECT count(*) AS total_count, count(*) FILTER (WHERE ${following}) AS following_count,
+          ${found} AS cursor_found, ${watermark(org)} AS next_verified_since
+        FROM receivables r WHERE ${where}
+      )
+      SELECT total.total_count, total.following_count, total.cursor_found, total.next_verified_since,
+        ${receivableColumns(request.history, request.metadata)}
       FROM total
       LEFT JOIN (
         page_keys k
@@ -160,12 +254,17 @@ export const layer = Layer.effect(
       org: OrgId,
       request: ReceivablesPageRequest
     ) {
-      const rows = yield* listPage(org, request)
+      const rows = yield* Effect.orDie(listPage(org, request))
+      // `total` has one row, so the statement always answers at least one.
+      const first = rows[0]!
+      if (!first.cursor_found) return yield* new StartingAfterNotFound({ id: request.startingAfter ?? "" })
       return {
-        totalCount: Number(rows[0]?.total_count ?? 0),
-        items: rows.filter((row) => row.id !== null).map(toReceivable)
+        totalCount: Number(first.total_count),
+        followingCount: Number(first.following_count),
+        items: rows.filter((row) => row.id !== null).map(toReceivable),
+        nextVerifiedSince: utc(first.next_verified_since)
       }
-    }, Effect.orDie)
+    })
 
     const getReceivable = Effect.fn("PgReceivableStore.getReceivable")(function* (
       org: OrgId,
@@ -219,6 +318,38 @@ export const layer = Layer.effect(
       return rows.map((row): Debtor => ({ ...toParty(row), id: row.id as DebtorId, object: "debtor" }))
     }, Effect.orDie)
 
-    return ReceivableStore.of({ listReceivables, getReceivable, listVendors, listDebtors })
+    const listIntegrations = Effect.fn("PgReceivableStore.listIntegrations")(function* (
+      org: OrgId,
+      filter: IntegrationFilter
+    ) {
+      // The newest finished run by the run table's own index (newest start, then the later
+      // recorded), like `integration show`. The configuration is never read: it may name where a
+      // secret lives, and the API shows only the connector's kind. A paused pair has no next
+      // update, as its receivables show.
+      const rows: ReadonlyArray<IntegrationRow> = yield* sql<IntegrationRow>`
+        SELECT i.id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
+          i.paused_at IS NOT NULL AS paused, i.last_outcome,
+          CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next_sync_at,
+          s.started_at, s.finished_at, s.outcome, s.created, s.updated, s.unchanged, s.quarantined, s.error
+        FROM integrations i
+        JOIN vendors v ON v.org_id = i.org_id AND v.id = i.vendor_id
+        JOIN debtors d ON d.id = i.debtor_id
+        LEFT JOIN LATERAL (
+          SELECT started_at, finished_at, outcome, created, updated, unchanged, quarantined, error
+          FROM sync_runs
+          WHERE org_id = i.org_id AND integration_id = i.id AND outcome IS NOT NULL AND finished_at IS NOT NULL
+          ORDER BY started_at DESC, id DESC
+          LIMIT 1
+        ) s ON true
+        WHERE ${sql.and([
+          sql`i.org_id = ${org}`,
+          ...(filter.vendorId === undefined ? [] : [sql`i.vendor_id = ${filter.vendorId}`]),
+          ...(filter.debtorId === undefined ? [] : [sql`i.debtor_id = ${filter.debtorId}`])
+        ])}
+        ORDER BY v.name, d.name, i.id`
+      return rows.map(toIntegration)
+    }, Effect.orDie)
+
+    return ReceivableStore.of({ listReceivables, getReceivable, listVendors, listDebtors, listIntegrations })
   })
 )

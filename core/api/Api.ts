@@ -1,12 +1,13 @@
 /**
  * The HTTP contract of v1 (spec section 4): the receivables, vendors and debtors groups, their
- * parameters, responses and errors, and bearer security. The server implements it, and the same
+ * parameters, responses and errors, and bearer security; beyond the spec and non-breaking (spec
+ * 9.2), the integrations group and the events feed. The server implements it, and the same
  * definition generates the typed client and the OpenAPI document.
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 
-import { Debtor, ListOf, PageOf, Receivable, Vendor } from "../domain/Resources.ts"
+import { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../domain/Resources.ts"
 import { ResourceMissing } from "./Errors.ts"
 import { EventsGroup } from "./EventsApi.ts"
 import * as Query from "./Query.ts"
@@ -16,12 +17,12 @@ export class ReceivablesGroup extends HttpApiGroup.make("receivables")
   .add(
     HttpApiEndpoint.get("list", "/receivables", {
       query: Query.receivablesListQuery,
-      success: PageOf(Receivable).annotate({ identifier: "ReceivableList" })
+      success: ReceivableList
     }).annotateMerge(
       OpenApi.annotations({
         summary: "List receivables",
         description:
-          "Receivables of your organization, ordered by detection time (oldest first), then id. Filters combine. Pages never skip or repeat an item while syncs run."
+          "Receivables of your organization, ordered by detection time (oldest first), then id. Filters combine. Page with `page`, or with `starting_after=<id of the last item received>`, which never skips or repeats an item that keeps matching while syncs run and costs the same at any depth.\n\nPolling: load everything once with `verified_since=all`, then poll with `verified_since` set to the `next_verified_since` of your previous poll's first page, and upsert by `id`. No change committed after a response has an `updated_at` before its `next_verified_since`, so nothing is missed and no overlap window is needed. (Or follow `GET /v1/events`.)"
       })
     ),
     HttpApiEndpoint.get("get", "/receivables/:id", {
@@ -59,10 +60,26 @@ export class DebtorsGroup extends HttpApiGroup.make("debtors")
   )
   .annotateMerge(OpenApi.annotations({ title: "Debtors" })) {}
 
+export class IntegrationsGroup extends HttpApiGroup.make("integrations")
+  .add(
+    HttpApiEndpoint.get("list", "/integrations", {
+      query: Query.integrationsListQuery,
+      success: ListOf(Integration).annotate({ identifier: "IntegrationList" })
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "List integrations",
+        description:
+          "Your organization's vendor-debtor pairs, each with its connector's kind (never its configuration), its state, its last finished sync and when it is next synced. Ordered by vendor name, debtor name, then id. A vendor or debtor that is not yours gives an empty list."
+      })
+    )
+  )
+  .annotateMerge(OpenApi.annotations({ title: "Integrations" })) {}
+
 export class Api extends HttpApi.make("partner-receivables")
   .add(ReceivablesGroup)
   .add(VendorsGroup)
   .add(DebtorsGroup)
+  .add(IntegrationsGroup)
   .add(EventsGroup)
   .middleware(RequestValidation)
   .middleware(Authorization)

@@ -4,7 +4,7 @@
  * The parameter names are the wire names, case-sensitive as the spec writes them.
  */
 import { Effect, Option, Schema, SchemaTransformation } from "effect"
-import { DebtorId, VendorId } from "../domain/Ids.ts"
+import { DebtorId, ReceivableId, VendorId } from "../domain/Ids.ts"
 import { parseVerifiedSince } from "../domain/ListQuery.ts"
 import * as Pagination from "../domain/Pagination.ts"
 import { Status, statuses } from "../domain/Status.ts"
@@ -61,6 +61,10 @@ export const VerifiedSince = Schema.String.check(
 
 export const Expand = Schema.Array(Schema.Literals(["history", "metadata"]))
 
+export const StartingAfter = ReceivableId.annotate({
+  expected: "a receivable id: rcv_ and 32 lower-case hexadecimal characters"
+})
+
 const optional = <S extends Schema.Top>(schema: S, description: string) =>
   Schema.optionalKey(schema).annotateKey({ description })
 
@@ -78,7 +82,11 @@ export const receivablesListQuery = {
   ),
   history_limit: HistoryLimit,
   page: Page,
-  limit: Limit
+  limit: Limit,
+  starting_after: optional(
+    StartingAfter,
+    "Keyset paging: the page continues after this receivable (the `id` of the last item you received) in the list's order, with the same filters. Unlike `page`, it never skips or repeats an item that keeps matching while syncs run, and a page deep in the list costs what the first does. The receivable need not match the filters any more. Not together with a `page` other than 1. An id that is not one of your receivables is a 400."
+  )
 }
 
 export const receivableGetQuery = { history_limit: HistoryLimit }
@@ -89,4 +97,9 @@ export const vendorsListQuery = {
 
 export const debtorsListQuery = {
   vendor_id: optional(VendorId, "Only debtors with receivables from this vendor (UUID)")
+}
+
+export const integrationsListQuery = {
+  vendor_id: optional(VendorId, "Only this vendor's integrations (UUID)"),
+  debtor_id: optional(DebtorId, "Only integrations with this debtor (UUID)")
 }

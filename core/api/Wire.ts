@@ -6,7 +6,7 @@
  */
 import { DateTime } from "effect"
 import { isoInstant } from "../domain/IsoText.ts"
-import type { Debtor, HistoryEntry, Receivable, Vendor } from "../domain/Resources.ts"
+import type { Debtor, HistoryEntry, Receivable, ReceivableList, Vendor } from "../domain/Resources.ts"
 
 const iso = (instant: DateTime.Utc) => isoInstant(DateTime.toEpochMillis(instant))
 const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : iso(instant))
@@ -46,6 +46,12 @@ export const page = <A, B>(items: ReadonlyArray<A>, encode: (item: A) => B, hasM
   data: items.map(encode),
   has_more: hasMore,
   total_count: totalCount
+})
+
+/** The receivables list's envelope (`ReceivableList`): a page and its watermark. */
+export const receivablePage = (list: ReceivableList) => ({
+  ...page(list.data, receivable, list.hasMore, list.totalCount),
+  next_verified_since: iso(list.nextVerifiedSince)
 })
 
 export const list = <A, B>(items: ReadonlyArray<A>, encode: (item: A) => B) => ({

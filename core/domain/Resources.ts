@@ -1,10 +1,11 @@
 /**
- * The API's resources as schemas: Vendor, Debtor, Receivable, HistoryEntry and the list
- * envelopes (spec section 2). Fields are camelCase in TypeScript and encode to the spec's
- * snake_case names, so one schema serves the domain and the wire.
+ * The API's resources as schemas: Vendor, Debtor, Receivable, HistoryEntry, the list envelopes
+ * (spec section 2) and Integration (`GET /v1/integrations`, beyond the spec). Fields are camelCase
+ * in TypeScript and encode to the spec's snake_case names, so one schema serves the domain and
+ * the wire.
  */
-import { Schema } from "effect"
-import { DebtorId, ReceivableId, VendorId } from "./Ids.ts"
+import { Schema, SchemaTransformation } from "effect"
+import { DebtorId, IntegrationId, ReceivableId, VendorId } from "./Ids.ts"
 import { Status } from "./Status.ts"
 import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "./Values.ts"
 
@@ -110,11 +111,70 @@ export const ListOf = <S extends Schema.Top>(item: S) =>
     Schema.encodeKeys({ totalCount: "total_count" })
   )
 
-/** The list envelope of the receivables list, which pages and so says whether more follow. */
+const pageFields = <S extends Schema.Top>(item: S) => ({
+  object: Schema.Literal("list"),
+  data: Schema.Array(item),
+  hasMore: Schema.Boolean,
+  totalCount: Schema.Int
+})
+const pageKeys = { hasMore: "has_more", totalCount: "total_count" } as const
+
+/** A list envelope that pages, and so says whether more follow. */
 export const PageOf = <S extends Schema.Top>(item: S) =>
-  Schema.Struct({
-    object: Schema.Literal("list"),
-    data: Schema.Array(item),
-    hasMore: Schema.Boolean,
-    totalCount: Schema.Int
-  }).pipe(Schema.encodeKeys({ hasMore: "has_more", totalCount: "total_count" }))
+  Schema.Struct(pageFields(item)).pipe(Schema.encodeKeys(pageKeys))
+
+/**
+ * The receivables list's envelope: a page, and the safe watermark to pass back as
+ * `verified_since` (`core/domain/ListQuery.ts`, `nextVerifiedSince`).
+ */
+export const ReceivableList = Schema.Struct({
+  ...pageFields(Receivable),
+  // Described on the wire (string) side, which is what the OpenAPI document shows.
+  nextVerifiedSince: Schema.String.annotate({
+    description:
+      "Pass this as `verified_since` on your next poll: no change committed after this response has an `updated_at` before it. Take it from the first page of a poll. At or before the time of the response; earlier while a sync of one of your pairs is running."
+  }).pipe(Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString))
+})
+  .pipe(Schema.encodeKeys({ ...pageKeys, nextVerifiedSince: "next_verified_since" }))
+  .annotate({ identifier: "ReceivableList" })
+export type ReceivableList = typeof ReceivableList.Type
+
+/** What a pair's syncs are doing: paused by an operator, failing (its last run failed), or active. */
+export const IntegrationState = Schema.Literals(["active", "paused", "failing"])
+export type IntegrationState = typeof IntegrationState.Type
+
+/** A pair's newest finished sync run, as `sync_runs` recorded it. */
+export const LastSync = Schema.Struct({
+  startedAt: Timestamp,
+  finishedAt: Timestamp,
+  outcome: Schema.Literals(["succeeded", "failed"]),
+  created: Schema.Int,
+  updated: Schema.Int,
+  unchanged: Schema.Int,
+  quarantined: Schema.Int.annotate({
+    description: "Documents refused by validation; their receivables kept their state"
+  }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "Why the run failed, without secrets; null on success" })
+})
+  .pipe(Schema.encodeKeys({ startedAt: "started_at", finishedAt: "finished_at" }))
+  .annotate({ identifier: "LastSync" })
+export type LastSync = typeof LastSync.Type
+
+/** A vendor-debtor pair's integration with its debtor's portal: never its configuration. */
+export const Integration = Schema.Struct({
+  id: IntegrationId,
+  object: Schema.Literal("integration"),
+  vendor: VendorRef,
+  debtor: DebtorRef,
+  connector: Schema.String.annotate({ description: "The kind of portal connector, such as `coupa` or `file`" }),
+  state: IntegrationState.annotate({
+    description: "`paused` by an operator; `failing` when its last run failed (it is retried); otherwise `active`"
+  }),
+  lastSync: Schema.NullOr(LastSync).annotate({ description: "The newest finished sync run; null before the first" }),
+  estimatedNextUpdateAt: Schema.NullOr(Timestamp).annotate({
+    description: "When the pair is next synced (its receivables show the same); null when paused"
+  })
+})
+  .pipe(Schema.encodeKeys({ lastSync: "last_sync", estimatedNextUpdateAt: "estimated_next_update_at" }))
+  .annotate({ identifier: "Integration" })
+export type Integration = typeof Integration.Type

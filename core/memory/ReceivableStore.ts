@@ -1,14 +1,31 @@
 /**
  * `ReceivableStore` in memory: the twin of the PostgreSQL read path for embedders and fast tests,
  * held to the same contract (`test/contracts/ReceivableStore.contract.ts`): org-scoped reads, list
- * order `detected_at` then id, history newest first, a pair's next sync shared by its receivables.
- * The port only reads, so `MemoryReceivables.seed` puts rows in, as a sync or an import would
- * have left them. Ids are found in any letter case, as PostgreSQL's `uuid` type finds them.
+ * order `detected_at` then id, keyset paging, history newest first, a pair's next sync shared by
+ * its receivables, the watermark by the Clock. The port only reads, so `MemoryReceivables.seed`
+ * puts rows in, as a sync or an import would have left them. Ids are found in any letter case,
+ * as PostgreSQL's `uuid` type finds them.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
-import type { Changes, Debtor, HistoryEntry, Receivable, ReceivableState, Vendor } from "../domain/Resources.ts"
-import { type ReceivableFilter, ReceivableStore, type ReceivablesPageRequest } from "../ports/ReceivableStore.ts"
+import { nextVerifiedSince } from "../domain/ListQuery.ts"
+import type {
+  Changes,
+  Debtor,
+  HistoryEntry,
+  Integration,
+  LastSync,
+  Receivable,
+  ReceivableState,
+  Vendor
+} from "../domain/Resources.ts"
+import {
+  type IntegrationFilter,
+  type ReceivableFilter,
+  ReceivableStore,
+  type ReceivablesPageRequest,
+  StartingAfterNotFound
+} from "../ports/ReceivableStore.ts"
 
 export interface SeedVendor {
   readonly id: VendorId
@@ -27,8 +44,19 @@ export interface SeedPair {
   readonly orgId: OrgId
   readonly vendorId: VendorId
   readonly debtorId: DebtorId
+  /** The connector's kind. */
+  readonly connector: string
   readonly nextSyncAt: DateTime.Utc | null
   readonly paused: boolean
+  /** How its last run ended; none before the first. */
+  readonly lastOutcome?: "succeeded" | "failed" | null | undefined
+  /** Set while a sync of the pair is in flight (`integrations.sync_started_at`). */
+  readonly syncStartedAt?: DateTime.Utc | null | undefined
+}
+/** A finished sync run of a pair, as `sync_runs` records it. */
+export interface SeedSyncRun extends LastSync {
+  readonly orgId: OrgId
+  readonly pairId: IntegrationId
 }
 /** A receivable of a pair; its vendor and debtor are the pair's. */
 export interface SeedReceivable extends ReceivableState {
@@ -51,6 +79,7 @@ export interface ReceivableRows {
   readonly pairs?: ReadonlyArray<SeedPair> | undefined
   readonly receivables?: ReadonlyArray<SeedReceivable> | undefined
   readonly history?: ReadonlyArray<SeedHistory> | undefined
+  readonly runs?: ReadonlyArray<SeedSyncRun> | undefined
 }
 
 /** Seeds the memory store. */
@@ -79,6 +108,8 @@ const make = Effect.sync(() => {
   // Receivable ids are unique per organization only, as the table's key is (org_id, id).
   const receivables = new Map<string, SeedReceivable>()
   const history = new Map<string, Array<HistoryEntry>>()
+  // Per pair, in the order stored.
+  const runs = new Map<string, Array<SeedSyncRun>>()
   const rowKey = (org: string, id: string) => `${key(org)}/${id}`
 
   const fault = (message: string) => Effect.die(new Error(`MemoryReceivables.seed: ${message}`))
@@ -100,6 +131,11 @@ const make = Effect.sync(() => {
         const at = rowKey(h.orgId, h.receivableId)
         if (!receivables.has(at)) return fault(`history of ${h.receivableId}: no such receivable`)
         history.set(at, [...(history.get(at) ?? []), { changedAt: h.changedAt, changes: h.changes }])
+      }
+      for (const run of rows.runs ?? []) {
+        const pairId = key(run.pairId)
+        if (pairs.get(pairId)?.orgId !== key(run.orgId)) return fault(`run of ${run.pairId}: no such pair`)
+        runs.set(pairId, [...(runs.get(pairId) ?? []), { ...run, orgId: key(run.orgId), pairId }])
       }
       return Effect.void
     })
@@ -138,15 +174,26 @@ const make = Effect.sync(() => {
     )
   }
 
-  const listReceivables = (org: OrgId, request: ReceivablesPageRequest) =>
-    Effect.sync(() => {
-      const all = [...receivables.values()].filter(matches(org, request.filter)).sort(inListOrder)
-      const { offset, limit } = request.window
-      return {
-        totalCount: all.length,
-        items: all.slice(offset, offset + limit).map((r) => toReceivable(r, request))
-      }
-    })
+  const listReceivables = Effect.fnUntraced(function* (org: OrgId, request: ReceivablesPageRequest) {
+    // The cursor's place is its own, whatever the filter says of it now.
+    const cursor = request.startingAfter === undefined ? undefined : receivables.get(rowKey(org, request.startingAfter))
+    if (request.startingAfter !== undefined && cursor === undefined) {
+      return yield* new StartingAfterNotFound({ id: request.startingAfter })
+    }
+    const all = [...receivables.values()].filter(matches(org, request.filter)).sort(inListOrder)
+    const following = cursor === undefined ? all : all.filter((r) => inListOrder(r, cursor) > 0)
+    const { offset, limit } = request.window
+    const now = yield* DateTime.now
+    const marks = [...pairs.values()].flatMap((p) =>
+      p.orgId === key(org) && p.syncStartedAt != null ? [p.syncStartedAt] : []
+    )
+    return {
+      totalCount: all.length,
+      followingCount: following.length,
+      items: following.slice(offset, offset + limit).map((r) => toReceivable(r, request)),
+      nextVerifiedSince: nextVerifiedSince(now, marks)
+    }
+  })
 
   const getReceivable = (org: OrgId, id: ReceivableId, historyLimit: number) =>
     Effect.sync(() =>
@@ -208,8 +255,48 @@ const make = Effect.sync(() => {
         .sort(byNameThenId)
     )
 
+  // The newest run: the latest start, and of runs started together the later stored.
+  const lastSync = (pair: SeedPair): LastSync | null => {
+    const newest = (runs.get(pair.id) ?? []).reduce<SeedSyncRun | undefined>(
+      (found, run) => (found === undefined || millis(run.startedAt) >= millis(found.startedAt) ? run : found),
+      undefined
+    )
+    if (newest === undefined) return null
+    const { orgId: _org, pairId: _pair, ...run } = newest
+    return run
+  }
+
+  const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>
+    Effect.sync(() =>
+      [...pairs.values()]
+        .filter(
+          (p) =>
+            p.orgId === key(org) &&
+            (filter.vendorId === undefined || p.vendorId === key(filter.vendorId)) &&
+            (filter.debtorId === undefined || p.debtorId === key(filter.debtorId))
+        )
+        .map(
+          (p): Integration => ({
+            id: p.id,
+            object: "integration",
+            vendor: { id: p.vendorId, name: vendors.get(p.vendorId)!.name },
+            debtor: { id: p.debtorId, name: debtors.get(p.debtorId)!.name },
+            connector: p.connector,
+            state: p.paused ? "paused" : p.lastOutcome === "failed" ? "failing" : "active",
+            lastSync: lastSync(p),
+            estimatedNextUpdateAt: p.paused ? null : p.nextSyncAt
+          })
+        )
+        .sort(
+          (a, b) =>
+            compareText(a.vendor.name, b.vendor.name) ||
+            compareText(a.debtor.name, b.debtor.name) ||
+            compareText(a.id, b.id)
+        )
+    )
+
   return {
-    store: ReceivableStore.of({ listReceivables, getReceivable, listVendors, listDebtors }),
+    store: ReceivableStore.of({ listReceivables, getReceivable, listVendors, listDebtors, listIntegrations }),
     seeding: MemoryReceivables.of({ seed: seedRows })
   }
 })

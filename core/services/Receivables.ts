@@ -1,18 +1,28 @@
 /**
  * The read side of the API as a service over the `ReceivableStore` port: applies the list rules
- * (defaults, the 24-hour window, paging, expansion) and turns "not there" into a domain error.
+ * (defaults, the 24-hour window, paging by number or after an item, expansion) and turns "not
+ * there" into a domain error.
  */
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
 import type { DebtorId, OrgId, VendorId } from "../domain/Ids.ts"
 import { ReceivableId } from "../domain/Ids.ts"
 import { defaultVerifiedSince, parseVerifiedSince } from "../domain/ListQuery.ts"
 import { hasMore, pageWindow } from "../domain/Pagination.ts"
-import type { Debtor, Receivable, Vendor } from "../domain/Resources.ts"
+import type { Debtor, Integration, Receivable, Vendor } from "../domain/Resources.ts"
 import type { Status } from "../domain/Status.ts"
-import { ReceivableStore } from "../ports/ReceivableStore.ts"
+import { type IntegrationFilter, ReceivableStore, type StartingAfterNotFound } from "../ports/ReceivableStore.ts"
 
 export class ReceivableNotFound extends Schema.TaggedError<ReceivableNotFound>()("ReceivableNotFound", {
   id: Schema.String
+}) {}
+
+/**
+ * A page number other than 1 together with `startingAfter`. Refused rather than combined: "page
+ * 3 after X" would be an offset from a cursor, which brings back the skips keyset paging exists
+ * to avoid, and either reading of it would surprise someone.
+ */
+export class PageWithStartingAfter extends Schema.TaggedError<PageWithStartingAfter>()("PageWithStartingAfter", {
+  page: Schema.Number
 }) {}
 
 export interface ListReceivablesQuery {
@@ -25,12 +35,16 @@ export interface ListReceivablesQuery {
   readonly historyLimit: number
   readonly page: number
   readonly limit: number
+  /** Keyset paging: the page continues after this receivable, in list order; `page` must then be 1. */
+  readonly startingAfter?: ReceivableId | undefined
 }
 
 export interface ReceivablesList {
   readonly items: ReadonlyArray<Receivable>
   readonly totalCount: number
   readonly hasMore: boolean
+  /** The instant to pass back as `verified_since` so that no later commit is missed. */
+  readonly nextVerifiedSince: DateTime.Utc
 }
 
 const isReceivableId = Schema.is(ReceivableId)
@@ -38,10 +52,14 @@ const isReceivableId = Schema.is(ReceivableId)
 export class Receivables extends Context.Service<
   Receivables,
   {
-    readonly list: (org: OrgId, query: ListReceivablesQuery) => Effect.Effect<ReceivablesList>
+    readonly list: (
+      org: OrgId,
+      query: ListReceivablesQuery
+    ) => Effect.Effect<ReceivablesList, PageWithStartingAfter | StartingAfterNotFound>
     readonly get: (org: OrgId, id: string, historyLimit: number) => Effect.Effect<Receivable, ReceivableNotFound>
     readonly vendors: (org: OrgId, debtorId?: DebtorId) => Effect.Effect<ReadonlyArray<Vendor>>
     readonly debtors: (org: OrgId, vendorId?: VendorId) => Effect.Effect<ReadonlyArray<Debtor>>
+    readonly integrations: (org: OrgId, filter: IntegrationFilter) => Effect.Effect<ReadonlyArray<Integration>>
   }
 >()("core/Receivables") {
   static readonly layer = Layer.effect(
@@ -50,6 +68,9 @@ export class Receivables extends Context.Service<
       const store = yield* ReceivableStore
 
       const list = Effect.fn("Receivables.list")(function* (org: OrgId, query: ListReceivablesQuery) {
+        if (query.startingAfter !== undefined && query.page !== 1) {
+          return yield* new PageWithStartingAfter({ page: query.page })
+        }
         const now = yield* DateTime.now
         const since =
           query.verifiedSince === undefined
@@ -63,10 +84,17 @@ export class Receivables extends Context.Service<
             updatedSince: since._tag === "Since" ? since.at : undefined
           },
           window: pageWindow(query.page, query.limit),
+          startingAfter: query.startingAfter,
           history: query.expand?.includes("history") ? Option.some(query.historyLimit) : Option.none(),
           metadata: query.expand?.includes("metadata") ?? false
         })
-        return { ...page, hasMore: hasMore(query.page, query.limit, page.totalCount) }
+        return {
+          items: page.items,
+          totalCount: page.totalCount,
+          // Counted from the cursor when there is one: the page is the first after it.
+          hasMore: hasMore(query.page, query.limit, page.followingCount),
+          nextVerifiedSince: page.nextVerifiedSince
+        }
       })
 
       const get = Effect.fn("Receivables.get")(function* (org: OrgId, id: string, historyLimit: number) {
@@ -81,7 +109,10 @@ export class Receivables extends Context.Service<
       const debtors = (org: OrgId, vendorId?: VendorId) =>
         store.listDebtors(org, { vendorId }).pipe(Effect.withSpan("Receivables.debtors"))
 
-      return Receivables.of({ list, get, vendors, debtors })
+      const integrations = (org: OrgId, filter: IntegrationFilter) =>
+        store.listIntegrations(org, filter).pipe(Effect.withSpan("Receivables.integrations"))
+
+      return Receivables.of({ list, get, vendors, debtors, integrations })
     })
   )
 }

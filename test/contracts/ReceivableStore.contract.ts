@@ -2,69 +2,32 @@
  * The contract of the `ReceivableStore` port (the API's read path), one suite run against every
  * implementation: a store's test file is one line, `describeReceivableStore(name, layer)`, as with
  * the connector conformance kit. Each property seeds a fresh world (`ReceivableStore.model.ts`)
- * through `ReceivableSeed` and holds the store's answers to the model's.
+ * through `ReceivableSeed` and holds the store's answers to the model's; keyset paging and the
+ * watermark are in `ReceivableStore.keyset.ts`, the integrations in `ReceivableStore.integrations.ts`.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, type Layer, Option, Schema } from "effect"
 import fc from "fast-check"
 import type { OrgId, ReceivableId } from "../../core/domain/Ids.ts"
 import { Debtor, Receivable, Vendor } from "../../core/domain/Resources.ts"
-import { statuses } from "../../core/domain/Status.ts"
 import { ReceivableStore } from "../../core/ports/ReceivableStore.ts"
+import { integrationsLaw } from "./ReceivableStore.integrations.ts"
+import { keysetSliceLaw, keysetWalkLaw, unknownCursorLaw, watermarkLaw } from "./ReceivableStore.keyset.ts"
 import {
-  buildWorld,
-  hour,
+  filterOf,
+  filterPlan,
   modelBills,
   modelList,
   modelNextUpdate,
-  modelReceivable,
-  type World,
-  worldPlan
+  modelReceivable
 } from "./ReceivableStore.model.ts"
-import { ReceivableSeed } from "./ReceivableStore.seed.ts"
-
-type Services = ReceivableStore | ReceivableSeed
-
-/** Seeds a world for each generated case and runs `body` on it; fails with the counterexample. */
-const forAll = <T>(
-  arbitrary: fc.Arbitrary<T>,
-  body: (world: World, value: T) => Effect.Effect<void, never, Services>,
-  numRuns = 50
-) =>
-  Effect.gen(function* () {
-    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
-    yield* Effect.promise(() =>
-      fc.assert(
-        fc.asyncProperty(worldPlan, arbitrary, (plan, value) =>
-          run(
-            Effect.gen(function* () {
-              const world = buildWorld(plan)
-              yield* (yield* ReceivableSeed).seed(world)
-              yield* body(world, value)
-            })
-          )
-        ),
-        { numRuns }
-      )
-    )
-  })
+import { forAll, list, type Services } from "./ReceivableStore.seed.ts"
 
 const encodeReceivable = Schema.encodeSync(Receivable)
 const encodeVendors = Schema.encodeSync(Schema.Array(Vendor))
 const encodeDebtors = Schema.encodeSync(Schema.Array(Debtor))
 const everything = { offset: 0, limit: 1_000 }
 const ids = (items: ReadonlyArray<{ readonly id: string }>) => items.map((item) => item.id)
-/** The same id in upper case: ids name their rows whatever the letter case, as a uuid column does. */
-const shout = <A extends string>(id: A, upper: boolean) => (upper ? (id.toUpperCase() as A) : id)
-
-const filterPlan = fc.record({
-  second: fc.boolean(),
-  upper: fc.boolean(),
-  vendor: fc.option(fc.nat(), { nil: undefined }),
-  debtor: fc.option(fc.nat(), { nil: undefined }),
-  status: fc.option(fc.constantFrom(...statuses), { nil: undefined }),
-  updatedSince: fc.option(fc.integer({ min: 0, max: 4 }).map(hour), { nil: undefined })
-})
 
 export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer<Services, E>) =>
   layer(storeLayer, { excludeTestServices: true, timeout: 180_000 })(`ReceivableStore contract (${name})`, (it) => {
@@ -73,17 +36,9 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
       () =>
         forAll(filterPlan, (world, plan) =>
           Effect.gen(function* () {
-            const org = world.orgs[plan.second ? 1 : 0]
-            // Vendors and debtors of either organization: another's vendor simply matches nothing.
-            const vendor = plan.vendor === undefined ? undefined : world.vendors[plan.vendor % world.vendors.length]!.id
-            const debtor = plan.debtor === undefined ? undefined : world.debtors[plan.debtor % world.debtors.length]!.id
-            const filter = { vendorId: vendor, debtorId: debtor, status: plan.status, updatedSince: plan.updatedSince }
-            const page = yield* (yield* ReceivableStore).listReceivables(shout(org, plan.upper), {
-              filter: {
-                ...filter,
-                vendorId: vendor && shout(vendor, plan.upper),
-                debtorId: debtor && shout(debtor, plan.upper)
-              },
+            const { org, filter, asked } = filterOf(world, plan)
+            const page = yield* list(asked.org, {
+              filter: asked.filter,
               window: everything,
               history: Option.none(),
               metadata: false
@@ -100,12 +55,11 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
         fc.record({ limit: fc.integer({ min: 1, max: 5 }), status: fc.constantFrom(undefined, "PAID" as const) }),
         (world, { limit, status }) =>
           Effect.gen(function* () {
-            const store = yield* ReceivableStore
             const expected = ids(modelList(world, world.orgs[0], { status }))
             const pages = Math.ceil(expected.length / limit) + 1
             const seen: Array<string> = []
             for (let page = 0; page < pages; page++) {
-              const answer = yield* store.listReceivables(world.orgs[0], {
+              const answer = yield* list(world.orgs[0], {
                 filter: { status },
                 window: { offset: page * limit, limit },
                 history: Option.none(),
@@ -127,7 +81,7 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
         (world, expand) =>
           Effect.gen(function* () {
             const org = world.orgs[0]
-            const page = yield* (yield* ReceivableStore).listReceivables(org, {
+            const page = yield* list(org, {
               filter: {},
               window: everything,
               history: Option.fromUndefinedOr(expand.history),
@@ -168,7 +122,7 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
           }
           const unknown = "rcv_00000000000000000000000000000000" as ReceivableId
           assert.isTrue(Option.isNone(yield* store.getReceivable(own, unknown, 10)))
-          const listed = yield* store.listReceivables(own, {
+          const listed = yield* list(own, {
             filter: {},
             window: everything,
             history: Option.none(),
@@ -205,6 +159,21 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
             )
           })
         )
+    )
+
+    it.effect(
+      "keyset: after any receivable of the organization, matching or not, a page is the model's list after that place",
+      () => keysetSliceLaw
+    )
+    it.effect("keyset: following each page's last item visits every match once, in order", () => keysetWalkLaw)
+    it.effect("keyset: an unknown id, or another organization's, is StartingAfterNotFound", () => unknownCursorLaw)
+    it.effect(
+      "next_verified_since: the read's time, or the earliest in-flight mark of the organization's pairs not older than 10 minutes",
+      () => watermarkLaw
+    )
+    it.effect(
+      "integrations: the organization's pairs of the vendor and debtor asked, with their kind, state, newest run and next update, by vendor name, debtor name, then id",
+      () => integrationsLaw
     )
 
     it.effect("debtors: those the organization has receivables with (of the vendor, if given), by name then id", () =>

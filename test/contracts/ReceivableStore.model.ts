@@ -1,16 +1,18 @@
 /**
  * The world the `ReceivableStore` contract generates (two organizations, their vendors, shared
- * debtors, pairs, receivables and history) and the model every store is held to: the plain
- * reading of spec sections 4 and 5 over those rows, written for clarity, not speed. Instants
- * come from a handful of hours so that ties in `detected_at` and `changed_at` are common.
+ * debtors, pairs with their sync runs, receivables and history) and the model every store is held
+ * to: the plain reading of spec sections 4 and 5 and docs/decisions.md over those rows, written
+ * for clarity, not speed. Instants come from a handful of hours so that ties in `detected_at`,
+ * `changed_at` and a run's start are common.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
-import { Receivable } from "../../core/domain/Resources.ts"
-import type { ReceivableRows, SeedReceivable } from "../../core/memory/ReceivableStore.ts"
-import type { ReceivableFilter } from "../../core/ports/ReceivableStore.ts"
+import { Integration, Receivable } from "../../core/domain/Resources.ts"
+import { statuses } from "../../core/domain/Status.ts"
+import type { ReceivableRows, SeedReceivable, SeedSyncRun } from "../../core/memory/ReceivableStore.ts"
+import type { IntegrationFilter, ReceivableFilter } from "../../core/ports/ReceivableStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 
 const base = DateTime.makeUnsafe("2026-03-01T00:00:00Z")
@@ -24,6 +26,52 @@ const changes = fc.dictionary(
   fc.record({ from: fieldValue, to: fieldValue }),
   { minKeys: 1, maxKeys: 3 }
 )
+const count = fc.nat({ max: 1_000 })
+const run = fc.oneof(
+  fc.record({ outcome: fc.constant("succeeded" as const), error: fc.constant(null) }),
+  fc.record({ outcome: fc.constant("failed" as const), error: fc.constantFrom("portal answered 503", "timed out") })
+)
+
+const millis = DateTime.toEpochMillis
+const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+
+/** List order: `detected_at`, then id. */
+export const inListOrder = (a: SeedReceivable, b: SeedReceivable) =>
+  millis(a.detectedAt) - millis(b.detectedAt) || byText(a.id, b.id)
+
+/** A filter over either organization's vendors and debtors, asked with ids in either letter case. */
+export const filterPlan = fc.record({
+  second: fc.boolean(),
+  upper: fc.boolean(),
+  vendor: fc.option(fc.nat(), { nil: undefined }),
+  debtor: fc.option(fc.nat(), { nil: undefined }),
+  status: fc.option(fc.constantFrom(...statuses), { nil: undefined }),
+  updatedSince: fc.option(fc.integer({ min: 0, max: 4 }).map(hour), { nil: undefined })
+})
+export type FilterPlan = typeof filterPlan extends fc.Arbitrary<infer A> ? A : never
+
+/** The same id in upper case: ids name their rows whatever the letter case, as a uuid column does. */
+const shout = <A extends string>(id: A, upper: boolean) => (upper ? (id.toUpperCase() as A) : id)
+
+/**
+ * The organization and filter a plan names, and the same as a store is asked them. Vendors and
+ * debtors come from either organization: another's vendor simply matches nothing.
+ */
+export const filterOf = (world: World, plan: FilterPlan) => {
+  const org = world.orgs[plan.second ? 1 : 0]
+  const vendorId = plan.vendor === undefined ? undefined : world.vendors[plan.vendor % world.vendors.length]!.id
+  const debtorId = plan.debtor === undefined ? undefined : world.debtors[plan.debtor % world.debtors.length]!.id
+  const filter = { vendorId, debtorId, status: plan.status, updatedSince: plan.updatedSince }
+  const asked = {
+    org: shout(org, plan.upper),
+    filter: {
+      ...filter,
+      vendorId: vendorId && shout(vendorId, plan.upper),
+      debtorId: debtorId && shout(debtorId, plan.upper)
+    }
+  }
+  return { org, filter, asked }
+}
 
 /** The shape of a world; ids are drawn fresh when it is built, so runs never collide. */
 export const worldPlan = fc.record({
@@ -34,7 +82,13 @@ export const worldPlan = fc.record({
       vendor: fc.nat(),
       debtor: fc.nat(),
       nextSyncAt: fc.option(instant, { nil: null }),
-      paused: fc.boolean()
+      paused: fc.boolean(),
+      connector: fc.constantFrom("simulator", "file", "coupa"),
+      lastOutcome: fc.constantFrom(null, "succeeded" as const, "failed" as const),
+      runs: fc.array(
+        fc.record({ run, startedAt: instant, created: count, updated: count, unchanged: count, quarantined: count }),
+        { maxLength: 3 }
+      )
     }),
     { minLength: 1, maxLength: 8 }
   ),
@@ -76,14 +130,19 @@ export const buildWorld = (plan: WorldPlan): World => {
         return [`${vendor.id}/${debtor.id}`, pair] as const
       })
     ).values()
-  ].map(({ id, orgId, vendorId, debtorId, nextSyncAt, paused }) => ({
-    id,
-    orgId,
-    vendorId,
-    debtorId,
-    nextSyncAt,
-    paused
-  }))
+  ]
+  const runs = pairs.flatMap((p) =>
+    p.runs.map(
+      ({ run, startedAt, ...counts }): SeedSyncRun => ({
+        orgId: p.orgId,
+        pairId: p.id,
+        startedAt,
+        finishedAt: DateTime.add(startedAt, { minutes: 1 }),
+        ...run,
+        ...counts
+      })
+    )
+  )
   const receivables = plan.receivables.map((r) => {
     const pair = pairs[r.pair % pairs.length]!
     return {
@@ -98,11 +157,25 @@ export const buildWorld = (plan: WorldPlan): World => {
   const history = plan.receivables.flatMap((r, index) =>
     r.history.map((h) => ({ orgId: receivables[index]!.orgId, receivableId: receivables[index]!.id, ...h }))
   )
-  return { orgs, vendors, debtors, pairs, receivables, history }
+  return {
+    orgs,
+    vendors,
+    debtors,
+    pairs: pairs.map(({ id, orgId, vendorId, debtorId, nextSyncAt, paused, connector, lastOutcome }) => ({
+      id,
+      orgId,
+      vendorId,
+      debtorId,
+      nextSyncAt,
+      paused,
+      connector,
+      lastOutcome
+    })),
+    receivables,
+    history,
+    runs
+  }
 }
-
-const millis = DateTime.toEpochMillis
-const byText = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 
 /** The receivables of `org` that `filter` keeps, in list order. */
 export const modelList = (world: World, org: OrgId, filter: ReceivableFilter): ReadonlyArray<SeedReceivable> =>
@@ -117,7 +190,7 @@ export const modelList = (world: World, org: OrgId, filter: ReceivableFilter): R
         (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
       )
     })
-    .sort((a, b) => millis(a.detectedAt) - millis(b.detectedAt) || byText(a.id, b.id))
+    .sort(inListOrder)
 
 /** A receivable as the API would encode it, with the expansions asked for. */
 export const modelReceivable = (
@@ -144,6 +217,50 @@ export const modelReceivable = (
     ...(expand.metadata ? { metadata } : {})
   })
 }
+
+/** The organization's pairs that `filter` keeps, as the API encodes them, by vendor name, debtor name, then id. */
+export const modelIntegrations = (world: World, org: OrgId, filter: IntegrationFilter) =>
+  world.pairs
+    .filter(
+      (p) =>
+        p.orgId === org &&
+        (filter.vendorId === undefined || p.vendorId === filter.vendorId.toLowerCase()) &&
+        (filter.debtorId === undefined || p.debtorId === filter.debtorId.toLowerCase())
+    )
+    .map((p) => {
+      // The newest run: the latest start; of runs started together, the one recorded last.
+      const newest = world.runs
+        .filter((r) => r.pairId === p.id)
+        .reduce<SeedSyncRun | undefined>(
+          (found, r) => (found === undefined || millis(r.startedAt) >= millis(found.startedAt) ? r : found),
+          undefined
+        )
+      const integration: Integration = {
+        id: p.id,
+        object: "integration",
+        vendor: { id: p.vendorId, name: world.vendors.find((v) => v.id === p.vendorId)!.name },
+        debtor: { id: p.debtorId, name: world.debtors.find((d) => d.id === p.debtorId)!.name },
+        connector: p.connector,
+        state: p.paused ? "paused" : p.lastOutcome === "failed" ? "failing" : "active",
+        lastSync:
+          newest === undefined
+            ? null
+            : {
+                startedAt: newest.startedAt,
+                finishedAt: newest.finishedAt,
+                outcome: newest.outcome,
+                created: newest.created,
+                updated: newest.updated,
+                unchanged: newest.unchanged,
+                quarantined: newest.quarantined,
+                error: newest.error
+              },
+        estimatedNextUpdateAt: p.paused ? null : p.nextSyncAt
+      }
+      return integration
+    })
+    .sort((a, b) => byText(a.vendor.name, b.vendor.name) || byText(a.debtor.name, b.debtor.name) || byText(a.id, b.id))
+    .map((i) => Schema.encodeSync(Integration)(i))
 
 /** The earliest next sync over the organization's unpaused pairs that `of` selects. */
 export const modelNextUpdate = (world: World, org: OrgId, of: (pair: World["pairs"][number]) => boolean) =>

@@ -2,14 +2,17 @@
  * How the `ReceivableStore` contract puts rows in: one `ReceivableSeed` service with two
  * implementations, the memory twin's own seeding and plain SQL inserts for PostgreSQL (the port
  * only reads, and a sync is too much machinery for a read-path contract). Each also provides its
- * store, so a store's test file is one line.
+ * store, so a store's test file is one line. `forAll` runs a property over freshly seeded worlds.
  */
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import fc from "fast-check"
 import * as PgReceivableStore from "../../adapters/postgres/PgReceivableStore.ts"
+import type { OrgId } from "../../core/domain/Ids.ts"
 import * as MemoryReceivableStore from "../../core/memory/ReceivableStore.ts"
-import type { ReceivableStore } from "../../core/ports/ReceivableStore.ts"
+import { ReceivableStore, type ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
+import { buildWorld, type World, worldPlan } from "./ReceivableStore.model.ts"
 
 export class ReceivableSeed extends Context.Service<
   ReceivableSeed,
@@ -51,9 +54,11 @@ const seedSql = Layer.effect(
           org_id: p.orgId,
           vendor_id: p.vendorId,
           debtor_id: p.debtorId,
-          connector: "simulator",
+          connector: p.connector,
           next_sync_at: date(p.nextSyncAt),
-          paused_at: p.paused ? paused : null
+          paused_at: p.paused ? paused : null,
+          last_outcome: p.lastOutcome ?? null,
+          sync_started_at: date(p.syncStartedAt ?? null)
         }))
         const pairIds = [...new Set((rows.receivables ?? []).map((r) => r.pairId))]
         const pairs = new Map<string, { vendor_id: string; debtor_id: string }>()
@@ -88,6 +93,20 @@ const seedSql = Layer.effect(
           changed_at: date(h.changedAt),
           changes: JSON.stringify(h.changes)
         }))
+        // One statement numbers its runs in order, as runs recorded one after another would be.
+        yield* insert("sync_runs", rows.runs, (r) => ({
+          org_id: r.orgId,
+          integration_id: r.pairId,
+          worker: "seed",
+          started_at: date(r.startedAt),
+          finished_at: date(r.finishedAt),
+          outcome: r.outcome,
+          created: r.created,
+          updated: r.updated,
+          unchanged: r.unchanged,
+          quarantined: r.quarantined,
+          error: r.error
+        }))
       }).pipe(Effect.orDie)
     return ReceivableSeed.of({ seed })
   })
@@ -97,3 +116,33 @@ export const postgres: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.mer
   PgReceivableStore.layer,
   seedSql
 ).pipe(Layer.provide(TestDatabase.layer), Layer.orDie)
+
+export type Services = ReceivableStore | ReceivableSeed
+
+/** Seeds a world for each generated case and runs `body` on it; fails with the counterexample. */
+export const forAll = <T>(
+  arbitrary: fc.Arbitrary<T>,
+  body: (world: World, value: T) => Effect.Effect<void, never, Services>,
+  numRuns = 50
+) =>
+  Effect.gen(function* () {
+    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    yield* Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(worldPlan, arbitrary, (plan, value) =>
+          run(
+            Effect.gen(function* () {
+              const world = buildWorld(plan)
+              yield* (yield* ReceivableSeed).seed(world)
+              yield* body(world, value)
+            })
+          )
+        ),
+        { numRuns }
+      )
+    )
+  })
+
+/** A page the store must answer: a refused cursor fails the test. */
+export const list = (org: OrgId, request: ReceivablesPageRequest) =>
+  Effect.flatMap(Effect.service(ReceivableStore), (store) => store.listReceivables(org, request)).pipe(Effect.orDie)

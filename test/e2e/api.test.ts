@@ -382,7 +382,17 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("scoping and er
       const parameters = spec.body.paths["/v1/receivables"].get.parameters
       assert.deepStrictEqual(
         parameters.map((p: { name: string }) => p.name),
-        ["vendor_id", "debtor_id", "status", "verified_since", "expand[]", "history_limit", "page", "limit"]
+        [
+          "vendor_id",
+          "debtor_id",
+          "status",
+          "verified_since",
+          "expand[]",
+          "history_limit",
+          "page",
+          "limit",
+          "starting_after"
+        ]
       )
       assert.includeMembers(Object.keys(spec.body.paths["/v1/receivables"].get.responses), ["200", "400", "401", "429"])
       const limit = parameters.find((p: { name: string }) => p.name === "limit")

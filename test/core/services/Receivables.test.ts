@@ -1,7 +1,8 @@
 /**
  * The read service's rules on the in-memory store, with virtual time: the default 24-hour
- * `verified_since` window measured from the clock, `all` and dates, `has_more`, expansions, and
- * "not found" for ids that are malformed, unknown or another organization's.
+ * `verified_since` window measured from the clock, `all` and dates, `has_more` by page and after
+ * a cursor, the watermark as the clock moves, expansions, and "not found" for ids that are
+ * malformed, unknown or another organization's.
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
@@ -19,8 +20,11 @@ const org = randomUUID() as OrgId
 const other = randomUUID() as OrgId
 const defaults: ListReceivablesQuery = { historyLimit: 10, page: 1, limit: 100 }
 
-/** A fresh service over a fresh store, the clock at `now`; `seed` puts receivables updated so many hours ago. */
-const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org) =>
+/**
+ * A fresh service over a fresh store, the clock at `now`, with receivables updated so many hours
+ * ago (detected in that order) on one pair, in flight since `syncStartedAt` if given.
+ */
+const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org, syncStartedAt: DateTime.Utc | null = null) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(DateTime.toEpochMillis(now))
     const context = yield* Layer.build(Receivables.layer.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory)))
@@ -31,8 +35,10 @@ const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org) =>
       orgId: owner,
       vendorId: vendor.id,
       debtorId: debtor.id,
+      connector: "simulator",
       nextSyncAt: now,
-      paused: false
+      paused: false,
+      syncStartedAt
     }
     const [state] = fc.sample(arbitraryState, { numRuns: 1, seed: 7 })
     const receivables = updatedHoursAgo.map((hours, index) => ({
@@ -56,7 +62,7 @@ const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org) =>
       receivables,
       history
     })
-    return { service: Context.get(context, Receivables), receivables, vendor, debtor }
+    return { service: Context.get(context, Receivables), receivables, vendor, debtor, pair }
   }).pipe(Effect.scoped)
 
 const listedIds = (list: { readonly items: ReadonlyArray<{ readonly id: string }> }) => list.items.map((r) => r.id)
@@ -103,6 +109,53 @@ describe("Receivables", () => {
     })
   )
 
+  it.effect("after a cursor, the page is the first after it and has_more counts only what follows it", () =>
+    Effect.gen(function* () {
+      const { service, receivables } = yield* setup(Array.from({ length: 7 }, () => 1))
+      for (const [at, limit] of fc.sample(fc.tuple(fc.nat({ max: 6 }), fc.integer({ min: 1, max: 8 })), 40)) {
+        const list = yield* service.list(org, { ...defaults, limit, startingAfter: receivables[at]!.id })
+        const following = receivables.slice(at + 1)
+        assert.deepStrictEqual(listedIds(list), listedIds({ items: following.slice(0, limit) }))
+        assert.strictEqual(list.totalCount, 7)
+        assert.strictEqual(list.hasMore, following.length > limit, `after ${at}, limit ${limit}`)
+      }
+    })
+  )
+
+  it.effect(
+    "a cursor with a page other than 1 is refused, and one that names no receivable of the organization too",
+    () =>
+      Effect.gen(function* () {
+        const { service, receivables } = yield* setup([1, 1])
+        const startingAfter = receivables[0]!.id
+        assert.deepInclude(yield* Effect.flip(service.list(org, { ...defaults, page: 2, startingAfter })), {
+          _tag: "PageWithStartingAfter",
+          page: 2
+        })
+        assert.lengthOf((yield* service.list(org, { ...defaults, page: 1, startingAfter })).items, 1)
+        assert.deepInclude(yield* Effect.flip(service.list(other, { ...defaults, startingAfter })), {
+          _tag: "StartingAfterNotFound",
+          id: startingAfter
+        })
+      })
+  )
+
+  it.effect("next_verified_since is now, or a sync's in-flight mark until it is ten minutes old", () =>
+    Effect.gen(function* () {
+      const quiet = yield* setup([1])
+      assert.isTrue(DateTime.Equivalence((yield* quiet.service.list(org, defaults)).nextVerifiedSince, now))
+      const mark = DateTime.subtract(now, { minutes: 3 })
+      const busy = yield* setup([1], org, mark)
+      assert.isTrue(DateTime.Equivalence((yield* busy.service.list(org, defaults)).nextVerifiedSince, mark))
+      yield* TestClock.adjust("7 minutes")
+      assert.isTrue(DateTime.Equivalence((yield* busy.service.list(org, defaults)).nextVerifiedSince, mark))
+      // Past the longest sync deadline the mark is a crashed worker's, and no longer holds it back.
+      yield* TestClock.adjust("1 millis")
+      const later = yield* DateTime.now
+      assert.isTrue(DateTime.Equivalence((yield* busy.service.list(org, defaults)).nextVerifiedSince, later))
+    })
+  )
+
   it.effect("history and metadata come with list items only when expanded; history up to its limit", () =>
     Effect.gen(function* () {
       const { service } = yield* setup([1, 2])
@@ -143,6 +196,16 @@ describe("Receivables", () => {
       assert.deepStrictEqual(yield* service.debtors(other), [])
       const [listed] = yield* service.vendors(org)
       assert.isTrue(DateTime.Equivalence(listed!.estimatedNextUpdateAt!, now))
+    })
+  )
+
+  it.effect("integrations are the store's list of the organization's pairs, filtered by either party", () =>
+    Effect.gen(function* () {
+      const { service, vendor, debtor, pair } = yield* setup([1])
+      const [listed] = yield* service.integrations(org, { vendorId: vendor.id, debtorId: debtor.id })
+      assert.deepInclude(listed, { id: pair.id, connector: "simulator", state: "active", lastSync: null })
+      assert.deepStrictEqual(yield* service.integrations(other, {}), [])
+      assert.deepStrictEqual(yield* service.integrations(org, { debtorId: randomUUID() as DebtorId }), [])
     })
   )
 })

@@ -1,0 +1,274 @@
+/**
+ * The keyset paging benchmark (`npm run bench:keyset`): on a fresh embedded PostgreSQL, one
+ * organization with 100,000 receivables (100 pairs, 1,000 sync instants shared by 100 receivables
+ * each, so `id` breaks many ties), then, side by side in one run, page 1 against page 1,000
+ * (limit 100) reached with `starting_after`, and the same depth reached with `page` (OFFSET) for
+ * reference; the same for a `status` filter. Two measures, interleaved round by round so that the
+ * machine's drift touches every line alike: PostgreSQL's execution time of the list statement
+ * (`EXPLAIN (ANALYZE)`, with the buffers it touched and the part spent counting `total_count`),
+ * and the whole request over loopback to the app in its `serve` role, one at a time on a
+ * kept-alive connection. Prints a Markdown table.
+ *
+ * Options (environment): BENCH_ROUNDS (default 200) requests per line, BENCH_PLANS (default 50)
+ * EXPLAIN ANALYZE runs per line.
+ */
+import { spawn } from "node:child_process"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import http from "node:http"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
+import * as Migrations from "../../adapters/postgres/Migrations.ts"
+import { makeStatements } from "../../adapters/postgres/PgReceivableStore.ts"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import type { OrgId, ReceivableId } from "../../core/domain/Ids.ts"
+import type { ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
+import { freePort } from "../../test/support/ports.ts"
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 200)
+const plans = Number(process.env.BENCH_PLANS ?? 50)
+const total = 100_000
+const limit = 100
+const root = join(import.meta.dirname, "..", "..")
+const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const seed = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const [org] = yield* sql<{ id: OrgId }>`INSERT INTO organizations (name) VALUES ('Keyset bench') RETURNING id`
+  yield* sql`
+    INSERT INTO api_keys (org_id, key_hash, display_start)
+    VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), ${key.slice(0, 12)})`
+  yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, 10) g`
+  yield* sql`INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g`
+  yield* sql`
+    INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
+    SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 hour' FROM vendors v CROSS JOIN debtors d`
+  // Receivable g belongs to pair g % 100 and was detected by sync g / 100: a sync's receivables
+  // share their detected_at, as they do when a sync finds them.
+  yield* sql`
+    INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents, currency,
+      receivable_date, status, portal_status, metadata, detected_at, updated_at)
+    SELECT i.org_id, 'rcv_' || md5(g::text), i.id, i.vendor_id, i.debtor_id, 'doc-' || g, 1000 + g, 'EUR',
+      current_date, s.status, s.status, jsonb_build_object('payment_terms', 'NET30'),
+      now() - interval '400 days' + (g / 100) * interval '9 minutes',
+      now() - interval '400 days' + (g / 100) * interval '9 minutes'
+    FROM generate_series(0, ${total - 1}) g
+    JOIN (SELECT id, org_id, vendor_id, debtor_id, row_number() OVER (ORDER BY id) - 1 AS n FROM integrations) i
+      ON i.n = g % 100
+    CROSS JOIN LATERAL (SELECT (ARRAY['PENDING','APPROVED','PAID','SOLD','DISPUTED','ACKNOWLEDGED'])[1 + g % 6] AS status) s`
+  yield* sql`VACUUM ANALYZE`
+  return org!.id
+})
+
+interface Line {
+  readonly name: string
+  readonly path: string
+  readonly request: ReceivablesPageRequest
+}
+
+/** Page 1, and page `depth` by cursor and by number, of the list the filter selects. */
+const linesOf = (
+  label: string,
+  query: string,
+  filter: ReceivablesPageRequest["filter"],
+  depth: number,
+  cursor: ReceivableId
+): ReadonlyArray<Line> => {
+  const base = { filter, history: Option.none(), metadata: false }
+  return [
+    {
+      name: `${label}, page 1`,
+      path: `/v1/receivables?${query}&limit=${limit}`,
+      request: { ...base, window: { offset: 0, limit } }
+    },
+    {
+      name: `${label}, page ${depth.toLocaleString("en")} by starting_after`,
+      path: `/v1/receivables?${query}&limit=${limit}&starting_after=${cursor}`,
+      request: { ...base, window: { offset: 0, limit }, startingAfter: cursor }
+    },
+    {
+      name: `${label}, page ${depth.toLocaleString("en")} by page (OFFSET)`,
+      path: `/v1/receivables?${query}&limit=${limit}&page=${depth}`,
+      request: { ...base, window: { offset: (depth - 1) * limit, limit } }
+    }
+  ]
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
+
+const timedRequest = (port: number, path: string) =>
+  new Promise<{ ms: number; status: number; count: number }>((resolve, reject) => {
+    const started = process.hrtime.bigint()
+    const request = http.get(
+      { host: "127.0.0.1", port, path, agent, headers: { authorization: `Bearer ${key}` } },
+      (response) => {
+        let body = ""
+        response.on("data", (chunk) => {
+          body += chunk
+        })
+        response.on("end", () =>
+          resolve({
+            ms: Number(process.hrtime.bigint() - started) / 1e6,
+            status: response.statusCode ?? 0,
+            count: (JSON.parse(body) as { data?: ReadonlyArray<unknown> }).data?.length ?? -1
+          })
+        )
+      }
+    )
+    request.on("error", reject)
+  })
+
+const startServer = async (url: string, port: number) => {
+  const child = spawn(process.execPath, [join(root, "app", "main.ts"), "serve"], {
+    env: {
+      ...process.env,
+      DATABASE_URL: url,
+      PORT: String(port),
+      DEMO_SEED: "false",
+      RATE_LIMIT_PER_SECOND: "1000000",
+      RATE_LIMIT_BURST: "1000000"
+    },
+    stdio: ["ignore", "ignore", "inherit"]
+  })
+  for (let i = 0; i < 300; i++) {
+    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
+      (response) => response.ok,
+      () => false
+    )
+    if (up) return child
+    await new Promise((resolve) => setTimeout(resolve, 100))
+  }
+  child.kill("SIGTERM")
+  throw new Error("the app did not start")
+}
+
+const quantile = (values: ReadonlyArray<number>, q: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
+}
+
+interface PlanNode {
+  readonly "Node Type": string
+  readonly "Actual Total Time"?: number
+  readonly "Relation Name"?: string
+  readonly "Index Name"?: string
+  readonly "Index Cond"?: string
+  readonly Plans?: ReadonlyArray<PlanNode>
+}
+const nodes = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodes)]
+
+const main = Effect.gen(function* () {
+  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-keyset-bench-")))
+  // The server may run as another user (when we are root): let it reach the directory.
+  yield* Effect.promise(() => chmod(baseDir, 0o755))
+  yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
+  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
+  yield* Effect.gen(function* () {
+    yield* Migrations.migrate
+    const started = performance.now()
+    const org = yield* seed
+    log(`seeded ${total.toLocaleString("en")} receivables in ${((performance.now() - started) / 1000).toFixed(1)} s`)
+    const sql = yield* SqlClient.SqlClient
+    // The last item of the page before the one measured: what a client walking the list would pass.
+    const cursorAt = (where: string, position: number) =>
+      sql.unsafe<{ id: ReceivableId }>(
+        `SELECT id FROM receivables WHERE org_id = $1 ${where} ORDER BY detected_at, id OFFSET $2 LIMIT 1`,
+        [org, position - 1]
+      )
+    const deep = 1_000
+    const [all] = yield* cursorAt("", (deep - 1) * limit)
+    // A sixth of the receivables are PENDING: 16,667, so 167 pages; page 160 is as deep as it goes.
+    const pendingDepth = 160
+    const [pending] = yield* cursorAt("AND status = 'PENDING'", (pendingDepth - 1) * limit)
+    const lines = [
+      ...linesOf("all", "verified_since=all", {}, deep, all!.id),
+      ...linesOf(
+        "status=PENDING",
+        "verified_since=all&status=PENDING",
+        { status: "PENDING" },
+        pendingDepth,
+        pending!.id
+      )
+    ]
+
+    // PostgreSQL: the statement's own execution time and the buffers it touched.
+    const { listPage } = makeStatements(sql)
+    const explain = (line: Line) =>
+      Effect.gen(function* () {
+        const [text, params] = listPage(org, line.request).compile()
+        const [row] = yield* sql.unsafe<{
+          "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode & { "Shared Hit Blocks": number }; "Execution Time": number }>
+        }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, params)
+        return row!["QUERY PLAN"][0]!
+      })
+    const executions = new Map(lines.map((line) => [line.name, [] as Array<number>]))
+    // The statement's count of every match (`total_count`), which no way of paging can spare: the
+    // aggregate over a scan of receivables.
+    const counting = new Map(lines.map((line) => [line.name, [] as Array<number>]))
+    const buffers = new Map<string, number>()
+    for (const line of lines) {
+      const plan = yield* explain(line)
+      buffers.set(line.name, plan.Plan["Shared Hit Blocks"])
+      const scans = nodes(plan.Plan).filter((node) => node["Relation Name"] === "receivables" && node["Index Cond"])
+      log(
+        `${line.name}: ${scans.map((node) => `${node["Node Type"]} ${node["Index Name"]} (${node["Index Cond"]})`).join("; ")}`
+      )
+    }
+    for (let round = 0; round < plans; round++) {
+      for (const line of lines) {
+        const plan = yield* explain(line)
+        executions.get(line.name)!.push(plan["Execution Time"])
+        const total = nodes(plan.Plan).find(
+          (node) =>
+            node["Node Type"] === "Aggregate" &&
+            (node.Plans ?? []).some((child) => child["Relation Name"] === "receivables")
+        )
+        counting.get(line.name)!.push(total?.["Actual Total Time"] ?? Number.NaN)
+      }
+    }
+
+    // The whole request, one at a time, the lines interleaved.
+    const port = yield* Effect.promise(freePort)
+    yield* Effect.acquireRelease(
+      Effect.promise(() => startServer(server.url, port)),
+      (child) => Effect.sync(() => child.kill("SIGTERM"))
+    )
+    const requests = new Map(lines.map((line) => [line.name, [] as Array<number>]))
+    for (let round = -20; round < rounds; round++) {
+      for (const line of lines) {
+        const answer = yield* Effect.promise(() => timedRequest(port, line.path))
+        if (answer.status !== 200 || answer.count !== limit) {
+          return yield* Effect.die(new Error(`${line.path}: status ${answer.status}, ${answer.count} items`))
+        }
+        // The first rounds warm the server and the caches up.
+        if (round >= 0) requests.get(line.name)!.push(answer.ms)
+      }
+    }
+
+    const ms = (value: number) => value.toFixed(2)
+    const firstOf = (name: string) => lines[Math.floor(lines.findIndex((line) => line.name === name) / 3) * 3]!.name
+    const rows = lines.map((line) => {
+      const execution = quantile(executions.get(line.name)!, 0.5)
+      const request = quantile(requests.get(line.name)!, 0.5)
+      const first = firstOf(line.name)
+      const ratio = (mine: number, theirs: number) => `${(mine / theirs).toFixed(2)}x`
+      return `| ${line.name} | ${ms(execution)} | ${ratio(execution, quantile(executions.get(first)!, 0.5))} | ${ms(quantile(counting.get(line.name)!, 0.5))} | ${buffers.get(line.name)!.toLocaleString("en")} | ${ms(request)} | ${ms(quantile(requests.get(line.name)!, 0.95))} | ${ratio(request, quantile(requests.get(first)!, 0.5))} |`
+    })
+    process.stdout.write(
+      `${[
+        `${total.toLocaleString("en")} receivables, limit ${limit}; PostgreSQL: median of ${plans} EXPLAIN ANALYZE runs; request: ${rounds} requests one at a time over loopback`,
+        "",
+        "| line | PostgreSQL execution ms (median) | vs page 1 | of which total_count ms | shared buffers hit | request ms p50 | request ms p95 | p50 vs page 1 |",
+        "|---|---|---|---|---|---|---|---|",
+        ...rows
+      ].join("\n")}\n`
+    )
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })))
+})
+
+const scope = Effect.runSync(Scope.make())
+Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
