@@ -6,7 +6,14 @@
  */
 import { DateTime } from "effect"
 import { isoInstant } from "../domain/IsoText.ts"
-import type { Debtor, HistoryEntry, Receivable, ReceivableList, Vendor } from "../domain/Resources.ts"
+import {
+  type Debtor,
+  type HistoryEntry,
+  type Receivable,
+  type ReceivableList,
+  receivableWireFields,
+  type Vendor
+} from "../domain/Resources.ts"
 
 const iso = (instant: DateTime.Utc) => isoInstant(DateTime.toEpochMillis(instant))
 const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : iso(instant))
@@ -14,20 +21,7 @@ const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : i
 const historyEntry = (entry: HistoryEntry) => ({ changed_at: iso(entry.changedAt), changes: entry.changes })
 
 export const receivable = (r: Receivable) => ({
-  id: r.id,
-  object: r.object,
-  vendor_receivable_id: r.vendorReceivableId,
-  vendor: { id: r.vendor.id, name: r.vendor.name },
-  debtor: { id: r.debtor.id, name: r.debtor.name },
-  amount_cents: r.amountCents,
-  currency: r.currency,
-  receivable_date: r.receivableDate,
-  due_date: r.dueDate,
-  status: r.status,
-  portal_status: r.portalStatus,
-  po_number: r.poNumber,
-  detected_at: iso(r.detectedAt),
-  updated_at: iso(r.updatedAt),
+  ...receivableWireFields(r),
   estimated_next_update_at: isoOrNull(r.estimatedNextUpdateAt),
   ...(r.history === undefined ? {} : { history: r.history.map(historyEntry) }),
   ...(r.metadata === undefined ? {} : { metadata: r.metadata })

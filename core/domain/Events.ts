@@ -13,7 +13,7 @@
  */
 import { DateTime, Schema } from "effect"
 import { type DebtorId, ReceivableId, type VendorId } from "./Ids.ts"
-import { Changes, DebtorRef, type ReceivableState, VendorRef } from "./Resources.ts"
+import { Changes, DebtorRef, type ReceivableState, receivableWireFields, VendorRef } from "./Resources.ts"
 import { Status } from "./Status.ts"
 import { CurrencyCode, IsoDate, Metadata } from "./Values.ts"
 
@@ -52,26 +52,10 @@ export const receivableSnapshot = (
   refs: Refs,
   detectedAt: DateTime.Utc,
   updatedAt: DateTime.Utc
-): EventReceivable => {
-  const state = receivable.state
-  return {
-    id: receivable.id,
-    object: "receivable",
-    vendor_receivable_id: state.vendorReceivableId,
-    vendor: { id: refs.vendor.id, name: refs.vendor.name },
-    debtor: { id: refs.debtor.id, name: refs.debtor.name },
-    amount_cents: state.amountCents,
-    currency: state.currency,
-    receivable_date: state.receivableDate,
-    due_date: state.dueDate,
-    status: state.status,
-    portal_status: state.portalStatus,
-    po_number: state.poNumber,
-    detected_at: DateTime.formatIso(detectedAt),
-    updated_at: DateTime.formatIso(updatedAt),
-    metadata: state.metadata
-  }
-}
+): EventReceivable => ({
+  ...receivableWireFields({ id: receivable.id, ...refs, ...receivable.state, detectedAt, updatedAt }),
+  metadata: receivable.state.metadata
+})
 
 const StatusChangedData = Schema.Struct({
   receivable_id: ReceivableId,

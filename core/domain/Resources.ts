@@ -4,8 +4,9 @@
  * in TypeScript and encode to the spec's snake_case names, so one schema serves the domain and
  * the wire.
  */
-import { Schema, SchemaTransformation } from "effect"
+import { DateTime, Schema, SchemaTransformation } from "effect"
 import { DebtorId, IntegrationId, ReceivableId, VendorId } from "./Ids.ts"
+import { isoInstant } from "./IsoText.ts"
 import { Status } from "./Status.ts"
 import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "./Values.ts"
 
@@ -104,6 +105,29 @@ export const Receivable = Schema.Struct({
   )
   .annotate({ identifier: "Receivable" })
 export type Receivable = typeof Receivable.Type
+
+/**
+ * A receivable's own fields in wire form, from `id` to `updated_at`: what the API's object and an
+ * event's receivable share. Written by hand for the hot list path (see `core/api/Wire.ts`).
+ */
+export const receivableWireFields = (
+  r: Pick<Receivable, "id" | "vendor" | "debtor" | "detectedAt" | "updatedAt"> & Omit<ReceivableState, "metadata">
+) => ({
+  id: r.id,
+  object: "receivable" as const,
+  vendor_receivable_id: r.vendorReceivableId,
+  vendor: { id: r.vendor.id, name: r.vendor.name },
+  debtor: { id: r.debtor.id, name: r.debtor.name },
+  amount_cents: r.amountCents,
+  currency: r.currency,
+  receivable_date: r.receivableDate,
+  due_date: r.dueDate,
+  status: r.status,
+  portal_status: r.portalStatus,
+  po_number: r.poNumber,
+  detected_at: isoInstant(DateTime.toEpochMillis(r.detectedAt)),
+  updated_at: isoInstant(DateTime.toEpochMillis(r.updatedAt))
+})
 
 /** The list envelope of the vendors and debtors lists. */
 export const ListOf = <S extends Schema.Top>(item: S) =>
