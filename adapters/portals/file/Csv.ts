@@ -1,12 +1,17 @@
 /**
- * A small RFC 4180 CSV reader: quoted fields (with doubled quotes and line breaks inside), a
- * configurable delimiter, CRLF or LF line ends, and a header row naming the columns. It reads
- * text chunk by chunk, so an export of any size is read in bounded memory; a quote or a CR at
- * the end of one chunk is resolved by the next. A record over the size limit is read past, not
- * kept: only its size is reported.
+ * Reading CSV exports chunk by chunk, in bounded memory, with `csv-parse` reading the fields.
+ *
+ * `csv-parse` cannot read past a record over its size limit: with `skip_records_with_error` it
+ * keeps growing the record's buffer to its full size and drops the record after it, and without
+ * it the parse stops at the first such record. So a thin scanner finds where records end (the
+ * only characters it looks at are quotes and line ends) and keeps at most one record of text; the
+ * records within the limit go to `csv-parse` in one call per chunk, and a record over it is read
+ * past, only its size reported. A record `csv-parse` refuses (text after a closing quote, a quote
+ * never closed) is reported with its reason, and the records around it are still read.
  */
+import { CsvError, parse } from "csv-parse/sync"
 
-/** The most characters one record (a row, every field and delimiter) may have; a bigger one is read past. */
+/** The most characters one record (a row as written: fields, quotes, delimiters) may have; a bigger one is read past. */
 export const maxRecordCharacters = 1024 * 1024
 
 /** A record read past because it was over the limit: how long it was, in characters. */
@@ -14,84 +19,141 @@ export interface OversizeRecord {
   readonly oversize: number
 }
 
-export type CsvRecord = ReadonlyArray<string> | OversizeRecord
+/** A record that is not valid CSV, with why. */
+export interface MalformedRecord {
+  readonly malformed: string
+}
+
+export type CsvRecord = ReadonlyArray<string> | OversizeRecord | MalformedRecord
 
 export const isOversize = (record: CsvRecord): record is OversizeRecord => "oversize" in record
 
+export const isMalformed = (record: CsvRecord): record is MalformedRecord => "malformed" in record
+
+const lineEndsOrQuotes = /["\r\n]/g
+
+/** A line holding nothing, or one empty quoted field, is no row. */
+const isBlank = (cells: ReadonlyArray<string>) => cells.length === 1 && cells[0] === ""
+
 /** A reader fed chunks of text; each call gives the records completed so far. */
 export const csvReader = (delimiter: string, maxRecord = maxRecordCharacters) => {
-  let row: Array<string> = []
-  let field = ""
-  let quoted = false
-  // A quote inside a quoted field: either the first of a doubled quote or the field's end.
-  let quoteInQuoted = false
-  // A CR ended the last row; a LF right after it belongs to that line end.
-  let afterCr = false
-  let fieldStarted = false
-  // The characters of the current record so far; past the limit, nothing more of it is kept.
+  const options = {
+    delimiter,
+    record_delimiter: ["\r\n", "\n", "\r"],
+    // A quote inside an unquoted field is a character of it, as exporters mean it.
+    relax_quotes: true,
+    relax_column_count: true,
+    skip_empty_lines: true
+  }
+  // The current record's text from earlier chunks, while it is within the limit.
+  let carry = ""
+  // The current record's length so far, in characters, kept or not.
   let size = 0
+  let quoted = false
+  // Inside quotes, a chunk ended with a quote: the next chunk's first character says whether it was doubled.
+  let quoteAtEnd = false
+  // The character before the chunk: a quote opens a quoted field only at a field's start.
+  let previous: string | undefined
 
-  const endRow = (rows: Array<CsvRecord>) => {
-    if (size > maxRecord) rows.push({ oversize: size })
-    else {
-      row.push(field)
-      if (!(row.length === 1 && row[0] === "")) rows.push(row)
+  const reasonOf = (error: unknown) =>
+    error instanceof CsvError
+      ? `the row is not valid CSV: ${error.message.replace(/ at line \d+$/, "")}`
+      : "the row is not valid CSV"
+
+  const parsed = (text: string): ReadonlyArray<CsvRecord> => {
+    try {
+      return parse(text, options)
+    } catch (error) {
+      return [{ malformed: reasonOf(error) }]
     }
-    row = []
-    field = ""
-    fieldStarted = false
-    size = 0
   }
 
-  const add = (text: string) => {
-    size += text.length
-    if (size <= maxRecord) field += text
-    else {
-      row = []
-      field = ""
+  /** The records of `text` (complete records, `bounds` their ends): in one call, or record by record if one is refused. */
+  const readRecords = (text: string, bounds: ReadonlyArray<number>, rows: Array<CsvRecord>) => {
+    if (bounds.length === 0) return
+    const whole = parsed(text)
+    if (whole.length === bounds.length && !whole.some(isMalformed)) {
+      for (const row of whole as ReadonlyArray<ReadonlyArray<string>>) if (!isBlank(row)) rows.push(row)
+      return
+    }
+    let from = 0
+    for (const end of bounds) {
+      const one = parsed(text.slice(from, end))
+      const [row] = one
+      if (row !== undefined && (isMalformed(row) || !isBlank(row as ReadonlyArray<string>))) {
+        rows.push(one.length === 1 ? row : { malformed: "the row is not valid CSV: it reads as several records" })
+      }
+      from = end
     }
   }
 
   const push = (chunk: string): Array<CsvRecord> => {
     const rows: Array<CsvRecord> = []
-    for (const char of chunk) {
-      if (afterCr) {
-        afterCr = false
-        if (char === "\n") continue
-      }
-      if (quoteInQuoted) {
-        quoteInQuoted = false
-        if (char === '"') {
-          add('"')
-          continue
-        }
-        quoted = false
-      }
-      if (quoted) {
-        if (char === '"') quoteInQuoted = true
-        else add(char)
-      } else if (char === '"' && !fieldStarted) {
-        quoted = true
-        fieldStarted = true
-      } else if (char === delimiter) {
-        size += 1
-        if (size <= maxRecord) row.push(field)
-        field = ""
-        fieldStarted = false
-      } else if (char === "\n" || char === "\r") {
-        afterCr = char === "\r"
-        endRow(rows)
-      } else {
-        add(char)
-        fieldStarted = true
-      }
+    if (chunk === "") return rows
+    // Complete records within the limit not yet read: `carry` + chunk[segmentStart, recordStart), ending at `bounds`.
+    let segmentStart = 0
+    let recordStart = 0
+    let bounds: Array<number> = []
+    const flush = () => {
+      if (bounds.length === 0) return
+      readRecords(carry + chunk.slice(segmentStart, recordStart), bounds, rows)
+      carry = ""
+      bounds = []
     }
+    lineEndsOrQuotes.lastIndex = 0
+    if (quoteAtEnd) {
+      quoteAtEnd = false
+      if (chunk.startsWith('"')) lineEndsOrQuotes.lastIndex = 1
+      else quoted = false
+    }
+    for (let match = lineEndsOrQuotes.exec(chunk); match !== null; match = lineEndsOrQuotes.exec(chunk)) {
+      const at = match.index
+      if (chunk[at] === '"') {
+        if (quoted) {
+          if (at + 1 === chunk.length) quoteAtEnd = true
+          else if (chunk[at + 1] === '"') lineEndsOrQuotes.lastIndex = at + 2
+          else quoted = false
+        } else {
+          const before = at === 0 ? previous : chunk[at - 1]
+          quoted = before === undefined || before === delimiter || before === "\n" || before === "\r"
+        }
+        continue
+      }
+      if (quoted) continue
+      const length = size + (at - recordStart)
+      if (length > maxRecord) {
+        flush()
+        // What was kept of it from earlier chunks is dropped with it.
+        carry = ""
+        rows.push({ oversize: length })
+        segmentStart = at + 1
+      } else if (length > 0) {
+        // The record's end, after its line end, relative to the segment's text.
+        bounds.push(carry.length + at + 1 - segmentStart)
+      } else if (bounds.length === 0 && carry === "") {
+        // A blank line (or the LF of a CRLF) before any record of the segment: left out of it.
+        segmentStart = at + 1
+      }
+      recordStart = at + 1
+      size = 0
+    }
+    flush()
+    const rest = chunk.length - recordStart
+    if (size + rest <= maxRecord) carry += chunk.slice(recordStart)
+    else carry = ""
+    size += rest
+    if (chunk.length > 0) previous = chunk[chunk.length - 1]
     return rows
   }
 
   const end = (): Array<CsvRecord> => {
     const rows: Array<CsvRecord> = []
-    if (field !== "" || row.length > 0 || quoted || size > 0) endRow(rows)
+    if (size > maxRecord) rows.push({ oversize: size })
+    else if (size > 0) readRecords(carry, [carry.length], rows)
+    carry = ""
+    size = 0
+    quoted = false
+    quoteAtEnd = false
     return rows
   }
 
@@ -106,11 +168,11 @@ export const columnNames = (header: ReadonlyArray<string>): ReadonlyArray<string
 export const recordOf = (names: ReadonlyArray<string>, cells: ReadonlyArray<string>): Record<string, string> =>
   Object.fromEntries(names.map((name, i) => [name, cells[i] ?? ""]))
 
-/** The rows of a whole CSV text as records keyed by the header's column names; oversize rows are left out. */
+/** The rows of a whole CSV text as records keyed by the header's column names; unreadable rows are left out. */
 export const parseCsv = (text: string, delimiter: string): ReadonlyArray<Record<string, string>> => {
   const reader = csvReader(delimiter)
   const [header, ...body] = [...reader.push(text), ...reader.end()]
-  if (header === undefined || isOversize(header)) return []
+  if (header === undefined || isOversize(header) || isMalformed(header)) return []
   const names = columnNames(header)
-  return body.flatMap((cells) => (isOversize(cells) ? [] : [recordOf(names, cells)]))
+  return body.flatMap((cells) => (isOversize(cells) || isMalformed(cells) ? [] : [recordOf(names, cells)]))
 }

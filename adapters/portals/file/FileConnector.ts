@@ -6,7 +6,8 @@
  * later-named file replaces one with the same key in an earlier file (a newer export). CSV is
  * streamed, a record at most 1 MiB, so a report of any size is read in bounded memory; JSON is
  * parsed whole, up to 32 MiB. Every row is read or reported: one without a key, over the limit,
- * or in a file that is not a regular file reaches the sync as a quarantined document.
+ * not valid CSV, or in a file that is not a regular file reaches the sync as a quarantined
+ * document.
  */
 import { readdir } from "node:fs/promises"
 import { Duration, Effect, Schema, Stream } from "effect"
@@ -24,7 +25,7 @@ import {
 import { Encoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile, type PortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"
-import { columnNames, csvReader, isOversize, maxRecordCharacters, recordOf } from "./Csv.ts"
+import { columnNames, csvReader, isMalformed, isOversize, maxRecordCharacters, recordOf } from "./Csv.ts"
 
 const Column = Schema.String.check(Schema.isNonEmpty())
 
@@ -128,6 +129,7 @@ const csvRows = (config: FileConfig, file: string, text: Stream.Stream<string, C
               )
             )
           }
+          if (isMalformed(cells)) return Effect.fail(permanentFailure(`${file}: its header row: ${cells.malformed}`))
           names = columnNames(cells)
           return Effect.succeed([])
         }
@@ -138,7 +140,9 @@ const csvRows = (config: FileConfig, file: string, text: Stream.Stream<string, C
                 locator,
                 reason: `the row is ${cells.oversize.toLocaleString("en")} characters long, over the limit of ${maxRecordCharacters.toLocaleString("en")}`
               }
-            : { _tag: "Record", locator, record: recordOf(names, cells) }
+            : isMalformed(cells)
+              ? { _tag: "Unreadable", locator, reason: cells.malformed }
+              : { _tag: "Record", locator, record: recordOf(names, cells) }
         ])
       })
     return text.pipe(

@@ -1,6 +1,7 @@
 import { writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
+import { parse } from "csv-parse/sync"
 import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
 import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
@@ -47,31 +48,71 @@ describe("CSV", () => {
       )
     ))
 
-  it("reads the same rows whatever the chunks the text arrives in", () =>
+  const cut = (text: string, cuts: ReadonlyArray<number>) => {
+    const points = [...new Set(cuts.map((point) => point % (text.length + 1)))].sort((a, b) => a - b)
+    return [...points, text.length].map((point, i, all) => text.slice(i === 0 ? 0 : all[i - 1], point))
+  }
+  const readAll = (chunks: ReadonlyArray<string>, delimiter: string, maxRecord?: number) => {
+    const reader = csvReader(delimiter, maxRecord)
+    return [...chunks.flatMap((chunk) => reader.push(chunk)), ...reader.end()]
+  }
+  // Any text, well formed or not: quotes anywhere, both line ends, blank lines.
+  const anyText = fc
+    .array(fc.constantFrom("a", "b", '"', ",", ";", "\r", "\n", "é", " "), { maxLength: 60 })
+    .map((chars) => chars.join(""))
+
+  it("reads the same records whatever the chunks the text arrives in, records over the limit included", () =>
     fc.assert(
       fc.property(
         fc.constantFrom(",", ";"),
-        fc.array(fc.array(fc.constantFrom("a", '"', ",", ";", "\r", "\n", "é", " "), { maxLength: 6 }), {
-          maxLength: 5
-        }),
-        fc.array(fc.nat(), { maxLength: 6 }),
-        (delimiter, cells, cuts) => {
-          const text = cells.map((cell) => `"${cell.join("").replaceAll('"', '""')}"${delimiter}x`).join("\r\n")
-          const whole = csvReader(delimiter)
-          const expected = [...whole.push(text), ...whole.end()]
-          const points = [...new Set(cuts.map((cut) => cut % (text.length + 1)))].sort((a, b) => a - b)
-          const chunked = csvReader(delimiter)
-          const rows = []
-          let from = 0
-          for (const point of [...points, text.length]) {
-            rows.push(...chunked.push(text.slice(from, point)))
-            from = point
-          }
-          rows.push(...chunked.end())
-          assert.deepStrictEqual(rows, expected)
+        anyText,
+        fc.array(fc.nat(), { maxLength: 8 }),
+        fc.integer({ min: 1, max: 12 }),
+        (delimiter, text, cuts, maxRecord) => {
+          assert.deepStrictEqual(readAll(cut(text, cuts), delimiter, maxRecord), readAll([text], delimiter, maxRecord))
         }
       )
     ))
+
+  it("reads every record as csv-parse reads the whole text, where csv-parse accepts it", () =>
+    fc.assert(
+      fc.property(fc.constantFrom(",", ";"), anyText, fc.array(fc.nat(), { maxLength: 8 }), (delimiter, text, cuts) => {
+        let reference: Array<Array<string>>
+        try {
+          reference = parse(text, {
+            delimiter,
+            record_delimiter: ["\r\n", "\n", "\r"],
+            relax_quotes: true,
+            relax_column_count: true,
+            skip_empty_lines: true
+          })
+        } catch {
+          return
+        }
+        const expected = reference.filter((row) => !(row.length === 1 && row[0] === ""))
+        assert.deepStrictEqual(readAll(cut(text, cuts), delimiter), expected)
+      })
+    ))
+
+  it("reports a record over the limit by its size, and reads the records around it", () => {
+    const text = 'a,b\r\n1,"over\nthe limit"\r\n2,3\n4,5'
+    for (const chunks of [[text], text.split("")]) {
+      assert.deepStrictEqual(readAll(chunks, ",", 8), [["a", "b"], { oversize: 18 }, ["2", "3"], ["4", "5"]])
+    }
+  })
+
+  it("reports a record that is not valid CSV with why, and reads the records before it", () => {
+    for (const chunks of [
+      ['id,note\n1,"a "quoted" word"\n2,"never closed\n'],
+      ['id,note\n1,"a "quoted" wo', 'rd"\n2,"never', " closed\n"]
+    ]) {
+      assert.deepStrictEqual(readAll(chunks, ","), [
+        ["id", "note"],
+        ["1", '"a "quoted" word"'],
+        { malformed: "the row is not valid CSV: Quote Not Closed: the parsing is finished with an opening quote" }
+      ])
+    }
+  })
 })
 
 describe("the file connector", () => {

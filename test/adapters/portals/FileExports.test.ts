@@ -163,7 +163,7 @@ describe("the file connector's limits", () => {
         quarantined: [
           [
             "export.csv row 2",
-            `the row is ${(10 * 2 ** 20 + 25).toLocaleString("en")} characters long, over the limit of ${maxRecordCharacters.toLocaleString("en")}`
+            `the row is ${(10 * 2 ** 20 + 27).toLocaleString("en")} characters long, over the limit of ${maxRecordCharacters.toLocaleString("en")}`
           ]
         ]
       })
