@@ -2,6 +2,13 @@
  * `EventFeed` over PostgreSQL (migration 0009). An event's sequence is its batch's first sequence
  * plus its ordinal less one; a page walks the organization's batches in sequence order and, in
  * each, its events by ordinal, both by index, so a page costs the same at any depth.
+ *
+ * Syncs commit without waiting for the disk (`PgPairSession`), so an event can be visible before
+ * it is durable, and a crash could then hand its sequence out again under a reader that has passed
+ * it. So no event is answered before it is durable: once a read has its rows, if the WAL is not
+ * flushed up to where it is now written (which lies past every commit the read saw), the reader
+ * makes a durable commit of its own, whose flush covers them. Readers pay that, at most one disk
+ * flush a read and only while syncs write; a sync would pay it every time.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -36,6 +43,21 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
 
+    // A write that takes no lock a reader could wait on for long: the counter row of an
+    // organization with events, which a sync locks only for its last statement and commit.
+    const durable = (org: OrgId) =>
+      Effect.gen(function* () {
+        const [wal] = yield* sql<{ flushed: boolean }>`
+          SELECT pg_current_wal_flush_lsn() >= pg_current_wal_insert_lsn() AS flushed`
+        if (wal?.flushed !== false) return
+        yield* sql.withTransaction(
+          Effect.andThen(
+            sql`SELECT set_config('synchronous_commit', 'on', true)`,
+            sql`UPDATE event_counters SET last_sequence = last_sequence WHERE org_id = ${org}`
+          )
+        )
+      }).pipe(Effect.orDie, Effect.withSpan("PgEventFeed.durable"))
+
     const after = Effect.fn("PgEventFeed.after")(function* (org: OrgId, request: EventsAfter) {
       const fetch = request.limit + 1
       const typeFilter = request.types === undefined ? sql`` : sql`AND e.type = ANY(${texts(request.types)}::text[])`
@@ -68,6 +90,7 @@ export const layer = Layer.effect(
       const events = rows
         .filter((row) => row.batch !== null && row.batch !== undefined)
         .map((row) => toEvent(row as EventRow))
+      if (events.length > 0) yield* durable(org)
       return { events: events.slice(0, request.limit), hasMore: events.length > request.limit, latestSequence }
     })
 
@@ -81,6 +104,7 @@ export const layer = Layer.effect(
         FROM events e JOIN event_batches b ON b.id = e.batch
         WHERE e.batch = ${place.batch.toString()}::bigint AND e.ordinal = ${place.ordinal} AND b.org_id = ${org}
           AND e.org_id = ${org}`.pipe(Effect.orDie)
+      if (rows.length > 0) yield* durable(org)
       return Option.map(Option.fromNullishOr(rows[0]), toEvent)
     })
 

@@ -77,13 +77,22 @@ export const makeSessions = Effect.gen(function* () {
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.orDie(Effect.provideService(effect, sql.transactionService, [connection, 0] as const))
     let committed = false
+    // One sync of a pair at a time, from before its mark to after its end: a second one waits
+    // here, on a lock its connection holds (and loses if it dies), until the first has committed
+    // or rolled back and cleared its mark. Without it, a second sync could mark the pair between
+    // the first's mark and its row lock, and the first's end would clear the second's mark while
+    // the second still ran.
+    const pairLock = sql`hashtextextended(${integration.id}, 0)`
+    yield* Effect.acquireRelease(inTransaction(sql`SELECT pg_advisory_lock(${pairLock})`), () =>
+      Effect.ignore(inTransaction(sql`SELECT pg_advisory_unlock(${pairLock})`))
+    )
     // The pair is marked in flight, by the database clock and committed, before the transaction
     // begins: every row the sync writes then carries a time at or after the mark, and a reader of
     // the receivables list knows up to when it has seen everything (`next_verified_since`). The
-    // mark waits for a sync of the pair still running, whose end clears it. A run that ends
-    // unfinished clears its own mark; a crashed one's mark goes stale after the longest deadline.
-    // The mark is compared as text: a JavaScript date would lose its microseconds. Its commit does
-    // not wait for the disk (a mark lost in a crash went with its sync).
+    // sync's end clears the mark. A run that ends unfinished clears its own mark; a crashed one's
+    // mark goes stale after the longest deadline. The mark is compared as text: a JavaScript date
+    // would lose its microseconds. Its commit does not wait for the disk (a mark lost in a crash
+    // went with its sync).
     yield* Effect.acquireRelease(
       inTransaction(sql<{ mark: string }>`
         UPDATE integrations SET sync_started_at = clock_timestamp()
@@ -195,9 +204,7 @@ export const makeSessions = Effect.gen(function* () {
       finished = true
       const writes = statementsOf(pending)
       pending = undefined
-      // A run with events commits durably: a feed reader may see them at once, and sequence numbers
-      // lost in a crash would be handed out again, under a reader that has already passed them.
-      if (eventsWritten > 0) yield* inTransaction(sql`SELECT set_config('synchronous_commit', 'on', true)`)
+      // The commit stays fast with events too: the feed answers none before it is durable (`PgEventFeed`).
       const [row] = yield* inTransaction(sql<Growth>`
         WITH ${sql.csv([
           ...writes,

@@ -2,12 +2,13 @@
  * The sync engine against a real PostgreSQL with the simulator: a pair follows its portal over
  * simulated time, history replays back to earlier states, a statement failing inside the
  * transaction or its connection killed leaves the pair exactly as it was, concurrent syncs of one
- * pair serialize without duplicates, and a bulk load refreshes the planner's statistics. What the
+ * pair serialize without duplicates (the waiting one's in-flight mark surviving the first's end),
+ * and a bulk load refreshes the planner's statistics. What the
  * engine decides without the database (retries, deadlines, the scheduler) is tested on the memory
  * store in `test/core/services/`.
  */
 import { assert, layer } from "@effect/vitest"
-import { Clock, DateTime, Duration, Effect, Layer } from "effect"
+import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
@@ -20,6 +21,7 @@ import { planPairSync } from "../../../core/domain/PairSync.ts"
 import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
+import { noCounts } from "../../contracts/PairStore.harness.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const start = Date.UTC(2026, 0, 1)
@@ -299,6 +301,64 @@ layer(TestLayer, {
         [60, 60, 0]
       )
     })
+  )
+
+  it.effect(
+    "a sync waiting for another of its pair keeps its in-flight mark once the other ends, finished or failed",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        const store = yield* PairStore
+        const markOf = (id: string) =>
+          sql<{ mark: string | null }>`SELECT sync_started_at::text AS mark FROM integrations WHERE id = ${id}`.pipe(
+            Effect.map(([row]) => row?.mark ?? null),
+            Effect.orDie
+          )
+        for (const firstFails of [false, true]) {
+          const pair = yield* newPair()
+          // A session that reports its pair's mark once open, then ends (or fails) when released.
+          const openSession = (worker: string, fails: boolean) =>
+            Effect.gen(function* () {
+              const opened = yield* Deferred.make<string | null>()
+              const release = yield* Deferred.make<void>()
+              const fiber = yield* Effect.forkChild(
+                Effect.scoped(
+                  Effect.gen(function* () {
+                    const session = yield* store.session(pair, worker, yield* DateTime.now)
+                    yield* Deferred.succeed(opened, yield* markOf(pair.id))
+                    yield* Deferred.await(release)
+                    if (fails) return yield* Effect.fail("the portal failed part-way")
+                    yield* session.finish({
+                      counts: noCounts,
+                      quarantine: [],
+                      nextSyncAt: DateTime.add(session.at, { hours: 1 })
+                    })
+                  })
+                ).pipe(Effect.ignore)
+              )
+              return { opened, release, fiber }
+            })
+          const first = yield* openSession("first", firstFails)
+          const firstMark = yield* Deferred.await(first.opened)
+          assert.isNotNull(firstMark)
+          const second = yield* openSession("second", false)
+          yield* Effect.sleep("200 millis")
+          assert.isFalse(yield* Deferred.isDone(second.opened), "the second sync waits for the first")
+          assert.strictEqual(yield* markOf(pair.id), firstMark)
+
+          yield* Deferred.succeed(first.release, undefined)
+          yield* Fiber.join(first.fiber)
+          const secondMark = yield* Deferred.await(second.opened)
+          // The first's end (its commit, or its rollback and the clearing of its own mark) leaves the second's.
+          assert.isNotNull(secondMark)
+          assert.notStrictEqual(secondMark, firstMark)
+          assert.strictEqual(yield* markOf(pair.id), secondMark)
+
+          yield* Deferred.succeed(second.release, undefined)
+          yield* Fiber.join(second.fiber)
+          assert.isNull(yield* markOf(pair.id))
+        }
+      })
   )
 
   it.effect("receivables written before the pair's first run (an import) are matched, not duplicated", () =>
