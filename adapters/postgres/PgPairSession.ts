@@ -77,15 +77,11 @@ export const makeSessions = Effect.gen(function* () {
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.orDie(Effect.provideService(effect, sql.transactionService, [connection, 0] as const))
     let committed = false
-    // One sync of a pair at a time, from before its mark to after its end: a second one waits
-    // here, on a lock its connection holds (and loses if it dies), until the first has committed
-    // or rolled back and cleared its mark. Without it, a second sync could mark the pair between
-    // the first's mark and its row lock, and the first's end would clear the second's mark while
-    // the second still ran.
-    const pairLock = sql`hashtextextended(${integration.id}, 0)`
-    yield* Effect.acquireRelease(inTransaction(sql`SELECT pg_advisory_lock(${pairLock})`), () =>
-      Effect.ignore(inTransaction(sql`SELECT pg_advisory_unlock(${pairLock})`))
-    )
+    // One sync of a pair at a time, from before its mark to after its end: a second one waits on
+    // a lock its connection holds (and loses if it dies), taken in the mark's statement before the
+    // row is marked, until the first has committed or rolled back and cleared its mark. Without
+    // it, a second sync could mark the pair between the first's mark and its row lock, and the
+    // first's end would clear the second's mark while the second still ran.
     // The pair is marked in flight, by the database clock and committed, before the transaction
     // begins: every row the sync writes then carries a time at or after the mark, and a reader of
     // the receivables list knows up to when it has seen everything (`next_verified_since`). The
@@ -93,10 +89,12 @@ export const makeSessions = Effect.gen(function* () {
     // mark goes stale after the longest deadline. The mark is compared as text: a JavaScript date
     // would lose its microseconds. Its commit does not wait for the disk (a mark lost in a crash
     // went with its sync).
+    const pairLock = sql`hashtextextended(${integration.id}, 0)`
+    yield* Effect.addFinalizer(() => Effect.ignore(inTransaction(sql`SELECT pg_advisory_unlock(${pairLock})`)))
     yield* Effect.acquireRelease(
       inTransaction(sql<{ mark: string }>`
         UPDATE integrations SET sync_started_at = clock_timestamp()
-        FROM (SELECT set_config('synchronous_commit', 'off', true)) AS quick
+        FROM (SELECT set_config('synchronous_commit', 'off', true), pg_advisory_lock(${pairLock})) AS quick
         WHERE id = ${integration.id}
         RETURNING sync_started_at::text AS mark`),
       ([row]) =>
@@ -183,22 +181,24 @@ export const makeSessions = Effect.gen(function* () {
         empty = false
       })
 
-    // The events' sequence range, taken last: the counter's row stays locked until the commit.
-    const numbering = (count: number) => [
-      sql`counter AS (
-        INSERT INTO event_counters (org_id, last_sequence) VALUES (${integration.orgId}, ${count})
-        ON CONFLICT (org_id) DO UPDATE SET last_sequence = event_counters.last_sequence + ${count}
-        RETURNING last_sequence)`,
-      sql`batch AS (
+    // The events' sequence range, taken last, on its own just before the commit: the counter's row
+    // stays locked until the commit, and every other sync of the organization that ends meanwhile
+    // waits for it, so the lock is held for this statement and the commit only, not for the run's
+    // last writes (in the same statement, they made an organization's syncs end one at a time).
+    const numbering = (count: number) =>
+      inTransaction(sql`
+        WITH counter AS (
+          INSERT INTO event_counters (org_id, last_sequence) VALUES (${integration.orgId}, ${count})
+          ON CONFLICT (org_id) DO UPDATE SET last_sequence = event_counters.last_sequence + ${count}
+          RETURNING last_sequence)
         INSERT INTO event_batches (id, org_id, first_sequence, last_sequence, committed_at)
         SELECT ${batch.toString()}::bigint, ${integration.orgId}, last_sequence - ${count} + 1, last_sequence,
           clock_timestamp()
-        FROM counter)`
-    ]
+        FROM counter`)
 
-    // The run's end: the pair's next sync, its run record, the last chunk's writes and the events'
-    // numbering, all in one statement; after creations, it also answers which tables grew (see
-    // above). Then the commit, which a deadline cannot cut in two: it either happened or it did not.
+    // The run's end: the pair's next sync, its run record and the last chunk's writes in one
+    // statement; after creations, it also answers which tables grew (see above). Then the events'
+    // numbering, and the commit, which a deadline cannot cut in two: it either happened or it did not.
     const finish = Effect.fn("PgPairStore.finish")(function* (run: FinishedRun) {
       yield* stillOpen
       finished = true
@@ -212,8 +212,7 @@ export const makeSessions = Effect.gen(function* () {
             UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(run.nextSyncAt)}, last_run_at = ${at},
               last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
               lease_owner = NULL, lease_expires_at = NULL, sync_started_at = NULL
-            WHERE id = ${integration.id})`,
-          ...(eventsWritten > 0 ? numbering(eventsWritten) : [])
+            WHERE id = ${integration.id})`
         ])}
         INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
           updated, unchanged, quarantined, quarantine)
@@ -221,6 +220,7 @@ export const makeSessions = Effect.gen(function* () {
           ${at}, 'succeeded', ${run.counts.fetched}, ${run.counts.created}, ${run.counts.updated},
           ${run.counts.unchanged}, ${run.counts.quarantined}, ${JSON.stringify(run.quarantine)}::jsonb)
         ${run.counts.created > 0 ? growth : sql``}`)
+      if (eventsWritten > 0) yield* numbering(eventsWritten)
       const result = yield* Effect.uninterruptible(
         Effect.orDie(connection.executeRaw("COMMIT", [])).pipe(
           Effect.ensuring(
