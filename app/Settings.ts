@@ -5,6 +5,7 @@
 import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
 import * as AddressLimiter from "../adapters/api-server/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
+import * as Cors from "../adapters/api-server/Cors.ts"
 import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
@@ -30,6 +31,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   RateLimiter.policy,
   AddressLimiter.policy,
   ClientAddress.trustedProxies,
+  Cors.settings,
   Sync.settings,
   syncDeadlineSeconds,
   AuditRetention.retentionDays,

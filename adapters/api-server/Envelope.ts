@@ -8,9 +8,12 @@
  * client that leaves before its answer is recorded as 499, not as a server error; a request that
  * cannot be audited is answered 503 instead of its response. The probes (`/health`, `/ready`,
  * `/metrics`, exactly) are not audited: they must answer about the database, not depend on it.
- * Requests no accepted key vouches for are limited per client address.
+ * Requests no accepted key vouches for are limited per client address. How an answer travels
+ * (its ETag or a 304, its compression, `Representation` and `StaticResponses`) is settled before
+ * the audit entry, which records the status sent; so is CORS (`Cors`): a preflight is a request
+ * like any other, audited and limited per address, though it needs no key.
  */
-import { Cause, Clock, DateTime, Effect, Schema, type Types } from "effect"
+import { Cause, Clock, DateTime, Effect, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
 import {
   InternalError,
@@ -24,15 +27,18 @@ import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
 import { ClientAddress } from "./ClientAddress.ts"
+import * as Cors from "./Cors.ts"
+import { DocsAssets } from "./DocsAssets.ts"
+import * as ErrorResponse from "./ErrorResponse.ts"
 import * as Metrics from "./Metrics.ts"
+import * as Representation from "./Representation.ts"
 import * as RequestPath from "./RequestPath.ts"
 import * as RequestState from "./RequestState.ts"
 import * as StaticResponses from "./StaticResponses.ts"
 
 export const requestIdHeader = "request-id"
 
-const errorResponse = <S extends Schema.Codec<unknown, unknown>>(schema: S, error: S["Type"], status: number) =>
-  HttpServerResponse.jsonUnsafe(Schema.encodeSync(schema)(error), { status })
+const errorResponse = ErrorResponse.of
 
 const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
   cause.reasons.some(
@@ -72,9 +78,11 @@ export const layer = HttpRouter.middleware(
       Effect.service(AuditLog),
       Effect.service(IdSource),
       Effect.service(AddressLimiter),
-      Effect.service(ClientAddress)
+      Effect.service(ClientAddress),
+      Effect.service(DocsAssets),
+      Effect.orDie(Cors.settings)
     ]),
-    ([audit, ids, addresses, clientAddress]) =>
+    ([audit, ids, addresses, clientAddress, docs, cors]) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
@@ -88,6 +96,7 @@ export const layer = HttpRouter.middleware(
             request.headers["x-forwarded-for"]
           )
           const throttled = route?.probe === true || client === null ? undefined : yield* addresses.refusal(client)
+          const preflight = route?.probe === false ? Cors.preflight(cors, request.method, request.headers) : undefined
           const answered =
             throttled !== undefined
               ? errorResponse(RateLimited, RateLimited.address(throttled.retryAfterSeconds), 429).pipe(
@@ -95,33 +104,41 @@ export const layer = HttpRouter.middleware(
                 )
               : route === undefined
                 ? errorResponse(ResourceMissing, ResourceMissing.route(request.method, shownPath), 404)
-                : yield* httpEffect.pipe(
-                    Effect.catchCause((cause) => {
-                      if (isRouteNotFound(cause)) {
-                        return Effect.succeed(
-                          HttpServerResponse.setHeader(
-                            errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, shownPath), 405),
-                            "allow",
-                            "GET"
+                : preflight !== undefined
+                  ? HttpServerResponse.empty({ status: 204, headers: preflight })
+                  : yield* httpEffect.pipe(
+                      Effect.catchCause((cause) => {
+                        if (isRouteNotFound(cause)) {
+                          return Effect.succeed(
+                            HttpServerResponse.setHeader(
+                              errorResponse(MethodNotAllowed, MethodNotAllowed.of(request.method, shownPath), 405),
+                              "allow",
+                              "GET"
+                            )
                           )
+                        }
+                        if (isClientAbort(cause))
+                          return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
+                        return Effect.logError("request failed", cause).pipe(
+                          Effect.annotateLogs({ requestId, method: request.method, path: shownPath }),
+                          Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
                         )
-                      }
-                      if (isClientAbort(cause))
-                        return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
-                      return Effect.logError("request failed", cause).pipe(
-                        Effect.annotateLogs({ requestId, method: request.method, path: shownPath }),
-                        Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
-                      )
-                    })
-                  )
+                      })
+                    )
           const state = RequestState.of(request)
+          const conditions = {
+            "accept-encoding": request.headers["accept-encoding"],
+            "if-none-match": request.headers["if-none-match"]
+          }
           const shaped =
             route?.static === true
-              ? StaticResponses.serve(answered, {
-                  "accept-encoding": request.headers["accept-encoding"],
-                  "if-none-match": request.headers["if-none-match"]
-                })
-              : answered
+              ? yield* StaticResponses.serve(
+                  route.pattern === RequestPath.docsPath ? yield* docs.page(answered) : answered,
+                  conditions
+                )
+              : route?.api === true
+                ? yield* Representation.represent(answered, conditions)
+                : answered
           const response =
             state.rateLimit === undefined
               ? shaped
@@ -158,7 +175,11 @@ export const layer = HttpRouter.middleware(
           yield* Effect.logDebug("request answered").pipe(
             Effect.annotateLogs({ requestId, method: request.method, path: shownPath, status: final.status })
           )
-          return HttpServerResponse.setHeader(final, requestIdHeader, requestId)
+          return HttpServerResponse.setHeader(
+            Cors.decorate(cors, request.headers.origin, final),
+            requestIdHeader,
+            requestId
+          )
         })
   ),
   { global: true }

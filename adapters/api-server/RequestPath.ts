@@ -16,6 +16,8 @@ export interface Route {
   readonly probe: boolean
   /** An answer that does not change while the process runs: served compressed and cached. */
   readonly static?: boolean
+  /** An endpoint of the API: its answers carry an ETag and are compressed per request. */
+  readonly api?: boolean
 }
 
 export interface PathDecision {
@@ -38,11 +40,16 @@ HttpApi.reflect(Api, {
 
 export const openApiPath = "/v1/openapi.json"
 export const docsPath = "/docs"
+export const faviconPath = "/favicon.ico"
+/** The reference page's script, by name (`DocsAssets.ts`). */
+export const docsAssetsPrefix = "/docs/assets/"
+export const docsAssetPattern = `${docsAssetsPrefix}:name`
 
 const fixedRoutes: ReadonlyArray<Route> = [
-  ...apiPatterns.filter((pattern) => !pattern.includes(":")).map((pattern) => ({ pattern, probe: false })),
+  ...apiPatterns.filter((pattern) => !pattern.includes(":")).map((pattern) => ({ pattern, probe: false, api: true })),
   { pattern: openApiPath, probe: false, static: true },
   { pattern: docsPath, probe: false, static: true },
+  { pattern: faviconPath, probe: false, static: true },
   { pattern: "/health", probe: true },
   { pattern: "/ready", probe: true },
   { pattern: "/metrics", probe: true }
@@ -50,11 +57,15 @@ const fixedRoutes: ReadonlyArray<Route> = [
 const byPath = new Map(fixedRoutes.map((route) => [route.pattern, route]))
 
 // Patterns with one variable last segment (`/v1/receivables/:id`), by their fixed part.
-const variableRoutes = new Map(
-  apiPatterns
+const variableRoutes = new Map<string, Route>([
+  ...apiPatterns
     .filter((pattern) => /^[^:]*\/:[a-z]+$/i.test(pattern))
-    .map((pattern) => [pattern.slice(0, pattern.lastIndexOf("/") + 1), { pattern, probe: false }])
-)
+    .map((pattern): [string, Route] => [
+      pattern.slice(0, pattern.lastIndexOf("/") + 1),
+      { pattern, probe: false, api: true }
+    ]),
+  [docsAssetsPrefix, { pattern: docsAssetPattern, probe: false, static: true }]
+])
 
 // A variable segment is passed to its route as it is (a malformed id is then "no such
 // receivable", like an unknown one), except what could be read as more than one segment or as

@@ -1,6 +1,7 @@
 /**
  * All HTTP routes of the service: the v1 API (from the contract), its OpenAPI document at
- * `/v1/openapi.json` and browsable reference at `/docs` (both public), the probes and `/metrics`,
+ * `/v1/openapi.json` and browsable reference at `/docs` with its script and `/favicon.ico` (all
+ * public), the probes and `/metrics`,
  * and the envelope every response passes through. Requires the core `Receivables` and `Events` services,
  * `ApiKeys`, `AuditLog`, `PairStore` (for the overdue-pairs gauge) and `Readiness`.
  */
@@ -8,6 +9,7 @@ import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "../../core/api/Api.ts"
 import * as Authorization from "./Authorization.ts"
+import * as DocsAssets from "./DocsAssets.ts"
 import * as Envelope from "./Envelope.ts"
 import * as EventsHttp from "./EventsHttp.ts"
 import * as Health from "./Health.ts"
@@ -21,7 +23,8 @@ export const routes = Layer.mergeAll(
     Layer.provide([ReceivablesHttp.layer, EventsHttp.layer])
   ),
   HttpApiScalar.layer(Api, { path: RequestPath.docsPath }),
+  DocsAssets.routes,
   Health.routes,
   Metrics.routes,
   Envelope.layer
-).pipe(Layer.provide([Authorization.layer, RequestValidation.layer]))
+).pipe(Layer.provide([Authorization.layer, RequestValidation.layer, DocsAssets.layer]))

@@ -1,16 +1,19 @@
 /**
- * The answers that never change while the process runs (the `/docs` page, 3 MB with its
- * script, and the OpenAPI document): compressed once with gzip and brotli, served in the
- * encoding the client accepts, with an `ETag` (a `304` to a matching `If-None-Match`) and cache
- * headers. Every answer of one page is the same buffer, so clients that do not read (pipelining
+ * The answers that never change while the process runs (the `/docs` page and its script, the
+ * OpenAPI document, the icon): compressed once per process with gzip and brotli at their best
+ * quick levels, off the event loop, then served from memory in the encoding the client accepts,
+ * with a strong `ETag` per encoding (a `304` to a matching `If-None-Match`) and the route's cache
+ * policy. Every answer of one page is the same buffer, so clients that do not read (pipelining
  * requests) hold references to it rather than copies.
  */
-import { createHash } from "node:crypto"
-import { brotliCompressSync, constants, gzipSync } from "node:zlib"
+import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
+import * as Compression from "./Compression.ts"
+import * as EntityTag from "./EntityTag.ts"
+import type { Conditions } from "./Representation.ts"
+import { codingFor } from "./Representation.ts"
 
 interface Encoded {
-  /** The bytes' digest; each encoding's ETag adds the encoding, as representations differ. */
   readonly digest: string
   readonly contentType: string
   readonly identity: Uint8Array
@@ -18,56 +21,60 @@ interface Encoded {
   readonly br: Uint8Array
 }
 
-// By the response the route memoizes: computed on its first request, then reused.
-const encodings = new WeakMap<HttpServerResponse.HttpServerResponse, Encoded>()
+/** Without a policy of the route's own: five minutes. */
+const defaultCacheControl = "public, max-age=300"
 
-const encode = (response: HttpServerResponse.HttpServerResponse): Encoded | undefined => {
-  const known = encodings.get(response)
-  if (known !== undefined) return known
-  const body = response.body
-  if (body._tag !== "Uint8Array") return undefined
-  const identity = body.body
-  const encoded = {
-    digest: createHash("sha256").update(identity).digest("base64url").slice(0, 32),
-    contentType: body.contentType,
-    identity,
-    gzip: gzipSync(identity, { level: 9 }),
-    // Quality 9 compresses the docs page nearly as well as 11 in a fraction of the time.
-    br: brotliCompressSync(identity, { params: { [constants.BROTLI_PARAM_QUALITY]: 9 } })
+// By the response the route memoizes: computed on its first request, then reused; the promise is
+// kept so that requests arriving while it compresses wait for the same work.
+const encodings = new WeakMap<HttpServerResponse.HttpServerResponse, Promise<Encoded>>()
+
+const encode = (bytes: Uint8Array, contentType: string): Effect.Effect<Encoded> =>
+  Effect.map(
+    Effect.all(
+      [
+        Compression.compress(bytes, "gzip", Compression.staticLevels),
+        Compression.compress(bytes, "br", Compression.staticLevels)
+      ],
+      { concurrency: 2 }
+    ),
+    ([gzip, br]) => ({ digest: EntityTag.digest(bytes), contentType, identity: bytes, gzip, br })
+  )
+
+const encodingsOf = (response: HttpServerResponse.HttpServerResponse, bytes: Uint8Array, contentType: string) => {
+  let known = encodings.get(response)
+  if (known === undefined) {
+    known = Effect.runPromise(encode(bytes, contentType))
+    encodings.set(response, known)
   }
-  encodings.set(response, encoded)
-  return encoded
+  return known
 }
 
-const accepts = (acceptEncoding: string, coding: string) =>
-  acceptEncoding.split(",").some((part) => {
-    const [name = "", ...params] = part.trim().split(";")
-    return name.trim().toLowerCase() === coding && !params.some((param) => /^\s*q=0(\.0*)?\s*$/.test(param))
-  })
-
-/** `response` (a successful static answer) in the client's encoding, or a 304 if it has it already. */
+/** `response` (a static answer) in the client's encoding, or a 304 if it holds it already. */
 export const serve = (
   response: HttpServerResponse.HttpServerResponse,
-  headers: { readonly "accept-encoding"?: string | undefined; readonly "if-none-match"?: string | undefined }
-): HttpServerResponse.HttpServerResponse => {
-  if (response.status !== 200) return response
-  const encoded = encode(response)
-  if (encoded === undefined) return response
-  const acceptEncoding = headers["accept-encoding"] ?? ""
-  const [coding, body] = accepts(acceptEncoding, "br")
-    ? ["br", encoded.br]
-    : accepts(acceptEncoding, "gzip")
-      ? ["gzip", encoded.gzip]
-      : [undefined, encoded.identity]
-  const etag = coding === undefined ? `"${encoded.digest}"` : `"${encoded.digest}-${coding}"`
-  const common = { etag, "cache-control": "public, max-age=300", vary: "accept-encoding" }
-  // A client holding the page in any encoding holds the same content.
-  const held = headers["if-none-match"]?.split(",").map((tag) => tag.trim().replace(/^W\//, ""))
-  if (held?.some((tag) => tag === `"${encoded.digest}"` || tag.startsWith(`"${encoded.digest}-`))) {
-    return HttpServerResponse.empty({ status: 304, headers: common })
-  }
-  return HttpServerResponse.uint8Array(body, {
-    contentType: encoded.contentType,
-    headers: coding === undefined ? common : { ...common, "content-encoding": coding }
-  })
+  conditions: Conditions
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  if (response.status !== 200 || body._tag !== "Uint8Array") return Effect.succeed(response)
+  const bytes = body.body
+  return Effect.map(
+    Effect.promise(() => encodingsOf(response, bytes, body.contentType)),
+    (encoded) => {
+      const coding = codingFor(encoded.contentType, bytes.length, conditions["accept-encoding"])
+      const headers = {
+        ...response.headers,
+        etag: EntityTag.of(encoded.digest, coding),
+        "cache-control": response.headers["cache-control"] ?? defaultCacheControl,
+        ...(Compression.isCompressible(encoded.contentType) ? { vary: "Accept-Encoding" } : {})
+      }
+      const held = conditions["if-none-match"]
+      if (held !== undefined && EntityTag.noneMatch(held, headers.etag)) {
+        return HttpServerResponse.empty({ status: 304, headers })
+      }
+      return HttpServerResponse.uint8Array(encoded[coding], {
+        contentType: encoded.contentType,
+        headers: coding === "identity" ? headers : { ...headers, "content-encoding": coding }
+      })
+    }
+  )
 }

@@ -1,0 +1,111 @@
+/**
+ * Cross-origin access from browsers (`CORS_ORIGINS`): off unless set; then exact origins
+ * (`https://app.example.com`, comma-separated) or `*` for any. An allowed origin's preflight for
+ * a GET with a key is answered 204; its answers carry `Access-Control-Allow-Origin` and expose the
+ * headers a client reads (request id, rate limits, ETag). Another origin gets no CORS header at
+ * all, so the browser keeps its page from reading the answer. The envelope applies it.
+ */
+import { Config, Schema, SchemaTransformation } from "effect"
+import { HttpServerResponse } from "effect/http"
+
+export type Policy =
+  | { readonly _tag: "Off" }
+  | { readonly _tag: "Any" }
+  | { readonly _tag: "Listed"; readonly origins: ReadonlySet<string> }
+
+/** Whether `text` is an origin as browsers send it: scheme, host and port only, lower case. */
+export const isOrigin = (text: string): boolean => {
+  if (!URL.canParse(text)) return false
+  const url = new URL(text)
+  return (url.protocol === "http:" || url.protocol === "https:") && url.origin === text
+}
+
+const entry = Schema.String.check(
+  Schema.makeFilter((text) => text === "*" || isOrigin(text), {
+    expected:
+      "* alone, or origins separated by commas, each exactly as a browser sends it: scheme, host and port only, lower case, no path or trailing slash (e.g. https://app.example.com,http://localhost:5173)"
+  })
+)
+
+const entries = Schema.Array(entry).check(
+  Schema.makeFilter((list) => !list.includes("*") || list.length === 1, {
+    expected: "* alone (any origin), not * among origins"
+  })
+)
+
+export const policyOf = (list: ReadonlyArray<string>): Policy =>
+  list.length === 0 ? { _tag: "Off" } : list[0] === "*" ? { _tag: "Any" } : { _tag: "Listed", origins: new Set(list) }
+
+export const settings = Config.schema(
+  Schema.String.pipe(
+    Schema.decodeTo(
+      entries,
+      SchemaTransformation.transform({
+        decode: (text: string): ReadonlyArray<string> =>
+          text
+            .split(",")
+            .map((part) => part.trim())
+            .filter((part) => part !== ""),
+        encode: (list: ReadonlyArray<string>) => list.join(",")
+      })
+    )
+  ),
+  "CORS_ORIGINS"
+).pipe(Config.withDefault([] as ReadonlyArray<string>), Config.map(policyOf))
+
+/** The `Access-Control-Allow-Origin` value for a request's `Origin`, if that origin is allowed. */
+export const allowOrigin = (policy: Policy, origin: string | undefined): string | undefined => {
+  if (origin === undefined || policy._tag === "Off") return undefined
+  if (policy._tag === "Any") return "*"
+  return policy.origins.has(origin) ? origin : undefined
+}
+
+/** Headers a browser script may read from an answer, beyond the safelisted ones. */
+export const exposedHeaders = "Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag"
+
+/** Request headers a script may send: the key, and a tag to revalidate with. */
+export const allowedHeaders = "Authorization, If-None-Match"
+
+/** How long a browser may reuse a preflight's answer: two hours, the most Chromium honours. */
+export const maxAgeSeconds = 7200
+
+/**
+ * The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
+ * from an allowed origin for a GET; undefined for anything else, which is then answered as any
+ * `OPTIONS` is (405, no CORS headers).
+ */
+export const preflight = (
+  policy: Policy,
+  method: string,
+  headers: { readonly [name: string]: string | undefined }
+): Record<string, string> | undefined => {
+  if (method !== "OPTIONS" || headers["access-control-request-method"] !== "GET") return undefined
+  const allowed = allowOrigin(policy, headers.origin)
+  if (allowed === undefined) return undefined
+  return {
+    "access-control-allow-origin": allowed,
+    "access-control-allow-methods": "GET",
+    "access-control-allow-headers": allowedHeaders,
+    "access-control-max-age": String(maxAgeSeconds)
+  }
+}
+
+/**
+ * `response` with the CORS headers for a request from `origin`: none when CORS is off or the
+ * origin is not allowed. With listed origins every answer depends on `Origin`, and says so in
+ * `Vary`, so that no cache hands one origin's answer to another.
+ */
+export const decorate = (
+  policy: Policy,
+  origin: string | undefined,
+  response: HttpServerResponse.HttpServerResponse
+): HttpServerResponse.HttpServerResponse => {
+  const allowed = allowOrigin(policy, origin)
+  const vary = response.headers.vary
+  return HttpServerResponse.setHeaders(response, {
+    ...(allowed === undefined
+      ? {}
+      : { "access-control-allow-origin": allowed, "access-control-expose-headers": exposedHeaders }),
+    ...(policy._tag === "Listed" ? { vary: vary === undefined ? "Origin" : `${vary}, Origin` } : {})
+  })
+}

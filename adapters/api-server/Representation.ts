@@ -1,0 +1,66 @@
+/**
+ * How a successful GET answer of the API travels: a strong `ETag` over its exact bytes, `304 Not
+ * Modified` (no body, the same tag) when `If-None-Match` names it, and otherwise the bytes in the
+ * content coding the client prefers once they pass the threshold, with `Vary: Accept-Encoding`.
+ * The answer is computed before the tag can be, so a 304 saves the transfer, not the query.
+ * Error answers pass unchanged: they get no tag and are too small to compress.
+ */
+import { Effect } from "effect"
+import { HttpBody, HttpServerResponse } from "effect/http"
+import * as Compression from "./Compression.ts"
+import * as ContentCoding from "./ContentCoding.ts"
+import * as EntityTag from "./EntityTag.ts"
+
+export interface Conditions {
+  readonly "accept-encoding"?: string | undefined
+  readonly "if-none-match"?: string | undefined
+}
+
+/**
+ * Each key's answers are its own and change with the data: a browser may keep them but must ask
+ * again every time (its `If-None-Match` then makes that cheap), and shared caches keep none.
+ */
+const cacheControl = "private, no-cache"
+
+/** The coding for a body of `length` bytes of `contentType`: identity below the threshold. */
+export const codingFor = (
+  contentType: string | undefined,
+  length: number,
+  acceptEncoding: string | undefined
+): ContentCoding.Coding =>
+  Compression.isCompressible(contentType) && length >= Compression.thresholdBytes
+    ? ContentCoding.negotiate(acceptEncoding)
+    : "identity"
+
+/** `response` as it should leave: tagged, and compressed or answered 304. */
+export const represent = (
+  response: HttpServerResponse.HttpServerResponse,
+  conditions: Conditions
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  if (response.status !== 200 || body._tag !== "Uint8Array") return Effect.succeed(response)
+  // The body as bytes, encoded once: they are digested, compressed or sent as they are.
+  const bytes = body.body
+  const coding = codingFor(body.contentType, bytes.length, conditions["accept-encoding"])
+  const etag = EntityTag.of(EntityTag.digest(bytes), coding)
+  const headers = {
+    etag,
+    "cache-control": cacheControl,
+    ...(Compression.isCompressible(body.contentType) ? { vary: "Accept-Encoding" } : {})
+  }
+  const held = conditions["if-none-match"]
+  if (held !== undefined && EntityTag.noneMatch(held, etag)) {
+    return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { ...response.headers, ...headers } }))
+  }
+  const tagged = HttpServerResponse.setHeaders(response, headers)
+  if (coding === "identity") {
+    return Effect.succeed(HttpServerResponse.setBody(tagged, HttpBody.uint8Array(bytes, body.contentType)))
+  }
+  return Effect.map(Compression.compress(bytes, coding), (compressed) =>
+    HttpServerResponse.setHeader(
+      HttpServerResponse.setBody(tagged, HttpBody.uint8Array(compressed, body.contentType)),
+      "content-encoding",
+      coding
+    )
+  )
+}

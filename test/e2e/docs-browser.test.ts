@@ -1,0 +1,94 @@
+/**
+ * The reference page in a real browser (headless Chromium through playwright-core): it loads
+ * with no request leaving the service's origin and no Content-Security-Policy violation, and its
+ * try-it client sends a list request with a bearer key typed into its authentication and shows
+ * the 200. Needs Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without
+ * it. A screenshot of the answered request is kept in `test-artifacts/`.
+ */
+import { existsSync, mkdirSync } from "node:fs"
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { chromium } from "playwright-core"
+import { insertFixture, keys } from "../support/Fixtures.ts"
+import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
+
+const candidates = [
+  process.env.CHROMIUM_PATH,
+  "/usr/bin/chromium",
+  "/usr/bin/chromium-browser",
+  "/usr/bin/google-chrome"
+]
+
+const chromiumPath = () => {
+  const found = candidates.find((path) => path !== undefined && path !== "" && existsSync(path))
+  if (found === undefined) {
+    throw new Error(
+      `No Chromium found (looked at CHROMIUM_PATH and ${candidates.slice(1).join(", ")}): install Debian's "chromium" package (apt-get install -y chromium) or set CHROMIUM_PATH.`
+    )
+  }
+  return found
+}
+
+const artifacts = "test-artifacts"
+
+const TestLayer = Layer.effectDiscard(insertFixture).pipe(Layer.provideMerge(serverLayer))
+
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference page in a browser", (it) => {
+  it.effect(
+    "loads everything from the service and sends a list request with the key typed into it",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* BaseUrl
+        const executablePath = chromiumPath()
+        const browser = yield* Effect.acquireRelease(
+          Effect.promise(() => chromium.launch({ executablePath, args: ["--no-sandbox"] })),
+          (browser) => Effect.promise(() => browser.close())
+        )
+        const page = yield* Effect.promise(() => browser.newPage())
+        const requested: Array<string> = []
+        const violations: Array<string> = []
+        page.on("request", (request) => requested.push(request.url()))
+        page.on("console", (message) => {
+          if (/Content.Security.Policy|Refused to/i.test(message.text())) violations.push(message.text())
+        })
+        const sent = yield* Effect.promise(async () => {
+          await page.goto(`${base}/docs`, { waitUntil: "networkidle" })
+          await page
+            .getByRole("button", { name: /Test Request/i })
+            .first()
+            .click()
+          // The bearer scheme's token field (Scalar masks it with this class).
+          await page.locator("input.scalar-password-input").first().fill(keys.orgA)
+          const answered = page.waitForResponse((response) => new URL(response.url()).pathname === "/v1/receivables")
+          await page.getByRole("button", { name: /^Send/ }).first().click()
+          const response = await answered
+          await page
+            .getByText(/^200\b/)
+            .first()
+            .waitFor({ timeout: 10_000 })
+          mkdirSync(artifacts, { recursive: true })
+          await page.screenshot({ path: `${artifacts}/docs-try-it.png` })
+          return {
+            status: response.status(),
+            url: response.url(),
+            authorization: await response.request().headerValue("authorization")
+          }
+        })
+        assert.deepStrictEqual(
+          requested.filter((url) => new URL(url).origin !== base),
+          [],
+          "every request stays on the service's origin"
+        )
+        assert.isTrue(
+          requested.some((url) => url.includes("/docs/assets/scalar.")),
+          "the script is served apart"
+        )
+        assert.deepStrictEqual(violations, [])
+        assert.strictEqual(sent.status, 200)
+        assert.strictEqual(sent.authorization, `Bearer ${keys.orgA}`)
+        // No filter is filled in for the client: the request is the plain list.
+        assert.strictEqual(new URL(sent.url).search, "")
+      }).pipe(Effect.scoped),
+    120_000
+  )
+})
