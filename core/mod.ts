@@ -6,6 +6,7 @@
 
 // The HTTP contract, shared by servers, typed clients and the OpenAPI document.
 export * as Api from "./api/Api.ts"
+export * as ApiClient from "./api/ApiClient.ts"
 export * as ApiErrors from "./api/Errors.ts"
 export * as EventsApi from "./api/EventsApi.ts"
 export * as ApiQuery from "./api/Query.ts"

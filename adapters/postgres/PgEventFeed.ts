@@ -60,6 +60,8 @@ export const layer = Layer.effect(
 
     const after = Effect.fn("PgEventFeed.after")(function* (org: OrgId, request: EventsAfter) {
       const fetch = request.limit + 1
+      // Without a position, from the start: what retention removed is gone, so it is the oldest kept.
+      const position = request.after ?? 0
       const typeFilter = request.types === undefined ? sql`` : sql`AND e.type = ANY(${texts(request.types)}::text[])`
       // One statement, so the page and the newest sequence come from one snapshot. The counter's
       // row is always returned (the page joins onto it), even when the page is empty.
@@ -72,11 +74,11 @@ export const layer = Layer.effect(
             e.type, e.created_at, e.data, b.last_sequence AS batch_order, e.ordinal AS event_order
           FROM (
             SELECT id, first_sequence, last_sequence FROM event_batches
-            WHERE org_id = ${org} AND last_sequence > ${request.after}
+            WHERE org_id = ${org} AND last_sequence > ${position}
             ORDER BY last_sequence) b
           CROSS JOIN LATERAL (
             SELECT e.ordinal, e.type, e.created_at, e.data FROM events e
-            WHERE e.batch = b.id AND e.ordinal > ${request.after} - b.first_sequence + 1 ${typeFilter}
+            WHERE e.batch = b.id AND e.ordinal > ${position} - b.first_sequence + 1 ${typeFilter}
             ORDER BY e.ordinal LIMIT ${fetch}) e
           ORDER BY b.last_sequence, e.ordinal
           LIMIT ${fetch})
@@ -85,8 +87,10 @@ export const layer = Layer.effect(
         ORDER BY page.batch_order, page.event_order`.pipe(Effect.orDie)
       const latestSequence = Number(rows[0]?.latest ?? 0)
       const prunedThrough = Number(rows[0]?.pruned ?? 0)
-      if (request.after < prunedThrough) return yield* new EventCursorExpired({ after: request.after, prunedThrough })
-      if (request.after > latestSequence) return yield* new EventCursorAhead({ after: request.after, latestSequence })
+      if (request.after !== undefined && request.after < prunedThrough) {
+        return yield* new EventCursorExpired({ after: request.after, prunedThrough })
+      }
+      if (position > latestSequence) return yield* new EventCursorAhead({ after: position, latestSequence })
       const events = rows
         .filter((row) => row.batch !== null && row.batch !== undefined)
         .map((row) => toEvent(row as EventRow))

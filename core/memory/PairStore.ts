@@ -274,14 +274,15 @@ const make = Effect.sync(() => {
   const after = (org: OrgId, request: EventsAfter) =>
     Effect.suspend((): Effect.Effect<EventPage, EventCursorExpired | EventCursorAhead> => {
       const feed = feedOf(org)
-      if (request.after < feed.prunedThrough) {
-        return Effect.fail(new EventCursorExpired({ after: request.after, prunedThrough: feed.prunedThrough }))
+      const after = request.after ?? feed.prunedThrough
+      if (after < feed.prunedThrough) {
+        return Effect.fail(new EventCursorExpired({ after, prunedThrough: feed.prunedThrough }))
       }
-      if (request.after > feed.latestSequence) {
-        return Effect.fail(new EventCursorAhead({ after: request.after, latestSequence: feed.latestSequence }))
+      if (after > feed.latestSequence) {
+        return Effect.fail(new EventCursorAhead({ after, latestSequence: feed.latestSequence }))
       }
       const matching = feed.events.filter(
-        (event) => event.sequence > request.after && (request.types?.includes(event.type) ?? true)
+        (event) => event.sequence > after && (request.types?.includes(event.type) ?? true)
       )
       return Effect.succeed({
         events: matching.slice(0, request.limit).map(plain),

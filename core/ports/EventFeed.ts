@@ -8,8 +8,12 @@ import type { EventType, StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
 
 export interface EventsAfter {
-  /** Events with a greater sequence; 0 for the oldest kept. */
-  readonly after: number
+  /**
+   * Events with a greater sequence. Absent: from the oldest event kept, whatever retention has
+   * removed (a reader starting out, or noting \`latestSequence\`); a position, 0 included, older
+   * than what retention kept is \`EventCursorExpired\`.
+   */
+  readonly after?: number | undefined
   /** Only these types; every type when absent. */
   readonly types?: ReadonlyArray<EventType> | undefined
   readonly limit: number

@@ -20,7 +20,12 @@ export class Events extends Context.Service<
   {
     readonly list: (
       org: OrgId,
-      query: { readonly after: number; readonly types?: ReadonlyArray<EventType> | undefined; readonly limit: number }
+      query: {
+        /** Absent: from the oldest event kept. */
+        readonly after?: number | undefined
+        readonly types?: ReadonlyArray<EventType> | undefined
+        readonly limit: number
+      }
     ) => Effect.Effect<EventPage, EventCursorExpired | EventCursorAhead>
     readonly get: (org: OrgId, id: string) => Effect.Effect<StoredEvent, EventNotFound>
     /** Removes the events older than `retention`; answers how many went. */
@@ -34,7 +39,11 @@ export class Events extends Context.Service<
 
       const list = Effect.fn("Events.list")(function* (
         org: OrgId,
-        query: { readonly after: number; readonly types?: ReadonlyArray<EventType> | undefined; readonly limit: number }
+        query: {
+          readonly after?: number | undefined
+          readonly types?: ReadonlyArray<EventType> | undefined
+          readonly limit: number
+        }
       ) {
         // A repeated type asks nothing more; none asked is every type.
         const types = query.types === undefined || query.types.length === 0 ? undefined : [...new Set(query.types)]

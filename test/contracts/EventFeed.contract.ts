@@ -180,6 +180,9 @@ export const describeEventFeedContract = (
         assert.isAtLeast(removed, 3)
         const expired = yield* Effect.flip(feed.after(pair.orgId, { after: 0, limit: 10 }))
         assert.deepStrictEqual(expired._tag === "EventCursorExpired" && expired.prunedThrough, 3)
+        // Without a position, a reader starts from the oldest kept: nothing yet, and where the feed is.
+        const start = yield* feed.after(pair.orgId, { limit: 10 })
+        assert.deepStrictEqual([start.events.length, start.latestSequence], [0, 3])
         // From the newest position on, the feed goes on.
         const next = yield* openSession(pair)
         const tags = yield* writeNew(next.session, 1, "new")
@@ -188,6 +191,7 @@ export const describeEventFeedContract = (
         const page = yield* feed.after(pair.orgId, { after: 3, limit: 10 })
         assert.deepStrictEqual(page.events.map(eventTag), tags)
         assert.strictEqual(page.events[0]!.sequence, 4)
+        assert.deepStrictEqual((yield* feed.after(pair.orgId, { limit: 10 })).events.map(eventTag), tags)
       })
     )
   })

@@ -1,0 +1,109 @@
+/**
+ * The client: one typed method per endpoint, grouped by resource as the API is, iterators over
+ * every page, and `sync`. Needs only a global `fetch` (Node.js 20+, browsers, Deno, Bun, workers)
+ * or one passed in.
+ */
+import { eventPages, items, receivablePages } from "./pages.ts"
+import {
+  type GetReceivableParams,
+  type IterateEventsParams,
+  type IterateReceivablesParams,
+  type ListDebtorsParams,
+  type ListEventsParams,
+  type ListIntegrationsParams,
+  type ListReceivablesParams,
+  type ListVendorsParams,
+  queryString
+} from "./params.ts"
+import { type RetryOptions, retryPolicy } from "./retry.ts"
+import { type SyncOptions, type SyncResult, sync } from "./sync.ts"
+import { type Clock, type RequestOptions, systemClock, Transport } from "./transport.ts"
+import type { Debtor, Event, EventList, Integration, List, Receivable, ReceivableList, Vendor } from "./wire.ts"
+
+export interface ClientOptions {
+  /** Your API key (`<brand>_live_...`). Sent only as `Authorization: Bearer`, never logged or put in errors. */
+  readonly apiKey: string
+  /** Where the API is served, such as `https://receivables.example.com` (without `/v1`). */
+  readonly baseUrl: string | URL
+  /** Default: the global `fetch`. */
+  readonly fetch?: typeof fetch
+  /** Retries of 429, 502, 503, 504 and of requests that got no answer; `false` for none. */
+  readonly retry?: RetryOptions | false
+  /** How long one attempt may take, answer body included. Default 60 s. */
+  readonly timeoutMs?: number
+  /** Time as the client sees it; for tests. */
+  readonly clock?: Clock
+}
+
+const path = (template: string, id: string) => template.replace(":id", encodeURIComponent(id))
+
+export class PartnerReceivables {
+  readonly receivables: {
+    /** One page: `GET /v1/receivables`. */
+    readonly list: (params?: ListReceivablesParams, options?: RequestOptions) => Promise<ReceivableList>
+    /** One receivable with its history and metadata: `GET /v1/receivables/:id`. */
+    readonly get: (id: string, params?: GetReceivableParams, options?: RequestOptions) => Promise<Receivable>
+    /** Every matching receivable, page after page by `starting_after`. */
+    readonly iterate: (params?: IterateReceivablesParams, options?: RequestOptions) => AsyncIterable<Receivable>
+  }
+  readonly vendors: {
+    /** Every vendor of your organization (`GET /v1/vendors`), by name then id. */
+    readonly list: (params?: ListVendorsParams, options?: RequestOptions) => Promise<List<Vendor>>
+  }
+  readonly debtors: {
+    /** Every debtor you have receivables with (`GET /v1/debtors`), by name then id. */
+    readonly list: (params?: ListDebtorsParams, options?: RequestOptions) => Promise<List<Debtor>>
+  }
+  readonly integrations: {
+    /** Every vendor-debtor pair (`GET /v1/integrations`) with its state and last sync. */
+    readonly list: (params?: ListIntegrationsParams, options?: RequestOptions) => Promise<List<Integration>>
+  }
+  readonly events: {
+    /** One page of the feed: `GET /v1/events`. */
+    readonly list: (params?: ListEventsParams, options?: RequestOptions) => Promise<EventList>
+    /** One event: `GET /v1/events/:id`. */
+    readonly get: (id: string, options?: RequestOptions) => Promise<Event>
+    /** Every event after `after`, until the feed is caught up. */
+    readonly iterate: (params?: IterateEventsParams, options?: RequestOptions) => AsyncIterable<Event>
+  }
+  /**
+   * Keep a copy of every receivable: a full load, then the changes since, resumable from the
+   * checkpoint you store. See the README for its guarantees.
+   */
+  readonly sync: (options: SyncOptions) => Promise<SyncResult>
+
+  constructor(options: ClientOptions) {
+    const transport = new Transport({
+      apiKey: options.apiKey,
+      baseUrl: String(options.baseUrl).replace(/\/+$/, ""),
+      // Bound: some runtimes refuse `fetch` called with another `this`.
+      fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
+      retry: retryPolicy(options.retry),
+      timeoutMs: options.timeoutMs ?? 60_000,
+      clock: options.clock ?? systemClock,
+      random: Math.random
+    })
+    const get = <A>(url: string, params: object, request?: RequestOptions) =>
+      transport.get<A>(`${url}${queryString(params)}`, request)
+
+    const listReceivables = (params: ListReceivablesParams = {}, request?: RequestOptions) =>
+      get<ReceivableList>("/v1/receivables", params, request)
+    const listEvents = (params: ListEventsParams = {}, request?: RequestOptions) =>
+      get<EventList>("/v1/events", params, request)
+
+    this.receivables = {
+      list: listReceivables,
+      get: (id, params = {}, request) => get(path("/v1/receivables/:id", id), params, request),
+      iterate: (params = {}, request = {}) => items(receivablePages(listReceivables, params, request))
+    }
+    this.vendors = { list: (params = {}, request) => get("/v1/vendors", params, request) }
+    this.debtors = { list: (params = {}, request) => get("/v1/debtors", params, request) }
+    this.integrations = { list: (params = {}, request) => get("/v1/integrations", params, request) }
+    this.events = {
+      list: listEvents,
+      get: (id, request) => get(path("/v1/events/:id", id), {}, request),
+      iterate: (params = {}, request = {}) => items(eventPages(listEvents, params, request))
+    }
+    this.sync = (syncOptions) => sync({ listReceivables, listEvents }, syncOptions)
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The API's JSON as TypeScript types, snake_case exactly as on the wire. Written for the client so
+ * that it depends on nothing; the service's test suite holds each type equal to the contract's
+ * encoded schema, so the two cannot drift. New fields may appear in any object (the API adds
+ * fields without a new version): read what you know, keep or ignore the rest.
+ */
+
+export type Status = "PENDING" | "APPROVED" | "PAID" | "SOLD" | "DISPUTED" | "ACKNOWLEDGED"
+
+/** A vendor or debtor as a receivable, an event or an integration names it. */
+export interface PartyRef {
+  readonly id: string
+  readonly name: string
+}
+
+export interface FieldChange {
+  readonly from: string | number | null
+  readonly to: string | number | null
+}
+
+/** Changed field (`status`, `amount_cents`, ..., or `metadata.<key>`) to its old and new value. */
+export interface Changes {
+  readonly [field: string]: FieldChange
+}
+
+export interface HistoryEntry {
+  readonly changed_at: string
+  readonly changes: Changes
+}
+
+/** Raw portal data: keys vary by portal. */
+export interface Metadata {
+  readonly [key: string]: string
+}
+
+export interface Receivable {
+  readonly id: string
+  readonly object: "receivable"
+  readonly vendor_receivable_id: string | null
+  readonly vendor: PartyRef
+  readonly debtor: PartyRef
+  readonly amount_cents: number
+  readonly currency: string
+  readonly receivable_date: string
+  readonly due_date: string | null
+  readonly status: Status
+  readonly portal_status: string
+  readonly po_number: string | null
+  readonly detected_at: string
+  readonly updated_at: string
+  readonly estimated_next_update_at: string | null
+  /** Always on a single receivable; on list items only with `expand: ["history"]`. */
+  readonly history?: ReadonlyArray<HistoryEntry>
+  /** Always on a single receivable; on list items only with `expand: ["metadata"]`. */
+  readonly metadata?: Metadata
+}
+
+interface Party<Kind extends string> {
+  readonly id: string
+  readonly object: Kind
+  readonly name: string
+  readonly created_at: string
+  readonly estimated_next_update_at: string | null
+}
+export type Vendor = Party<"vendor">
+export type Debtor = Party<"debtor">
+
+export interface LastSync {
+  readonly started_at: string
+  readonly finished_at: string
+  readonly outcome: "succeeded" | "failed"
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+  readonly error: string | null
+}
+
+export interface Integration {
+  readonly id: string
+  readonly object: "integration"
+  readonly vendor: PartyRef
+  readonly debtor: PartyRef
+  readonly connector: string
+  readonly state: "active" | "paused" | "failing"
+  readonly last_sync: LastSync | null
+  readonly estimated_next_update_at: string | null
+}
+
+/** The vendors, debtors and integrations lists: every match in one answer. */
+export interface List<Item> {
+  readonly object: "list"
+  readonly data: ReadonlyArray<Item>
+  readonly total_count: number
+}
+
+export interface ReceivableList {
+  readonly object: "list"
+  readonly data: ReadonlyArray<Receivable>
+  readonly has_more: boolean
+  readonly total_count: number
+  /** Pass as `verified_since` on the next poll: no change committed later has an older `updated_at`. */
+  readonly next_verified_since: string
+}
+
+/**
+ * A receivable as an event carries it: its own fields and metadata, without `history` (the event
+ * is a point in it) and without `estimated_next_update_at` (a schedule, which moves without events).
+ */
+export interface EventReceivable {
+  readonly id: string
+  readonly object: "receivable"
+  readonly vendor_receivable_id: string | null
+  readonly vendor: PartyRef
+  readonly debtor: PartyRef
+  readonly amount_cents: number
+  readonly currency: string
+  readonly receivable_date: string
+  readonly due_date: string | null
+  readonly status: Status
+  readonly portal_status: string
+  readonly po_number: string | null
+  readonly detected_at: string
+  readonly updated_at: string
+  readonly metadata: Metadata
+}
+
+interface EventOf<Type extends string, Data> {
+  readonly id: string
+  readonly object: "event"
+  readonly type: Type
+  /** The event's place in your organization's feed: strictly increasing, in commit order. */
+  readonly sequence: number
+  readonly created_at: string
+  readonly data: Data
+}
+
+export type ReceivableCreatedEvent = EventOf<"receivable.created", { readonly receivable: EventReceivable }>
+export type ReceivableUpdatedEvent = EventOf<
+  "receivable.updated",
+  { readonly receivable: EventReceivable; readonly changes: Changes }
+>
+export type ReceivableStatusChangedEvent = EventOf<
+  "receivable.status_changed",
+  {
+    readonly receivable_id: string
+    readonly vendor: PartyRef
+    readonly debtor: PartyRef
+    readonly previous_status: Status
+    readonly new_status: Status
+    readonly previous_portal_status: string
+    readonly new_portal_status: string
+    readonly changed_at: string
+  }
+>
+export type Event = ReceivableCreatedEvent | ReceivableUpdatedEvent | ReceivableStatusChangedEvent
+export type EventType = Event["type"]
+
+export interface EventList {
+  readonly object: "list"
+  readonly data: ReadonlyArray<Event>
+  readonly has_more: boolean
+  /** Your organization's newest sequence when this page was read. */
+  readonly latest_sequence: number
+}
+
+interface ErrorOf<Type extends string, Code extends string> {
+  readonly error: {
+    readonly type: Type
+    readonly code: Code
+    readonly message: string
+    /** The one parameter at fault, when there is one. */
+    readonly param?: string
+  }
+}
+
+/** Every error body the API answers, one member per kind of refusal. */
+export type ErrorResponse =
+  | ErrorOf<"invalid_request_error", "parameter_invalid" | "parameter_unknown" | "cursor_expired">
+  | ErrorOf<"authentication_error", "api_key_missing" | "api_key_invalid" | "api_key_revoked">
+  | ErrorOf<"invalid_request_error", "resource_missing">
+  | ErrorOf<"invalid_request_error", "method_not_allowed">
+  | ErrorOf<"rate_limit_error", "rate_limited">
+  | ErrorOf<"api_error", "service_unavailable">
+  | ErrorOf<"api_error", "internal_error">
+export type ErrorType = ErrorResponse["error"]["type"]
+export type ErrorCode = ErrorResponse["error"]["code"]
