@@ -7,9 +7,19 @@
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
 
-import { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../domain/Resources.ts"
-import { ResourceMissing } from "./Errors.ts"
+import {
+  Debtor,
+  HistoryEntry,
+  Integration,
+  LastSync,
+  ListOf,
+  Receivable,
+  ReceivableList,
+  Vendor
+} from "../domain/Resources.ts"
+import { ErrorBody, ResourceMissing } from "./Errors.ts"
 import { EventsGroup } from "./EventsApi.ts"
+import * as OpenApiDocument from "./openapi/Document.ts"
 import * as Query from "./Query.ts"
 import { Authorization, RequestValidation } from "./Security.ts"
 
@@ -35,7 +45,13 @@ export class ReceivablesGroup extends HttpApiGroup.make("receivables")
       OpenApi.annotations({ summary: "Get a receivable", description: "With its history and metadata." })
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Receivables" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Receivables",
+      description:
+        "Payment obligations as the debtors' procurement portals show them, each of one vendor and one debtor, with a normalized status, its change history and the portal's raw metadata."
+    })
+  ) {}
 
 export class VendorsGroup extends HttpApiGroup.make("vendors")
   .add(
@@ -44,7 +60,12 @@ export class VendorsGroup extends HttpApiGroup.make("vendors")
       success: ListOf(Vendor).annotate({ identifier: "VendorList" })
     }).annotateMerge(OpenApi.annotations({ summary: "List vendors", description: "Ordered by name, then id." }))
   )
-  .annotateMerge(OpenApi.annotations({ title: "Vendors" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Vendors",
+      description: "The companies that issued your organization's receivables: your clients."
+    })
+  ) {}
 
 export class DebtorsGroup extends HttpApiGroup.make("debtors")
   .add(
@@ -58,7 +79,9 @@ export class DebtorsGroup extends HttpApiGroup.make("debtors")
       })
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Debtors" })) {}
+  .annotateMerge(
+    OpenApi.annotations({ title: "Debtors", description: "The companies that owe the receivables: the buyers." })
+  ) {}
 
 export class IntegrationsGroup extends HttpApiGroup.make("integrations")
   .add(
@@ -73,9 +96,15 @@ export class IntegrationsGroup extends HttpApiGroup.make("integrations")
       })
     )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Integrations" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Integrations",
+      description: "Your vendor-debtor pairs, each synced with its debtor's portal, and how their syncs fare."
+    })
+  ) {}
 
-export class Api extends HttpApi.make("partner-receivables")
+/** The endpoints alone, which the OpenAPI document's refinement reads its query parameters from. */
+const endpoints = HttpApi.make("partner-receivables")
   .add(ReceivablesGroup)
   .add(VendorsGroup)
   .add(DebtorsGroup)
@@ -84,11 +113,24 @@ export class Api extends HttpApi.make("partner-receivables")
   .middleware(RequestValidation)
   .middleware(Authorization)
   .prefix("/v1")
+
+const refineDocument = OpenApiDocument.refine(endpoints, { contact: { name: "Partner Receivables API support" } })
+
+export class Api extends endpoints
+  // Named in the document, though no endpoint answers one alone: the document refers to them
+  // (list items, history entries, every error body), and generated clients get a type of each.
+  .annotate(HttpApi.AdditionalSchemas, [Vendor, Debtor, HistoryEntry, Integration, LastSync, ErrorBody])
   .annotateMerge(
     OpenApi.annotations({
       title: "Partner Receivables API",
       version: "1.0.0",
       description:
-        "Read-only access to receivables verified by debtors' procurement portals, with their vendors and debtors."
+        "Read-only access to receivables verified by debtors' procurement portals, with their vendors and debtors.",
+      license: { name: "MIT", identifier: "MIT" },
+      // Relative: the API is where this document is, so "try it" and generated clients stay on
+      // the origin that served it, whatever the deployment's address.
+      servers: [{ url: "/", description: "The origin that serves this document" }],
+      // Effect passes the document it generated, typed as any record.
+      transform: (generated) => refineDocument(generated as OpenApi.OpenAPISpec)
     })
   ) {}

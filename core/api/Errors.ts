@@ -170,3 +170,38 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
     })
   }
 }
+
+/**
+ * What Node.js's listener refuses before any route sees the request, answered in the same body
+ * by `adapters/api-server/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
+ * whose headers are too large.
+ */
+const listenerCodes = ["request_malformed", "request_timeout", "request_headers_too_large"] as const
+
+const errorClasses = [
+  InvalidRequest,
+  AuthenticationFailed,
+  ResourceMissing,
+  MethodNotAllowed,
+  RateLimited,
+  InternalError,
+  ServiceUnavailable
+] as const
+
+/**
+ * Every error body the service sends, as one schema: the OpenAPI document gives it to every error
+ * status, so that a generated client has one error type whose `code` it can switch on.
+ */
+export const ErrorBody = Schema.Struct({
+  error: Schema.Struct({
+    type: Schema.Literals([...new Set(errorClasses.map((error) => error.fields.error.fields.type.literal))]).annotate({
+      description: "The class of error"
+    }),
+    code: Schema.Literals([
+      ...errorClasses.flatMap((error) => error.fields.error.fields.code.literals),
+      ...listenerCodes
+    ]).annotate({ description: "What went wrong, for programs to branch on" }),
+    message: Schema.String.annotate({ description: "What went wrong, for a person to read" }),
+    param: Schema.optionalKey(Schema.String).annotateKey({ description: "The parameter at fault, when one is" })
+  })
+}).annotate({ identifier: "Error" })

@@ -27,7 +27,7 @@ export const EventList = Schema.Struct({
   object: Schema.Literal("list"),
   data: Schema.Array(Event),
   has_more: Schema.Boolean.annotate({ description: "More events follow the last of this page" }),
-  latest_sequence: Schema.Int.annotate({
+  latest_sequence: Schema.Int.check(Schema.isGreaterThanOrEqualTo(0)).annotate({
     description:
       "Your organization's newest sequence when this page was read. Note it before a full load, then follow the feed from it."
   })
@@ -46,6 +46,16 @@ export class EventsGroup extends HttpApiGroup.make("events")
       params: { id: Schema.String.annotate({ description: "Event identifier: evt_ and 32 hex characters" }) },
       success: Event,
       error: ResourceMissing
-    }).annotateMerge(OpenApi.annotations({ summary: "Get an event" }))
+    }).annotateMerge(
+      OpenApi.annotations({
+        summary: "Get an event",
+        description: "One event of your organization's feed by its id, while retention keeps it."
+      })
+    )
   )
-  .annotateMerge(OpenApi.annotations({ title: "Events" })) {}
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Events",
+      description: "The changes to your receivables as a feed, in the order their syncs committed."
+    })
+  ) {}

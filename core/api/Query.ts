@@ -11,7 +11,9 @@ import { Status, statuses } from "../domain/Status.ts"
 
 /**
  * A whole number in decimal digits within `[minimum, maximum]`, defaulting to `fallback`. The
- * description and default sit on the wire (string) side, where the OpenAPI document reads them.
+ * description and default sit on the decoded (integer) side: the OpenAPI document shows each query
+ * parameter as the value it decodes to (`core/api/openapi/Parameters.ts`), which a client sends
+ * in decimal.
  */
 export const IntegerParam = (options: {
   readonly minimum: number
@@ -19,19 +21,17 @@ export const IntegerParam = (options: {
   readonly fallback: number
   readonly description: string
 }) =>
-  Schema.String.check(Schema.isPattern(/^\d{1,16}$/, { expected: "a whole number" }))
-    .annotate({ description: options.description, default: String(options.fallback) })
-    .pipe(
-      Schema.decodeTo(
-        Schema.Int.check(
-          options.maximum === undefined
-            ? Schema.isGreaterThanOrEqualTo(options.minimum)
-            : Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })
-        ),
-        SchemaTransformation.transform({ decode: Number, encode: String })
+  Schema.String.check(Schema.isPattern(/^\d{1,16}$/, { expected: "a whole number" })).pipe(
+    Schema.decodeTo(
+      Schema.Int.annotate({ description: options.description, default: options.fallback }).check(
+        options.maximum === undefined
+          ? Schema.isGreaterThanOrEqualTo(options.minimum)
+          : Schema.isBetween({ minimum: options.minimum, maximum: options.maximum })
       ),
-      Schema.withDecodingDefaultKey(Effect.succeed(String(options.fallback)))
-    )
+      SchemaTransformation.transform({ decode: Number, encode: String })
+    ),
+    Schema.withDecodingDefaultKey(Effect.succeed(String(options.fallback)))
+  )
 
 export const Limit = IntegerParam({
   minimum: 1,
@@ -53,11 +53,13 @@ export const HistoryLimit = IntegerParam({
   description: `Maximum history entries per receivable, newest first: 0 to ${Pagination.historyLimitMaximum}, default ${Pagination.historyLimitDefault}.`
 })
 
-export const VerifiedSince = Schema.String.check(
+// Annotated before the check: an annotation after it would sit on the filter, which JSON Schema
+// cannot express, and so never reach the document.
+export const VerifiedSince = Schema.String.annotate({ examples: ["all", "2026-11-20T00:00:00Z", "2026-11-20"] }).check(
   Schema.makeFilter((text: string) => Option.isSome(parseVerifiedSince(text)), {
     expected: "all, an ISO 8601 date-time with Z or an offset, or a date YYYY-MM-DD"
   })
-).annotate({ examples: ["all", "2026-11-20T00:00:00Z", "2026-11-20"] })
+)
 
 export const Expand = Schema.Array(Schema.Literals(["history", "metadata"]))
 

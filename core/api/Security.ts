@@ -4,7 +4,7 @@
  * documented 400 body. Implementations live in the HTTP adapter.
  */
 import { Context } from "effect"
-import { HttpApiMiddleware, HttpApiSecurity } from "effect/http-api"
+import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
 import type { OrgId } from "../domain/Ids.ts"
 import { AuthenticationFailed, InvalidRequest, RateLimited } from "./Errors.ts"
 
@@ -16,6 +16,15 @@ export interface Principal {
 
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("core/api/CurrentPrincipal") {}
 
+const bearer = HttpApiSecurity.bearer.pipe(
+  HttpApiSecurity.annotateMerge(
+    OpenApi.annotations({
+      description: "Your organization's API key, as `Authorization: Bearer <API_KEY>`.",
+      format: "API key"
+    })
+  )
+)
+
 export class Authorization extends HttpApiMiddleware.Service<
   Authorization,
   {
@@ -24,7 +33,7 @@ export class Authorization extends HttpApiMiddleware.Service<
   }
 >()("core/api/Authorization", {
   requiredForClient: true,
-  security: { bearer: HttpApiSecurity.bearer },
+  security: { bearer },
   error: [AuthenticationFailed, RateLimited]
 }) {}
 

@@ -21,6 +21,9 @@ export const eventTypes = ["receivable.created", "receivable.updated", "receivab
 export const EventType = Schema.Literals(eventTypes)
 export type EventType = typeof EventType.Type
 
+/** An instant in wire form, as events are written: `2026-11-21T03:46:13.000Z`. */
+const InstantText = Schema.String.annotate({ description: "ISO 8601 timestamp (UTC)", format: "date-time" })
+
 /** A receivable as an event carries it, in wire form. */
 export const EventReceivable = Schema.Struct({
   id: ReceivableId,
@@ -35,8 +38,8 @@ export const EventReceivable = Schema.Struct({
   status: Status,
   portal_status: Schema.String,
   po_number: Schema.NullOr(Schema.String),
-  detected_at: Schema.String,
-  updated_at: Schema.String,
+  detected_at: InstantText,
+  updated_at: InstantText,
   metadata: Metadata
 }).annotate({ identifier: "EventReceivable" })
 export type EventReceivable = typeof EventReceivable.Type
@@ -65,7 +68,7 @@ const StatusChangedData = Schema.Struct({
   new_status: Status,
   previous_portal_status: Schema.String,
   new_portal_status: Schema.String,
-  changed_at: Schema.String
+  changed_at: InstantText
 }).annotate({ identifier: "ReceivableStatusChangedData" })
 
 const envelope = <const Type extends EventType, Data extends Schema.Top>(type: Type, data: Data, identifier: string) =>
@@ -76,7 +79,7 @@ const envelope = <const Type extends EventType, Data extends Schema.Top>(type: T
     sequence: Schema.Int.annotate({
       description: "The event's place in your organization's feed: strictly increasing, in the order of commit"
     }),
-    created_at: Schema.String.annotate({ description: "When the change happened (ISO 8601)" }),
+    created_at: InstantText.annotate({ description: "When the change happened (ISO 8601)" }),
     data
   }).annotate({ identifier })
 

@@ -1,13 +1,14 @@
 /**
  * Identifiers of the domain. Receivables carry `rcv_` + 32 lower-case hex characters; vendors,
- * debtors, organizations, integrations and API keys are UUIDs. Brands keep one kind of id from
- * being passed where another is expected.
+ * debtors, organizations, integrations, API keys and dashboard users are UUIDs. Brands keep one
+ * kind of id from being passed where another is expected.
  */
 import { Schema } from "effect"
 
 const Uuid = Schema.String.check(Schema.isUUID())
 
-export const ReceivableId = Schema.String.check(Schema.isPattern(/^rcv_[0-9a-f]{32}$/)).pipe(
+// The `u` flag lets the pattern reach JSON Schema (and the OpenAPI document), whose patterns are Unicode.
+export const ReceivableId = Schema.String.check(Schema.isPattern(/^rcv_[0-9a-f]{32}$/u)).pipe(
   Schema.brand("ReceivableId")
 )
 export type ReceivableId = typeof ReceivableId.Type
@@ -26,6 +27,9 @@ export type IntegrationId = typeof IntegrationId.Type
 
 export const ApiKeyId = Uuid.pipe(Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type
+
+export const UserId = Uuid.pipe(Schema.brand("UserId"))
+export type UserId = typeof UserId.Type
 
 const hexPairs = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"))
 

@@ -27,8 +27,11 @@ export const Debtor = Schema.Struct({ id: DebtorId, object: Schema.Literal("debt
   .annotate({ identifier: "Debtor" })
 export type Debtor = typeof Debtor.Type
 
-/** A value a history entry records: a string, an amount, or null for an absent value. */
-export const FieldValue = Schema.Union([Schema.String, Schema.Number, Schema.Null])
+/**
+ * A value a history entry records: a string, an amount, or null for an absent value. Finite: JSON
+ * has no other numbers, and `Schema.Number` would tell clients to expect "NaN" or "Infinity".
+ */
+export const FieldValue = Schema.Union([Schema.String, Schema.Finite, Schema.Null])
 export type FieldValue = typeof FieldValue.Type
 
 export const FieldChange = Schema.Struct({ from: FieldValue, to: FieldValue })
@@ -129,9 +132,12 @@ export const receivableWireFields = (
   updated_at: isoInstant(DateTime.toEpochMillis(r.updatedAt))
 })
 
+/** How many items match, over every page. */
+const TotalCount = Schema.Int.check(Schema.isGreaterThanOrEqualTo(0))
+
 /** The list envelope of the vendors and debtors lists. */
 export const ListOf = <S extends Schema.Top>(item: S) =>
-  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item), totalCount: Schema.Int }).pipe(
+  Schema.Struct({ object: Schema.Literal("list"), data: Schema.Array(item), totalCount: TotalCount }).pipe(
     Schema.encodeKeys({ totalCount: "total_count" })
   )
 
@@ -139,7 +145,7 @@ const pageFields = <S extends Schema.Top>(item: S) => ({
   object: Schema.Literal("list"),
   data: Schema.Array(item),
   hasMore: Schema.Boolean,
-  totalCount: Schema.Int
+  totalCount: TotalCount
 })
 const pageKeys = { hasMore: "has_more", totalCount: "total_count" } as const
 
@@ -155,6 +161,7 @@ export const ReceivableList = Schema.Struct({
   ...pageFields(Receivable),
   // Described on the wire (string) side, which is what the OpenAPI document shows.
   nextVerifiedSince: Schema.String.annotate({
+    format: "date-time",
     description:
       "Pass this as `verified_since` on your next poll: no change committed after this response has an `updated_at` before it. Take it from the first page of a poll. At or before the time of the response; earlier while a sync of one of your pairs is running."
   }).pipe(Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString))

@@ -3,10 +3,17 @@
  * portal metadata. Encoded forms are the API's: ISO 8601 UTC timestamps with milliseconds and
  * `YYYY-MM-DD` dates.
  */
-import { Schema } from "effect"
+import { Schema, SchemaTransformation } from "effect"
 
-/** An instant; encodes as `2026-11-21T03:46:13.000Z`. */
-export const Timestamp = Schema.DateTimeUtcFromString.annotate({ description: "ISO 8601 timestamp (UTC)" })
+/**
+ * An instant; encodes as `2026-11-21T03:46:13.000Z`. `Schema.DateTimeUtcFromString` with its format
+ * and description on the string side, which is what the OpenAPI document shows.
+ */
+export const Timestamp = Schema.String.annotate({
+  expected: "a string that will be decoded as a DateTime.Utc",
+  description: "ISO 8601 timestamp (UTC)",
+  format: "date-time"
+}).pipe(Schema.decodeTo(Schema.DateTimeUtc, SchemaTransformation.dateTimeUtcFromString))
 export type Timestamp = typeof Timestamp.Type
 
 const daysInMonth = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
@@ -30,18 +37,22 @@ export const isCalendarDate = (text: string): boolean => {
   return day <= (month === 2 && leap ? 29 : daysInMonth[month - 1]!)
 }
 
-/** A calendar date `YYYY-MM-DD` that exists (no 2026-02-30). */
-export const IsoDate = Schema.String.check(
-  Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/, { expected: "a date YYYY-MM-DD" }),
-  Schema.makeFilter(isCalendarDate, { expected: "an existing calendar date" })
-)
+/**
+ * A calendar date `YYYY-MM-DD` that exists (no 2026-02-30). Annotated before its checks: an
+ * annotation after them would sit on the brand, where JSON Schema does not see it. Patterns here
+ * carry the `u` flag so that they reach JSON Schema, whose patterns are Unicode.
+ */
+export const IsoDate = Schema.String.annotate({ description: "Date, format YYYY-MM-DD", format: "date" })
+  .check(
+    Schema.isPattern(/^\d{4}-\d{2}-\d{2}$/u, { expected: "a date YYYY-MM-DD" }),
+    Schema.makeFilter(isCalendarDate, { expected: "an existing calendar date" })
+  )
   .pipe(Schema.brand("IsoDate"))
-  .annotate({ description: "Date, format YYYY-MM-DD" })
 export type IsoDate = typeof IsoDate.Type
 
 /** Three upper-case letters, the form of ISO 4217 codes. */
 export const CurrencyCode = Schema.String.check(
-  Schema.isPattern(/^[A-Z]{3}$/, { expected: "a currency code such as EUR" })
+  Schema.isPattern(/^[A-Z]{3}$/u, { expected: "a currency code such as EUR" })
 )
   .pipe(Schema.brand("CurrencyCode"))
   .annotate({ description: "Currency code (ISO 4217 form, e.g. EUR)" })

@@ -1,0 +1,33 @@
+/**
+ * The operations of an OpenAPI document, each rebuilt by a function.
+ */
+import type { OpenApi } from "effect/http-api"
+
+const methods: ReadonlySet<string> = new Set<OpenApi.OpenAPISpecMethodName>([
+  "get",
+  "put",
+  "post",
+  "delete",
+  "options",
+  "head",
+  "patch",
+  "trace"
+])
+
+export const mapOperations = (
+  document: OpenApi.OpenAPISpec,
+  f: (operation: OpenApi.OpenAPISpecOperation) => OpenApi.OpenAPISpecOperation
+): OpenApi.OpenAPISpec => ({
+  ...document,
+  paths: Object.fromEntries(
+    Object.entries(document.paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(
+        Object.entries(item).map(([key, value]) => [
+          key,
+          methods.has(key) ? f(value as OpenApi.OpenAPISpecOperation) : value
+        ])
+      )
+    ])
+  )
+})

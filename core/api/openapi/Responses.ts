@@ -1,0 +1,134 @@
+/**
+ * Every answer an operation can get, with its headers, as the service sends it. HttpApi documents
+ * what the endpoints and their middlewares declare; the envelope around them
+ * (`adapters/api-server/Envelope.ts`, `Representation.ts`) adds to every operation under `/v1`:
+ * a `Request-Id` on every answer; the rate-limit headers on answers to an accepted key; an `ETag`
+ * on a success, and 304 when `If-None-Match` names it; 405 for any other method; 500 for anything
+ * unexpected; 503 when the request could not be audited. Every error answer has the one body of
+ * `ErrorBody`.
+ */
+import { SchemaAST } from "effect"
+import type { OpenApi } from "effect/http-api"
+import { ErrorBody, InternalError, MethodNotAllowed, ServiceUnavailable } from "../Errors.ts"
+import { componentRef } from "./Json.ts"
+import { mapOperations } from "./Operations.ts"
+
+type Header = OpenApi.OpenAPISpecHeader
+
+const requestId: Header = {
+  description: "Identifies this request and its answer: quote it to support.",
+  required: true,
+  schema: { type: "string", pattern: "^req_[0-9a-f]{24}$" }
+}
+
+const rateLimit = (required: boolean): Record<string, Header> => {
+  const when = required ? "" : " Sent when the request carried an accepted key."
+  return {
+    "RateLimit-Limit": {
+      description: `The requests this key may make in one burst.${when}`,
+      required,
+      schema: { type: "integer", minimum: 1 }
+    },
+    "RateLimit-Remaining": {
+      description: `The requests this key may still make now.${when}`,
+      required,
+      schema: { type: "integer", minimum: 0 }
+    },
+    "RateLimit-Reset": {
+      description: `Seconds until this key's full burst is available again.${when}`,
+      required,
+      schema: { type: "integer", minimum: 0 }
+    }
+  }
+}
+
+const retryAfter: Header = {
+  description: "Seconds to wait before the next request can pass.",
+  required: true,
+  schema: { type: "integer", minimum: 1 }
+}
+
+const allow: Header = {
+  description: "The methods the path answers: the API is read-only.",
+  required: true,
+  schema: { type: "string", enum: ["GET"] }
+}
+
+const entityTag: Header = {
+  description:
+    "A strong tag of this answer's exact bytes, one per content coding. Send it back in `If-None-Match` to get a 304 while the answer is unchanged.",
+  required: true,
+  schema: { type: "string" }
+}
+
+const cacheControl: Header = {
+  description: "The answer is this key's and changes with the data: keep it, but revalidate it on every use.",
+  required: true,
+  schema: { type: "string", enum: ["private, no-cache"] }
+}
+
+const ifNoneMatch: OpenApi.OpenAPISpecParameter = {
+  name: "If-None-Match",
+  in: "header",
+  required: false,
+  description: "The `ETag` of an answer you hold: if it is still current, the answer is 304 without a body.",
+  schema: { type: "string" }
+}
+
+const errorContent = { "application/json": { schema: componentRef(SchemaAST.resolveIdentifier(ErrorBody.ast)!) } }
+
+const descriptionOf = (error: { readonly ast: SchemaAST.AST }) => SchemaAST.resolveDescription(error.ast)!
+
+/** The answers the envelope gives, whatever the operation. */
+const envelopeResponses: Record<number, OpenApi.OpenApiSpecResponse> = {
+  405: {
+    description: `Any other method on this path. ${descriptionOf(MethodNotAllowed)}.`,
+    headers: { "Request-Id": requestId, Allow: allow },
+    content: errorContent
+  },
+  500: {
+    description: descriptionOf(InternalError),
+    headers: { "Request-Id": requestId, ...rateLimit(false) },
+    content: errorContent
+  },
+  503: {
+    description: descriptionOf(ServiceUnavailable),
+    headers: { "Request-Id": requestId },
+    content: errorContent
+  }
+}
+
+/** A success, and its revalidation: only an accepted key gets either. */
+const successHeaders = { "Request-Id": requestId, ETag: entityTag, "Cache-Control": cacheControl, ...rateLimit(true) }
+
+const notModified: OpenApi.OpenApiSpecResponse = {
+  description: "Not Modified: the answer named by `If-None-Match` is still current. No body.",
+  headers: successHeaders
+}
+
+/** The headers of an answer the operation itself gives, by its status. */
+const headersOf = (status: number): Record<string, Header> => {
+  if (status < 300) return successHeaders
+  if (status === 401) return { "Request-Id": requestId }
+  if (status === 429) return { "Request-Id": requestId, "Retry-After": retryAfter, ...rateLimit(false) }
+  return { "Request-Id": requestId, ...rateLimit(false) }
+}
+
+const documented = (status: number, response: OpenApi.OpenApiSpecResponse): OpenApi.OpenApiSpecResponse => ({
+  ...response,
+  headers: { ...response.headers, ...headersOf(status) },
+  ...(status >= 400 ? { content: errorContent } : {})
+})
+
+export const documentResponses = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec =>
+  mapOperations(document, (operation) => ({
+    ...operation,
+    parameters: [...operation.parameters, ifNoneMatch],
+    responses: {
+      ...Object.fromEntries(
+        Object.entries(operation.responses).map(([status, response]) => [status, documented(Number(status), response)])
+      ),
+      304: notModified,
+      ...envelopeResponses
+    }
+  }))

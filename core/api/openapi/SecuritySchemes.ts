@@ -1,0 +1,19 @@
+/**
+ * HTTP authentication schemes named in lower case. HttpApi writes `Bearer`; scheme names are
+ * case-insensitive (RFC 9110, 11.1), but the try-it client of `/docs` (Scalar) takes any name
+ * other than exactly `bearer` for `basic`, and would send the key as a user's password.
+ */
+import type { OpenApi } from "effect/http-api"
+
+export const lowerCaseSchemes = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => ({
+  ...document,
+  components: {
+    ...document.components,
+    securitySchemes: Object.fromEntries(
+      Object.entries(document.components.securitySchemes).map(([name, scheme]) => [
+        name,
+        scheme.type === "http" ? { ...scheme, scheme: scheme.scheme.toLowerCase() } : scheme
+      ])
+    )
+  }
+})
