@@ -1,12 +1,14 @@
 /**
  * The demo: an organization with a few vendors, debtors and simulator integrations, synced once,
  * and an API key to read them with. `npm start` seeds it on an empty database (unless
- * `DEMO_SEED=false`); `npm run cli -- demo seed` adds one on demand.
+ * `DEMO_SEED=false`), with an invite to the dashboard for the demo's admin when the dashboard is
+ * on; `npm run cli -- demo seed` adds one on demand.
  */
 import { Config, Duration, Effect, Redacted } from "effect"
 import { Organizations } from "../core/ports/Organizations.ts"
 import { PairStore } from "../core/ports/PairStore.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
+import { DashboardAccess } from "../core/services/DashboardAccess.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { SyncEngine } from "../core/services/SyncEngine.ts"
 
@@ -59,8 +61,17 @@ export const seed = Effect.fn("Demo.seed")(function* () {
   return { orgId: org.id, key, receivables, vendorId: vendorRecords[0]!.id } satisfies DemoSeed
 })
 
-/** What a newcomer reads after the seed: the key, once, and requests to paste. */
-export const welcome = (demo: DemoSeed, baseUrl: string) =>
+/** The demo organization's admin, invited to the dashboard. */
+export const adminEmail = "admin@demo.example"
+
+/** A one-time link for the demo's admin to set a password; its token is returned once, here. */
+export const inviteAdmin = Effect.fn("Demo.inviteAdmin")(function* (orgId: string) {
+  const { token } = yield* (yield* DashboardAccess).invite(orgId, adminEmail, "admin")
+  return token
+})
+
+/** What a newcomer reads after the seed: the key and the invite, once, and requests to paste. */
+export const welcome = (demo: DemoSeed, baseUrl: string, inviteLink?: Redacted.Redacted<string>) =>
   [
     "",
     `Demo data: organization ${demo.orgId}, ${demo.receivables} receivables from 5 simulated debtor portals.`,
@@ -73,5 +84,12 @@ export const welcome = (demo: DemoSeed, baseUrl: string) =>
     `  curl -H "Authorization: Bearer ${Redacted.value(demo.key)}" "${baseUrl}/v1/vendors"`,
     `  curl -H "Authorization: Bearer ${Redacted.value(demo.key)}" "${baseUrl}/v1/receivables?vendor_id=${demo.vendorId}&status=PAID&expand[]=history"`,
     `API reference: ${baseUrl}/docs`,
+    ...(inviteLink === undefined
+      ? []
+      : [
+          `Dashboard: ${baseUrl}/dashboard`,
+          `Set the password of the demo's admin (${adminEmail}) through this one-time link, valid for 72 hours:`,
+          `  ${Redacted.value(inviteLink)}`
+        ]),
     ""
   ].join("\n")

@@ -1,23 +1,28 @@
 /**
  * The services of the bundled app over PostgreSQL (each requires `SqlClient`): what the HTTP
  * routes need (receivables, events, key verification, the audit log), what operators manage
- * (organizations, keys, vendors, debtors, integrations), and the sync engine. The rate limiter
+ * (organizations, keys, vendors, debtors, integrations), the dashboard's access, and the sync engine. The rate limiter
  * is chosen by the caller (the app reads its policy from the environment).
  */
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as RandomIds from "../adapters/keys/RandomIds.ts"
+import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
+import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
+import * as PgDashboardUserStore from "../adapters/postgres/PgDashboardUserStore.ts"
 import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
 import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
+import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
+import { DashboardAccess } from "../core/services/DashboardAccess.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { Events } from "../core/services/Events.ts"
 import { Receivables } from "../core/services/Receivables.ts"
@@ -28,6 +33,18 @@ import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 const ApiKeysLive = ApiKeys.layer.pipe(
   Layer.provide(VerifiedKeyCache.layer),
   Layer.provide([PgApiKeyStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+)
+
+/** The dashboard's users, invites, sessions and their audit, over PostgreSQL, with scrypt. */
+export const DashboardAccessLive = DashboardAccess.layer.pipe(
+  Layer.provide([
+    PgDashboardUserStore.layer,
+    PgSessionStore.layer,
+    PgDashboardAuditLog.layer,
+    ScryptPasswordHasher.layer,
+    Digest.layerWebCrypto,
+    SecureRandom.layerWebCrypto
+  ])
 )
 
 /** The events feed over its PostgreSQL store. */

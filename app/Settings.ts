@@ -13,9 +13,11 @@ import * as Events from "../core/services/Events.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
+import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
 import { syncDeadlineSeconds } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
+import * as PublicUrl from "./PublicUrl.ts"
 import * as Sync from "./Sync.ts"
 import * as Tracing from "./Tracing.ts"
 
@@ -37,6 +39,8 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   AuditRetention.retentionDays,
   Events.retentionDays,
   Demo.enabled,
+  Dashboard.enabled,
+  PublicUrl.publicUrl,
   Logging.settings,
   Tracing.settings
 ]

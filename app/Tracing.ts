@@ -1,16 +1,23 @@
 /**
  * Optional OpenTelemetry traces: when `OTEL_EXPORTER_OTLP_ENDPOINT` is set (an OTLP/HTTP
  * collector, e.g. `http://localhost:4318`), every request, query and sync span is exported as
- * `OTEL_SERVICE_NAME` (default `partner-receivables`). Unset, nothing is traced or sent.
+ * `OTEL_SERVICE_NAME` (default `partner-receivables`). Unset, nothing is traced or sent. A request
+ * whose target carries a secret (an invite link's token, or anything that looks like an API key)
+ * gets no request span, since that span records the raw path: the work it did is still traced.
  */
 import { Config, Effect, Layer, Option } from "effect"
-import { FetchHttpClient } from "effect/http"
+import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
+import { redactKeys } from "../core/domain/ApiKey.ts"
 
 export const settings = Config.all({
   endpoint: Config.option(Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT")),
   serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("partner-receivables"))
 })
+
+const carriesSecret = (target: string) => target.startsWith("/dashboard/invite/") || redactKeys(target) !== target
+
+const untracedSecrets = Layer.succeed(HttpMiddleware.TracerDisabledWhen)((request) => carriesSecret(request.url))
 
 export const layer = Layer.unwrap(
   Effect.map(settings, ({ endpoint, serviceName }) =>
@@ -21,7 +28,11 @@ export const layer = Layer.unwrap(
           url: new URL("v1/traces", url.href.endsWith("/") ? url : `${url.href}/`).href,
           resource: { serviceName, serviceVersion: "0.1.0" },
           exportInterval: "1 second"
-        }).pipe(Layer.provide(OtlpSerialization.layerJson), Layer.provide(FetchHttpClient.layer))
+        }).pipe(
+          Layer.provide(OtlpSerialization.layerJson),
+          Layer.provide(FetchHttpClient.layer),
+          Layer.merge(untracedSecrets)
+        )
     })
   )
 )

@@ -1,11 +1,14 @@
 /**
  * The operator CLI (`npm run cli -- <command>`): organizations, API keys, vendors, debtors,
- * integrations, syncs, the demo, the audit log and status normalization, one module per command
- * group in `commands/`. Commands that need the database run against DATABASE_URL or the embedded
+ * integrations, syncs, the demo, the audit log, dashboard users and status normalization, one
+ * module per command group in `commands/`. Commands that need the database run against DATABASE_URL or the embedded
  * database (shared with a running app). Every command prints a readable answer, or JSON with
  * `--json`; an unknown id or a bad argument is one line on stderr and exit code 1.
  */
-import { NodeRuntime, NodeServices } from "@effect/platform-node"
+// The package's modules one by one: its index loads the HTTP server and client too, which would
+// double the time `--help` takes.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
+import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import { audit } from "./commands/AuditCommands.ts"
@@ -17,6 +20,7 @@ import { org } from "./commands/OrgCommands.ts"
 import { debtor, vendor } from "./commands/PartyCommands.ts"
 import { status } from "./commands/StatusCommand.ts"
 import { sync } from "./commands/SyncCommands.ts"
+import { user } from "./commands/UserCommands.ts"
 
 export const cli = Command.make("partner-receivables").pipe(
   Command.withDescription("Operate the Partner Receivables service"),
@@ -29,6 +33,7 @@ export const cli = Command.make("partner-receivables").pipe(
     withDatabase(sync),
     withDatabase(demo),
     withDatabase(audit),
+    withDatabase(user),
     status
   ])
 )
@@ -53,7 +58,9 @@ if (import.meta.main) {
     Effect.catchTags({
       OrganizationNotFound: (error) => refuse(`no organization with id "${error.id}"`),
       ApiKeyNotFound: (error) => refuse(`no API key with id "${error.id}"`),
-      DirectoryRefused: (error) => refuse(error.message)
+      DirectoryRefused: (error) => refuse(error.message),
+      EmailTaken: (error) => refuse(`${error.email} is already a user of another organization`),
+      InvalidEmail: () => refuse("--email: not an e-mail address")
     }),
     Effect.catchCause((cause) =>
       // The parser has already shown its own message and the usage.

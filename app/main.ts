@@ -8,22 +8,23 @@
 
 import type { Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer } from "effect"
+import { Cause, Effect, Exit, Layer, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import * as AddressLimiter from "../adapters/api-server/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
 import * as NodeServer from "../adapters/api-server/NodeServer.ts"
 import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
-import * as Routes from "../adapters/api-server/Server.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
+import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
-import { AdminLive, EventsLive, ServicesLive } from "./Layers.ts"
+import { AdminLive, DashboardAccessLive, EventsLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
+import * as PublicUrl from "./PublicUrl.ts"
 import * as Settings from "./Settings.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
@@ -34,25 +35,32 @@ const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 // The Node server, kept so that a stop can close it before anything else is torn down.
 let server: Server | undefined
 
-const HttpLive = ({ port, host }: AppConfig.Http) => {
+const HttpLive = ({ port, host }: AppConfig.Http, dashboard: boolean) => {
   const node = NodeServer.create()
   server = node
-  return Layer.merge(HttpRouter.serve(Routes.routes, { disableLogger: true }), NodeServer.rejectionsLayer(node)).pipe(
+  return Layer.merge(
+    HttpRouter.serve(Dashboard.routes(dashboard), { disableLogger: true }),
+    NodeServer.rejectionsLayer(node)
+  ).pipe(
     Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer]),
     Layer.provide(NodeHttpServer.layer(() => node, { port, host }))
   )
 }
 
-// On an empty database, the demo: data to read at once, and a key to read it with.
-const DemoLive = (http: AppConfig.Http, enabled: boolean) =>
+// On an empty database, the demo: data to read at once, a key to read it with, and (with the
+// dashboard on) a link for the demo's admin to set a password.
+const DemoLive = (http: AppConfig.Http, enabled: boolean, dashboard: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       if (!enabled || (yield* (yield* Organizations).list).length > 0) return
       const seeded = yield* Demo.seed()
       const host = http.host === "0.0.0.0" || http.host === "::" ? "localhost" : http.host
-      process.stdout.write(Demo.welcome(seeded, `http://${host}:${http.port}`))
+      const base = (yield* PublicUrl.publicUrl) || `http://${host}:${http.port}`
+      const invite = dashboard ? yield* Demo.inviteAdmin(seeded.orgId) : undefined
+      const link = invite === undefined ? undefined : Redacted.make(PublicUrl.inviteLink(base, Redacted.value(invite)))
+      process.stdout.write(Demo.welcome(seeded, base, link))
     })
-  ).pipe(Layer.provide(AdminLive))
+  ).pipe(Layer.provide([AdminLive, DashboardAccessLive]))
 
 const roles = ["all", "serve", "worker"] as const
 type Role = (typeof roles)[number]
@@ -64,9 +72,10 @@ const main = Effect.gen(function* () {
   }
   const http = yield* AppConfig.http
   const demo = yield* Demo.enabled
+  const dashboard = yield* Dashboard.enabled
   const api = Layer.mergeAll(
-    HttpLive(http),
-    DemoLive(http, demo),
+    HttpLive(http, dashboard),
+    DemoLive(http, demo, dashboard),
     AuditRetention.layer,
     EventRetention.layer.pipe(Layer.provide(EventsLive))
   )

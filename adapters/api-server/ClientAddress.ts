@@ -9,7 +9,14 @@ import { Config, Context, Effect, Layer, Schema, SchemaTransformation } from "ef
 
 export class ClientAddress extends Context.Service<
   ClientAddress,
-  { readonly of: (peer: string | undefined, forwardedFor: string | undefined) => string | null }
+  {
+    readonly of: (peer: string | undefined, forwardedFor: string | undefined) => string | null
+    /**
+     * Whether the client reached the service over HTTPS: the listener speaks plain HTTP, so only
+     * a trusted proxy can say so (`X-Forwarded-Proto: https`, its last value being its own).
+     */
+    readonly https: (peer: string | undefined, forwardedProto: string | undefined) => boolean
+  }
 >()("adapters/api-server/ClientAddress") {}
 
 const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4")
@@ -71,7 +78,12 @@ export const make = (proxies: ReadonlyArray<string>) => {
         if (!isTrusted(hop)) return hop
       }
       return client
-    }
+    },
+    https: (peer, forwardedProto) =>
+      peer !== undefined &&
+      forwardedProto !== undefined &&
+      isTrusted(plain(peer)) &&
+      forwardedProto.split(",").at(-1)?.trim().toLowerCase() === "https"
   })
 }
 

@@ -11,7 +11,11 @@
  * Requests no accepted key vouches for are limited per client address. How an answer travels
  * (its ETag or a 304, its compression, `Representation` and `StaticResponses`) is settled before
  * the audit entry, which records the status sent; so is CORS (`Cors`): a preflight is a request
- * like any other, audited and limited per address, though it needs no key.
+ * like any other, audited and limited per address, though it needs no key. Dashboard pages
+ * (`RequestPath`, when mounted) are audited and limited per address as well, but keep their own
+ * answers: no API error body, ETag, compression or CORS; what the envelope itself answers them
+ * (429, 500, 503) is plain text under the dashboard's headers. Their handlers learn the client's
+ * address and scheme through the core's `RequestOrigin`.
  */
 import { Cause, Clock, DateTime, Effect, type Types } from "effect"
 import { HttpRouter, HttpServerError, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -25,6 +29,7 @@ import {
 import { redactKeys } from "../../core/domain/ApiKey.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
+import { RequestOrigin } from "../../core/ports/RequestOrigin.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
 import { ClientAddress } from "./ClientAddress.ts"
 import * as Cors from "./Cors.ts"
@@ -65,6 +70,19 @@ const isClientAbort = (cause: Cause.Cause<unknown>) =>
 /** The status recorded for a request whose client left before its answer (nginx's convention). */
 export const clientClosedRequest = 499
 
+// The envelope's own answers to dashboard pages: short text, never cached, never framed.
+const dashboardAnswer = (status: number, text: string) =>
+  HttpServerResponse.text(text, {
+    status,
+    headers: {
+      "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+      "x-frame-options": "DENY",
+      "x-content-type-options": "nosniff",
+      "referrer-policy": "no-referrer",
+      "cache-control": "no-store"
+    }
+  })
+
 const rateLimitHeaders = (state: RequestState.RateLimitState, status: number): Record<string, string> => ({
   "ratelimit-limit": String(state.limit),
   "ratelimit-remaining": String(state.remaining),
@@ -80,34 +98,43 @@ export const layer = HttpRouter.middleware(
       Effect.service(AddressLimiter),
       Effect.service(ClientAddress),
       Effect.service(DocsAssets),
-      Effect.orDie(Cors.settings)
+      Effect.orDie(Cors.settings),
+      Effect.service(RequestPath.DashboardMounted)
     ]),
-    ([audit, ids, addresses, clientAddress, docs, cors]) =>
+    ([audit, ids, addresses, clientAddress, docs, cors, dashboardMounted]) =>
       (httpEffect): Handled =>
         Effect.gen(function* () {
           const request = yield* HttpServerRequest.HttpServerRequest
           const started = yield* Clock.currentTimeMillis
           const startedNanos = yield* Clock.currentTimeNanos
           const requestId = ids.requestId()
-          const { path, query, route } = RequestPath.decide(request.url)
-          const shownPath = redactKeys(path)
-          const client = clientAddress.of(
-            request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined,
-            request.headers["x-forwarded-for"]
-          )
+          const { path, query, route } = RequestPath.decide(request.url, { dashboard: dashboardMounted })
+          const dashboard = route?.dashboard === true
+          const shownPath = redactKeys(dashboard ? RequestPath.redactDashboardPath(path) : path)
+          const peer = request.remoteAddress._tag === "Some" ? request.remoteAddress.value : undefined
+          const client = clientAddress.of(peer, request.headers["x-forwarded-for"])
           const throttled = route?.probe === true || client === null ? undefined : yield* addresses.refusal(client)
-          const preflight = route?.probe === false ? Cors.preflight(cors, request.method, request.headers) : undefined
+          const preflight =
+            route?.probe === false && !dashboard ? Cors.preflight(cors, request.method, request.headers) : undefined
           const answered =
             throttled !== undefined
-              ? errorResponse(RateLimited, RateLimited.address(throttled.retryAfterSeconds), 429).pipe(
-                  HttpServerResponse.setHeader("retry-after", String(throttled.retryAfterSeconds))
-                )
+              ? (dashboard
+                  ? dashboardAnswer(429, `Too many requests: try again in ${throttled.retryAfterSeconds} seconds.`)
+                  : errorResponse(RateLimited, RateLimited.address(throttled.retryAfterSeconds), 429)
+                ).pipe(HttpServerResponse.setHeader("retry-after", String(throttled.retryAfterSeconds)))
               : route === undefined
                 ? errorResponse(ResourceMissing, ResourceMissing.route(request.method, shownPath), 404)
                 : preflight !== undefined
                   ? HttpServerResponse.empty({ status: 204, headers: preflight })
                   : yield* httpEffect.pipe(
+                      Effect.provideService(RequestOrigin, {
+                        clientAddress: client,
+                        secure: clientAddress.https(peer, request.headers["x-forwarded-proto"])
+                      }),
                       Effect.catchCause((cause) => {
+                        if (isRouteNotFound(cause) && dashboard) {
+                          return Effect.succeed(dashboardAnswer(404, "There is no such page in the dashboard."))
+                        }
                         if (isRouteNotFound(cause)) {
                           return Effect.succeed(
                             HttpServerResponse.setHeader(
@@ -121,7 +148,11 @@ export const layer = HttpRouter.middleware(
                           return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
                         return Effect.logError("request failed", cause).pipe(
                           Effect.annotateLogs({ requestId, method: request.method, path: shownPath }),
-                          Effect.as(errorResponse(InternalError, InternalError.of(requestId), 500))
+                          Effect.as(
+                            dashboard
+                              ? dashboardAnswer(500, `Something went wrong. Quote request ${requestId} to support.`)
+                              : errorResponse(InternalError, InternalError.of(requestId), 500)
+                          )
                         )
                       })
                     )
@@ -165,7 +196,9 @@ export const layer = HttpRouter.middleware(
           const final =
             recorded._tag === "Success"
               ? response
-              : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
+              : dashboard
+                ? dashboardAnswer(503, `The request could not be recorded, so it was not answered (${requestId}).`)
+                : errorResponse(ServiceUnavailable, ServiceUnavailable.auditUnavailable(requestId), 503)
           yield* Metrics.observeRequest(
             request.method,
             route?.pattern ?? "unmatched",
@@ -176,7 +209,7 @@ export const layer = HttpRouter.middleware(
             Effect.annotateLogs({ requestId, method: request.method, path: shownPath, status: final.status })
           )
           return HttpServerResponse.setHeader(
-            Cors.decorate(cors, request.headers.origin, final),
+            dashboard ? final : Cors.decorate(cors, request.headers.origin, final),
             requestIdHeader,
             requestId
           )

@@ -4,8 +4,10 @@
  * Routing, the audit log, metrics and the probe exemptions all read this decision, so no two of
  * them can disagree about which resource a request reached. Paths are exact: case-sensitive, no
  * trailing slash, no empty segment, no `;` parameters, no dot segments, no backslash, and only
- * the id of a receivable is a variable segment.
+ * the id of a receivable is a variable segment. The dashboard, when the app mounts it, owns every
+ * path under exactly `/dashboard` made of plain segments (it routes them itself).
  */
+import { Context } from "effect"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../../core/api/Api.ts"
 
@@ -18,7 +20,24 @@ export interface Route {
   readonly static?: boolean
   /** An endpoint of the API: its answers carry an ETag and are compressed per request. */
   readonly api?: boolean
+  /** A page of the dashboard: audited and limited per address, but answered as HTML, not API JSON. */
+  readonly dashboard?: boolean
 }
+
+/** Whether the dashboard's pages are served here; set by the app (`DASHBOARD`), off by default. */
+export const DashboardMounted = Context.Reference<boolean>("adapters/api-server/DashboardMounted", {
+  defaultValue: () => false
+})
+
+export const dashboardPath = "/dashboard"
+const dashboardRoute: Route = { pattern: dashboardPath, probe: false, dashboard: true }
+// Plain segments only: letters, digits, `-`, `_`, and one dotted extension (`pico.css`). No
+// percent-encoding, dot segment, empty segment, `;` or backslash can pass.
+const dashboardPaths = /^\/dashboard(?:\/[A-Za-z0-9_-]+(?:\.[a-z]+)?)*$/
+
+/** The path as the audit log keeps it: an invite link's token is a secret, like a key. */
+export const redactDashboardPath = (path: string) =>
+  path.replace(/^\/dashboard\/invite\/[^/]+/, "/dashboard/invite/[redacted]")
 
 export interface PathDecision {
   /** The path exactly as the request line carried it, without the query. */
@@ -77,10 +96,11 @@ const isVariableSegment = (segment: string) =>
 export const routePatterns: ReadonlyArray<string> = [...fixedRoutes.map((r) => r.pattern), ...variableRoutes.keys()]
 
 /** The decision for a request target (`request.url`: the path and query as received). */
-export const decide = (target: string): PathDecision => {
+export const decide = (target: string, options: { readonly dashboard?: boolean } = {}): PathDecision => {
   const queryAt = target.indexOf("?")
   const path = queryAt < 0 ? target : target.slice(0, queryAt)
   const query = queryAt < 0 ? "" : target.slice(queryAt + 1)
+  if (options.dashboard === true && dashboardPaths.test(path)) return { path, query, route: dashboardRoute }
   const fixed = byPath.get(path)
   if (fixed !== undefined) return { path, query, route: fixed }
   const slash = path.lastIndexOf("/")

@@ -14,6 +14,7 @@ import jsonAsWritten from "./migrations/0006_json_as_written.ts"
 import syncDeadline from "./migrations/0007_sync_deadline.ts"
 import auditPartitions from "./migrations/0008_audit_partitions.ts"
 import eventsFeed from "./migrations/0009_events_feed.ts"
+import dashboard from "./migrations/0010_dashboard.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -26,7 +27,8 @@ export const migrations = {
   "0006_json_as_written": jsonAsWritten,
   "0007_sync_deadline": syncDeadline,
   "0008_audit_partitions": auditPartitions,
-  "0009_events_feed": eventsFeed
+  "0009_events_feed": eventsFeed,
+  "0010_dashboard": dashboard
 }
 
 const loader = Migrator.fromRecord(migrations)

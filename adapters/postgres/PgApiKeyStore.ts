@@ -100,6 +100,17 @@ export const layer = Layer.effect(
       return toRecord(rows[0])
     })
 
+    const revokeActive = Effect.fn("PgApiKeyStore.revokeActive")(function* (org: OrgId, id: string) {
+      const rows =
+        isUuid(org) && isUuid(id)
+          ? yield* sql<KeyRow>`
+              UPDATE api_keys SET revoked_at = now()
+              WHERE org_id = ${org} AND id = ${id} AND revoked_at IS NULL RETURNING *`.pipe(Effect.orDie)
+          : []
+      if (rows[0] === undefined) return yield* new ApiKeyNotFound({ id })
+      return toRecord(rows[0])
+    })
+
     const usage = Effect.fn("PgApiKeyStore.usage")(function* (id: string) {
       const found = yield* findKey(id)
       if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
@@ -127,6 +138,6 @@ export const layer = Layer.effect(
       )
     )
 
-    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, usage, revocations })
+    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, usage, revocations })
   })
 )

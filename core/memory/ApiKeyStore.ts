@@ -86,6 +86,17 @@ export const layerMemory = Layer.effect(
       return record
     })
 
+    const revokeActive = Effect.fn("MemoryApiKeyStore.revokeActive")(function* (org: OrgId, id: string) {
+      const found = findRecord(id)
+      if (Option.isNone(found) || found.value.orgId !== canonical(org) || found.value.revokedAt !== null) {
+        return yield* new ApiKeyNotFound({ id })
+      }
+      const record = { ...found.value, revokedAt: yield* DateTime.now }
+      records.set(record.id, record)
+      yield* PubSub.publish(announcements, record.id)
+      return record
+    })
+
     const usage = Effect.fn("MemoryApiKeyStore.usage")(function* (id: string) {
       const found = findRecord(id)
       if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
@@ -94,6 +105,6 @@ export const layerMemory = Layer.effect(
 
     const revocations = Effect.map(PubSub.subscribe(announcements), Stream.fromSubscription)
 
-    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, usage, revocations })
+    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, usage, revocations })
   })
 )

@@ -74,6 +74,12 @@ export class ApiKeyStore extends Context.Service<
     readonly listByOrg: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Marks the key revoked and announces it; revoking twice keeps the first time. */
     readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
+    /**
+     * Marks the organization's key revoked and announces it, if it is not revoked yet: the change
+     * filters on the organization itself. Another organization's key, or one already revoked, is
+     * `ApiKeyNotFound` and stays as it was.
+     */
+    readonly revokeActive: (org: OrgId, id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
     readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
     /**
      * Joins the revocation feed: succeeds once announcements are being received (for as long as

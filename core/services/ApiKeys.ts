@@ -76,6 +76,8 @@ export class ApiKeys extends Context.Service<
     readonly list: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Revokes the key from its very next request on; revoking twice keeps the first time. */
     readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
+    /** Revokes the organization's key if it is not revoked yet; otherwise `ApiKeyNotFound`. */
+    readonly revokeActive: (org: OrgId, id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
     readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
   }
 >()("core/ApiKeys") {
@@ -113,7 +115,14 @@ export class ApiKeys extends Context.Service<
           return { key, record }
         })
 
-        return ApiKeys.of({ verify, create, list: store.listByOrg, revoke: store.revoke, usage: store.usage })
+        return ApiKeys.of({
+          verify,
+          create,
+          list: store.listByOrg,
+          revoke: store.revoke,
+          revokeActive: store.revokeActive,
+          usage: store.usage
+        })
       })
     )
 

@@ -7,6 +7,7 @@
  */
 import { Clock, Config, Duration, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { Hex } from "effect/encoding"
+import type { OrgId } from "../domain/Ids.ts"
 import { ApiKeyStore, RevocationFeedLost, type StoredKey } from "../ports/ApiKeyStore.ts"
 
 export const ttlSeconds = Config.schema(
@@ -79,9 +80,11 @@ export const make = Effect.fnUntraced(function* (store: ApiKeyStore["Service"], 
 
   // A revocation made through this process needs no announcement to take effect here.
   const revoke = (id: string) => Effect.tap(store.revoke(id), (record) => Effect.sync(() => forget(record.id)))
+  const revokeActive = (org: OrgId, id: string) =>
+    Effect.tap(store.revokeActive(org, id), (record) => Effect.sync(() => forget(record.id)))
 
   return {
-    store: ApiKeyStore.of({ ...store, findByHash, revoke }),
+    store: ApiKeyStore.of({ ...store, findByHash, revoke, revokeActive }),
     listening: Effect.sync(() => listening)
   } satisfies CachedStore
 })

@@ -119,6 +119,29 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
       )
     )
 
+    it.effect("an organization revokes its own active key once; another's key, or a revoked one, is not found", () =>
+      forAll(fc.boolean(), (upperCase) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const [mine, theirs] = [yield* newOrg, yield* newOrg]
+          const { hash, record } = yield* insertKey(mine.id)
+          const id = upperCase ? record.id.toUpperCase() : record.id
+          assert.deepInclude(yield* Effect.flip(store.revokeActive(theirs.id, id)), { _tag: "ApiKeyNotFound" })
+          assert.strictEqual(Option.getOrThrow(yield* store.findByHash(hash)).revokedAt, null)
+          const revoked = yield* store.revokeActive(mine.id, id)
+          assert.deepStrictEqual([revoked.id, revoked.orgId], [record.id, mine.id])
+          assert.isNotNull(revoked.revokedAt)
+          assert.deepInclude(yield* Effect.flip(store.revokeActive(mine.id, id)), { _tag: "ApiKeyNotFound" })
+          assert.strictEqual(
+            millis(Option.getOrThrow(yield* store.findByHash(hash)).revokedAt),
+            millis(revoked.revokedAt)
+          )
+          const unknown = yield* Effect.flip(store.revokeActive(mine.id, "not-a-uuid"))
+          assert.deepInclude(unknown, { _tag: "ApiKeyNotFound" })
+        })
+      )
+    )
+
     it.effect("an id that names no key is ApiKeyNotFound for revoke and usage, whatever its text", () =>
       forAll(unknownId, (id) =>
         Effect.gen(function* () {

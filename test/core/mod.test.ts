@@ -20,10 +20,13 @@ describe("the in-memory twins", () => {
     for (const twin of [
       Core.MemoryApiKeyStore,
       Core.MemoryAuditLog,
+      Core.MemoryDashboardAuditLog,
+      Core.MemoryDashboardUserStore,
       Core.MemoryDirectoryStore,
       Core.MemoryOrganizations,
       Core.MemoryPairStore,
-      Core.MemoryReceivableStore
+      Core.MemoryReceivableStore,
+      Core.MemorySessionStore
     ]) {
       assert.isTrue(Layer.isLayer(twin.layerMemory))
     }

@@ -5,31 +5,13 @@
  * the 200. Needs Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without
  * it. A screenshot of the answered request is kept in `test-artifacts/`.
  */
-import { existsSync, mkdirSync } from "node:fs"
+import { mkdirSync } from "node:fs"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { chromium } from "playwright-core"
+import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { insertFixture, keys } from "../support/Fixtures.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
-
-const candidates = [
-  process.env.CHROMIUM_PATH,
-  "/usr/bin/chromium",
-  "/usr/bin/chromium-browser",
-  "/usr/bin/google-chrome"
-]
-
-const chromiumPath = () => {
-  const found = candidates.find((path) => path !== undefined && path !== "" && existsSync(path))
-  if (found === undefined) {
-    throw new Error(
-      `No Chromium found (looked at CHROMIUM_PATH and ${candidates.slice(1).join(", ")}): install Debian's "chromium" package (apt-get install -y chromium) or set CHROMIUM_PATH.`
-    )
-  }
-  return found
-}
-
-const artifacts = "test-artifacts"
 
 const TestLayer = Layer.effectDiscard(insertFixture).pipe(Layer.provideMerge(serverLayer))
 

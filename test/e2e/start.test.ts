@@ -14,6 +14,16 @@ const startApp = (env: Record<string, string>) => spawnApp({ DATABASE_URL: "", .
 
 const healthy = (port: number, started: AppProcess) => healthyAt(`http://127.0.0.1:${port}`, started)
 
+/** What the app prints matching `pattern`, once it has printed it. */
+const printed = async (app: AppProcess, pattern: RegExp): Promise<RegExpExecArray> => {
+  for (;;) {
+    const found = pattern.exec(app.output())
+    if (found !== null) return found
+    if (app.child.exitCode !== null) throw new Error(`the app exited: ${app.output()}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
 describe("npm start", () => {
   let dataDir = ""
   beforeAll(async () => {
@@ -29,6 +39,11 @@ describe("npm start", () => {
 
     const first = startApp(env)
     assert.deepStrictEqual(await healthy(port, first), { status: "ok" })
+    // The demo's welcome (printed once the seed is done) names the dashboard and a one-time
+    // link for the demo's admin.
+    const invite = await printed(first, new RegExp(`http://localhost:${port}(/dashboard/invite/[A-Za-z0-9_-]{43})`))
+    assert.include(first.output(), `Dashboard: http://localhost:${port}/dashboard`)
+    assert.strictEqual((await fetch(`http://127.0.0.1:${port}${invite[1]}`)).status, 200)
     first.child.kill("SIGTERM")
     assert.strictEqual(await first.exited, 0)
 

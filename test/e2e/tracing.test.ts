@@ -1,6 +1,8 @@
 /**
  * With `OTEL_EXPORTER_OTLP_ENDPOINT` set, the app exports its spans over OTLP/HTTP: a local
- * collector receives the spans of a request, named by what they did.
+ * collector receives the spans of a request, named by what they did. What reaches it carries no
+ * secret from a request's target: neither an invite link's token nor a key sent in a path, while
+ * the work those requests did is still traced.
  */
 import { spawn } from "node:child_process"
 import { createServer } from "node:http"
@@ -12,8 +14,11 @@ import * as TestDatabase from "../support/TestDatabase.ts"
 
 const root = join(import.meta.dirname, "..", "..")
 
+const inviteToken = "Qx7".repeat(14).concat("Z")
+const keyInPath = "pr_live_SecretInPath0123456789abcdefghijklmnopq"
+
 layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("tracing", (it) => {
-  it.effect("exports the spans of a request to the configured collector", () =>
+  it.effect("exports the spans of requests to the configured collector, without the secrets of their targets", () =>
     Effect.gen(function* () {
       const url = yield* TestDatabase.TestDatabaseUrl
       const received: Array<string> = []
@@ -33,6 +38,7 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
         () => Effect.sync(() => collector.close())
       )
       const port = yield* Effect.promise(freePort)
+      const base = `http://127.0.0.1:${port}`
       yield* Effect.acquireRelease(
         Effect.sync(() =>
           spawn(process.execPath, [join(root, "app", "main.ts"), "serve"], {
@@ -42,6 +48,7 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
               PORT: String(port),
               HOST: "127.0.0.1",
               DEMO_SEED: "false",
+              DASHBOARD: "on",
               OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${collectorPort}`
             },
             stdio: ["ignore", "ignore", "ignore"]
@@ -50,9 +57,10 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
         (process) => Effect.sync(() => process.kill("SIGTERM"))
       )
 
+      // A request that gets no answer is given up and asked again, as one refused is.
       for (let i = 0; i < 100; i++) {
         const up = yield* Effect.promise(() =>
-          fetch(`http://127.0.0.1:${port}/v1/vendors`).then(
+          fetch(`${base}/v1/vendors`, { signal: AbortSignal.timeout(2000) }).then(
             (r) => r.status === 401,
             () => false
           )
@@ -60,15 +68,23 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
         if (up) break
         yield* Effect.sleep("100 millis")
       }
+      assert.strictEqual(inviteToken.length, 43)
+      const invite = yield* Effect.promise(() => fetch(`${base}/dashboard/invite/${inviteToken}`))
+      assert.strictEqual(invite.status, 410)
+      yield* Effect.promise(() => fetch(`${base}/v1/receivables/${keyInPath}`))
+      // Spans are exported in the order they end: once a later request's span has arrived, the
+      // spans of these two have arrived too, if they were recorded at all.
       for (let i = 0; i < 50 && !received.join("").includes("Authorization.bearer"); i++) {
-        yield* Effect.promise(() =>
-          fetch(`http://127.0.0.1:${port}/v1/vendors`, { headers: { authorization: "Bearer pr_live_x" } })
-        )
+        yield* Effect.promise(() => fetch(`${base}/v1/vendors`, { headers: { authorization: "Bearer pr_live_x" } }))
         yield* Effect.sleep("200 millis")
       }
       const spans = received.join("\n")
       assert.include(spans, "partner-receivables")
       assert.include(spans, "Authorization.bearer")
+      assert.include(spans, "DashboardAccess.inviteFor", "the invite request's work is still traced")
+      assert.notInclude(spans, inviteToken)
+      assert.notInclude(spans, keyInPath)
+      assert.notInclude(spans, "SecretInPath")
     })
   )
 })

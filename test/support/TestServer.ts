@@ -9,7 +9,7 @@ import * as AddressLimiter from "../../adapters/api-server/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/api-server/ClientAddress.ts"
 import * as NodeServer from "../../adapters/api-server/NodeServer.ts"
 import { make, RateLimiter } from "../../adapters/api-server/RateLimiter.ts"
-import * as Server from "../../adapters/api-server/Server.ts"
+import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
 import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
 import { freePort } from "./ports.ts"
@@ -25,6 +25,8 @@ export interface ServerOptions {
   readonly trustedProxies?: ReadonlyArray<string>
   /** The listener's limits, where a test shortens them. */
   readonly limits?: Partial<NodeServer.Limits>
+  /** The dashboard's pages beside the API, as `DASHBOARD=on` serves them; off by default. */
+  readonly dashboard?: boolean
 }
 
 const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
@@ -42,7 +44,10 @@ export const serverLayer = (options: ServerOptions = {}) =>
         Layer.mergeAll(
           Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
           Layer.merge(
-            HttpRouter.serve(Server.routes, { disableLogger: true, disableListenLog: true }),
+            HttpRouter.serve(Dashboard.routes(options.dashboard ?? false), {
+              disableLogger: true,
+              disableListenLog: true
+            }),
             NodeServer.rejectionsLayer(node)
           ).pipe(
             Layer.provide(ServicesLive),

@@ -1,0 +1,117 @@
+/**
+ * The dashboard's routes for getting in and out: sign-in (throttled by the core), sign-out,
+ * sign-out everywhere, and the invite links that set a password. Each sign-in issues a new
+ * session cookie, ending the one the browser had.
+ */
+import { Effect, Option, Redacted } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { crossSite, formOf, type Guards, htmlPage, keysPath, seeOther, signInPath } from "./Handlers.ts"
+import * as Pages from "./Pages.ts"
+import * as Security from "./Security.ts"
+
+export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
+  const access = yield* DashboardAccess
+  const { context, signedInChange, signedOut } = guards
+
+  yield* router.add(
+    "GET",
+    signInPath,
+    Effect.gen(function* () {
+      const { request, token } = yield* context
+      const session = token === undefined ? Option.none() : yield* Effect.option(access.authenticate(token))
+      if (Option.isSome(session)) return seeOther(keysPath)
+      const signedOutJustNow = request.url === `${signInPath}?signed-out`
+      return htmlPage(Pages.signIn(signedOutJustNow ? { notice: "You are signed out." } : {}))
+    })
+  )
+
+  yield* router.add(
+    "POST",
+    signInPath,
+    Effect.gen(function* () {
+      const { request, origin, token } = yield* context
+      if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
+      const field = yield* formOf(request)
+      const email = field("email")
+      return yield* access.signIn(email, Redacted.make(field("password")), origin.clientAddress, token).pipe(
+        Effect.flatMap((signed) =>
+          Security.withSession(seeOther(keysPath), Redacted.value(signed.sessionToken), origin.secure)
+        ),
+        Effect.catchTag("SignInRefused", (refused) =>
+          Effect.succeed(
+            refused.reason === "throttled"
+              ? HttpServerResponse.setHeader(
+                  htmlPage(
+                    Pages.signIn({
+                      email,
+                      problem: `Too many failed attempts. Try again in ${refused.retryAfterSeconds} seconds.`
+                    }),
+                    429
+                  ),
+                  "retry-after",
+                  String(refused.retryAfterSeconds)
+                )
+              : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
+          )
+        )
+      )
+    })
+  )
+
+  yield* router.add(
+    "POST",
+    "/dashboard/sign-out",
+    signedInChange((session, clientAddress) => Effect.flatMap(access.signOut(session, clientAddress), () => signedOut))
+  )
+
+  yield* router.add(
+    "POST",
+    "/dashboard/sign-out-everywhere",
+    signedInChange((session, clientAddress) =>
+      Effect.flatMap(access.signOutEverywhere(session, clientAddress), () => signedOut)
+    )
+  )
+
+  yield* router.add(
+    "GET",
+    "/dashboard/invite/:token",
+    Effect.gen(function* () {
+      const token = (yield* HttpRouter.params).token ?? ""
+      return yield* access.inviteFor(token).pipe(
+        Effect.map((invite) => htmlPage(Pages.acceptInvite(invite))),
+        Effect.catchTag("InviteUnusable", () => Effect.succeed(htmlPage(Pages.inviteUnusable(), 410)))
+      )
+    })
+  )
+
+  yield* router.add(
+    "POST",
+    "/dashboard/invite/:token",
+    Effect.gen(function* () {
+      const { request, origin, token: previous } = yield* context
+      if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
+      const token = (yield* HttpRouter.params).token ?? ""
+      const field = yield* formOf(request)
+      const invite = yield* Effect.option(access.inviteFor(token))
+      if (Option.isNone(invite)) return htmlPage(Pages.inviteUnusable(), 410)
+      if (field("password") !== field("repeat")) {
+        return htmlPage(Pages.acceptInvite(invite.value, "The two passwords differ."), 400)
+      }
+      return yield* access.acceptInvite(token, Redacted.make(field("password")), origin.clientAddress, previous).pipe(
+        Effect.flatMap((signed) =>
+          Security.withSession(seeOther(keysPath), Redacted.value(signed.sessionToken), origin.secure)
+        ),
+        Effect.catchTags({
+          InviteUnusable: () => Effect.succeed(htmlPage(Pages.inviteUnusable(), 410)),
+          PasswordRejected: (rejected) =>
+            Effect.succeed(htmlPage(Pages.acceptInvite(invite.value, `Not set: ${rejected.message}.`), 400)),
+          EmailTaken: () =>
+            Effect.succeed(
+              htmlPage(Pages.refusal("Address in use", "This address belongs to a user of another organization."), 409)
+            )
+        })
+      )
+    })
+  )
+})

@@ -1,0 +1,62 @@
+/**
+ * The page every dashboard view sits in, rendered on the server with preact and htm (tagged
+ * templates, no build step): landmarks, the signed-in user with the sign-out forms, the local
+ * stylesheet and script. Text reaches the HTML through preact, which escapes it.
+ */
+import { html } from "htm/preact"
+import type { VNode } from "preact"
+import { render } from "preact-render-to-string"
+import type { DashboardUser } from "../../core/ports/DashboardUserStore.ts"
+import { assetPath } from "./Assets.ts"
+
+export interface Viewer {
+  readonly user: DashboardUser
+  readonly csrfToken: string
+}
+
+export const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value=${viewer.csrfToken} />`
+
+const signOutForms = (viewer: Viewer) => html`
+  <ul>
+    <li><span>${viewer.user.email} (${viewer.user.role})</span></li>
+    <li>
+      <form method="post" action="/dashboard/sign-out" class="inline">
+        ${csrfField(viewer)}
+        <button type="submit" class="secondary outline">Sign out</button>
+      </form>
+    </li>
+    <li>
+      <form method="post" action="/dashboard/sign-out-everywhere" class="inline">
+        ${csrfField(viewer)}
+        <button type="submit" class="secondary outline">Sign out everywhere</button>
+      </form>
+    </li>
+  </ul>
+`
+
+/** A whole page as HTML text. */
+export const page = (title: string, body: VNode, viewer?: Viewer): string =>
+  `<!doctype html>${render(html`
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Partner Receivables</title>
+        <link rel="stylesheet" href=${assetPath("pico.css")} />
+        <link rel="stylesheet" href=${assetPath("dashboard.css")} />
+        <script src=${assetPath("dashboard.js")} defer></script>
+      </head>
+      <body>
+        <header class="container">
+          <nav aria-label="Main">
+            <ul>
+              <li><a href="/dashboard/keys"><strong>Partner Receivables</strong></a></li>
+              ${viewer === undefined ? null : html`<li><a href="/dashboard/keys">API keys</a></li>`}
+            </ul>
+            ${viewer === undefined ? null : signOutForms(viewer)}
+          </nav>
+        </header>
+        <main class="container">${body}</main>
+      </body>
+    </html>
+  `)}`

@@ -1,0 +1,139 @@
+/**
+ * `DashboardUserStore` over PostgreSQL: the `dashboard_invites` and `dashboard_users` tables of
+ * migration 0010. An invite is redeemed by one conditional UPDATE (unused, unexpired) in the same
+ * transaction as its user's row and the using up of the address's other invites, so two
+ * redemptions racing each other cannot both succeed.
+ */
+import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { SqlClient } from "effect/sql"
+import type { Role } from "../../core/domain/Dashboard.ts"
+import type { OrgId, UserId } from "../../core/domain/Ids.ts"
+import { OrganizationNotFound } from "../../core/ports/ApiKeyStore.ts"
+import {
+  type DashboardUser,
+  DashboardUserStore,
+  EmailTaken,
+  type Invite,
+  type NewInvite
+} from "../../core/ports/DashboardUserStore.ts"
+
+interface UserRow {
+  readonly org_id: string
+  readonly id: string
+  readonly email: string
+  readonly role: Role
+  readonly password_hash: string
+  readonly created_at: Date
+}
+
+interface InviteRow {
+  readonly org_id: string
+  readonly email: string
+  readonly role: Role
+  readonly created_at: Date
+  readonly expires_at: Date
+  readonly used_at: Date | null
+}
+
+const toUser = (row: UserRow): DashboardUser => ({
+  id: row.id as UserId,
+  orgId: row.org_id as OrgId,
+  email: row.email,
+  role: row.role,
+  createdAt: DateTime.fromDateUnsafe(row.created_at)
+})
+
+const toInvite = (row: InviteRow): Invite => ({
+  orgId: row.org_id as OrgId,
+  email: row.email,
+  role: row.role,
+  createdAt: DateTime.fromDateUnsafe(row.created_at),
+  expiresAt: DateTime.fromDateUnsafe(row.expires_at),
+  usedAt: row.used_at === null ? null : DateTime.fromDateUnsafe(row.used_at)
+})
+
+// Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
+const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
+
+export const layer = Layer.effect(
+  DashboardUserStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+
+    // The one question asked across organizations: addresses are unique over all of them.
+    const ownerOf = (email: string) =>
+      Effect.map(
+        sql<{ org_id: string }>`SELECT org_id FROM dashboard_users WHERE email = ${email}`.pipe(Effect.orDie),
+        (rows) => rows[0]?.org_id
+      )
+
+    const createInvite = Effect.fn("PgDashboardUserStore.createInvite")(function* (invite: NewInvite) {
+      const orgs = isUuid(invite.orgId)
+        ? yield* sql<{ id: string }>`SELECT id FROM organizations WHERE id = ${invite.orgId}`.pipe(Effect.orDie)
+        : []
+      if (orgs[0] === undefined) return yield* new OrganizationNotFound({ id: invite.orgId })
+      const owner = yield* ownerOf(invite.email)
+      if (owner !== undefined && owner !== orgs[0].id) return yield* new EmailTaken({ email: invite.email })
+      const [row] = yield* sql<InviteRow>`
+        INSERT INTO dashboard_invites (token_hash, org_id, email, role, expires_at)
+        VALUES (${invite.tokenHash}, ${orgs[0].id}, ${invite.email}, ${invite.role},
+          ${DateTime.toDateUtc(invite.expiresAt)})
+        RETURNING *`.pipe(Effect.orDie)
+      return toInvite(row!)
+    })
+
+    const findInvite = Effect.fn("PgDashboardUserStore.findInvite")(function* (tokenHash: Uint8Array) {
+      const rows = yield* sql<InviteRow>`SELECT * FROM dashboard_invites WHERE token_hash = ${tokenHash}`.pipe(
+        Effect.orDie
+      )
+      return Option.map(Option.fromNullishOr(rows[0]), toInvite)
+    })
+
+    const redeemInvite = (tokenHash: Uint8Array, passwordHash: string, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        const at = DateTime.toDateUtc(now)
+        const [invite] = yield* sql<InviteRow>`
+          UPDATE dashboard_invites SET used_at = ${at}
+          WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${at}
+          RETURNING *`
+        if (invite === undefined) return Option.none<DashboardUser>()
+        // The same organization's user of that address takes the new password and role; another
+        // organization's keeps its own, and the redemption is rolled back.
+        const [user] = yield* sql<UserRow>`
+          INSERT INTO dashboard_users (org_id, email, role, password_hash, created_at)
+          VALUES (${invite.org_id}, ${invite.email}, ${invite.role}, ${passwordHash}, ${at})
+          ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash
+            WHERE dashboard_users.org_id = excluded.org_id
+          RETURNING *`
+        if (user === undefined) return yield* new EmailTaken({ email: invite.email })
+        // The address's older links stop working: the password is now the one just set.
+        yield* sql`
+          UPDATE dashboard_invites SET used_at = ${at}
+          WHERE org_id = ${invite.org_id} AND email = ${invite.email} AND used_at IS NULL`
+        return Option.some(toUser(user))
+      }).pipe(
+        sql.withTransaction,
+        // A database failure is a fault; `EmailTaken` is the port's answer and stays one.
+        Effect.catchTag("SqlError", Effect.die),
+        Effect.withSpan("PgDashboardUserStore.redeemInvite")
+      )
+
+    const findByEmail = Effect.fn("PgDashboardUserStore.findByEmail")(function* (email: string) {
+      const rows = yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
+        user: toUser(row),
+        passwordHash: row.password_hash
+      }))
+    })
+
+    const findUser = Effect.fn("PgDashboardUserStore.findUser")(function* (org: OrgId, id: UserId) {
+      if (!isUuid(org) || !isUuid(id)) return Option.none<DashboardUser>()
+      const rows = yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE org_id = ${org} AND id = ${id}`.pipe(
+        Effect.orDie
+      )
+      return Option.map(Option.fromNullishOr(rows[0]), toUser)
+    })
+
+    return DashboardUserStore.of({ createInvite, findInvite, redeemInvite, findByEmail, findUser })
+  })
+)

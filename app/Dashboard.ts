@@ -1,0 +1,30 @@
+/**
+ * The dashboard in the app: whether it is served (`DASHBOARD`, on unless `off`), and the HTTP
+ * routes of the `serve` role with the dashboard's pages mounted beside the API's, both under the
+ * API's envelope. The two adapters never import each other: they meet here.
+ */
+import { Config, Effect, Layer, Schema } from "effect"
+import { DashboardMounted } from "../adapters/api-server/RequestPath.ts"
+import * as Routes from "../adapters/api-server/Server.ts"
+import * as DashboardRoutes from "../adapters/dashboard/Routes.ts"
+import { DashboardKeys } from "../core/services/DashboardKeys.ts"
+import { DashboardAccessLive } from "./Layers.ts"
+import * as PublicUrl from "./PublicUrl.ts"
+
+export const enabled = Config.schema(Schema.Literals(["on", "off"]), "DASHBOARD").pipe(
+  Config.withDefault("on" as const),
+  Config.map((value) => value === "on")
+)
+
+const pages = Layer.unwrap(
+  Effect.gen(function* () {
+    const publicUrl = yield* PublicUrl.publicUrl
+    return DashboardRoutes.routes({ publicHttps: publicUrl.startsWith("https://") })
+  })
+).pipe(Layer.provide(DashboardKeys.layer.pipe(Layer.provideMerge(DashboardAccessLive))))
+
+/** The routes the `serve` role answers: the API's, and the dashboard's when it is on. */
+export const routes = (dashboard: boolean) =>
+  dashboard
+    ? Layer.mergeAll(Routes.routes, pages).pipe(Layer.provide(Layer.succeed(DashboardMounted, true)))
+    : Routes.routes

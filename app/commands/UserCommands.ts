@@ -1,0 +1,42 @@
+/**
+ * `user invite`: a dashboard user for an organization, invited through a one-time link that sets
+ * their password. The link (its token) is printed once and never stored: only its SHA-256 is.
+ */
+import { DateTime, Effect, Redacted } from "effect"
+import { Command, Flag } from "effect/cli"
+import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { baseUrl, inviteLink } from "../PublicUrl.ts"
+import { json, orgFlag, print } from "./Common.ts"
+
+const userInvite = Command.make(
+  "invite",
+  {
+    org: orgFlag,
+    email: Flag.String("email").pipe(Flag.withDescription("The user's e-mail address, used to sign in")),
+    role: Flag.Literals("role", ["admin", "member"]).pipe(
+      Flag.withDescription("admin manages the organization's keys; member reads")
+    ),
+    json
+  },
+  Effect.fn(function* ({ org, email, role, json }) {
+    const { token, invite } = yield* (yield* DashboardAccess).invite(org, email, role)
+    const link = inviteLink(yield* baseUrl, Redacted.value(token))
+    const expires = DateTime.formatIso(invite.expiresAt)
+    yield* print(
+      json,
+      { link, email: invite.email, role: invite.role, org_id: invite.orgId, expires_at: expires },
+      () =>
+        [
+          link,
+          "",
+          `Invite for ${invite.email} (${invite.role}) of organization ${invite.orgId}.`,
+          `Send it to them: it sets their password once, until ${expires}, and is not shown again.`
+        ].join("\n")
+    )
+  })
+).pipe(Command.withDescription("Invite a dashboard user (prints a one-time link)"))
+
+export const user = Command.make("user").pipe(
+  Command.withDescription("Dashboard users"),
+  Command.withSubcommands([userInvite])
+)

@@ -1,0 +1,97 @@
+/**
+ * `DashboardUserStore` in memory, for embedders and fast tests; it passes the same contract as
+ * the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`). Invites and users
+ * belong to the organizations the `Organizations` port finds. Depends on effect and the core.
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import { SecureRandom } from "effect/crypto"
+import { Hex } from "effect/encoding"
+import type { OrgId, UserId } from "../domain/Ids.ts"
+import { OrganizationNotFound } from "../ports/ApiKeyStore.ts"
+import {
+  type Credentials,
+  type DashboardUser,
+  DashboardUserStore,
+  EmailTaken,
+  type Invite,
+  type NewInvite
+} from "../ports/DashboardUserStore.ts"
+import { Organizations } from "../ports/Organizations.ts"
+
+export const layerMemory = Layer.effect(
+  DashboardUserStore,
+  Effect.gen(function* () {
+    const organizations = yield* Organizations
+    const invites = new Map<string, Invite>()
+    const byEmail = new Map<string, Credentials>()
+
+    const takenElsewhere = (email: string, org: OrgId) => {
+      const existing = byEmail.get(email)
+      return existing !== undefined && existing.user.orgId !== org
+    }
+
+    const createInvite = Effect.fn("MemoryDashboardUserStore.createInvite")(function* (invite: NewInvite) {
+      const found = yield* organizations.find(invite.orgId as OrgId)
+      if (Option.isNone(found)) return yield* new OrganizationNotFound({ id: invite.orgId })
+      const orgId = found.value.id
+      if (takenElsewhere(invite.email, orgId)) return yield* new EmailTaken({ email: invite.email })
+      const digest = Hex.encode(invite.tokenHash)
+      if (invites.has(digest)) return yield* Effect.die(new Error("an invite with this digest is already stored"))
+      const stored: Invite = {
+        orgId,
+        email: invite.email,
+        role: invite.role,
+        createdAt: yield* DateTime.now,
+        expiresAt: invite.expiresAt,
+        usedAt: null
+      }
+      invites.set(digest, stored)
+      return stored
+    })
+
+    const findInvite = (tokenHash: Uint8Array) =>
+      Effect.sync(() => Option.fromNullishOr(invites.get(Hex.encode(tokenHash))))
+
+    const redeemInvite = Effect.fn("MemoryDashboardUserStore.redeemInvite")(function* (
+      tokenHash: Uint8Array,
+      passwordHash: string,
+      now: DateTime.Utc
+    ) {
+      const digest = Hex.encode(tokenHash)
+      const invite = invites.get(digest)
+      if (invite === undefined || invite.usedAt !== null || !DateTime.isLessThan(now, invite.expiresAt)) {
+        return Option.none<DashboardUser>()
+      }
+      if (takenElsewhere(invite.email, invite.orgId)) return yield* new EmailTaken({ email: invite.email })
+      const existing = byEmail.get(invite.email)
+      const user: DashboardUser = {
+        id: existing?.user.id ?? (SecureRandom.uuidV4Unsafe() as UserId),
+        orgId: invite.orgId,
+        email: invite.email,
+        role: invite.role,
+        createdAt: existing?.user.createdAt ?? now
+      }
+      // The address's older links stop working: the password is now the one just set.
+      for (const [other, pending] of invites) {
+        if (pending.orgId === invite.orgId && pending.email === invite.email && pending.usedAt === null) {
+          invites.set(other, { ...pending, usedAt: now })
+        }
+      }
+      byEmail.set(invite.email, { user, passwordHash })
+      return Option.some(user)
+    })
+
+    const findByEmail = (email: string) => Effect.sync(() => Option.fromNullishOr(byEmail.get(email)))
+
+    const findUser = (org: OrgId, id: UserId) =>
+      Effect.sync(() =>
+        Option.fromNullishOr(
+          [...byEmail.values()].find(
+            (entry) => entry.user.id === id.toLowerCase() && entry.user.orgId === org.toLowerCase()
+          )?.user
+        )
+      )
+
+    return DashboardUserStore.of({ createInvite, findInvite, redeemInvite, findByEmail, findUser })
+  })
+)

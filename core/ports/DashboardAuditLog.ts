@@ -1,0 +1,48 @@
+/**
+ * What people did in the dashboard, as the organization's admins will read it: who (the user),
+ * what (signed in, failed to, created or revoked a key, signed out), on what (a key's id), when
+ * and from which address. Append-only; never a password, a token or the address someone tried. The HTTP requests themselves
+ * are in the `AuditLog` as every request is.
+ */
+import { Context, type DateTime, type Effect, Schema } from "effect"
+import type { OrgId, UserId } from "../domain/Ids.ts"
+
+export const DashboardAction = Schema.Literals([
+  "invite_accepted",
+  "sign_in",
+  "sign_in_failed",
+  "sign_out",
+  "sign_out_everywhere",
+  "key_created",
+  "key_revoked"
+])
+export type DashboardAction = typeof DashboardAction.Type
+
+/** Who acted: a user, within their organization. */
+export interface AuditedUser {
+  readonly orgId: OrgId
+  readonly userId: UserId
+}
+
+export interface DashboardAuditEntry {
+  readonly at: DateTime.Utc
+  /**
+   * Null only for a failed sign-in with an address that has no account: recorded all the same, so
+   * that a wrong password costs the same whether or not the address has an account.
+   */
+  readonly user: AuditedUser | null
+  readonly action: DashboardAction
+  /** What the action was on (a key's id), where it was on something. */
+  readonly subject: string | null
+  readonly clientAddress: string | null
+}
+
+export class DashboardAuditLog extends Context.Service<
+  DashboardAuditLog,
+  {
+    /** Stores the entry; succeeds once it is committed. */
+    readonly record: (entry: DashboardAuditEntry) => Effect.Effect<void>
+    /** The organization's most recent entries, newest first. */
+    readonly recent: (org: OrgId, limit: number) => Effect.Effect<ReadonlyArray<DashboardAuditEntry>>
+  }
+>()("core/DashboardAuditLog") {}

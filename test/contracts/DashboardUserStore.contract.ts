@@ -1,0 +1,148 @@
+/**
+ * The contract of the `DashboardUserStore` port, one suite run against every implementation (the
+ * in-memory twin, PostgreSQL): `describeDashboardUserStore(name, layer)`. The layer provides the
+ * store and the `Organizations` its users belong to.
+ */
+import { randomUUID } from "node:crypto"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Duration, Effect, Exit, type Layer, Option } from "effect"
+import type { OrgId, UserId } from "../../core/domain/Ids.ts"
+import { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
+import type { Organizations } from "../../core/ports/Organizations.ts"
+import { digest, freshEmail, newOrg, newUser } from "./DashboardUsers.setup.ts"
+
+type Services = DashboardUserStore | Organizations
+
+const errorTag = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>) =>
+  Option.getOrNull(Option.map(Exit.findErrorOption(exit), (error) => error._tag))
+
+const millis = (time: DateTime.Utc | null) => (time === null ? null : DateTime.toEpochMillis(time))
+
+const invite = (
+  orgId: string,
+  role: "admin" | "member" = "member",
+  lifetime = Duration.hours(1),
+  email = freshEmail()
+) =>
+  Effect.gen(function* () {
+    const tokenHash = digest()
+    const expiresAt = DateTime.addDuration(yield* DateTime.now, lifetime)
+    const stored = yield* (yield* DashboardUserStore).createInvite({ orgId, email, role, tokenHash, expiresAt })
+    return { tokenHash, stored, email, expiresAt }
+  })
+
+export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.Layer<Services, E>) =>
+  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`DashboardUserStore contract (${name})`, (it) => {
+    it.effect("an invite is found by its digest with what it was created with; another digest finds nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const org = yield* newOrg
+        const { tokenHash, email, expiresAt } = yield* invite(org.id, "admin")
+        const found = Option.getOrThrow(yield* store.findInvite(tokenHash))
+        assert.strictEqual(found.orgId, org.id)
+        assert.strictEqual(found.email, email)
+        assert.strictEqual(found.role, "admin")
+        assert.strictEqual(found.usedAt, null)
+        assert.strictEqual(millis(found.expiresAt), millis(expiresAt))
+        assert.isTrue(Option.isNone(yield* store.findInvite(digest())))
+      })
+    )
+
+    it.effect("an invite is redeemed once: its user is found by address and by id, in its organization only", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const org = yield* newOrg
+        const { tokenHash, email } = yield* invite(org.id, "member")
+        const now = yield* DateTime.now
+        const user = Option.getOrThrow(yield* store.redeemInvite(tokenHash, "hash-1", now))
+        assert.deepInclude(user, { orgId: org.id, email, role: "member" })
+        assert.isTrue(Option.isNone(yield* store.redeemInvite(tokenHash, "hash-2", now)))
+        const credentials = Option.getOrThrow(yield* store.findByEmail(email))
+        assert.strictEqual(credentials.passwordHash, "hash-1")
+        assert.strictEqual(credentials.user.id, user.id)
+        assert.isTrue(Option.isSome(yield* store.findUser(org.id, user.id)))
+        const other = yield* newOrg
+        assert.isTrue(Option.isNone(yield* store.findUser(other.id, user.id)))
+        assert.isTrue(Option.isNone(yield* store.findUser(org.id, randomUUID() as UserId)))
+        assert.isNotNull(Option.getOrThrow(yield* store.findInvite(tokenHash)).usedAt)
+      })
+    )
+
+    it.effect("an invite is not redeemed at or after its expiry", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const org = yield* newOrg
+        const { tokenHash, expiresAt } = yield* invite(org.id)
+        assert.isTrue(Option.isNone(yield* store.redeemInvite(tokenHash, "hash", expiresAt)))
+        assert.isTrue(Option.isNone(yield* store.redeemInvite(digest(), "hash", yield* DateTime.now)))
+        assert.strictEqual(Option.getOrThrow(yield* store.findInvite(tokenHash)).usedAt, null)
+      })
+    )
+
+    it.effect("a new invite of the same organization sets the user's password and role again, keeping the user", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const first = yield* newUser({ role: "member" })
+        const again = yield* invite(first.orgId, "admin", Duration.hours(1), first.email)
+        const user = Option.getOrThrow(yield* store.redeemInvite(again.tokenHash, "hash-new", yield* DateTime.now))
+        assert.strictEqual(user.id, first.id)
+        assert.strictEqual(user.role, "admin")
+        assert.strictEqual(Option.getOrThrow(yield* store.findByEmail(first.email)).passwordHash, "hash-new")
+      })
+    )
+
+    it.effect("an unknown organization and another organization's address are refused", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.hours(1))
+        for (const orgId of [randomUUID(), "not-a-uuid"]) {
+          const refused = yield* Effect.exit(
+            store.createInvite({ orgId, email: freshEmail(), role: "admin", tokenHash: digest(), expiresAt })
+          )
+          assert.strictEqual(errorTag(refused), "OrganizationNotFound")
+        }
+        const user = yield* newUser()
+        const other = yield* newOrg
+        const taken = yield* Effect.exit(
+          store.createInvite({ orgId: other.id, email: user.email, role: "admin", tokenHash: digest(), expiresAt })
+        )
+        assert.strictEqual(errorTag(taken), "EmailTaken")
+        assert.isTrue(Option.isNone(yield* store.findUser(other.id as OrgId, user.id)))
+      })
+    )
+    it.effect(
+      "redeeming an invite uses up the address's other unused invites in that organization, not elsewhere",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const org = yield* newOrg
+          const email = freshEmail()
+          const first = yield* invite(org.id, "member", Duration.hours(1), email)
+          const second = yield* invite(org.id, "admin", Duration.hours(1), email)
+          const unrelated = yield* invite(org.id, "member")
+          const now = yield* DateTime.now
+          yield* store.redeemInvite(second.tokenHash, "hash-2", now)
+          assert.isNotNull(Option.getOrThrow(yield* store.findInvite(first.tokenHash)).usedAt)
+          assert.isTrue(Option.isNone(yield* store.redeemInvite(first.tokenHash, "hash-1", now)))
+          assert.strictEqual(Option.getOrThrow(yield* store.findByEmail(email)).passwordHash, "hash-2")
+          assert.strictEqual(Option.getOrThrow(yield* store.findInvite(unrelated.tokenHash)).usedAt, null)
+        })
+    )
+
+    it.effect("an address invited by two organizations belongs to the first that redeems; the other is refused", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const email = freshEmail()
+        const [one, two] = [yield* newOrg, yield* newOrg]
+        const first = yield* invite(one.id, "admin", Duration.hours(1), email)
+        const second = yield* invite(two.id, "admin", Duration.hours(1), email)
+        const now = yield* DateTime.now
+        yield* store.redeemInvite(first.tokenHash, "hash-1", now)
+        const refused = yield* Effect.exit(store.redeemInvite(second.tokenHash, "hash-2", now))
+        assert.strictEqual(errorTag(refused), "EmailTaken")
+        assert.strictEqual(Option.getOrThrow(yield* store.findInvite(second.tokenHash)).usedAt, null)
+        const owner = Option.getOrThrow(yield* store.findByEmail(email))
+        assert.deepStrictEqual([owner.user.orgId, owner.passwordHash], [one.id, "hash-1"])
+      })
+    )
+  })

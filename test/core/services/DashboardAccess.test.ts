@@ -1,0 +1,380 @@
+/**
+ * The dashboard's access policy and its key actions on the in-memory twins, with virtual time:
+ * invites that work once and expire, sessions that go idle, expire and are rotated, throttled
+ * sign-in, the CSRF token, roles, organizations kept apart, and the audit of every action.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import { TestClock } from "effect/testing"
+import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import { accountThrottle, inviteLifetime, pairThrottle, sessionPolicy } from "../../../core/domain/Dashboard.ts"
+import { layerMemory as ApiKeyStoreMemory } from "../../../core/memory/ApiKeyStore.ts"
+import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
+import { layerMemory as UsersMemory } from "../../../core/memory/DashboardUserStore.ts"
+import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
+import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
+import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
+import { Organizations } from "../../../core/ports/Organizations.ts"
+import { ApiKeys } from "../../../core/services/ApiKeys.ts"
+import { DashboardAccess } from "../../../core/services/DashboardAccess.ts"
+import { DashboardKeys } from "../../../core/services/DashboardKeys.ts"
+
+/** What the audit log was given, every entry, including those of no organization; and a switch to make it fail. */
+class AuditTrail extends Context.Service<
+  AuditTrail,
+  { readonly entries: Array<DashboardAuditEntry>; failing: boolean }
+>()("test/AuditTrail") {}
+
+const RecordingAudit = Layer.effect(
+  DashboardAuditLog,
+  Effect.gen(function* () {
+    const trail = yield* AuditTrail
+    const log = yield* DashboardAuditLog
+    return DashboardAuditLog.of({
+      ...log,
+      record: (entry) =>
+        trail.failing
+          ? Effect.die(new Error("the audit log is unavailable"))
+          : Effect.tap(log.record(entry), () => Effect.sync(() => trail.entries.push(entry)))
+    })
+  })
+).pipe(Layer.provide(AuditMemory), Layer.provideMerge(Layer.sync(AuditTrail, () => ({ entries: [], failing: false }))))
+
+const Services = DashboardKeys.layer.pipe(
+  Layer.provideMerge(Layer.merge(DashboardAccess.layer, ApiKeys.layerWith({ brand: "pr" }))),
+  Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
+  Layer.provideMerge(MemoryOrganizations.layerMemory),
+  Layer.provide([ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+)
+
+const password = Redacted.make("correct horse battery staple")
+const address = "198.51.100.4"
+
+const errorTag = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>) =>
+  Option.getOrNull(Option.map(Exit.findErrorOption(exit), (error) => error._tag))
+
+/** A signed-in user of a new organization, through an invite as every user is made. */
+const onboard = (role: "admin" | "member", email = `${role}-${Math.random()}@example.com`, orgId?: string) =>
+  Effect.gen(function* () {
+    const access = yield* DashboardAccess
+    const org = orgId ?? (yield* (yield* Organizations).create("Org")).id
+    const { token } = yield* access.invite(org, email, role)
+    const signed = yield* access.acceptInvite(Redacted.value(token), password, address)
+    const session = yield* access.authenticate(Redacted.value(signed.sessionToken))
+    return { org, email, token: Redacted.value(signed.sessionToken), session }
+  })
+
+const run = <A, E>(
+  effect: Effect.Effect<A, E, DashboardAccess | DashboardKeys | ApiKeys | Organizations | AuditTrail>
+) => effect.pipe(Effect.provide(Services))
+
+const wrongPassword = Redacted.make("wrong password!")
+
+/** What each attempt was answered: a refused password ("credentials") or "throttled". */
+const refusals = (email: string, addresses: ReadonlyArray<string>) =>
+  Effect.flatMap(DashboardAccess, (access) =>
+    Effect.forEach(
+      addresses,
+      (from) => Effect.map(Effect.flip(access.signIn(email, wrongPassword, from)), (r) => r.reason),
+      {
+        concurrency: "unbounded"
+      }
+    )
+  )
+
+const count = (reasons: ReadonlyArray<string>, reason: string) => reasons.filter((r) => r === reason).length
+
+describe("DashboardAccess", () => {
+  it.effect("an invite sets the password once; a used or expired link is refused", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const org = yield* (yield* Organizations).create("Org")
+        const { token } = yield* access.invite(org.id, " Ada@Example.com ", "admin")
+        assert.strictEqual((yield* access.inviteFor(Redacted.value(token))).email, "ada@example.com")
+        const short = yield* Effect.exit(access.acceptInvite(Redacted.value(token), Redacted.make("too short"), null))
+        assert.strictEqual(errorTag(short), "PasswordRejected")
+        yield* access.acceptInvite(Redacted.value(token), password, null)
+        const again = yield* Effect.exit(access.acceptInvite(Redacted.value(token), password, null))
+        assert.strictEqual(errorTag(again), "InviteUnusable")
+
+        const late = yield* access.invite(org.id, "late@example.com", "member")
+        yield* TestClock.adjust(inviteLifetime)
+        assert.strictEqual(errorTag(yield* Effect.exit(access.inviteFor(Redacted.value(late.token)))), "InviteUnusable")
+        const expired = yield* Effect.exit(access.acceptInvite(Redacted.value(late.token), password, null))
+        assert.strictEqual(errorTag(expired), "InviteUnusable")
+        assert.strictEqual(errorTag(yield* Effect.exit(access.inviteFor("not a token"))), "InviteUnusable")
+      })
+    )
+  )
+
+  it.effect("a session goes idle after 30 minutes unused and ends 12 hours after sign-in however busy", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { token } = yield* onboard("member")
+        yield* TestClock.adjust(Duration.subtract(sessionPolicy.idle, Duration.millis(1)))
+        yield* access.authenticate(token)
+        yield* TestClock.adjust(sessionPolicy.idle)
+        assert.strictEqual(errorTag(yield* Effect.exit(access.authenticate(token))), "SessionInvalid")
+
+        const busy = yield* onboard("member")
+        const steps = Math.ceil(Duration.toMillis(sessionPolicy.absolute) / Duration.toMillis(Duration.minutes(20)))
+        for (let step = 1; step < steps; step++) {
+          yield* TestClock.adjust(Duration.minutes(20))
+          yield* access.authenticate(busy.token)
+        }
+        yield* TestClock.adjust(Duration.minutes(20))
+        assert.strictEqual(errorTag(yield* Effect.exit(access.authenticate(busy.token))), "SessionInvalid")
+      })
+    )
+  )
+
+  it.effect("sign-in rotates the session; sign-out ends it; sign-out everywhere ends every one of the user's", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { email, token: first } = yield* onboard("admin")
+        const second = yield* access.signIn(email, password, address, first)
+        assert.notStrictEqual(Redacted.value(second.sessionToken), first)
+        assert.strictEqual(errorTag(yield* Effect.exit(access.authenticate(first))), "SessionInvalid")
+        const third = yield* access.signIn(email.toUpperCase(), password, address)
+        const session = yield* access.authenticate(Redacted.value(second.sessionToken))
+        yield* access.signOutEverywhere(session, address)
+        for (const token of [second.sessionToken, third.sessionToken]) {
+          assert.strictEqual(errorTag(yield* Effect.exit(access.authenticate(Redacted.value(token)))), "SessionInvalid")
+        }
+        const fourth = yield* access.signIn(email, password, address)
+        yield* access.signOut(yield* access.authenticate(Redacted.value(fourth.sessionToken)), address)
+        const after = yield* Effect.exit(access.authenticate(Redacted.value(fourth.sessionToken)))
+        assert.strictEqual(errorTag(after), "SessionInvalid")
+      })
+    )
+  )
+
+  it.effect("five wrong passwords lock the account for that address only: its owner elsewhere still gets in", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { email } = yield* onboard("member")
+        const attacker = "203.0.113.9"
+        for (let i = 0; i < pairThrottle.failures; i++) {
+          const wrong = yield* Effect.flip(access.signIn(email, wrongPassword, attacker))
+          assert.strictEqual(wrong.reason, "credentials")
+        }
+        const locked = yield* Effect.flip(access.signIn(email, password, attacker))
+        assert.strictEqual(locked.reason, "throttled")
+        assert.isAbove(locked.retryAfterSeconds, 0)
+        yield* access.signIn(email, password, address)
+        yield* access.signIn(email, password, "2001:db8:1:2::1")
+        yield* TestClock.adjust(Duration.seconds(locked.retryAfterSeconds))
+        yield* access.signIn(email, password, attacker)
+      })
+    )
+  )
+
+  it.effect("wrong passwords sent all at once are checked no more often than the limits allow", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { email } = yield* onboard("member")
+        yield* access.signIn(email, password, address)
+
+        const fromOne = yield* refusals(
+          email,
+          Array.from({ length: 12 }, () => "198.51.100.7")
+        )
+        assert.strictEqual(count(fromOne, "credentials"), pairThrottle.failures)
+        assert.strictEqual(count(fromOne, "throttled"), 12 - pairThrottle.failures)
+
+        // One /64 is one client: its addresses share the limit.
+        const fromOneNetwork = yield* refusals(
+          email,
+          Array.from({ length: 12 }, (_, i) => `2001:db8:5:6::${i + 1}`)
+        )
+        assert.strictEqual(count(fromOneNetwork, "credentials"), pairThrottle.failures)
+
+        const many = Array.from({ length: accountThrottle.failures }, (_, i) => `192.0.2.${i + 1}`)
+        const fromMany = yield* refusals(email, many)
+        assert.strictEqual(count(fromMany, "credentials"), accountThrottle.failures - 2 * pairThrottle.failures)
+
+        // The account is now locked for addresses it has not seen, not for its owner's.
+        const stranger = yield* Effect.flip(access.signIn(email, password, "198.51.100.200"))
+        assert.strictEqual(stranger.reason, "throttled")
+        yield* access.signIn(email, password, address)
+      })
+    )
+  )
+
+  it.effect("text that is not an e-mail address is a wrong attempt of the client's, not an account's", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { email } = yield* onboard("member")
+        const client = "198.51.100.50"
+        const answers = yield* Effect.forEach(
+          Array.from({ length: 21 }, (_, i) => `not an address ${i}`),
+          (text) => Effect.map(Effect.flip(access.signIn(text, wrongPassword, client)), (r) => r.reason)
+        )
+        assert.strictEqual(count(answers, "credentials"), 20)
+        assert.strictEqual(answers[20], "throttled")
+        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, client))).reason, "throttled")
+        yield* access.signIn(email, password, "198.51.100.51")
+      })
+    )
+  )
+
+  it.effect("a wrong password is audited whether or not the address has an account; a throttled attempt is not", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const trail = yield* AuditTrail
+        const { email, session } = yield* onboard("member")
+        trail.entries.length = 0
+        yield* Effect.flip(access.signIn(email, wrongPassword, address))
+        yield* Effect.flip(access.signIn("nobody@example.com", wrongPassword, address))
+        assert.deepStrictEqual(
+          trail.entries.map((entry) => [entry.action, entry.user?.userId ?? null, entry.clientAddress]),
+          [
+            ["sign_in_failed", session.user.id, address],
+            ["sign_in_failed", null, address]
+          ]
+        )
+        for (let i = 1; i < pairThrottle.failures; i++) yield* Effect.flip(access.signIn(email, wrongPassword, address))
+        const audited = trail.entries.length
+        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, address))).reason, "throttled")
+        assert.strictEqual(trail.entries.length, audited)
+      })
+    )
+  )
+
+  it.effect("a new invite for an existing user ends the user's sessions and the address's older links", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const { org, email, token } = yield* onboard("member")
+        const older = yield* access.invite(org, email, "member")
+        const newer = yield* access.invite(org, email, "admin")
+        const renewed = yield* access.acceptInvite(
+          Redacted.value(newer.token),
+          Redacted.make("a new long password"),
+          address
+        )
+        assert.strictEqual(renewed.user.role, "admin")
+        assert.strictEqual(errorTag(yield* Effect.exit(access.authenticate(token))), "SessionInvalid")
+        yield* access.authenticate(Redacted.value(renewed.sessionToken))
+        const stale = yield* Effect.exit(access.acceptInvite(Redacted.value(older.token), password, address))
+        assert.strictEqual(errorTag(stale), "InviteUnusable")
+        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, address))).reason, "credentials")
+      })
+    )
+  )
+
+  it.effect("the CSRF token is the session's own", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* DashboardAccess
+        const one = yield* onboard("member")
+        const two = yield* onboard("member")
+        assert.isTrue(access.checkCsrf(one.session, one.session.csrfToken))
+        assert.isFalse(access.checkCsrf(one.session, two.session.csrfToken))
+        assert.isFalse(access.checkCsrf(one.session, ""))
+      })
+    )
+  )
+})
+
+describe("DashboardKeys", () => {
+  it.effect("admins create and revoke their organization's keys; members only read; others' keys are not found", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* DashboardKeys
+        const admin = yield* onboard("admin")
+        const member = yield* onboard("member", undefined, admin.org)
+        const stranger = yield* onboard("admin")
+        const actor = (who: typeof admin) => ({ user: who.session.user, clientAddress: address })
+
+        const created = yield* keys.create(actor(admin), "reporting")
+        assert.strictEqual(errorTag(yield* Effect.exit(keys.create(actor(member), "nope"))), "NotPermitted")
+        assert.strictEqual(errorTag(yield* Effect.exit(keys.create(actor(admin), "  "))), "KeyNameRejected")
+        assert.deepStrictEqual(
+          (yield* keys.list(actor(member))).map((key) => key.id),
+          [created.record.id]
+        )
+        assert.deepStrictEqual(yield* keys.list(actor(stranger)), [])
+        const foreign = yield* Effect.exit(keys.revoke(actor(stranger), created.record.id))
+        assert.strictEqual(errorTag(foreign), "ApiKeyNotFound")
+        assert.strictEqual(errorTag(yield* Effect.exit(keys.revoke(actor(member), created.record.id))), "NotPermitted")
+        const revoked = yield* keys.revoke(actor(admin), created.record.id)
+        assert.isNotNull(revoked.revokedAt)
+        const verified = yield* Effect.exit((yield* ApiKeys).verify(created.key))
+        assert.isTrue(Exit.isFailure(verified))
+
+        const actions = (yield* AuditTrail).entries
+          .filter((entry) => entry.user?.orgId === admin.session.user.orgId)
+          .map((entry) => [entry.action, entry.subject, entry.clientAddress])
+        assert.includeDeepMembers(actions, [
+          ["key_created", created.record.id, address],
+          ["key_revoked", created.record.id, address],
+          ["invite_accepted", null, address]
+        ])
+      })
+    )
+  )
+
+  it.effect("a key's name is 1 to 100 characters once trimmed, without control characters", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* DashboardKeys
+        const admin = yield* onboard("admin")
+        const actor = { user: admin.session.user, clientAddress: address }
+        const padded = yield* keys.create(actor, ` ${"n".repeat(100)}   `)
+        assert.strictEqual(padded.record.name, "n".repeat(100))
+        for (const name of ["n".repeat(101), "line\nbreak", "bell\u0007", "\u001b[31mred"]) {
+          assert.strictEqual(errorTag(yield* Effect.exit(keys.create(actor, name))), "KeyNameRejected", name)
+        }
+      })
+    )
+  )
+
+  it.effect("a key is revoked once, by its id in any case; revoking it again is not found and not audited", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* DashboardKeys
+        const trail = yield* AuditTrail
+        const admin = yield* onboard("admin")
+        const actor = { user: admin.session.user, clientAddress: address }
+        const created = yield* keys.create(actor, "reporting")
+        assert.strictEqual((yield* keys.find(actor, created.record.id.toUpperCase()))?.id, created.record.id)
+        yield* keys.revoke(actor, created.record.id.toUpperCase())
+        const again = yield* Effect.exit(keys.revoke(actor, created.record.id))
+        assert.strictEqual(errorTag(again), "ApiKeyNotFound")
+        const revocations = trail.entries.filter((entry) => entry.action === "key_revoked")
+        assert.deepStrictEqual(
+          revocations.map((entry) => entry.subject),
+          [created.record.id]
+        )
+      })
+    )
+  )
+
+  it.effect("when the audit log cannot be written, no key is revoked and no usable key is created", () =>
+    run(
+      Effect.gen(function* () {
+        const keys = yield* DashboardKeys
+        const trail = yield* AuditTrail
+        const admin = yield* onboard("admin")
+        const actor = { user: admin.session.user, clientAddress: address }
+        const existing = yield* keys.create(actor, "existing")
+        trail.failing = true
+        assert.isTrue(Exit.hasDies(yield* Effect.exit(keys.revoke(actor, existing.record.id))))
+        assert.isTrue(Exit.hasDies(yield* Effect.exit(keys.create(actor, "unaudited"))))
+        trail.failing = false
+        yield* (yield* ApiKeys).verify(existing.key)
+        const active = (yield* keys.list(actor)).filter((key) => key.revokedAt === null).map((key) => key.name)
+        assert.deepStrictEqual(active, ["existing"])
+      })
+    )
+  )
+})

@@ -1,0 +1,176 @@
+/**
+ * The dashboard in a real browser (headless Chromium through playwright-core): an invite sets
+ * the password and signs in, a key is created (shown once, with a working copy button), used on
+ * the API, revoked after a confirmation and refused by the API on its next request; sign-out and
+ * sign-in; a member's view; a used invite link. Every page passes axe-core with no serious or
+ * critical violation, loads nothing from elsewhere and trips no Content-Security-Policy. Needs
+ * Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without it. Screenshots
+ * of every page, and the pages' load times on loopback, are kept in `test-artifacts/`.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { createRequire } from "node:module"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer } from "effect"
+import { chromium, type Page } from "playwright-core"
+import { DashboardAccessLive } from "../../app/Layers.ts"
+import { artifacts, chromiumPath } from "../support/Chromium.ts"
+import { inviteToken, password } from "../support/DashboardClient.ts"
+import { type Fixture, insertFixture } from "../support/Fixtures.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+import { BaseUrl, serverLayer } from "../support/TestServer.ts"
+
+const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
+
+interface AxeViolation {
+  readonly id: string
+  readonly impact: string | null
+  readonly nodes: ReadonlyArray<{ readonly target: ReadonlyArray<string> }>
+}
+
+class TestFixture extends Context.Service<TestFixture, Fixture>()("test/DashboardBrowserFixture") {}
+
+const TestLayer = Layer.mergeAll(
+  serverLayer({ dashboard: true }),
+  DashboardAccessLive,
+  Layer.effect(TestFixture, insertFixture)
+).pipe(Layer.provideMerge(TestDatabase.layer))
+
+/** What a page must be: accessible (no serious or critical axe violation), and kept as a screenshot. */
+const inspect = async (page: Page, name: string, timings: Record<string, number>) => {
+  await page.evaluate(axeSource)
+  const violations = (await page.evaluate(
+    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"
+  )) as ReadonlyArray<AxeViolation>
+  const serious = violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+  assert.deepStrictEqual(serious, [], `axe on the ${name} page`)
+  const loaded = (await page.evaluate(
+    "performance.getEntriesByType('navigation').map((e) => e.duration)[0] ?? 0"
+  )) as number
+  timings[name] = Math.round(loaded * 10) / 10
+  await page.screenshot({ path: `${artifacts}/dashboard-${name}.png`, fullPage: true })
+}
+
+const apiStatus = (base: string, key: string) =>
+  fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
+    status: response.status,
+    body: await response.text()
+  }))
+
+layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard in a browser", (it) => {
+  it.effect(
+    "invite, password, keys created, used, revoked and refused; sign-out and sign-in; a member; a used link",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* BaseUrl
+        const fixture = yield* TestFixture
+        const adminInvite = yield* inviteToken(fixture.orgA, "admin@example.com", "admin")
+        const memberInvite = yield* inviteToken(fixture.orgA, "member@example.com", "member")
+        const browser = yield* Effect.acquireRelease(
+          Effect.promise(() => chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] })),
+          (browser) => Effect.promise(() => browser.close())
+        )
+        mkdirSync(artifacts, { recursive: true })
+        const outcome = yield* Effect.promise(async () => {
+          const timings: Record<string, number> = {}
+          const requested: Array<string> = []
+          const violations: Array<string> = []
+          const context = await browser.newContext()
+          await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base })
+          const page = await context.newPage()
+          page.on("request", (request) => requested.push(request.url()))
+          page.on("console", (message) => {
+            if (/Content.Security.Policy|Refused to/i.test(message.text())) violations.push(message.text())
+          })
+
+          await page.goto(`${base}/dashboard/invite/${adminInvite}`)
+          await inspect(page, "invite", timings)
+          await page.getByLabel("New password").fill(password)
+          await page.getByLabel("Repeat the password").fill(password)
+          await page.getByRole("button", { name: "Set password and sign in" }).click()
+          await page.waitForURL(`${base}/dashboard/keys`)
+          await inspect(page, "keys", timings)
+
+          await page.getByLabel("Name (what the key is for)").fill("browser key")
+          await page.getByRole("button", { name: "Create key" }).click()
+          await page.getByRole("heading", { name: /created/ }).waitFor()
+          await inspect(page, "key-created", timings)
+          const key = await page.getByLabel("The new key").inputValue()
+          await page.getByRole("button", { name: "Copy the key" }).click()
+          await page.getByRole("button", { name: "Copied" }).waitFor()
+          const copied = await page.evaluate("navigator.clipboard.readText()")
+          const beforeRevoke = await apiStatus(base, key)
+
+          await page.goto(`${base}/dashboard/keys`)
+          const listedKey = (await page.content()).includes(key)
+          await page.getByRole("link", { name: "Revoke browser key" }).click()
+          await page.getByRole("heading", { name: /Revoke the key/ }).waitFor()
+          await inspect(page, "revoke", timings)
+          await page.getByRole("button", { name: "Revoke the key" }).click()
+          await page.getByRole("status").filter({ hasText: "revoked" }).waitFor()
+          await inspect(page, "revoked", timings)
+          const afterRevoke = await apiStatus(base, key)
+
+          await page.getByRole("button", { name: "Sign out", exact: true }).click()
+          await page.getByRole("heading", { name: "Sign in" }).waitFor()
+          await inspect(page, "sign-in", timings)
+          await page.goto(`${base}/dashboard/keys`)
+          const signedOutLandsOn = new URL(page.url()).pathname
+          await page.getByLabel("E-mail address").fill("admin@example.com")
+          await page.getByLabel("Password").fill("not the password")
+          await page.getByRole("button", { name: "Sign in" }).click()
+          await page.getByRole("alert").waitFor()
+          await inspect(page, "sign-in-failed", timings)
+          await page.getByLabel("Password").fill(password)
+          await page.getByRole("button", { name: "Sign in" }).click()
+          await page.waitForURL(`${base}/dashboard/keys`)
+
+          const member = await (await browser.newContext()).newPage()
+          member.on("request", (request) => requested.push(request.url()))
+          await member.goto(`${base}/dashboard/invite/${memberInvite}`)
+          await member.getByLabel("New password").fill(password)
+          await member.getByLabel("Repeat the password").fill(password)
+          await member.getByRole("button", { name: "Set password and sign in" }).click()
+          await member.waitForURL(`${base}/dashboard/keys`)
+          await inspect(member, "keys-member", timings)
+          const memberCanCreate = await member.getByRole("button", { name: "Create key" }).count()
+          const memberCanRevoke = await member.getByRole("link", { name: /^Revoke/ }).count()
+          await member.goto(`${base}/dashboard/invite/${memberInvite}`)
+          await inspect(member, "invite-used", timings)
+          await member.goto(`${base}/dashboard/no-such-page`)
+          await inspect(member, "not-found", timings)
+
+          writeFileSync(`${artifacts}/dashboard-load-times.json`, `${JSON.stringify(timings, null, 2)}\n`)
+          return {
+            key,
+            copied,
+            beforeRevoke,
+            afterRevoke,
+            listedKey,
+            signedOutLandsOn,
+            memberCanCreate,
+            memberCanRevoke,
+            requested,
+            violations
+          }
+        })
+        assert.match(outcome.key, /^pr_live_[0-9A-Za-z]{39}$/)
+        assert.strictEqual(outcome.copied, outcome.key)
+        assert.strictEqual(outcome.beforeRevoke.status, 200)
+        assert.isFalse(outcome.listedKey, "the key is shown once")
+        assert.strictEqual(outcome.afterRevoke.status, 401)
+        assert.strictEqual(JSON.parse(outcome.afterRevoke.body).error.code, "api_key_revoked")
+        assert.strictEqual(outcome.signedOutLandsOn, "/dashboard/sign-in")
+        assert.strictEqual(outcome.memberCanCreate, 0)
+        assert.strictEqual(outcome.memberCanRevoke, 0)
+        assert.deepStrictEqual(
+          outcome.requested.filter((url) => new URL(url).origin !== base),
+          [],
+          "nothing is loaded from elsewhere"
+        )
+        assert.deepStrictEqual(outcome.violations, [])
+      }).pipe(Effect.scoped),
+    180_000
+  )
+})
