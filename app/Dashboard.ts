@@ -7,8 +7,9 @@ import { Config, Effect, Layer, Schema } from "effect"
 import { DashboardMounted } from "../adapters/api-server/RequestPath.ts"
 import * as Routes from "../adapters/api-server/Server.ts"
 import * as DashboardRoutes from "../adapters/dashboard/Routes.ts"
+import { DashboardIntegrations } from "../core/services/DashboardIntegrations.ts"
 import { DashboardKeys } from "../core/services/DashboardKeys.ts"
-import { DashboardAccessLive } from "./Layers.ts"
+import { DashboardAccessLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
 export const enabled = Config.schema(Schema.Literals(["on", "off"]), "DASHBOARD").pipe(
@@ -21,7 +22,14 @@ const pages = Layer.unwrap(
     const publicUrl = yield* PublicUrl.publicUrl
     return DashboardRoutes.routes({ publicHttps: publicUrl.startsWith("https://") })
   })
-).pipe(Layer.provide(DashboardKeys.layer.pipe(Layer.provideMerge(DashboardAccessLive))))
+).pipe(
+  Layer.provide(
+    Layer.mergeAll(DashboardKeys.layer, DashboardIntegrations.layer).pipe(
+      Layer.provideMerge(DashboardAccessLive),
+      Layer.provideMerge(DirectoryLive)
+    )
+  )
+)
 
 /** The routes the `serve` role answers: the API's, and the dashboard's when it is on. */
 export const routes = (dashboard: boolean) =>

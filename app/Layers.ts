@@ -77,8 +77,11 @@ export const EngineLive = Layer.unwrap(
 )
 
 /** The directory's rules over its PostgreSQL store; the connectors come from the engine's layer. */
-const DirectoryLive = Directory.layer.pipe(Layer.provide([PgDirectoryStore.layer, PgOrganizations.layer]))
+const DirectoryRules = Directory.layer.pipe(Layer.provide([PgDirectoryStore.layer, PgOrganizations.layer]))
 
-export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryLive).pipe(
+/** The directory with the bundled connectors, which check configurations: for the dashboard. */
+export const DirectoryLive = DirectoryRules.pipe(Layer.provide(Connectors.layer))
+
+export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryRules).pipe(
   Layer.provideMerge(EngineLive)
 )

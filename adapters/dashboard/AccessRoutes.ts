@@ -6,7 +6,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
-import { crossSite, formOf, type Guards, htmlPage, keysPath, seeOther, signInPath } from "./Handlers.ts"
+import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
 
@@ -20,7 +20,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     Effect.gen(function* () {
       const { request, token } = yield* context
       const session = token === undefined ? Option.none() : yield* Effect.option(access.authenticate(token))
-      if (Option.isSome(session)) return seeOther(keysPath)
+      if (Option.isSome(session)) return seeOther(overviewPath)
       const signedOutJustNow = request.url === `${signInPath}?signed-out`
       return htmlPage(Pages.signIn(signedOutJustNow ? { notice: "You are signed out." } : {}))
     })
@@ -36,7 +36,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       const email = field("email")
       return yield* access.signIn(email, Redacted.make(field("password")), origin.clientAddress, token).pipe(
         Effect.flatMap((signed) =>
-          Security.withSession(seeOther(keysPath), Redacted.value(signed.sessionToken), origin.secure)
+          Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
         ),
         Effect.catchTag("SignInRefused", (refused) =>
           Effect.succeed(
@@ -100,7 +100,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       }
       return yield* access.acceptInvite(token, Redacted.make(field("password")), origin.clientAddress, previous).pipe(
         Effect.flatMap((signed) =>
-          Security.withSession(seeOther(keysPath), Redacted.value(signed.sessionToken), origin.secure)
+          Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
         ),
         Effect.catchTags({
           InviteUnusable: () => Effect.succeed(htmlPage(Pages.inviteUnusable(), 410)),

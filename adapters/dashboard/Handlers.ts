@@ -22,6 +22,12 @@ export const seeOther = (location: string): Response =>
 
 export const signInPath = "/dashboard/sign-in"
 export const keysPath = "/dashboard/keys"
+/** Where signing in, and `/dashboard` itself, lead. */
+export const overviewPath = "/dashboard/overview"
+
+/** The query string's parameters of a request, for the pages' GET forms. */
+export const queryOf = (request: HttpServerRequest.HttpServerRequest) =>
+  new URLSearchParams(request.url.split("?")[1] ?? "")
 
 /** The dashboard's forms are small; a body past this is not read and counts as an empty form. */
 const maxFormBytes = ByteSize.kibibytes(16)

@@ -34,6 +34,14 @@ const signOutForms = (viewer: Viewer) => html`
   </ul>
 `
 
+/** The navigation bar's pages. */
+const sections: ReadonlyArray<readonly [string, string]> = [
+  ["/dashboard/overview", "Overview"],
+  ["/dashboard/integrations", "Integrations"],
+  ["/dashboard/receivables", "Receivables"],
+  ["/dashboard/keys", "API keys"]
+]
+
 /** A whole page as HTML text. */
 export const page = (title: string, body: VNode, viewer?: Viewer): string =>
   `<!doctype html>${render(html`
@@ -50,8 +58,8 @@ export const page = (title: string, body: VNode, viewer?: Viewer): string =>
         <header class="container">
           <nav aria-label="Main">
             <ul>
-              <li><a href="/dashboard/keys"><strong>Partner Receivables</strong></a></li>
-              ${viewer === undefined ? null : html`<li><a href="/dashboard/keys">API keys</a></li>`}
+              <li><a href="/dashboard/overview"><strong>Partner Receivables</strong></a></li>
+              ${viewer === undefined ? null : sections.map(([href, label]) => html`<li><a href=${href}>${label}</a></li>`)}
             </ul>
             ${viewer === undefined ? null : signOutForms(viewer)}
           </nav>

@@ -3,19 +3,12 @@
  * invite, the API keys (list, create, the new key shown once, revoking with a confirmation) and
  * the refusals. Forms work without JavaScript; every field has a label.
  */
-import { DateTime, Redacted } from "effect"
+import { Redacted } from "effect"
 import { html } from "htm/preact"
 import type { ApiKeyRecord } from "../../core/ports/ApiKeyStore.ts"
 import type { Invite } from "../../core/ports/DashboardUserStore.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
-
-const when = (instant: DateTime.Utc | null, otherwise: string) =>
-  instant === null
-    ? otherwise
-    : html`<time datetime=${DateTime.formatIso(instant)}>${DateTime.formatIso(instant).slice(0, 16).replace("T", " ")} UTC</time>`
-
-const alert = (message: string | undefined) =>
-  message === undefined ? null : html`<p role="alert"><strong>${message}</strong></p>`
+import { alert, when } from "./Parts.ts"
 
 export const signIn = (options: { readonly problem?: string; readonly email?: string; readonly notice?: string }) =>
   page(
@@ -185,7 +178,7 @@ export const refusal = (title: string, message: string, viewer?: Viewer) =>
     html`
       <h1>${title}</h1>
       <p>${message}</p>
-      <p><a href="/dashboard/keys">Back to the dashboard</a></p>
+      <p><a href="/dashboard/overview">Back to the dashboard</a></p>
     `,
     viewer
   )

@@ -1,17 +1,20 @@
 /**
  * The dashboard's routes under `/dashboard`, registered on the service's HTTP router beside the
  * API (whose envelope audits and address-limits them): getting in and out (`AccessRoutes.ts`),
- * the keys (`KeyRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
+ * the keys (`KeyRoutes.ts`), the overview and the
+ * pairs (`IntegrationRoutes.ts`), the receivables (`ReceivableRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
  * same-origin check first, then (once signed in) the session's CSRF token (`Handlers.ts`). Uses
- * the core's `DashboardAccess` and `DashboardKeys`, never storage; imports nothing from other
+ * the core's services, never storage; imports nothing from other
  * adapters.
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import * as AccessRoutes from "./AccessRoutes.ts"
 import { assetCacheControl, assetsPrefix, findAsset } from "./Assets.ts"
-import { type GuardOptions, keysPath, makeGuards, notFound, seeOther } from "./Handlers.ts"
+import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
+import * as IntegrationRoutes from "./IntegrationRoutes.ts"
 import * as KeyRoutes from "./KeyRoutes.ts"
+import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
 
 export const routes = (options: GuardOptions) =>
@@ -20,6 +23,8 @@ export const routes = (options: GuardOptions) =>
       const guards = yield* makeGuards(options)
       yield* AccessRoutes.register(router, guards)
       yield* KeyRoutes.register(router, guards)
+      yield* IntegrationRoutes.register(router, guards)
+      yield* ReceivableRoutes.register(router, guards)
 
       // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page.
       yield* router.add(
@@ -37,10 +42,10 @@ export const routes = (options: GuardOptions) =>
         })
       )
 
-      // `/dashboard` itself leads to the keys; anything else under it is the dashboard's own 404
+      // `/dashboard` itself leads to the overview; anything else under it is the dashboard's own 404
       // page, whatever the method (the router's wildcard also takes `/dashboard`).
       yield* router.add("*", "/dashboard/*", (request) =>
-        Effect.succeed(request.method === "GET" && request.url === "/dashboard" ? seeOther(keysPath) : notFound)
+        Effect.succeed(request.method === "GET" && request.url === "/dashboard" ? seeOther(overviewPath) : notFound)
       )
     })
   )

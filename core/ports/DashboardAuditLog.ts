@@ -1,8 +1,9 @@
 /**
  * What people did in the dashboard, as the organization's admins will read it: who (the user),
- * what (signed in, failed to, created or revoked a key, signed out), on what (a key's id), when
- * and from which address. Append-only; never a password, a token or the address someone tried. The HTTP requests themselves
- * are in the `AuditLog` as every request is.
+ * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out), on
+ * what (a key's or a pair's id), when and from which address. Append-only; never a password, a
+ * token or the address someone tried. The HTTP requests themselves are in the `AuditLog` as every
+ * request is.
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
 import type { OrgId, UserId } from "../domain/Ids.ts"
@@ -14,7 +15,9 @@ export const DashboardAction = Schema.Literals([
   "sign_out",
   "sign_out_everywhere",
   "key_created",
-  "key_revoked"
+  "key_revoked",
+  "integration_paused",
+  "integration_resumed"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 

@@ -1,6 +1,7 @@
 /**
  * The dashboard in a real browser (headless Chromium through playwright-core): an invite sets
- * the password and signs in, a key is created (shown once, with a working copy button), used on
+ * the password and signs in to the overview, a pair is paused and resumed, the receivables (a few thousand) are paged,
+ * filtered and one opened, a key is created (shown once, with a working copy button), used on
  * the API, revoked after a confirmation and refused by the API on its next request; sign-out and
  * sign-in; a member's view; a used invite link. Every page passes axe-core with no serious or
  * critical violation, loads nothing from elsewhere and trips no Content-Security-Policy. Needs
@@ -11,6 +12,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { chromium, type Page } from "playwright-core"
 import { DashboardAccessLive } from "../../app/Layers.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
@@ -18,6 +20,9 @@ import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
+
+/** How many receivables the list pages over, besides the fixture's. */
+const bulkReceivables = 3000
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
@@ -67,6 +72,15 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
         const fixture = yield* TestFixture
         const adminInvite = yield* inviteToken(fixture.orgA, "admin@example.com", "admin")
         const memberInvite = yield* inviteToken(fixture.orgA, "member@example.com", "member")
+        // A few thousand receivables, so that the list's load time is measured at a realistic size.
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`
+          INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents,
+            currency, receivable_date, status, portal_status, metadata, detected_at, updated_at)
+          SELECT r.org_id, 'rcv_' || lpad(to_hex(10000 + n), 32, '0'), r.integration_id, r.vendor_id, r.debtor_id,
+            'bulk-' || n, n, 'EUR', '2026-10-01', 'PAID', 'Paid', '{}'::jsonb,
+            now() - interval '200 hours' + n * interval '1 second', now()
+          FROM (SELECT * FROM receivables WHERE id = ${fixture.receivablesA[0]!.id}) r, generate_series(1, ${bulkReceivables}) AS n`
         const browser = yield* Effect.acquireRelease(
           Effect.promise(() => chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] })),
           (browser) => Effect.promise(() => browser.close())
@@ -89,7 +103,44 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await page.getByLabel("New password").fill(password)
           await page.getByLabel("Repeat the password").fill(password)
           await page.getByRole("button", { name: "Set password and sign in" }).click()
-          await page.waitForURL(`${base}/dashboard/keys`)
+          await page.waitForURL(`${base}/dashboard/overview`)
+          await inspect(page, "overview", timings)
+          const overviewPairs = await page
+            .getByRole("region", { name: "Next updates" })
+            .getByRole("link")
+            .allTextContents()
+
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Integrations" }).click()
+          await page.getByRole("heading", { name: "Integrations" }).waitFor()
+          await inspect(page, "integrations", timings)
+          await page.getByRole("link", { name: "Acme Supplies → Globex" }).click()
+          await page.getByRole("button", { name: "Pause syncing" }).click()
+          await page.getByRole("status").filter({ hasText: "Paused" }).waitFor()
+          await inspect(page, "integration", timings)
+          await page.getByRole("button", { name: "Resume syncing" }).click()
+          await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
+
+          await page
+            .getByRole("navigation", { name: "Main" })
+            .getByRole("link", { name: "Receivables", exact: true })
+            .click()
+          await page.getByRole("heading", { name: "Receivables", exact: true }).waitFor()
+          await inspect(page, "receivables", timings)
+          await page.getByRole("link", { name: "Next page" }).click()
+          await page.getByRole("link", { name: "First page" }).waitFor()
+          await inspect(page, "receivables-next", timings)
+          await page.getByLabel("Status").selectOption("PENDING")
+          await page.getByRole("button", { name: "Filter" }).click()
+          await page.getByRole("caption").filter({ hasText: "2 receivables match" }).waitFor()
+          await inspect(page, "receivables-filtered", timings)
+          const pendingShown = await page.getByRole("row").count()
+          await page.goto(`${base}/dashboard/receivables/${fixture.receivablesA[0]!.id}`)
+          await page.getByRole("heading", { name: "History, newest first" }).waitFor()
+          await inspect(page, "receivable", timings)
+          const historyEntries = await page.locator("ol.timeline > li").count()
+
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click()
+          await page.getByRole("heading", { name: "API keys" }).waitFor()
           await inspect(page, "keys", timings)
 
           await page.getByLabel("Name (what the key is for)").fill("browser key")
@@ -124,7 +175,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await inspect(page, "sign-in-failed", timings)
           await page.getByLabel("Password").fill(password)
           await page.getByRole("button", { name: "Sign in" }).click()
-          await page.waitForURL(`${base}/dashboard/keys`)
+          await page.waitForURL(`${base}/dashboard/overview`)
 
           const member = await (await browser.newContext()).newPage()
           member.on("request", (request) => requested.push(request.url()))
@@ -132,7 +183,8 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await member.getByLabel("New password").fill(password)
           await member.getByLabel("Repeat the password").fill(password)
           await member.getByRole("button", { name: "Set password and sign in" }).click()
-          await member.waitForURL(`${base}/dashboard/keys`)
+          await member.waitForURL(`${base}/dashboard/overview`)
+          await member.goto(`${base}/dashboard/keys`)
           await inspect(member, "keys-member", timings)
           const memberCanCreate = await member.getByRole("button", { name: "Create key" }).count()
           const memberCanRevoke = await member.getByRole("link", { name: /^Revoke/ }).count()
@@ -143,6 +195,9 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
 
           writeFileSync(`${artifacts}/dashboard-load-times.json`, `${JSON.stringify(timings, null, 2)}\n`)
           return {
+            overviewPairs,
+            pendingShown,
+            historyEntries,
             key,
             copied,
             beforeRevoke,
@@ -155,6 +210,10 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             violations
           }
         })
+        assert.deepStrictEqual(outcome.overviewPairs, ["Acme Supplies → Globex", "Acme Supplies → Initech"])
+        // The header row and the two pending receivables.
+        assert.strictEqual(outcome.pendingShown, 3)
+        assert.strictEqual(outcome.historyEntries, 12)
         assert.match(outcome.key, /^pr_live_[0-9A-Za-z]{39}$/)
         assert.strictEqual(outcome.copied, outcome.key)
         assert.strictEqual(outcome.beforeRevoke.status, 200)

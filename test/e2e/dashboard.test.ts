@@ -9,7 +9,7 @@ import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { DashboardAccessLive } from "../../app/Layers.ts"
-import { csrfOf, inviteToken, makeClient, password, run } from "../support/DashboardClient.ts"
+import { csrfOf, email, inviteToken, makeClient, password, run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
@@ -45,22 +45,6 @@ const setup = Effect.all({ fixture: Effect.service(TestFixture), base: Effect.se
 
 const vendors = (base: string, key: string) =>
   run(() => fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } }))
-
-let emails = 0
-const email = (role: string) => `${role}-${emails++}@example.com`
-
-/** A signed-in client of the organization. */
-const signedIn = (base: string, orgId: string, role: "admin" | "member") =>
-  Effect.gen(function* () {
-    const client = makeClient(base)
-    const token = yield* inviteToken(orgId, email(role), role)
-    const accepted = yield* run(() => client.accept(token))
-    assert.strictEqual(accepted.status, 303)
-    assert.strictEqual(accepted.headers.get("location"), "/dashboard/keys")
-    const page = yield* run(() => client.get("/dashboard/keys"))
-    assert.strictEqual(page.status, 200)
-    return { client, csrf: csrfOf(page.body), token }
-  })
 
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard over HTTP", (it) => {
   it.effect("an invite sets the password and signs in; the cookie and every answer carry the security settings", () =>

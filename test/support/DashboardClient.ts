@@ -3,6 +3,7 @@
  * rather than followed, forms posted with the page's `Origin` and the CSRF token read from the
  * last page. Also: invites made through the core service, as the CLI makes them.
  */
+import { assert } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
 
@@ -69,3 +70,20 @@ export const makeClient = (base: string) => {
 export type Client = ReturnType<typeof makeClient>
 
 export const run = <A>(promise: () => Promise<A>) => Effect.promise(promise)
+
+let emails = 0
+/** A new address on every call: one user per address across all organizations. */
+export const email = (role: string) => `${role}-${emails++}@example.com`
+
+/** A signed-in client of the organization, on the page signing in leads to, with its CSRF token. */
+export const signedIn = (base: string, orgId: string, role: "admin" | "member") =>
+  Effect.gen(function* () {
+    const client = makeClient(base)
+    const token = yield* inviteToken(orgId, email(role), role)
+    const accepted = yield* run(() => client.accept(token))
+    assert.strictEqual(accepted.status, 303)
+    assert.strictEqual(accepted.headers.get("location"), "/dashboard/overview")
+    const page = yield* run(() => client.get("/dashboard/overview"))
+    assert.strictEqual(page.status, 200)
+    return { client, csrf: csrfOf(page.body), token }
+  })

@@ -51,7 +51,7 @@ export default Effect.gen(function* () {
       at timestamptz NOT NULL,
       user_id uuid,
       action text NOT NULL CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out',
-        'sign_out_everywhere', 'key_created', 'key_revoked')),
+        'sign_out_everywhere', 'key_created', 'key_revoked', 'integration_paused', 'integration_resumed')),
       subject text,
       client_address text,
       FOREIGN KEY (org_id, user_id) REFERENCES dashboard_users (org_id, id),
