@@ -1,7 +1,7 @@
 /**
  * Cross-origin access from browsers (`CORS_ORIGINS`): off unless set; then exact origins
  * (`https://app.example.com`, comma-separated) or `*` for any. An allowed origin's preflight for
- * a GET with a key is answered 204; its answers carry `Access-Control-Allow-Origin` and expose the
+ * a GET or HEAD with a key is answered 204; its answers carry `Access-Control-Allow-Origin` and expose the
  * headers a client reads (request id, rate limits, ETag). Another origin gets no CORS header at
  * all, so the browser keeps its page from reading the answer. The envelope applies it.
  */
@@ -53,15 +53,23 @@ export const settings = Config.schema(
   "CORS_ORIGINS"
 ).pipe(Config.withDefault([] as ReadonlyArray<string>), Config.map(policyOf))
 
-/** The `Access-Control-Allow-Origin` value for a request's `Origin`, if that origin is allowed. */
+/**
+ * The `Access-Control-Allow-Origin` value for a request's `Origin`, if that origin is allowed.
+ * With any origin allowed it is `*` whether or not the request names one, so an answer cached
+ * for a request without `Origin` (the OpenAPI document, `public` for five minutes) serves a
+ * browser's too.
+ */
 export const allowOrigin = (policy: Policy, origin: string | undefined): string | undefined => {
-  if (origin === undefined || policy._tag === "Off") return undefined
+  if (policy._tag === "Off") return undefined
   if (policy._tag === "Any") return "*"
-  return policy.origins.has(origin) ? origin : undefined
+  return origin !== undefined && policy.origins.has(origin) ? origin : undefined
 }
 
 /** Headers a browser script may read from an answer, beyond the safelisted ones. */
 export const exposedHeaders = "Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag"
+
+/** The methods the API answers: every route serves GET, and HEAD with it. */
+export const allowedMethods = "GET, HEAD"
 
 /** Request headers a script may send: the key, and a tag to revalidate with. */
 export const allowedHeaders = "Authorization, If-None-Match"
@@ -71,7 +79,7 @@ export const maxAgeSeconds = 7200
 
 /**
  * The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
- * from an allowed origin for a GET; undefined for anything else, which is then answered as any
+ * from an allowed origin for a GET or HEAD; undefined for anything else, which is then answered as any
  * `OPTIONS` is (405, no CORS headers).
  */
 export const preflight = (
@@ -79,12 +87,15 @@ export const preflight = (
   method: string,
   headers: { readonly [name: string]: string | undefined }
 ): Record<string, string> | undefined => {
-  if (method !== "OPTIONS" || headers["access-control-request-method"] !== "GET") return undefined
+  const requested = headers["access-control-request-method"]
+  if (method !== "OPTIONS" || headers.origin === undefined || !(requested === "GET" || requested === "HEAD")) {
+    return undefined
+  }
   const allowed = allowOrigin(policy, headers.origin)
   if (allowed === undefined) return undefined
   return {
     "access-control-allow-origin": allowed,
-    "access-control-allow-methods": "GET",
+    "access-control-allow-methods": allowedMethods,
     "access-control-allow-headers": allowedHeaders,
     "access-control-max-age": String(maxAgeSeconds)
   }

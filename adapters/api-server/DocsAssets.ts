@@ -28,12 +28,15 @@ export class DocsAssets extends Context.Service<
   }
 >()("adapters/api-server/DocsAssets") {}
 
-// Scalar loads Inter and JetBrains Mono from its CDN unless told not to; its font stacks fall
-// back to the system's fonts. Appended to Scalar's script, so every page that loads it agrees.
-const systemFonts = `
+// Appended to Scalar's script, so every page that loads it agrees. Scalar loads Inter and
+// JetBrains Mono from its CDN unless told not to; its font stacks fall back to the system's
+// fonts. Its generated code samples fill in every optional parameter (a request the API refuses),
+// so only the document's own samples (`x-codeSamples`) are shown.
+const pageSettings = `
 ;(() => {
   const create = window.Scalar.createApiReference
-  window.Scalar.createApiReference = (element, config) => create(element, { ...config, withDefaultFonts: false })
+  window.Scalar.createApiReference = (element, config) =>
+    create(element, { ...config, withDefaultFonts: false, hiddenClients: true })
 })()
 `
 
@@ -87,7 +90,7 @@ export const layer = Layer.effect(
     // Read on first use, not at start: most processes never serve the reference.
     const scalar = yield* Effect.cached(
       Effect.map(loadScalarScript, (inline) => {
-        const text = inline + systemFonts
+        const text = inline + pageSettings
         const name = `scalar.${EntityTag.digest(Buffer.from(text))}.js`
         const response = HttpServerResponse.text(text, {
           contentType: "text/javascript; charset=utf-8",

@@ -32,6 +32,17 @@ export const codingFor = (
     ? ContentCoding.negotiate(acceptEncoding)
     : "identity"
 
+// What a 304 may say of the representation it stands for (RFC 9110 15.4.5): its validators and
+// caching. Not its length or type: a cache would take them for those of the body it holds.
+const notModifiedHeaders = ["etag", "cache-control", "vary", "expires", "content-location"]
+
+/** The `304 Not Modified` for a representation with these headers: those a 304 carries, no body. */
+export const notModified = (headers: { readonly [name: string]: string }): HttpServerResponse.HttpServerResponse =>
+  HttpServerResponse.empty({
+    status: 304,
+    headers: Object.fromEntries(notModifiedHeaders.flatMap((name) => (name in headers ? [[name, headers[name]!]] : [])))
+  })
+
 /** `response` as it should leave: tagged, and compressed or answered 304. */
 export const represent = (
   response: HttpServerResponse.HttpServerResponse,
@@ -50,7 +61,7 @@ export const represent = (
   }
   const held = conditions["if-none-match"]
   if (held !== undefined && EntityTag.noneMatch(held, etag)) {
-    return Effect.succeed(HttpServerResponse.empty({ status: 304, headers: { ...response.headers, ...headers } }))
+    return Effect.succeed(notModified(headers))
   }
   const tagged = HttpServerResponse.setHeaders(response, headers)
   if (coding === "identity") {

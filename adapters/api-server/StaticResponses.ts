@@ -11,7 +11,7 @@ import { HttpServerResponse } from "effect/http"
 import * as Compression from "./Compression.ts"
 import * as EntityTag from "./EntityTag.ts"
 import type { Conditions } from "./Representation.ts"
-import { codingFor } from "./Representation.ts"
+import { codingFor, notModified } from "./Representation.ts"
 
 interface Encoded {
   readonly digest: string
@@ -69,7 +69,7 @@ export const serve = (
       }
       const held = conditions["if-none-match"]
       if (held !== undefined && EntityTag.noneMatch(held, headers.etag)) {
-        return HttpServerResponse.empty({ status: 304, headers })
+        return notModified(headers)
       }
       return HttpServerResponse.uint8Array(encoded[coding], {
         contentType: encoded.contentType,

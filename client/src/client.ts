@@ -35,6 +35,27 @@ export interface ClientOptions {
   readonly clock?: Clock
 }
 
+// A key read from an unset environment variable would otherwise go out as `Bearer undefined` and
+// come back a puzzling 401; say so where the mistake is. The key itself is never repeated.
+const checkedKey = (apiKey: unknown): string => {
+  if (typeof apiKey !== "string" || apiKey.trim() === "") {
+    throw new TypeError("PartnerReceivables: apiKey is missing or empty (is its environment variable set?)")
+  }
+  return apiKey
+}
+
+// The paths carry `/v1`: a base URL ending in it would ask for `/v1/v1/...` and get 404s.
+const checkedBaseUrl = (baseUrl: unknown): string => {
+  const text = String(baseUrl ?? "").replace(/\/+$/, "")
+  if (!URL.canParse(text)) {
+    throw new TypeError(`PartnerReceivables: baseUrl ${JSON.stringify(text)} is not an absolute URL`)
+  }
+  if (/\/v1$/i.test(text)) {
+    throw new TypeError(`PartnerReceivables: baseUrl is where the API is served, without /v1 (${JSON.stringify(text)})`)
+  }
+  return text
+}
+
 const path = (template: string, id: string) => template.replace(":id", encodeURIComponent(id))
 
 export class PartnerReceivables {
@@ -74,8 +95,8 @@ export class PartnerReceivables {
 
   constructor(options: ClientOptions) {
     const transport = new Transport({
-      apiKey: options.apiKey,
-      baseUrl: String(options.baseUrl).replace(/\/+$/, ""),
+      apiKey: checkedKey(options.apiKey),
+      baseUrl: checkedBaseUrl(options.baseUrl),
       // Bound: some runtimes refuse `fetch` called with another `this`.
       fetch: options.fetch ?? globalThis.fetch.bind(globalThis),
       retry: retryPolicy(options.retry),

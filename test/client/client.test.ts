@@ -33,6 +33,38 @@ const failure = async (promise: Promise<unknown>) =>
     (error: unknown) => error
   )
 
+describe("construction", () => {
+  it("refuses a missing key and a base URL that is not one, naming the option but never a key", () => {
+    const fetch = new FakeApi().fetch
+    for (const missing of [undefined, "", "  "]) {
+      assert.throws(
+        () => new PartnerReceivables({ apiKey: missing as unknown as string, baseUrl: "https://api.test", fetch }),
+        TypeError,
+        /apiKey is missing/
+      )
+    }
+    for (const baseUrl of ["https://api.test/v1", "https://api.test/v1/", "api.test", ""]) {
+      assert.throws(() => new PartnerReceivables({ apiKey, baseUrl, fetch }), TypeError, /baseUrl/)
+    }
+    try {
+      new PartnerReceivables({ apiKey, baseUrl: "https://api.test/v1", fetch })
+    } catch (error) {
+      assert.notInclude(String(error), apiKey)
+    }
+  })
+
+  it("keeps a base URL's own path, as behind a proxy's prefix", async () => {
+    const api = new FakeApi()
+    const seen: Array<string> = []
+    const fetch: typeof globalThis.fetch = (input, init) => {
+      seen.push(String(input))
+      return api.fetch(String(input).replace("/prefix", ""), init)
+    }
+    await new PartnerReceivables({ apiKey, baseUrl: "https://api.test/prefix/", fetch }).receivables.list()
+    assert.deepStrictEqual(seen, ["https://api.test/prefix/v1/receivables"])
+  })
+})
+
 describe("requests", () => {
   it("send the key as a bearer token, and parameters as the contract names them", async () => {
     const { api, client } = setup()

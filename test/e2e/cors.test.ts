@@ -67,7 +67,13 @@ layer(serverWith(`${allowed}, http://localhost:5173`), { timeout: 60_000, exclud
         const answer = yield* send("/v1/receivables", preflightHeaders(allowed), "OPTIONS")
         assert.strictEqual(answer.status, 204)
         assert.strictEqual(header(answer, "access-control-allow-origin"), allowed)
-        assert.strictEqual(header(answer, "access-control-allow-methods"), "GET")
+        assert.strictEqual(header(answer, "access-control-allow-methods"), "GET, HEAD")
+        const head = yield* send(
+          "/v1/receivables",
+          { ...preflightHeaders(allowed), "access-control-request-method": "HEAD" },
+          "OPTIONS"
+        )
+        assert.strictEqual(head.status, 204)
         const allowedHeaders = (header(answer, "access-control-allow-headers") ?? "").toLowerCase()
         assert.include(allowedHeaders, "authorization")
         assert.include(allowedHeaders, "if-none-match")
@@ -134,7 +140,7 @@ layer(serverWith(`${allowed}, http://localhost:5173`), { timeout: 60_000, exclud
 )
 
 layer(serverWith("*"), { timeout: 60_000, excludeTestServices: true })("CORS for any origin", (it) => {
-  it.effect("answers every origin with *, and does not vary by Origin", () =>
+  it.effect("answers every request with *, with or without Origin, and does not vary by Origin", () =>
     Effect.gen(function* () {
       const answer = yield* send("/v1/vendors", {
         origin: "https://anyone.example",
@@ -145,6 +151,9 @@ layer(serverWith("*"), { timeout: 60_000, excludeTestServices: true })("CORS for
       const preflight = yield* send("/v1/vendors", preflightHeaders("https://anyone.example"), "OPTIONS")
       assert.strictEqual(preflight.status, 204)
       assert.strictEqual(header(preflight, "access-control-allow-origin"), "*")
+      // A shared cache may keep an answer fetched without Origin and hand it to a browser.
+      const withoutOrigin = yield* send("/v1/openapi.json", {})
+      assert.strictEqual(header(withoutOrigin, "access-control-allow-origin"), "*")
     })
   )
 })

@@ -35,6 +35,14 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
         })
         const sent = yield* Effect.promise(async () => {
           await page.goto(`${base}/docs`, { waitUntil: "networkidle" })
+          // The request example shown beside the list: the document's curl, not one filled with
+          // every optional parameter.
+          await page
+            .getByText(/^curl "\$PARTNER_RECEIVABLES_URL\/v1\/receivables"/)
+            .first()
+            .waitFor({ timeout: 10_000 })
+          const body = await page.locator("body").innerText()
+          const example = body.slice(body.indexOf('curl "$PARTNER_RECEIVABLES_URL/v1/receivables"')).split("\n\n")[0]!
           await page
             .getByRole("button", { name: /Test Request/i })
             .first()
@@ -51,6 +59,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
           mkdirSync(artifacts, { recursive: true })
           await page.screenshot({ path: `${artifacts}/docs-try-it.png` })
           return {
+            example,
             status: response.status(),
             url: response.url(),
             authorization: await response.request().headerValue("authorization")
@@ -68,6 +77,8 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
         assert.deepStrictEqual(violations, [])
         assert.strictEqual(sent.status, 200)
         assert.strictEqual(sent.authorization, `Bearer ${keys.orgA}`)
+        assert.include(sent.example, '--header "Authorization: Bearer $PARTNER_RECEIVABLES_KEY"')
+        assert.notMatch(sent.example, /Basic|\?|If-None-Match/)
         // No filter is filled in for the client: the request is the plain list.
         assert.strictEqual(new URL(sent.url).search, "")
       }).pipe(Effect.scoped),

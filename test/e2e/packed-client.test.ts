@@ -2,8 +2,8 @@
  * Both packages as an outside project gets them: `partner-receivables-client` and
  * `partner-receivables` packed, installed from their tarballs into a new project, and run by plain
  * Node (no type stripping) against the running service: a full load and an incremental sync on
- * each feed leave the consumer's copy equal to the service's, on this Node and on a Node 20 when
- * the machine has one; the Effect flavour loads and reads too.
+ * each feed leave the consumer's copy equal to the service's, on this Node and on the machine's
+ * own (Node 20 on a fresh machine); the Effect flavour loads and reads too.
  */
 import { execFile } from "node:child_process"
 import { existsSync } from "node:fs"
@@ -26,15 +26,21 @@ let work = ""
 let consumer = ""
 let clientTarball = ""
 
-/** A Node 20 from the machine (outside any node_modules), beside the Node running the tests. */
-const node20 = async (): Promise<ReadonlyArray<string>> => {
+/**
+ * The machine's own Node.js (outside any node_modules), beside the Node 24 running the tests: the
+ * plain Node a consumer has, Node 20 on a fresh machine. npm runs on it, so it is always there.
+ */
+const machineNode = async (): Promise<string> => {
   const dirs = (process.env.PATH ?? "").split(delimiter).filter((dir) => dir !== "" && !dir.includes("node_modules"))
   for (const candidate of new Set([...dirs.map((dir) => join(dir, "node")), "/usr/bin/node", "/usr/local/bin/node"])) {
     if (!existsSync(candidate)) continue
     const { stdout } = await run(candidate, ["--version"]).catch(() => ({ stdout: "" }))
-    if (stdout.startsWith("v20.")) return [candidate]
+    const major = Number(/^v(\d+)\./.exec(stdout)?.[1])
+    if (major >= 20) return candidate
   }
-  return []
+  throw new Error(
+    "No Node.js 20 or later outside node_modules on PATH: the client is tested under the machine's own Node"
+  )
 }
 
 /** The one tarball `npm pack` wrote, by its `--json` report. */
@@ -178,7 +184,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })(
         )
 
         yield* syncPair(f.orgA, [document("c1", "Submitted"), document("c2", "Submitted")])
-        const runs = [process.execPath, ...(yield* Effect.promise(node20))].flatMap((binary, index) =>
+        const runs = [process.execPath, yield* Effect.promise(machineNode)].flatMap((binary, index) =>
           (["events", "watermark"] as const).map((feed) => ({
             binary,
             env: { BASE_URL: base, API_KEY: keys.orgA, FEED: feed, STATE_FILE: join(work, `${feed}-${index}.json`) }

@@ -116,6 +116,25 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("compression an
     })
   )
 
+  it.effect("answers a 304 with the representation's validators only, never the length or type of another body", () =>
+    Effect.gen(function* () {
+      const f = yield* TestFixture
+      const paths = ["/v1/openapi.json", "/docs", `/v1/receivables/${f.receivablesA[0]!.id}`]
+      for (const path of paths) {
+        for (const coding of ["br", "gzip", "identity"]) {
+          const full = yield* get(path, { "accept-encoding": coding })
+          const revalidated = yield* get(path, { "accept-encoding": coding, "if-none-match": header(full, "etag")! })
+          assert.strictEqual(revalidated.status, 304, `${path} ${coding}`)
+          assert.strictEqual(header(revalidated, "etag"), header(full, "etag"))
+          assert.strictEqual(header(revalidated, "cache-control"), header(full, "cache-control"))
+          assert.isUndefined(header(revalidated, "content-length"), `${path} ${coding}`)
+          assert.isUndefined(header(revalidated, "content-type"), `${path} ${coding}`)
+          assert.isUndefined(header(revalidated, "content-encoding"), `${path} ${coding}`)
+        }
+      }
+    })
+  )
+
   it.effect("gives a new tag once a sync changed the answer", () =>
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient

@@ -6,6 +6,8 @@
  */
 import { pipe } from "effect"
 import type { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
+import { addCodeSamples } from "./CodeSamples.ts"
+import { addExamples } from "./Examples.ts"
 import { documentParameters } from "./Parameters.ts"
 import { documentResponses } from "./Responses.ts"
 import { dropEncodedSuffixes, liftAnnotations, pruneComponents, referenceCopies } from "./Schemas.ts"
@@ -32,8 +34,10 @@ export const refine =
       documentParameters(api),
       documentResponses,
       lowerCaseSchemes,
+      addCodeSamples,
       (document) => liftAnnotations(document) as OpenApi.OpenAPISpec,
       dropEncodedSuffixes,
       referenceCopies,
-      pruneComponents
+      pruneComponents,
+      addExamples
     )

@@ -155,6 +155,8 @@ describe("CORS origins", () => {
       fc.property(origin, (o) => {
         assert.isUndefined(Cors.allowOrigin(Cors.policyOf([]), o))
         assert.strictEqual(Cors.allowOrigin(Cors.policyOf(["*"]), o), "*")
+        assert.strictEqual(Cors.allowOrigin(Cors.policyOf(["*"]), undefined), "*")
+        assert.isUndefined(Cors.allowOrigin(Cors.policyOf([o]), undefined))
         assert.isUndefined(
           Cors.preflight(Cors.policyOf([]), "OPTIONS", { origin: o, "access-control-request-method": "GET" })
         )

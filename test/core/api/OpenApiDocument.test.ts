@@ -6,8 +6,12 @@
  * (test/e2e/api.test.ts).
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
+import { ErrorBody } from "../../../core/api/Errors.ts"
+import { examples } from "../../../core/api/openapi/Examples.ts"
+import { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../../core/domain/Resources.ts"
 
 const document = OpenApi.fromApi(Api)
 const schemas = document.components.schemas as Record<string, Record<string, unknown>>
@@ -179,6 +183,45 @@ describe("the OpenAPI document", () => {
       bearerFormat: "API key",
       description: "Your organization's API key, as `Authorization: Bearer <API_KEY>`."
     })
+  })
+
+  it("gives every operation samples that request exactly its path with the bearer key, no parameter filled in", () => {
+    for (const { path, operation: op } of operations) {
+      const samples = (op as { readonly "x-codeSamples"?: ReadonlyArray<{ lang: string; source: string }> })[
+        "x-codeSamples"
+      ]
+      const shell = samples?.find((sample) => sample.lang === "shell")?.source ?? ""
+      const environment: Record<string, string> = {
+        PARTNER_RECEIVABLES_URL: "https://api.test",
+        PARTNER_RECEIVABLES_KEY: "pr_live_key",
+        RECEIVABLE_ID: "rcv_0",
+        EVENT_ID: "evt_0"
+      }
+      const expanded = shell.replace(/\$([A-Z_]+)/g, (_, name: string) => environment[name] ?? `<unset ${name}>`)
+      const target = /^curl "([^"]+)"/m.exec(expanded)?.[1]
+      assert.strictEqual(target, `https://api.test${path.replace("{id}", path.includes("events") ? "evt_0" : "rcv_0")}`)
+      assert.include(expanded, `--header "Authorization: Bearer pr_live_key"`)
+      assert.notInclude(expanded, "<unset")
+      const sdk = samples?.find((sample) => sample.lang === "javascript")?.source ?? ""
+      assert.include(sdk, `await client.${op.operationId}(`)
+    }
+  })
+
+  it("gives each resource an example the contract reads back exactly as it is written", () => {
+    const byName: Record<keyof typeof examples, Schema.Codec<unknown, unknown>> = {
+      Vendor,
+      Debtor,
+      HistoryEntry,
+      Receivable,
+      Integration,
+      Error: ErrorBody
+    }
+    for (const [name, schema] of Object.entries(byName)) {
+      const example = examples[name as keyof typeof examples]
+      const decoded = Schema.decodeUnknownSync(schema)(example)
+      assert.deepStrictEqual(Schema.encodeSync(schema)(decoded), example, name)
+      assert.deepStrictEqual(schemas[name]!.examples, [example], name)
+    }
   })
 
   it("says where the API is, whom to ask, and under which license", () => {

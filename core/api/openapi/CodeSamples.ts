@@ -1,0 +1,72 @@
+/**
+ * Each operation's code samples (`x-codeSamples`, read by Scalar and Redoc): a curl line and the
+ * SDK's call. The reference page shows these instead of the samples it would generate, which
+ * fill in every optional parameter (`?vendor_id=&status=PENDING&...`, a request the API refuses
+ * with a 400) and an empty `If-None-Match`. Both read the address and the key from the
+ * environment, so they can be pasted as they are.
+ */
+import type { OpenApi } from "effect/http-api"
+import { mapOperations } from "./Operations.ts"
+
+// The shell variable a path's `{id}` is taken from, by the path it appears in.
+const idVariables: ReadonlyArray<readonly [string, string]> = [
+  ["/v1/receivables/{id}", "RECEIVABLE_ID"],
+  ["/v1/events/{id}", "EVENT_ID"]
+]
+
+const idVariable = (path: string) => idVariables.find(([template]) => template === path)?.[1]
+
+const shellPath = (path: string) => {
+  const variable = idVariable(path)
+  return variable === undefined ? path : path.replace("{id}", `$${variable}`)
+}
+
+const curl = (path: string) =>
+  [
+    "# PARTNER_RECEIVABLES_URL: where the API is served (http://localhost:3000); PARTNER_RECEIVABLES_KEY: your key",
+    `curl "$PARTNER_RECEIVABLES_URL${shellPath(path)}" \\`,
+    `  --header "Authorization: Bearer $PARTNER_RECEIVABLES_KEY"`
+  ].join("\n")
+
+// The SDK's methods are named as the operations are (`receivables.list`, `events.get`).
+const sdk = (operationId: string, path: string) =>
+  [
+    'import { PartnerReceivables } from "partner-receivables-client"',
+    "",
+    "const client = new PartnerReceivables({",
+    "  apiKey: process.env.PARTNER_RECEIVABLES_KEY,",
+    "  baseUrl: process.env.PARTNER_RECEIVABLES_URL",
+    "})",
+    `const answer = await client.${operationId}(${idVariable(path) === undefined ? "" : `process.env.${idVariable(path)}`})`
+  ].join("\n")
+
+/** A sample as OpenAPI extensions spell it. */
+export interface CodeSample {
+  readonly lang: string
+  readonly label: string
+  readonly source: string
+}
+
+type WithSamples = OpenApi.OpenAPISpecOperation & { readonly "x-codeSamples"?: ReadonlyArray<CodeSample> }
+
+export const addCodeSamples = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
+  // Each operation's path, which `mapOperations` does not pass along.
+  const paths = new Map<string, string>()
+  for (const [path, item] of Object.entries(document.paths)) {
+    for (const operation of Object.values(item)) {
+      const id = (operation as { readonly operationId?: unknown }).operationId
+      if (typeof id === "string") paths.set(id, path)
+    }
+  }
+  return mapOperations(document, (operation): WithSamples => {
+    const path = paths.get(operation.operationId)
+    if (path === undefined) return operation
+    return {
+      ...operation,
+      "x-codeSamples": [
+        { lang: "shell", label: "curl", source: curl(path) },
+        { lang: "javascript", label: "partner-receivables-client", source: sdk(operation.operationId, path) }
+      ]
+    }
+  })
+}
