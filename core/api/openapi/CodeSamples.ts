@@ -28,10 +28,12 @@ const curl = (path: string) =>
     `  --header "Authorization: Bearer $PARTNER_RECEIVABLES_KEY"`
   ].join("\n")
 
-// The SDK's methods are named as the operations are (`receivables.list`, `events.get`).
+/** The SDK's package; its methods are named as the operations are (`receivables.list`, `events.get`). */
+const sdkPackage = "partner-receivables-client"
+
 const sdk = (operationId: string, path: string) =>
   [
-    'import { PartnerReceivables } from "partner-receivables-client"',
+    `import { PartnerReceivables } from ${JSON.stringify(sdkPackage)}`,
     "",
     "const client = new PartnerReceivables({",
     "  apiKey: process.env.PARTNER_RECEIVABLES_KEY,",
