@@ -7,8 +7,11 @@ import { Config, Effect, Layer, Schema } from "effect"
 import { DashboardMounted } from "../adapters/api-server/RequestPath.ts"
 import * as Routes from "../adapters/api-server/Server.ts"
 import * as DashboardRoutes from "../adapters/dashboard/Routes.ts"
+import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
+import { DashboardAudit } from "../core/services/DashboardAudit.ts"
 import { DashboardIntegrations } from "../core/services/DashboardIntegrations.ts"
 import { DashboardKeys } from "../core/services/DashboardKeys.ts"
+import { DashboardUsage } from "../core/services/DashboardUsage.ts"
 import { DashboardAccessLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
@@ -24,10 +27,13 @@ const pages = Layer.unwrap(
   })
 ).pipe(
   Layer.provide(
-    Layer.mergeAll(DashboardKeys.layer, DashboardIntegrations.layer).pipe(
-      Layer.provideMerge(DashboardAccessLive),
-      Layer.provideMerge(DirectoryLive)
-    )
+    // The request log (`AuditLog`) is the API's own, shared with the envelope that writes it.
+    Layer.mergeAll(
+      Layer.mergeAll(DashboardAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)), DashboardUsage.layer).pipe(
+        Layer.provideMerge(DashboardKeys.layer)
+      ),
+      DashboardIntegrations.layer
+    ).pipe(Layer.provideMerge(DashboardAccessLive), Layer.provideMerge(DirectoryLive))
   )
 )
 

@@ -1,6 +1,6 @@
 /**
- * The dashboard's stylesheet (Pico CSS, from its npm package), its own small stylesheet and its
- * one script, served by the service itself from `/dashboard/assets/<name>`, so the dashboard
+ * The dashboard's stylesheet (Pico CSS, from its npm package), its own small stylesheet and
+ * script, and the Keys page's chart (uPlot and its feeder), served by the service itself from `/dashboard/assets/<name>`, so the dashboard
  * loads nothing from elsewhere and works offline. Read once, when the module loads. Each is
  * served under a name carrying the digest of its content (`pico-<digest>.css`), so browsers may
  * keep it for a year: changed content is a new name. Page views then cost one request, not four,
@@ -23,14 +23,16 @@ interface Asset {
 const read = (url: string) => readFileSync(fileURLToPath(url), "utf8")
 
 const css = "text/css; charset=utf-8"
+const js = "text/javascript; charset=utf-8"
 
 const sources = {
   "pico.css": { body: read(import.meta.resolve("@picocss/pico/css/pico.min.css")), contentType: css },
   "dashboard.css": { body: read(new URL("assets/dashboard.css", import.meta.url).href), contentType: css },
-  "dashboard.js": {
-    body: read(new URL("assets/dashboard.js", import.meta.url).href),
-    contentType: "text/javascript; charset=utf-8"
-  }
+  "dashboard.js": { body: read(new URL("assets/dashboard.js", import.meta.url).href), contentType: js },
+  // The Keys page's chart: uPlot (from its npm package) and the script that feeds it.
+  "uplot.css": { body: read(import.meta.resolve("uplot/dist/uPlot.min.css")), contentType: css },
+  "uplot.js": { body: read(import.meta.resolve("uplot/dist/uPlot.iife.min.js")), contentType: js },
+  "usage-chart.js": { body: read(new URL("assets/usage-chart.js", import.meta.url).href), contentType: js }
 } satisfies Record<string, Asset>
 
 export type AssetName = keyof typeof sources

@@ -1,7 +1,8 @@
 /**
  * The views of the organization's syncs: the overview (receivables by status, failing pairs, the
- * next updates), the pairs with their state and last run, and one pair with its recent runs and
- * the pause or resume form (admins only). Functions of what they show; preact escapes the text.
+ * next updates), the pairs with their state and last run, and one pair with its recent runs, the
+ * documents they quarantined with why, and the pause or resume form (admins only). Functions of
+ * what they show; preact escapes the text.
  */
 import { html } from "htm/preact"
 import type { Integration } from "../../core/domain/Resources.ts"
@@ -127,6 +128,28 @@ const runRow = (run: SyncRunRecord) => html`<tr>
   <td>${run.error ?? ""}</td>
 </tr>`
 
+/** A run's quarantined documents with their reasons: the first the run record carries, of all. */
+const quarantineOf = (run: SyncRunRecord) =>
+  run.quarantine.length === 0
+    ? null
+    : html`<details>
+        <summary>
+          Run of ${when(run.startedAt, "")}: ${run.quarantine.length} of ${run.quarantined} quarantined documents
+        </summary>
+        <table>
+          <caption>Quarantined documents and why, in the order the portal sent them</caption>
+          <thead><tr><th scope="col">Document</th><th scope="col">Reasons</th></tr></thead>
+          <tbody>
+            ${run.quarantine.map(
+              (document) => html`<tr>
+                <th scope="row" class="secret">${document.documentKey}</th>
+                <td>${document.reasons.join("; ")}</td>
+              </tr>`
+            )}
+          </tbody>
+        </table>
+      </details>`
+
 const pauseForm = (viewer: Viewer, integration: Integration) => {
   const paused = integration.state === "paused"
   return html`<form method="post" action=${`/dashboard/integrations/${integration.id}/${paused ? "resume" : "pause"}`}>
@@ -166,6 +189,14 @@ export const integration = (viewer: Viewer, detail: IntegrationDetail, changed?:
         <tbody>${runs.map(runRow)}</tbody>
       </table>
       ${runs.length === 0 ? html`<p>No run yet.</p>` : null}
+      ${
+        runs.some((run) => run.quarantine.length > 0)
+          ? html`<section aria-labelledby="quarantine-heading">
+              <h2 id="quarantine-heading">Quarantined documents</h2>
+              ${runs.map(quarantineOf)}
+            </section>`
+          : null
+      }
       <p><a href="/dashboard/integrations">All pairs</a></p>
     `,
     viewer

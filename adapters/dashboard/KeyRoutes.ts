@@ -7,11 +7,13 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import type { CurrentSession } from "../../core/services/DashboardAccess.ts"
 import { DashboardKeys } from "../../core/services/DashboardKeys.ts"
+import { DashboardUsage } from "../../core/services/DashboardUsage.ts"
 import { type Guards, htmlPage, keysPath, notFound, seeOther, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const keys = yield* DashboardKeys
+  const usage = yield* DashboardUsage
   const { signedIn, signedInChange } = guards
 
   const forbidden = (session: CurrentSession) =>
@@ -26,10 +28,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
         const request = yield* HttpServerRequest.HttpServerRequest
-        const records = yield* keys.list({ user: session.user, clientAddress })
+        const actor = { user: session.user, clientAddress }
+        const [records, days] = yield* Effect.all([keys.list(actor), usage.daily(actor)], { concurrency: "unbounded" })
         const revokedId = new URLSearchParams(request.url.split("?")[1] ?? "").get("revoked")
         const revoked = records.find((key) => key.id === revokedId?.toLowerCase() && key.revokedAt !== null)
-        return htmlPage(Pages.keys(viewerOf(session), records, revoked === undefined ? {} : { revoked }))
+        return htmlPage(
+          Pages.keys(viewerOf(session), records, { usage: days, ...(revoked === undefined ? {} : { revoked }) })
+        )
       })
     )
   )

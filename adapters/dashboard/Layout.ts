@@ -42,8 +42,13 @@ const sections: ReadonlyArray<readonly [string, string]> = [
   ["/dashboard/keys", "API keys"]
 ]
 
-/** A whole page as HTML text. */
-export const page = (title: string, body: VNode, viewer?: Viewer): string =>
+/** Pages for admins only: members get no link to them (and a 403 when they ask). */
+const adminSections: ReadonlyArray<readonly [string, string]> = [["/dashboard/audit", "Audit log"]]
+
+const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
+
+/** A whole page as HTML text; `chart` adds the charting library and its feeder (the Keys page). */
+export const page = (title: string, body: VNode, viewer?: Viewer, options: { readonly chart?: boolean } = {}): string =>
   `<!doctype html>${render(html`
     <html lang="en">
       <head>
@@ -53,13 +58,20 @@ export const page = (title: string, body: VNode, viewer?: Viewer): string =>
         <link rel="stylesheet" href=${assetPath("pico.css")} />
         <link rel="stylesheet" href=${assetPath("dashboard.css")} />
         <script src=${assetPath("dashboard.js")} defer></script>
+        ${
+          options.chart === true
+            ? html`<link rel="stylesheet" href=${assetPath("uplot.css")} />
+                <script src=${assetPath("uplot.js")} defer></script>
+                <script src=${assetPath("usage-chart.js")} defer></script>`
+            : null
+        }
       </head>
       <body>
         <header class="container">
           <nav aria-label="Main">
             <ul>
               <li><a href="/dashboard/overview"><strong>Partner Receivables</strong></a></li>
-              ${viewer === undefined ? null : sections.map(([href, label]) => html`<li><a href=${href}>${label}</a></li>`)}
+              ${viewer === undefined ? null : sectionsOf(viewer).map(([href, label]) => html`<li><a href=${href}>${label}</a></li>`)}
             </ul>
             ${viewer === undefined ? null : signOutForms(viewer)}
           </nav>

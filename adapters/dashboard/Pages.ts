@@ -1,14 +1,16 @@
 /**
  * The dashboard's views as functions of what they show: sign-in, setting a password through an
- * invite, the API keys (list, create, the new key shown once, revoking with a confirmation) and
- * the refusals. Forms work without JavaScript; every field has a label.
+ * invite, the API keys (list, usage per day, create, the new key shown once, revoking with a
+ * confirmation) and the refusals. Forms work without JavaScript; every field has a label.
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
 import type { ApiKeyRecord } from "../../core/ports/ApiKeyStore.ts"
 import type { Invite } from "../../core/ports/DashboardUserStore.ts"
+import type { UsageDay } from "../../core/services/DashboardUsage.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, when } from "./Parts.ts"
+import { usageSection } from "./UsagePages.ts"
 
 export const signIn = (options: { readonly problem?: string; readonly email?: string; readonly notice?: string }) =>
   page(
@@ -98,7 +100,7 @@ const createForm = (viewer: Viewer, problem: string | undefined) => html`
 export const keys = (
   viewer: Viewer,
   records: ReadonlyArray<ApiKeyRecord>,
-  options: { readonly revoked?: ApiKeyRecord; readonly problem?: string } = {}
+  options: { readonly revoked?: ApiKeyRecord; readonly problem?: string; readonly usage?: ReadonlyArray<UsageDay> } = {}
 ) =>
   page(
     "API keys",
@@ -134,8 +136,10 @@ export const keys = (
       </table>
       ${records.length === 0 ? html`<p>No keys yet.</p>` : null}
       ${viewer.user.role === "admin" ? createForm(viewer, options.problem) : null}
+      ${options.usage === undefined ? null : usageSection(options.usage)}
     `,
-    viewer
+    viewer,
+    { chart: options.usage !== undefined }
   )
 
 export const keyCreated = (

@@ -11,6 +11,7 @@ import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import * as AccessRoutes from "./AccessRoutes.ts"
 import { assetCacheControl, assetsPrefix, findAsset } from "./Assets.ts"
+import * as AuditRoutes from "./AuditRoutes.ts"
 import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
 import * as IntegrationRoutes from "./IntegrationRoutes.ts"
 import * as KeyRoutes from "./KeyRoutes.ts"
@@ -25,6 +26,7 @@ export const routes = (options: GuardOptions) =>
       yield* KeyRoutes.register(router, guards)
       yield* IntegrationRoutes.register(router, guards)
       yield* ReceivableRoutes.register(router, guards)
+      yield* AuditRoutes.register(router, guards)
 
       // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page.
       yield* router.add(

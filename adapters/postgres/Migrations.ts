@@ -15,6 +15,7 @@ import syncDeadline from "./migrations/0007_sync_deadline.ts"
 import auditPartitions from "./migrations/0008_audit_partitions.ts"
 import eventsFeed from "./migrations/0009_events_feed.ts"
 import dashboard from "./migrations/0010_dashboard.ts"
+import auditSearch from "./migrations/0011_audit_search.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -28,7 +29,8 @@ export const migrations = {
   "0007_sync_deadline": syncDeadline,
   "0008_audit_partitions": auditPartitions,
   "0009_events_feed": eventsFeed,
-  "0010_dashboard": dashboard
+  "0010_dashboard": dashboard,
+  "0011_audit_search": auditSearch
 }
 
 const loader = Migrator.fromRecord(migrations)

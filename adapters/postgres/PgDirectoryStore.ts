@@ -4,7 +4,7 @@
  * is a plain bound parameter. The pair's uniqueness is the table's `(org_id, vendor_id, debtor_id)`
  * key; the rules of what may be stored live in the core service, not here.
  */
-import { DateTime, Duration, Effect, Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
 import {
@@ -12,6 +12,7 @@ import {
   DirectoryStore,
   type IntegrationRecord,
   type IntegrationRow,
+  quarantineShown,
   type SyncRunRecord,
   type VendorRecord
 } from "../../core/ports/DirectoryStore.ts"
@@ -49,6 +50,8 @@ interface RunRow {
   readonly updated: number
   readonly unchanged: number
   readonly quarantined: number
+  /** The first `quarantineShown` of the run's `quarantine` (jsonb), as the driver parses it. */
+  readonly quarantine: unknown
   readonly error: string | null
 }
 
@@ -80,6 +83,11 @@ const toIntegration = (row: IntegrationDbRow): IntegrationRecord => ({
   consecutiveFailures: row.consecutive_failures
 })
 
+// Written by the sync (`PgPairSession`) from the core's `Quarantined`: anything else is a fault.
+const decodeQuarantine = Schema.decodeUnknownSync(
+  Schema.Array(Schema.Struct({ documentKey: Schema.String, reasons: Schema.Array(Schema.String) }))
+)
+
 const toRun = (run: RunRow): SyncRunRecord => ({
   startedAt: utc(run.started_at),
   finishedAt: run.finished_at === null ? null : utc(run.finished_at),
@@ -89,6 +97,7 @@ const toRun = (run: RunRow): SyncRunRecord => ({
   updated: run.updated,
   unchanged: run.unchanged,
   quarantined: run.quarantined,
+  quarantine: decodeQuarantine(run.quarantine),
   error: run.error
 })
 
@@ -165,7 +174,9 @@ export const layer = Layer.effect(
       limit: number
     ) {
       const rows = yield* sql<RunRow>`
-        SELECT started_at, finished_at, outcome, fetched, created, updated, unchanged, quarantined, error
+        SELECT started_at, finished_at, outcome, fetched, created, updated, unchanged, quarantined, error,
+          jsonb_path_query_array(quarantine, 'lax $[0 to $last]', jsonb_build_object('last', ${quarantineShown - 1}::int))
+            AS quarantine
         FROM sync_runs WHERE org_id = ${org} AND integration_id = ${id}
         ORDER BY started_at DESC, id DESC LIMIT ${limit}`
       return rows.map(toRun)

@@ -6,28 +6,62 @@
  * changed or removed (retention is the database's concern). Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
-import { type AuditEntry, AuditLog } from "../ports/AuditLog.ts"
+import {
+  type AuditEntry,
+  AuditLog,
+  type AuditPosition,
+  type AuditSearch,
+  type StoredAuditEntry
+} from "../ports/AuditLog.ts"
 
-// Organization ids are UUIDs, compared without regard to case as PostgreSQL's `uuid` type does.
-const sameOrg = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase()
+// Organization and key ids are UUIDs, compared without regard to case as PostgreSQL's `uuid` type does.
+const sameId = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase()
+
+const millis = DateTime.toEpochMillis
+
+/** Whether `a` comes before `b` in the log's order (older, or as old and stored earlier). */
+const isBefore = (a: AuditPosition, b: AuditPosition) =>
+  millis(a.at) < millis(b.at) || (millis(a.at) === millis(b.at) && a.sequence < b.sequence)
+
+const newestFirst = (a: StoredAuditEntry, b: StoredAuditEntry) =>
+  millis(b.position.at) - millis(a.position.at) || b.position.sequence - a.position.sequence
+
+/** Whether the stored entry is one the search asks for, paging aside. */
+const matchesSearch = (query: AuditSearch, { entry, position }: StoredAuditEntry) =>
+  sameId(entry.orgId, query.orgId) &&
+  millis(entry.at) >= millis(query.since) &&
+  millis(entry.at) < millis(query.until) &&
+  (query.keyId === undefined || sameId(entry.keyId, query.keyId)) &&
+  (query.statusClass === undefined || Math.floor(entry.status / 100) === query.statusClass) &&
+  (query.path === undefined ||
+    (query.path.match === "exact" ? entry.path === query.path.value : entry.path.startsWith(query.path.value))) &&
+  (query.requestId === undefined || entry.requestId === query.requestId) &&
+  (query.before === undefined || isBefore(position, query.before))
 
 export const layerMemory: Layer.Layer<AuditLog> = Layer.sync(AuditLog, () => {
-  const entries: Array<AuditEntry> = []
+  const stored: Array<StoredAuditEntry> = []
 
   const record = (entry: AuditEntry) =>
     Effect.sync(() => {
-      entries.push(entry)
+      stored.push({ entry, position: { at: entry.at, sequence: stored.length + 1 } })
     }).pipe(Effect.withSpan("MemoryAuditLog.record"))
 
   const recent = (options: { readonly orgId?: string | undefined; readonly limit: number }) =>
     Effect.sync(() =>
-      entries
-        .map((entry, order) => ({ entry, order }))
-        .filter(({ entry }) => options.orgId === undefined || sameOrg(entry.orgId, options.orgId))
-        .sort((a, b) => DateTime.toEpochMillis(b.entry.at) - DateTime.toEpochMillis(a.entry.at) || b.order - a.order)
+      stored
+        .filter(({ entry }) => options.orgId === undefined || sameId(entry.orgId, options.orgId))
+        .sort(newestFirst)
         .slice(0, Math.max(0, options.limit))
         .map(({ entry }) => entry)
     )
 
-  return AuditLog.of({ record, recent, pending: Effect.succeed(0) })
+  const search = (query: AuditSearch) =>
+    Effect.sync(() =>
+      stored
+        .filter((item) => matchesSearch(query, item))
+        .sort(newestFirst)
+        .slice(0, Math.max(0, query.limit))
+    )
+
+  return AuditLog.of({ record, recent, search, pending: Effect.succeed(0) })
 })

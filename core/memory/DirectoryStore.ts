@@ -3,7 +3,7 @@
  * to the same contract (`test/contracts/DirectoryStore.contract.ts`). It refuses, as defects, what
  * the tables' constraints refuse (an empty name, a pair whose vendor or debtor is not stored).
  * Sync runs are written by the sync, not through this port: `MemoryDirectory.addRun` puts them
- * in. Ids are found in any letter case, as PostgreSQL's `uuid` type finds them. Depends on
+ * in, with every quarantined document the run kept. Ids are found in any letter case, as PostgreSQL's `uuid` type finds them. Depends on
  * `effect` and core only.
  */
 import { Context, DateTime, Effect, Layer, Option } from "effect"
@@ -14,6 +14,7 @@ import {
   DirectoryStore,
   type IntegrationRecord,
   type IntegrationRow,
+  quarantineShown,
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
@@ -112,7 +113,7 @@ const make = Effect.sync(() => {
                 DateTime.toEpochMillis(b.run.startedAt) - DateTime.toEpochMillis(a.run.startedAt) || b.order - a.order
             )
             .slice(0, Math.max(0, limit))
-            .map(({ run }) => run)
+            .map(({ run }) => ({ ...run, quarantine: run.quarantine.slice(0, quarantineShown) }))
         : []
     )
 

@@ -21,6 +21,40 @@ export interface AuditEntry {
   readonly clientAddress: string | null
 }
 
+/** Where an entry stands in the log's order: its time, then the order in which it was stored. */
+export interface AuditPosition {
+  readonly at: DateTime.Utc
+  readonly sequence: number
+}
+
+export interface StoredAuditEntry {
+  readonly entry: AuditEntry
+  readonly position: AuditPosition
+}
+
+/** The first digit of a status: 2 for 2xx and so on. */
+export type StatusClass = 2 | 3 | 4 | 5
+
+/**
+ * One organization's entries in a time window, narrowed by what is set. The window is required:
+ * the log is kept in monthly partitions of time, and a bounded window reads only its months.
+ */
+export interface AuditSearch {
+  readonly orgId: OrgId
+  /** From this instant, inclusive. */
+  readonly since: DateTime.Utc
+  /** Up to this instant, exclusive. */
+  readonly until: DateTime.Utc
+  readonly keyId?: ApiKeyId | undefined
+  readonly statusClass?: StatusClass | undefined
+  /** The path equal to `value`, or starting with it. */
+  readonly path?: { readonly value: string; readonly match: "exact" | "prefix" } | undefined
+  readonly requestId?: string | undefined
+  /** Only entries before this position (the last one of the previous page). */
+  readonly before?: AuditPosition | undefined
+  readonly limit: number
+}
+
 export class AuditLogUnavailable extends Schema.TaggedError<AuditLogUnavailable>()("AuditLogUnavailable", {
   message: Schema.String
 }) {}
@@ -37,5 +71,7 @@ export class AuditLog extends Context.Service<
       readonly orgId?: OrgId | undefined
       readonly limit: number
     }) => Effect.Effect<ReadonlyArray<AuditEntry>>
+    /** The organization's entries matching every filter set, newest first (by position), up to the limit. */
+    readonly search: (query: AuditSearch) => Effect.Effect<ReadonlyArray<StoredAuditEntry>>
   }
 >()("core/AuditLog") {}

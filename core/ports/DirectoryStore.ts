@@ -6,6 +6,13 @@
  */
 import { Context, type DateTime, type Duration, type Effect, type Option } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { Quarantined } from "../domain/PairSync.ts"
+
+/**
+ * The quarantined documents a run record carries, at most: enough to see what went wrong, and a
+ * page stays small however many a run quarantined (`quarantined` counts them all).
+ */
+export const quarantineShown = 20
 
 export interface VendorRecord {
   readonly id: VendorId
@@ -29,6 +36,8 @@ export interface SyncRunRecord {
   readonly updated: number
   readonly unchanged: number
   readonly quarantined: number
+  /** The first quarantined documents the run kept, in the order it met them, with their reasons. */
+  readonly quarantine: ReadonlyArray<Quarantined>
   readonly error: string | null
 }
 
@@ -77,7 +86,7 @@ export class DirectoryStore extends Context.Service<
     readonly findIntegration: (id: IntegrationId) => Effect.Effect<Option.Option<IntegrationRecord>>
     /** The organization's integrations, by vendor name, debtor name, then id. */
     readonly listIntegrations: (org: OrgId) => Effect.Effect<ReadonlyArray<IntegrationRecord>>
-    /** The integration's newest `limit` sync runs, newest first. */
+    /** The integration's newest `limit` sync runs, newest first, each with up to `quarantineShown` documents. */
     readonly recentRuns: (org: OrgId, id: IntegrationId, limit: number) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
     /**
      * Pauses (keeping an earlier pause's time) or resumes the integration, as of `at`. A paused

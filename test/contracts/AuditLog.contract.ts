@@ -1,7 +1,8 @@
 /**
  * The contract of the `AuditLog` port, one suite run against every implementation (the in-memory
- * twin, PostgreSQL): `describeAuditLog(name, layer)`, one line per log. Entries carry no key
- * (a key's usage is counted against stored keys, which are not this port's). Each generated case
+ * twin, PostgreSQL): `describeAuditLog(name, layer, storedKeys)`, one line per log. Entries carry
+ * only keys from `storedKeys` (a key's usage is counted against stored keys, which are not this
+ * port's, so each log says how it gets two). Each generated case
  * records entries of a fresh organization, later than any recorded before, so that the log's
  * earlier contents never change the answer.
  */
@@ -9,12 +10,13 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer } from "effect"
 import fc from "fast-check"
-import type { OrgId } from "../../core/domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import { type AuditEntry, AuditLog } from "../../core/ports/AuditLog.ts"
+import { describeSearch } from "./AuditLog.search.ts"
 
-const forAll = <T>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, unknown, AuditLog>) =>
+export const forAll = <T, R>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, unknown, R>) =>
   Effect.gen(function* () {
-    const run = Effect.runPromiseWith(yield* Effect.context<AuditLog>())
+    const run = Effect.runPromiseWith(yield* Effect.context<R>())
     yield* Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(arbitrary, (value) => run(body(value))),
@@ -26,7 +28,7 @@ const forAll = <T>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect
 // Each case starts a minute after the previous one's latest entry; the log's partitions cover
 // the coming months, so these instants, near now, always have one.
 let cursor = DateTime.toEpochMillis(DateTime.nowUnsafe())
-const nextCase = () => {
+export const nextCase = () => {
   cursor += 60_000
   return cursor
 }
@@ -66,10 +68,16 @@ const newestFirst = (entries: ReadonlyArray<AuditEntry>) =>
     .sort((a, b) => DateTime.toEpochMillis(b.entry.at) - DateTime.toEpochMillis(a.entry.at) || b.order - a.order)
     .map(({ entry }) => entry)
 
-const plain = (entry: AuditEntry) => ({ ...entry, at: DateTime.formatIso(entry.at) })
+export const plain = (entry: AuditEntry) => ({ ...entry, at: DateTime.formatIso(entry.at) })
 
-export const describeAuditLog = <E>(name: string, logLayer: Layer.Layer<AuditLog, E>) =>
+export const describeAuditLog = <E, R>(
+  name: string,
+  logLayer: Layer.Layer<AuditLog | R, E>,
+  storedKeys: Effect.Effect<readonly [ApiKeyId, ApiKeyId], never, R>
+) =>
   layer(logLayer, { excludeTestServices: true, timeout: 120_000 })(`AuditLog contract (${name})`, (it) => {
+    describeSearch(it, storedKeys)
+
     it.effect("an organization's recent entries are its newest, newest first, as recorded, up to the limit", () =>
       forAll(fc.tuple(fc.array(entryPlan, { maxLength: 8 }), fc.integer({ min: 0, max: 10 })), ([plans, limit]) =>
         Effect.gen(function* () {

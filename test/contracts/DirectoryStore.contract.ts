@@ -1,7 +1,8 @@
 /**
  * The contract of the `DirectoryStore` port, one suite run against every implementation (the
- * in-memory twin, PostgreSQL): `describeDirectoryStore(name, layer)`, one line per store. The layer
- * also provides the `Organizations` that vendors belong to. Every check makes its own
+ * in-memory twin, PostgreSQL): `describeDirectoryStore(name, layer, addRun)`, one line per store.
+ * The layer also provides the `Organizations` that vendors belong to; `addRun` stores a run as the
+ * sync does (runs are not written through this port). Every check makes its own
  * organizations, vendors and debtors, so rows of earlier checks never matter.
  */
 import { randomUUID } from "node:crypto"
@@ -9,14 +10,23 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
 import type { DebtorId, IntegrationId, VendorId } from "../../core/domain/Ids.ts"
-import { DirectoryStore, type IntegrationRecord } from "../../core/ports/DirectoryStore.ts"
+import type { Quarantined } from "../../core/domain/PairSync.ts"
+import {
+  DirectoryStore,
+  type IntegrationRecord,
+  quarantineShown,
+  type SyncRunRecord
+} from "../../core/ports/DirectoryStore.ts"
 import { Organizations } from "../../core/ports/Organizations.ts"
 
 type Services = DirectoryStore | Organizations
 
-const forAll = <T>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, never, Services>) =>
+/** Stores a run of the integration as the sync would, with every quarantined document it kept. */
+export type AddRun<R> = (id: IntegrationRecord, run: SyncRunRecord) => Effect.Effect<void, never, R>
+
+const forAll = <T, R = Services>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, never, R>) =>
   Effect.gen(function* () {
-    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    const run = Effect.runPromiseWith(yield* Effect.context<R>())
     yield* Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(arbitrary, (value) => run(body(value))),
@@ -55,8 +65,61 @@ const row = (org: string, vendor: VendorId, debtor: DebtorId, minutes = 0) => ({
   nextSyncAt: at(minutes)
 })
 
-export const describeDirectoryStore = <E>(name_: string, storeLayer: Layer.Layer<Services, E>) =>
+const quarantinedDocument: fc.Arbitrary<Quarantined> = fc.record({
+  documentKey: fc.string({ minLength: 1, maxLength: 12 }),
+  reasons: fc.array(fc.constantFrom("amount is not a number", "unknown currency", "no due date"), {
+    minLength: 1,
+    maxLength: 2
+  })
+})
+
+export const describeDirectoryStore = <E, R>(
+  name_: string,
+  storeLayer: Layer.Layer<Services | R, E>,
+  addRun: AddRun<R>
+) =>
   layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`DirectoryStore contract (${name_})`, (it) => {
+    it.effect(
+      "a run record carries its first quarantined documents with their reasons, in order, and counts them all",
+      () =>
+        forAll(
+          fc.array(fc.tuple(fc.array(quarantinedDocument, { maxLength: 30, size: "max" }), fc.nat({ max: 200 })), {
+            minLength: 1,
+            maxLength: 3
+          }),
+          (runs) =>
+            Effect.gen(function* () {
+              const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+              const pair = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+              const stored = runs.map(
+                ([quarantine, notKept], index): SyncRunRecord => ({
+                  startedAt: at(index),
+                  finishedAt: at(index),
+                  outcome: "succeeded",
+                  fetched: quarantine.length + notKept,
+                  created: 0,
+                  updated: 0,
+                  unchanged: 0,
+                  quarantined: quarantine.length + notKept,
+                  quarantine,
+                  error: null
+                })
+              )
+              for (const run of stored) yield* addRun(pair, run)
+              const read = yield* store.recentRuns(org, pair.id, 10)
+              assert.deepStrictEqual(
+                read.map((run) => ({ quarantined: run.quarantined, quarantine: run.quarantine })),
+                stored.toReversed().map((run) => ({
+                  quarantined: run.quarantined,
+                  quarantine: run.quarantine.slice(0, quarantineShown)
+                }))
+              )
+              // Another organization's reading of the pair finds no run.
+              assert.deepStrictEqual(yield* store.recentRuns((yield* newOrg).id, pair.id, 10), [])
+            })
+        )
+    )
+
     it.effect("vendors are stored in their organization, found only there, and listed by name then id", () =>
       forAll(fc.array(name, { minLength: 1, maxLength: 5 }), (names) =>
         Effect.gen(function* () {

@@ -1,6 +1,13 @@
-import { Layer } from "effect"
+import { Effect, Layer } from "effect"
 import * as MemoryDirectoryStore from "../../core/memory/DirectoryStore.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
 import { describeDirectoryStore } from "./DirectoryStore.contract.ts"
 
-describeDirectoryStore("memory", Layer.merge(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory))
+describeDirectoryStore(
+  "memory",
+  Layer.merge(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory),
+  (pair, run) =>
+    Effect.flatMap(Effect.service(MemoryDirectoryStore.MemoryDirectory), (seeding) =>
+      Effect.orDie(seeding.addRun(pair.id, run))
+    )
+)

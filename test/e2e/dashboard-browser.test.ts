@@ -1,9 +1,9 @@
 /**
  * The dashboard in a real browser (headless Chromium through playwright-core): an invite sets
- * the password and signs in to the overview, a pair is paused and resumed, the receivables (a few thousand) are paged,
- * filtered and one opened, a key is created (shown once, with a working copy button), used on
+ * the password and signs in to the overview, a pair is paused and resumed (its quarantined documents shown), the receivables (a few thousand) are paged,
+ * filtered and one opened, the keys' usage is charted, a key is created (shown once, with a working copy button), used on
  * the API, revoked after a confirmation and refused by the API on its next request; sign-out and
- * sign-in; a member's view; a used invite link. Every page passes axe-core with no serious or
+ * sign-in; the audit log, filtered; a member's view; a used invite link. Every page passes axe-core with no serious or
  * critical violation, loads nothing from elsewhere and trips no Content-Security-Policy. Needs
  * Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without it. Screenshots
  * of every page, and the pages' load times on loopback, are kept in `test-artifacts/`.
@@ -81,6 +81,14 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             'bulk-' || n, n, 'EUR', '2026-10-01', 'PAID', 'Paid', '{}'::jsonb,
             now() - interval '200 hours' + n * interval '1 second', now()
           FROM (SELECT * FROM receivables WHERE id = ${fixture.receivablesA[0]!.id}) r, generate_series(1, ${bulkReceivables}) AS n`
+        // A run that quarantined documents, so that their reasons are on the pair's page.
+        yield* sql`
+          INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, quarantined,
+            quarantine)
+          SELECT i.org_id, i.id, 'w1', now() - interval '1 hour', now() - interval '1 hour', 'succeeded', 3, 2,
+            '[{"documentKey": "INV-77", "reasons": ["unknown currency"]}, {"documentKey": "INV-78", "reasons": ["no due date"]}]'
+          FROM integrations i JOIN debtors d ON d.id = i.debtor_id
+          WHERE i.vendor_id = ${fixture.vendorA1} AND d.name = 'Globex'`
         const browser = yield* Effect.acquireRelease(
           Effect.promise(() => chromium.launch({ executablePath: chromiumPath(), args: ["--no-sandbox"] })),
           (browser) => Effect.promise(() => browser.close())
@@ -116,6 +124,11 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await page.getByRole("link", { name: "Acme Supplies → Globex" }).click()
           await page.getByRole("button", { name: "Pause syncing" }).click()
           await page.getByRole("status").filter({ hasText: "Paused" }).waitFor()
+          await page.getByText("2 of 2 quarantined documents").click()
+          const quarantinedShown = await page
+            .getByRole("table", { name: "Quarantined documents and why, in the order the portal sent them" })
+            .locator("tbody tr")
+            .allTextContents()
           await inspect(page, "integration", timings)
           await page.getByRole("button", { name: "Resume syncing" }).click()
           await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
@@ -141,6 +154,10 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
 
           await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click()
           await page.getByRole("heading", { name: "API keys" }).waitFor()
+          // uPlot draws the usage chart on a canvas, under the page's Content-Security-Policy.
+          await page.locator("#usage-chart canvas").first().waitFor()
+          const chartLegend = await page.locator("#usage-chart .u-legend .u-label").allTextContents()
+          await page.getByText("The numbers, per day").click()
           await inspect(page, "keys", timings)
 
           await page.getByLabel("Name (what the key is for)").fill("browser key")
@@ -177,6 +194,19 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await page.getByRole("button", { name: "Sign in" }).click()
           await page.waitForURL(`${base}/dashboard/overview`)
 
+          await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Audit log" }).click()
+          await page.getByRole("heading", { name: "Audit log" }).waitFor()
+          await inspect(page, "audit", timings)
+          await page.getByLabel("Status").selectOption("2xx")
+          await page.getByLabel("Path", { exact: true }).fill("/v1/vendors")
+          await page.getByRole("button", { name: "Filter" }).click()
+          await page.waitForURL(/status=2xx/)
+          await inspect(page, "audit-filtered", timings)
+          const auditedVendorRequests = await page
+            .getByRole("region", { name: "API requests" })
+            .locator("tbody tr")
+            .allTextContents()
+
           const member = await (await browser.newContext()).newPage()
           member.on("request", (request) => requested.push(request.url()))
           await member.goto(`${base}/dashboard/invite/${memberInvite}`)
@@ -188,6 +218,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await inspect(member, "keys-member", timings)
           const memberCanCreate = await member.getByRole("button", { name: "Create key" }).count()
           const memberCanRevoke = await member.getByRole("link", { name: /^Revoke/ }).count()
+          const memberAuditLinks = await member.getByRole("link", { name: "Audit log" }).count()
           await member.goto(`${base}/dashboard/invite/${memberInvite}`)
           await inspect(member, "invite-used", timings)
           await member.goto(`${base}/dashboard/no-such-page`)
@@ -206,6 +237,10 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             signedOutLandsOn,
             memberCanCreate,
             memberCanRevoke,
+            memberAuditLinks,
+            quarantinedShown,
+            chartLegend,
+            auditedVendorRequests,
             requested,
             violations
           }
@@ -223,6 +258,12 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(outcome.signedOutLandsOn, "/dashboard/sign-in")
         assert.strictEqual(outcome.memberCanCreate, 0)
         assert.strictEqual(outcome.memberCanRevoke, 0)
+        assert.strictEqual(outcome.memberAuditLinks, 0)
+        assert.deepStrictEqual(outcome.chartLegend, ["Day", "2xx/3xx", "4xx", "5xx"])
+        assert.deepStrictEqual(outcome.quarantinedShown, ["INV-77unknown currency", "INV-78no due date"])
+        // The one accepted request of the new key, before it was revoked.
+        assert.strictEqual(outcome.auditedVendorRequests.length, 1)
+        assert.match(outcome.auditedVendorRequests[0]!, /GET\/v1\/vendors200browser key/)
         assert.deepStrictEqual(
           outcome.requested.filter((url) => new URL(url).origin !== base),
           [],

@@ -129,6 +129,35 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       })
   )
 
+  it.effect("a pair's page shows the documents its runs quarantined with their reasons, the first 20 of all", () =>
+    Effect.gen(function* () {
+      const { fixture, base, sql, pair } = yield* setup
+      const id = pair("Acme Supplies → Globex").id
+      // As the sync records them: 25 documents kept with their reasons, of 30 quarantined.
+      const kept = Array.from({ length: 25 }, (_, n) => ({
+        documentKey: `INV-Q${n + 1}`,
+        reasons: n === 0 ? ["amount is not a number", "<b>no due date</b>"] : ["unknown currency"]
+      }))
+      yield* sql`
+        INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, quarantined,
+          quarantine)
+        VALUES (${fixture.orgA}, ${id}, 'w1', now() - interval '3 hours', now() - interval '3 hours', 'succeeded', 30,
+          30, ${JSON.stringify(kept)}::jsonb)`
+      const { client } = yield* signedIn(base, fixture.orgA, "member")
+      const detail = yield* run(() => client.get(`/dashboard/integrations/${id}`))
+      assert.strictEqual(detail.status, 200)
+      const quarantine = section(detail.body, "Quarantined documents")
+      assert.include(quarantine, "20 of 30 quarantined documents")
+      const shown = [...quarantine.matchAll(/>(INV-Q\d+)</g)].map((match) => match[1])
+      assert.deepStrictEqual(
+        shown,
+        Array.from({ length: 20 }, (_, n) => `INV-Q${n + 1}`)
+      )
+      assert.include(quarantine, "amount is not a number; &lt;b>no due date&lt;/b>")
+      assert.include(quarantine, "unknown currency")
+    })
+  )
+
   it.effect("an admin pauses and resumes a pair: the API shows it, and dashboard_audit names the user", () =>
     Effect.gen(function* () {
       const { fixture, base, sql, pair } = yield* setup

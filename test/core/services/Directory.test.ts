@@ -146,6 +146,7 @@ describe("Directory", () => {
           updated: 0,
           unchanged: 0,
           quarantined: 0,
+          quarantine: [],
           error: null
         })
       }

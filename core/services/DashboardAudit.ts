@@ -1,0 +1,95 @@
+/**
+ * The organization's audit trail as its admins read it in the dashboard: the API requests (the
+ * `AuditLog`) searched with filters a page at a time, and what people did in the dashboard (the
+ * `DashboardAuditLog`). Admins only: a member is refused, whatever the request. Every read is of
+ * the user's own organization; a key filter must name one of its keys. Depends on effect and
+ * the core alone.
+ */
+import { Context, DateTime, Duration, Effect, Layer } from "effect"
+import type { ApiKeyId } from "../domain/Ids.ts"
+import { AuditLog, type AuditPosition, type AuditSearch, type StoredAuditEntry } from "../ports/AuditLog.ts"
+import { type DashboardAuditEntry, DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
+import type { Actor } from "./DashboardAccess.ts"
+import { DashboardKeys, NotPermitted } from "./DashboardKeys.ts"
+
+/** Requests per page. */
+export const requestsPerPage = 50
+/** Dashboard actions shown: the newest. */
+export const actionsShown = 50
+/** The window searched when the user sets no start: the log's recent past, a few partitions. */
+export const defaultWindow = Duration.days(30)
+
+/** What the user asked for; the organization is always the user's own. */
+export type RequestFilters = Omit<AuditSearch, "orgId" | "since" | "until" | "limit" | "keyId"> & {
+  readonly keyId?: string | undefined
+  readonly since?: DateTime.Utc | undefined
+  readonly until?: DateTime.Utc | undefined
+}
+
+export interface RequestPage {
+  readonly entries: ReadonlyArray<StoredAuditEntry>
+  /** Where the next page starts, when there is one. */
+  readonly next: AuditPosition | undefined
+  readonly since: DateTime.Utc
+  readonly until: DateTime.Utc
+}
+
+export class DashboardAudit extends Context.Service<
+  DashboardAudit,
+  {
+    /** A page of the organization's API requests, newest first; none for a key not of the organization. */
+    readonly requests: (actor: Actor, filters: RequestFilters) => Effect.Effect<RequestPage, NotPermitted>
+    /** The organization's newest dashboard actions, newest first. */
+    readonly actions: (actor: Actor) => Effect.Effect<ReadonlyArray<DashboardAuditEntry>, NotPermitted>
+  }
+>()("core/DashboardAudit") {
+  static readonly layer = Layer.effect(
+    DashboardAudit,
+    Effect.gen(function* () {
+      const audit = yield* AuditLog
+      const dashboardAudit = yield* DashboardAuditLog
+      const keys = yield* DashboardKeys
+
+      const adminOnly = (actor: Actor) =>
+        actor.user.role === "admin" ? Effect.void : Effect.fail(new NotPermitted({ action: "read the audit log" }))
+
+      const requests = Effect.fn("DashboardAudit.requests")(function* (actor: Actor, filters: RequestFilters) {
+        yield* adminOnly(actor)
+        const now = yield* DateTime.now
+        // A minute ahead, so entries of requests just answered are inside an open-ended window.
+        const until = filters.until ?? DateTime.add(now, { minutes: 1 })
+        const since = filters.since ?? DateTime.subtractDuration(until, defaultWindow)
+        const empty = { entries: [], next: undefined, since, until }
+        let keyId: ApiKeyId | undefined
+        if (filters.keyId !== undefined) {
+          const key = yield* keys.find(actor, filters.keyId)
+          if (key === undefined) return empty
+          keyId = key.id
+        }
+        // One more than a page: whether it comes tells whether there is a next page.
+        const found = yield* audit.search({
+          ...filters,
+          orgId: actor.user.orgId,
+          keyId,
+          since,
+          until,
+          limit: requestsPerPage + 1
+        })
+        const entries = found.slice(0, requestsPerPage)
+        return {
+          entries,
+          next: found.length > requestsPerPage ? entries.at(-1)?.position : undefined,
+          since,
+          until
+        }
+      })
+
+      const actions = Effect.fn("DashboardAudit.actions")(function* (actor: Actor) {
+        yield* adminOnly(actor)
+        return yield* dashboardAudit.recent(actor.user.orgId, actionsShown)
+      })
+
+      return DashboardAudit.of({ requests, actions })
+    })
+  )
+}
