@@ -21,8 +21,10 @@ import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
+import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { DashboardAccess } from "../core/services/DashboardAccess.ts"
+import { DashboardTwoFactor } from "../core/services/DashboardTwoFactor.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { Events } from "../core/services/Events.ts"
 import { Receivables } from "../core/services/Receivables.ts"
@@ -35,9 +37,14 @@ const ApiKeysLive = ApiKeys.layer.pipe(
   Layer.provide([PgApiKeyStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
 )
 
-/** The dashboard's users, invites, sessions and their audit, over PostgreSQL, with scrypt. */
+/**
+ * The dashboard's users, invites, sessions, second factors and their audit, over PostgreSQL, with
+ * scrypt and otpauth.
+ */
 export const DashboardAccessLive = DashboardAccess.layer.pipe(
+  Layer.provideMerge(DashboardTwoFactor.layer),
   Layer.provide([
+    OtpauthCodes.layer,
     PgDashboardUserStore.layer,
     PgSessionStore.layer,
     PgDashboardAuditLog.layer,

@@ -1,14 +1,20 @@
 /**
- * The dashboard's routes for getting in and out: sign-in (throttled by the core), sign-out,
- * sign-out everywhere, and the invite links that set a password. Each sign-in issues a new
- * session cookie, ending the one the browser had.
+ * The dashboard's routes for getting in and out: sign-in (throttled by the core) and its second
+ * step for users with a second factor, sign-out, sign-out everywhere, and the invite links that
+ * set a password. Each sign-in issues a new session cookie, ending the one the browser had.
  */
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
+
+const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
+
+const throttled = (page: string, refused: { readonly retryAfterSeconds: number }) =>
+  HttpServerResponse.setHeader(htmlPage(page, 429), "retry-after", String(refused.retryAfterSeconds))
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const access = yield* DashboardAccess
@@ -38,21 +44,36 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         Effect.flatMap((signed) =>
           Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
         ),
-        Effect.catchTag("SignInRefused", (refused) =>
+        Effect.catchTags({
+          SecondStepRequired: (required) => Effect.succeed(htmlPage(signInCode(required.token))),
+          SignInRefused: (refused) =>
+            Effect.succeed(
+              refused.reason === "throttled"
+                ? throttled(Pages.signIn({ email, problem: tryAgain(refused.retryAfterSeconds) }), refused)
+                : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
+            )
+        })
+      )
+    })
+  )
+
+  // The held sign-in's token is used up by any answer: a wrong code means signing in again.
+  yield* router.add(
+    "POST",
+    signInCodePath,
+    Effect.gen(function* () {
+      const { request, origin, token } = yield* context
+      if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
+      const field = yield* formOf(request)
+      return yield* access.signInWithCode(field("token"), field("code"), origin.clientAddress, token).pipe(
+        Effect.flatMap((signed) =>
+          Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
+        ),
+        Effect.catchTag("CodeRefused", (refused) =>
           Effect.succeed(
             refused.reason === "throttled"
-              ? HttpServerResponse.setHeader(
-                  htmlPage(
-                    Pages.signIn({
-                      email,
-                      problem: `Too many failed attempts. Try again in ${refused.retryAfterSeconds} seconds.`
-                    }),
-                    429
-                  ),
-                  "retry-after",
-                  String(refused.retryAfterSeconds)
-                )
-              : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
+              ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
+              : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )
       )

@@ -39,7 +39,8 @@ const sections: ReadonlyArray<readonly [string, string]> = [
   ["/dashboard/overview", "Overview"],
   ["/dashboard/integrations", "Integrations"],
   ["/dashboard/receivables", "Receivables"],
-  ["/dashboard/keys", "API keys"]
+  ["/dashboard/keys", "API keys"],
+  ["/dashboard/account", "Account"]
 ]
 
 /** Pages for admins only: members get no link to them (and a 403 when they ask). */

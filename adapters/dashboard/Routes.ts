@@ -1,7 +1,7 @@
 /**
  * The dashboard's routes under `/dashboard`, registered on the service's HTTP router beside the
  * API (whose envelope audits and address-limits them): getting in and out (`AccessRoutes.ts`),
- * the keys (`KeyRoutes.ts`), the overview and the
+ * the account's second factor (`AccountRoutes.ts`), the keys (`KeyRoutes.ts`), the overview and the
  * pairs (`IntegrationRoutes.ts`), the receivables (`ReceivableRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
  * same-origin check first, then (once signed in) the session's CSRF token (`Handlers.ts`). Uses
  * the core's services, never storage; imports nothing from other
@@ -10,6 +10,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import * as AccessRoutes from "./AccessRoutes.ts"
+import * as AccountRoutes from "./AccountRoutes.ts"
 import { assetCacheControl, assetsPrefix, findAsset } from "./Assets.ts"
 import * as AuditRoutes from "./AuditRoutes.ts"
 import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
@@ -23,6 +24,7 @@ export const routes = (options: GuardOptions) =>
     Effect.fn(function* (router) {
       const guards = yield* makeGuards(options)
       yield* AccessRoutes.register(router, guards)
+      yield* AccountRoutes.register(router, guards)
       yield* KeyRoutes.register(router, guards)
       yield* IntegrationRoutes.register(router, guards)
       yield* ReceivableRoutes.register(router, guards)

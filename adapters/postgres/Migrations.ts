@@ -16,6 +16,7 @@ import auditPartitions from "./migrations/0008_audit_partitions.ts"
 import eventsFeed from "./migrations/0009_events_feed.ts"
 import dashboard from "./migrations/0010_dashboard.ts"
 import auditSearch from "./migrations/0011_audit_search.ts"
+import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -30,7 +31,8 @@ export const migrations = {
   "0008_audit_partitions": auditPartitions,
   "0009_events_feed": eventsFeed,
   "0010_dashboard": dashboard,
-  "0011_audit_search": auditSearch
+  "0011_audit_search": auditSearch,
+  "0012_dashboard_totp": dashboardTotp
 }
 
 const loader = Migrator.fromRecord(migrations)

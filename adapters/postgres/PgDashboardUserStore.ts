@@ -2,9 +2,10 @@
  * `DashboardUserStore` over PostgreSQL: the `dashboard_invites` and `dashboard_users` tables of
  * migration 0010. An invite is redeemed by one conditional UPDATE (unused, unexpired) in the same
  * transaction as its user's row and the using up of the address's other invites, so two
- * redemptions racing each other cannot both succeed.
+ * redemptions racing each other cannot both succeed. The second factor's columns are migration
+ * 0012's; a code's step and a held sign-in are each used up by one conditional UPDATE.
  */
-import { DateTime, Effect, Layer, Option, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../core/domain/Dashboard.ts"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
@@ -14,7 +15,8 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
-  type NewInvite
+  type NewInvite,
+  type SecondFactor
 } from "../../core/ports/DashboardUserStore.ts"
 
 interface UserRow {
@@ -97,12 +99,14 @@ export const layer = Layer.effect(
           WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${at}
           RETURNING *`
         if (invite === undefined) return Option.none<DashboardUser>()
-        // The same organization's user of that address takes the new password and role; another
+        // The same organization's user of that address takes the new password and role, and loses
+        // its second factor (a new invite is how an operator lets in someone who lost either); another
         // organization's keeps its own, and the redemption is rolled back.
         const [user] = yield* sql<UserRow>`
           INSERT INTO dashboard_users (org_id, email, role, password_hash, created_at)
           VALUES (${invite.org_id}, ${invite.email}, ${invite.role}, ${passwordHash}, ${at})
-          ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash
+          ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash,
+            totp_secret = NULL, totp_last_step = NULL, held_sign_in_hash = NULL, held_sign_in_expires_at = NULL
             WHERE dashboard_users.org_id = excluded.org_id
           RETURNING *`
         if (user === undefined) return yield* new EmailTaken({ email: invite.email })
@@ -134,6 +138,80 @@ export const layer = Layer.effect(
       return Option.map(Option.fromNullishOr(rows[0]), toUser)
     })
 
-    return DashboardUserStore.of({ createInvite, findInvite, redeemInvite, findByEmail, findUser })
+    const findSecondFactor = Effect.fn("PgDashboardUserStore.findSecondFactor")(function* (org: OrgId, id: UserId) {
+      if (!isUuid(org) || !isUuid(id)) return Option.none<SecondFactor>()
+      const rows = yield* sql<{ totp_secret: string; totp_last_step: string }>`
+        SELECT totp_secret, totp_last_step FROM dashboard_users
+        WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
+        secret: Redacted.make(row.totp_secret),
+        lastStep: Number(row.totp_last_step)
+      }))
+    })
+
+    const setSecondFactor = Effect.fn("PgDashboardUserStore.setSecondFactor")(function* (
+      org: OrgId,
+      id: UserId,
+      factor: SecondFactor | null
+    ) {
+      if (!isUuid(org) || !isUuid(id)) return
+      yield* sql`
+        UPDATE dashboard_users
+        SET totp_secret = ${factor === null ? null : Redacted.value(factor.secret)},
+          totp_last_step = ${factor === null ? null : factor.lastStep}
+        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+    })
+
+    const useStep = Effect.fn("PgDashboardUserStore.useStep")(function* (org: OrgId, id: UserId, step: number) {
+      if (!isUuid(org) || !isUuid(id)) return false
+      const rows = yield* sql`
+        UPDATE dashboard_users SET totp_last_step = ${step}
+        WHERE org_id = ${org} AND id = ${id} AND totp_last_step < ${step}
+        RETURNING id`.pipe(Effect.orDie)
+      return rows.length === 1
+    })
+
+    const holdSignIn = Effect.fn("PgDashboardUserStore.holdSignIn")(function* (
+      org: OrgId,
+      id: UserId,
+      tokenHash: Uint8Array,
+      expiresAt: DateTime.Utc
+    ) {
+      if (!isUuid(org) || !isUuid(id)) return
+      yield* sql`
+        UPDATE dashboard_users
+        SET held_sign_in_hash = ${tokenHash}, held_sign_in_expires_at = ${DateTime.toDateUtc(expiresAt)}
+        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+    })
+
+    const takeSignIn = Effect.fn("PgDashboardUserStore.takeSignIn")(function* (
+      tokenHash: Uint8Array,
+      now: DateTime.Utc
+    ) {
+      // Cleared whether or not it has expired: a token is tried once.
+      const rows = yield* sql<UserRow & { held_sign_in_expires_at: Date }>`
+        UPDATE dashboard_users AS taken SET held_sign_in_hash = NULL, held_sign_in_expires_at = NULL
+        FROM dashboard_users AS held
+        WHERE held.org_id = taken.org_id AND held.id = taken.id AND taken.held_sign_in_hash = ${tokenHash}
+        RETURNING taken.org_id, taken.id, taken.email, taken.role, taken.created_at,
+          held.held_sign_in_expires_at`.pipe(Effect.orDie)
+      const row = rows[0]
+      if (row === undefined || row.held_sign_in_expires_at <= DateTime.toDateUtc(now))
+        return Option.none<DashboardUser>()
+      return Option.some(toUser(row))
+    })
+
+    return DashboardUserStore.of({
+      createInvite,
+      findInvite,
+      redeemInvite,
+      findByEmail,
+      findUser,
+      findSecondFactor,
+      setSecondFactor,
+      useStep,
+      holdSignIn,
+      takeSignIn
+    })
   })
 )

@@ -14,7 +14,8 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
-  type NewInvite
+  type NewInvite,
+  type SecondFactor
 } from "../ports/DashboardUserStore.ts"
 import { Organizations } from "../ports/Organizations.ts"
 
@@ -24,6 +25,9 @@ export const layerMemory = Layer.effect(
     const organizations = yield* Organizations
     const invites = new Map<string, Invite>()
     const byEmail = new Map<string, Credentials>()
+    const secondFactors = new Map<string, SecondFactor>()
+    const heldSignIns = new Map<string, { readonly userKey: string; readonly expiresAt: DateTime.Utc }>()
+    const userKey = (org: OrgId, id: UserId) => `${org.toLowerCase()}/${id.toLowerCase()}`
 
     const takenElsewhere = (email: string, org: OrgId) => {
       const existing = byEmail.get(email)
@@ -78,6 +82,10 @@ export const layerMemory = Layer.effect(
         }
       }
       byEmail.set(invite.email, { user, passwordHash })
+      // A new invite is how an operator lets in someone who lost their password or second factor.
+      secondFactors.delete(userKey(user.orgId, user.id))
+      for (const [digest, held] of heldSignIns)
+        if (held.userKey === userKey(user.orgId, user.id)) heldSignIns.delete(digest)
       return Option.some(user)
     })
 
@@ -92,6 +100,52 @@ export const layerMemory = Layer.effect(
         )
       )
 
-    return DashboardUserStore.of({ createInvite, findInvite, redeemInvite, findByEmail, findUser })
+    const findSecondFactor = (org: OrgId, id: UserId) =>
+      Effect.sync(() => Option.fromNullishOr(secondFactors.get(userKey(org, id))))
+
+    const setSecondFactor = (org: OrgId, id: UserId, factor: SecondFactor | null) =>
+      Effect.sync(() => {
+        if (factor === null) secondFactors.delete(userKey(org, id))
+        else secondFactors.set(userKey(org, id), factor)
+      })
+
+    const useStep = (org: OrgId, id: UserId, step: number) =>
+      Effect.sync(() => {
+        const factor = secondFactors.get(userKey(org, id))
+        if (factor === undefined || step <= factor.lastStep) return false
+        secondFactors.set(userKey(org, id), { ...factor, lastStep: step })
+        return true
+      })
+
+    const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
+      Effect.sync(() => {
+        const key = userKey(org, id)
+        for (const [digest, held] of heldSignIns) if (held.userKey === key) heldSignIns.delete(digest)
+        heldSignIns.set(Hex.encode(tokenHash), { userKey: key, expiresAt })
+      })
+
+    const takeSignIn = (tokenHash: Uint8Array, now: DateTime.Utc) =>
+      Effect.sync(() => {
+        const digest = Hex.encode(tokenHash)
+        const held = heldSignIns.get(digest)
+        heldSignIns.delete(digest)
+        if (held === undefined || !DateTime.isLessThan(now, held.expiresAt)) return Option.none<DashboardUser>()
+        return Option.fromNullishOr(
+          [...byEmail.values()].find((entry) => userKey(entry.user.orgId, entry.user.id) === held.userKey)?.user
+        )
+      })
+
+    return DashboardUserStore.of({
+      createInvite,
+      findInvite,
+      redeemInvite,
+      findByEmail,
+      findUser,
+      findSecondFactor,
+      setSecondFactor,
+      useStep,
+      holdSignIn,
+      takeSignIn
+    })
   })
 )

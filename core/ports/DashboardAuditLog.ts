@@ -17,7 +17,9 @@ export const DashboardAction = Schema.Literals([
   "key_created",
   "key_revoked",
   "integration_paused",
-  "integration_resumed"
+  "integration_resumed",
+  "totp_enabled",
+  "totp_disabled"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 

@@ -4,7 +4,7 @@
  * (sign-in) or by id within their organization. What a token, a password or an expiry is, is
  * policy (`core/services/DashboardAccess.ts`); implementations hold digests and hashes only.
  */
-import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
+import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { Role } from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import type { OrganizationNotFound } from "./ApiKeyStore.ts"
@@ -22,6 +22,12 @@ export interface Credentials {
   readonly user: DashboardUser
   /** As the `PasswordHasher` wrote it. */
   readonly passwordHash: string
+}
+
+/** A user's TOTP secret (base32), and the last time step a code of theirs was accepted for. */
+export interface SecondFactor {
+  readonly secret: Redacted.Redacted<string>
+  readonly lastStep: number
 }
 
 export interface Invite {
@@ -56,7 +62,8 @@ export class DashboardUserStore extends Context.Service<
     /**
      * In one step: marks the invite used, if it is unused and not expired at `now`, stores its
      * user with this password hash (a new user, or the organization's user of that address with
-     * the invite's role) and marks the organization's other unused invites of that address used.
+     * the invite's role, its second factor and held sign-in removed) and marks the organization's
+     * other unused invites of that address used.
      * None when the invite is unknown, used or expired; a second redemption racing the first
      * finds it used. `EmailTaken` (and nothing changed) when another organization's user has
      * taken the address since the invite was made.
@@ -69,5 +76,20 @@ export class DashboardUserStore extends Context.Service<
     /** A user and its password hash by normalized address: the one lookup across organizations. */
     readonly findByEmail: (email: string) => Effect.Effect<Option.Option<Credentials>>
     readonly findUser: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<DashboardUser>>
+    readonly findSecondFactor: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<SecondFactor>>
+    /** Turns the second factor on (with the step its confirming code used up) or, with none, off. */
+    readonly setSecondFactor: (org: OrgId, id: UserId, factor: SecondFactor | null) => Effect.Effect<void>
+    /**
+     * Records that a code of `step` was accepted, in one step and only if `step` is later than the
+     * last accepted one: false when it is not (a replay, or a race with another use of it).
+     */
+    readonly useStep: (org: OrgId, id: UserId, step: number) => Effect.Effect<boolean>
+    /**
+     * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`; one
+     * per user: a newer one replaces it.
+     */
+    readonly holdSignIn: (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) => Effect.Effect<void>
+    /** Takes the held sign-in of that token if it has not expired at `now`: it is gone afterwards. */
+    readonly takeSignIn: (tokenHash: Uint8Array, now: DateTime.Utc) => Effect.Effect<Option.Option<DashboardUser>>
   }
 >()("core/DashboardUserStore") {}

@@ -3,7 +3,8 @@
  * `DashboardAuditLog` and `PasswordHasher` ports: invites that work once before they expire,
  * passwords set through them, sign-in throttled (`SignInThrottle.ts`), server-side
  * sessions with an idle and an absolute expiry, and the CSRF token bound to each session. Tokens
- * are 256 bits from effect's `SecureRandom`, stored only as SHA-256 digests. Depends on effect and
+ * are 256 bits from effect's `SecureRandom`, stored only as SHA-256 digests. A user with a second
+ * factor gets a session only once `DashboardTwoFactor` accepts their code. Depends on effect and
  * the core alone.
  */
 import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -22,6 +23,7 @@ import {
 } from "../ports/DashboardUserStore.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
+import { type CodeRefused, DashboardTwoFactor } from "./DashboardTwoFactor.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 /** Unknown, already used or expired: the same answer for all three. */
@@ -36,6 +38,12 @@ export class PasswordRejected extends Schema.TaggedError<PasswordRejected>()("Pa
 export class SignInRefused extends Schema.TaggedError<SignInRefused>()("SignInRefused", {
   reason: Schema.Literals(["credentials", "throttled"]),
   retryAfterSeconds: Schema.Number
+}) {}
+
+/** The password was right, and the user's second factor is on: no session until a code completes it. */
+export class SecondStepRequired extends Schema.TaggedError<SecondStepRequired>()("SecondStepRequired", {
+  /** The held sign-in's token, for the second step's form alone. */
+  token: Schema.Redacted(Schema.String)
 }) {}
 
 /** No session, or one that was signed out, expired or went idle. */
@@ -91,7 +99,14 @@ export class DashboardAccess extends Context.Service<
       password: Redacted.Redacted<string>,
       clientAddress: string | null,
       replacing?: string
-    ) => Effect.Effect<SignedIn, SignInRefused>
+    ) => Effect.Effect<SignedIn, SignInRefused | SecondStepRequired>
+    /** The second step: a session for the right code of the sign-in held under `token`. */
+    readonly signInWithCode: (
+      token: string,
+      code: string,
+      clientAddress: string | null,
+      replacing?: string
+    ) => Effect.Effect<SignedIn, CodeRefused>
     readonly authenticate: (sessionToken: string) => Effect.Effect<CurrentSession, SessionInvalid>
     readonly checkCsrf: (session: CurrentSession, presented: string) => boolean
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
@@ -109,6 +124,7 @@ export class DashboardAccess extends Context.Service<
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
+      const twoFactor = yield* DashboardTwoFactor
       const throttle = makeThrottle()
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
@@ -221,9 +237,24 @@ export class DashboardAccess extends Context.Service<
           })
           return yield* new SignInRefused({ reason: "credentials", retryAfterSeconds: 0 })
         }
+        // The password's throttle takes a right password back; wrong codes have a throttle of their own.
         admission.attempt.succeeded()
+        if (yield* twoFactor.isOn(found.value.user)) {
+          return yield* new SecondStepRequired({ token: yield* twoFactor.hold(found.value.user) })
+        }
         yield* record({ user: found.value.user, clientAddress }, "sign_in", null)
         return yield* startSession(found.value.user, replacing)
+      })
+
+      const signInWithCode = Effect.fn("DashboardAccess.signInWithCode")(function* (
+        token: string,
+        code: string,
+        clientAddress: string | null,
+        replacing?: string
+      ) {
+        const user = yield* twoFactor.complete(token, code, clientAddress)
+        yield* record({ user, clientAddress }, "sign_in", null)
+        return yield* startSession(user, replacing)
       })
 
       const authenticate = Effect.fn("DashboardAccess.authenticate")(function* (token: string) {
@@ -268,6 +299,7 @@ export class DashboardAccess extends Context.Service<
         inviteFor,
         acceptInvite,
         signIn,
+        signInWithCode,
         authenticate,
         checkCsrf: (session, presented) => Policy.constantTimeEqual(session.csrfToken, presented),
         signOut,

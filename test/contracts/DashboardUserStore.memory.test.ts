@@ -2,9 +2,10 @@ import { Layer } from "effect"
 import * as MemoryDashboardUserStore from "../../core/memory/DashboardUserStore.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
 
+import { describeSecondFactorStore } from "./DashboardSecondFactor.contract.ts"
 import { describeDashboardUserStore } from "./DashboardUserStore.contract.ts"
 
-describeDashboardUserStore(
-  "memory",
-  MemoryDashboardUserStore.layerMemory.pipe(Layer.provideMerge(MemoryOrganizations.layerMemory))
-)
+const store = MemoryDashboardUserStore.layerMemory.pipe(Layer.provideMerge(MemoryOrganizations.layerMemory))
+
+describeDashboardUserStore("memory", store)
+describeSecondFactorStore("memory", store)

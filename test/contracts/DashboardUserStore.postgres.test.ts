@@ -3,9 +3,10 @@ import * as PgDashboardUserStore from "../../adapters/postgres/PgDashboardUserSt
 import * as PgOrganizations from "../../adapters/postgres/PgOrganizations.ts"
 
 import * as TestDatabase from "../support/TestDatabase.ts"
+import { describeSecondFactorStore } from "./DashboardSecondFactor.contract.ts"
 import { describeDashboardUserStore } from "./DashboardUserStore.contract.ts"
 
-describeDashboardUserStore(
-  "PostgreSQL",
-  Layer.mergeAll(PgDashboardUserStore.layer, PgOrganizations.layer).pipe(Layer.provide(TestDatabase.layer))
-)
+const store = Layer.mergeAll(PgDashboardUserStore.layer, PgOrganizations.layer).pipe(Layer.provide(TestDatabase.layer))
+
+describeDashboardUserStore("PostgreSQL", store)
+describeSecondFactorStore("PostgreSQL", store)

@@ -3,7 +3,8 @@
  * the password and signs in to the overview, a pair is paused and resumed (its quarantined documents shown), the receivables (a few thousand) are paged,
  * filtered and one opened, the keys' usage is charted, a key is created (shown once, with a working copy button), used on
  * the API, revoked after a confirmation and refused by the API on its next request; sign-out and
- * sign-in; the audit log, filtered; a member's view; a used invite link. Every page passes axe-core with no serious or
+ * sign-in; the audit log, filtered; a member's view, where the member turns on a second factor
+ * (TOTP) and signs in again with a code; a used invite link. Every page passes axe-core with no serious or
  * critical violation, loads nothing from elsewhere and trips no Content-Security-Policy. Needs
  * Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without it. Screenshots
  * of every page, and the pages' load times on loopback, are kept in `test-artifacts/`.
@@ -13,8 +14,10 @@ import { createRequire } from "node:module"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import * as OTPAuth from "otpauth"
 import { chromium, type Page } from "playwright-core"
 import { DashboardAccessLive } from "../../app/Layers.ts"
+import { stepMillis } from "../../core/services/DashboardTwoFactor.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
@@ -56,6 +59,10 @@ const inspect = async (page: Page, name: string, timings: Record<string, number>
   timings[name] = Math.round(loaded * 10) / 10
   await page.screenshot({ path: `${artifacts}/dashboard-${name}.png`, fullPage: true })
 }
+
+/** The authenticator app's code for the current step, moved `offset` steps. */
+const totpCode = (secret: string, offset = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + offset * stepMillis })
 
 const apiStatus = (base: string, key: string) =>
   fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } }).then(async (response) => ({
@@ -219,6 +226,27 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           const memberCanCreate = await member.getByRole("button", { name: "Create key" }).count()
           const memberCanRevoke = await member.getByRole("link", { name: /^Revoke/ }).count()
           const memberAuditLinks = await member.getByRole("link", { name: "Audit log" }).count()
+
+          await member.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click()
+          await member.getByRole("heading", { name: "Turn on a second factor" }).waitFor()
+          await inspect(member, "account", timings)
+          const secret = await member.locator("input[name=secret]").inputValue()
+          const codeLabel = "Code from your authenticator app (6 digits)"
+          // The step before the current one (one step of drift), leaving the current one for sign-in.
+          await member.getByLabel(codeLabel).fill(totpCode(secret, -1))
+          await member.getByRole("button", { name: "Turn on" }).click()
+          await member.getByRole("status").filter({ hasText: "The second factor is on." }).waitFor()
+          await inspect(member, "account-totp-on", timings)
+          await member.getByRole("button", { name: "Sign out", exact: true }).click()
+          await member.getByLabel("E-mail address").fill("member@example.com")
+          await member.getByLabel("Password").fill(password)
+          await member.getByRole("button", { name: "Sign in" }).click()
+          await member.getByRole("heading", { name: "Enter your code" }).waitFor()
+          await inspect(member, "sign-in-code", timings)
+          await member.getByLabel(codeLabel).fill(totpCode(secret))
+          await member.getByRole("button", { name: "Sign in" }).click()
+          await member.waitForURL(`${base}/dashboard/overview`)
+          const memberSignedInWithCode = new URL(member.url()).pathname
           await member.goto(`${base}/dashboard/invite/${memberInvite}`)
           await inspect(member, "invite-used", timings)
           await member.goto(`${base}/dashboard/no-such-page`)
@@ -238,6 +266,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             memberCanCreate,
             memberCanRevoke,
             memberAuditLinks,
+            memberSignedInWithCode,
             quarantinedShown,
             chartLegend,
             auditedVendorRequests,
@@ -259,6 +288,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(outcome.memberCanCreate, 0)
         assert.strictEqual(outcome.memberCanRevoke, 0)
         assert.strictEqual(outcome.memberAuditLinks, 0)
+        assert.strictEqual(outcome.memberSignedInWithCode, "/dashboard/overview")
         assert.deepStrictEqual(outcome.chartLegend, ["Day", "2xx/3xx", "4xx", "5xx"])
         assert.deepStrictEqual(outcome.quarantinedShown, ["INV-77unknown currency", "INV-78no due date"])
         // The one accepted request of the new key, before it was revoked.

@@ -8,6 +8,7 @@ import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect
 import { Digest, SecureRandom } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { accountThrottle, inviteLifetime, pairThrottle, sessionPolicy } from "../../../core/domain/Dashboard.ts"
 import { layerMemory as ApiKeyStoreMemory } from "../../../core/memory/ApiKeyStore.ts"
 import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
@@ -17,8 +18,9 @@ import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
 import { ApiKeys } from "../../../core/services/ApiKeys.ts"
-import { DashboardAccess } from "../../../core/services/DashboardAccess.ts"
+import { DashboardAccess, type SecondStepRequired, type SignInRefused } from "../../../core/services/DashboardAccess.ts"
 import { DashboardKeys } from "../../../core/services/DashboardKeys.ts"
+import { DashboardTwoFactor } from "../../../core/services/DashboardTwoFactor.ts"
 
 /** What the audit log was given, every entry, including those of no organization; and a switch to make it fail. */
 class AuditTrail extends Context.Service<
@@ -43,6 +45,7 @@ const RecordingAudit = Layer.effect(
 
 const Services = DashboardKeys.layer.pipe(
   Layer.provideMerge(Layer.merge(DashboardAccess.layer, ApiKeys.layerWith({ brand: "pr" }))),
+  Layer.provideMerge(DashboardTwoFactor.layer.pipe(Layer.provide(OtpauthCodes.layer))),
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
   Layer.provide([ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
@@ -71,12 +74,16 @@ const run = <A, E>(
 
 const wrongPassword = Redacted.make("wrong password!")
 
+/** What a sign-in was refused with: these users have no second factor, so it never asks for a code. */
+const refused = <A, R>(attempt: Effect.Effect<A, SignInRefused | SecondStepRequired, R>) =>
+  Effect.flip(Effect.catchTag(attempt, "SecondStepRequired", Effect.die))
+
 /** What each attempt was answered: a refused password ("credentials") or "throttled". */
 const refusals = (email: string, addresses: ReadonlyArray<string>) =>
   Effect.flatMap(DashboardAccess, (access) =>
     Effect.forEach(
       addresses,
-      (from) => Effect.map(Effect.flip(access.signIn(email, wrongPassword, from)), (r) => r.reason),
+      (from) => Effect.map(refused(access.signIn(email, wrongPassword, from)), (r) => r.reason),
       {
         concurrency: "unbounded"
       }
@@ -160,10 +167,10 @@ describe("DashboardAccess", () => {
         const { email } = yield* onboard("member")
         const attacker = "203.0.113.9"
         for (let i = 0; i < pairThrottle.failures; i++) {
-          const wrong = yield* Effect.flip(access.signIn(email, wrongPassword, attacker))
+          const wrong = yield* refused(access.signIn(email, wrongPassword, attacker))
           assert.strictEqual(wrong.reason, "credentials")
         }
-        const locked = yield* Effect.flip(access.signIn(email, password, attacker))
+        const locked = yield* refused(access.signIn(email, password, attacker))
         assert.strictEqual(locked.reason, "throttled")
         assert.isAbove(locked.retryAfterSeconds, 0)
         yield* access.signIn(email, password, address)
@@ -200,7 +207,7 @@ describe("DashboardAccess", () => {
         assert.strictEqual(count(fromMany, "credentials"), accountThrottle.failures - 2 * pairThrottle.failures)
 
         // The account is now locked for addresses it has not seen, not for its owner's.
-        const stranger = yield* Effect.flip(access.signIn(email, password, "198.51.100.200"))
+        const stranger = yield* refused(access.signIn(email, password, "198.51.100.200"))
         assert.strictEqual(stranger.reason, "throttled")
         yield* access.signIn(email, password, address)
       })
@@ -215,11 +222,11 @@ describe("DashboardAccess", () => {
         const client = "198.51.100.50"
         const answers = yield* Effect.forEach(
           Array.from({ length: 21 }, (_, i) => `not an address ${i}`),
-          (text) => Effect.map(Effect.flip(access.signIn(text, wrongPassword, client)), (r) => r.reason)
+          (text) => Effect.map(refused(access.signIn(text, wrongPassword, client)), (r) => r.reason)
         )
         assert.strictEqual(count(answers, "credentials"), 20)
         assert.strictEqual(answers[20], "throttled")
-        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, client))).reason, "throttled")
+        assert.strictEqual((yield* refused(access.signIn(email, password, client))).reason, "throttled")
         yield* access.signIn(email, password, "198.51.100.51")
       })
     )
@@ -232,8 +239,8 @@ describe("DashboardAccess", () => {
         const trail = yield* AuditTrail
         const { email, session } = yield* onboard("member")
         trail.entries.length = 0
-        yield* Effect.flip(access.signIn(email, wrongPassword, address))
-        yield* Effect.flip(access.signIn("nobody@example.com", wrongPassword, address))
+        yield* refused(access.signIn(email, wrongPassword, address))
+        yield* refused(access.signIn("nobody@example.com", wrongPassword, address))
         assert.deepStrictEqual(
           trail.entries.map((entry) => [entry.action, entry.user?.userId ?? null, entry.clientAddress]),
           [
@@ -241,9 +248,9 @@ describe("DashboardAccess", () => {
             ["sign_in_failed", null, address]
           ]
         )
-        for (let i = 1; i < pairThrottle.failures; i++) yield* Effect.flip(access.signIn(email, wrongPassword, address))
+        for (let i = 1; i < pairThrottle.failures; i++) yield* refused(access.signIn(email, wrongPassword, address))
         const audited = trail.entries.length
-        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, address))).reason, "throttled")
+        assert.strictEqual((yield* refused(access.signIn(email, password, address))).reason, "throttled")
         assert.strictEqual(trail.entries.length, audited)
       })
     )
@@ -266,7 +273,7 @@ describe("DashboardAccess", () => {
         yield* access.authenticate(Redacted.value(renewed.sessionToken))
         const stale = yield* Effect.exit(access.acceptInvite(Redacted.value(older.token), password, address))
         assert.strictEqual(errorTag(stale), "InviteUnusable")
-        assert.strictEqual((yield* Effect.flip(access.signIn(email, password, address))).reason, "credentials")
+        assert.strictEqual((yield* refused(access.signIn(email, password, address))).reason, "credentials")
       })
     )
   )

@@ -1,0 +1,26 @@
+/**
+ * The dashboard's optional second factor (TOTP): each user's secret, stored as is because codes
+ * are verified with it (docs/decisions.md, Dashboard), the last time step a code was accepted
+ * for (a code is accepted once), and at most one sign-in waiting for its code, by the SHA-256 of
+ * its token. Enabling and disabling it are dashboard actions; 0010 is released, so its CHECK is
+ * replaced here rather than edited there.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    ALTER TABLE dashboard_users
+      ADD COLUMN totp_secret text,
+      ADD COLUMN totp_last_step bigint,
+      ADD COLUMN held_sign_in_hash bytea UNIQUE,
+      ADD COLUMN held_sign_in_expires_at timestamptz,
+      ADD CHECK ((totp_secret IS NULL) = (totp_last_step IS NULL)),
+      ADD CHECK ((held_sign_in_hash IS NULL) = (held_sign_in_expires_at IS NULL))`
+  yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_action_check`
+  yield* sql`
+    ALTER TABLE dashboard_audit ADD CONSTRAINT dashboard_audit_action_check
+      CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out', 'sign_out_everywhere',
+        'key_created', 'key_revoked', 'integration_paused', 'integration_resumed', 'totp_enabled', 'totp_disabled'))`
+})

@@ -1,0 +1,197 @@
+/**
+ * The dashboard's optional second factor (TOTP, RFC 6238), as policy over `OneTimeCodes` and the
+ * `DashboardUserStore`: a user turns it on by confirming a new secret with a code and off with
+ * their password and a code; a sign-in whose password was right is held, by a single-use token
+ * stored as its SHA-256, until a code completes it. A code counts for its own 30-second step or
+ * one step either side (clocks drift), and only for a step later than the last one accepted, so
+ * no code is accepted twice. Wrong codes are throttled like wrong passwords (`SignInThrottle.ts`,
+ * a table of their own) and audited as failed sign-ins; turning the factor on or off is audited.
+ * The secret is never logged nor audited. Depends on effect and the core alone.
+ */
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import * as Policy from "../domain/Dashboard.ts"
+import type { OrgId, UserId } from "../domain/Ids.ts"
+import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
+import { type DashboardUser, DashboardUserStore } from "../ports/DashboardUserStore.ts"
+import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
+import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { makeThrottle } from "./SignInThrottle.ts"
+
+export const stepMillis = 30_000
+/** Steps accepted either side of the current one. */
+export const drift = 1
+/** How long a sign-in waits for its code. */
+export const heldSignInLifetime = Duration.minutes(5)
+/** Shown in authenticator apps beside the account. */
+export const issuer = "Partner Receivables"
+
+/** A wrong, reused or malformed code (or password, when turning the factor off), or too many of them. */
+export class CodeRefused extends Schema.TaggedError<CodeRefused>()("CodeRefused", {
+  reason: Schema.Literals(["wrong", "throttled"]),
+  retryAfterSeconds: Schema.Number
+}) {}
+
+export interface Setup {
+  readonly secret: Redacted.Redacted<string>
+  readonly uri: string
+}
+
+const codePattern = /^\d{6}$/
+/** 160 bits in base32, as `OneTimeCodes.newSecret` makes them. */
+const secretPattern = /^[A-Z2-7]{32}$/
+const utf8 = new TextEncoder()
+
+export class DashboardTwoFactor extends Context.Service<
+  DashboardTwoFactor,
+  {
+    readonly isOn: (user: DashboardUser) => Effect.Effect<boolean>
+    /** A new secret to show on the enabling page; nothing is stored until a code confirms it. */
+    readonly setup: (user: DashboardUser) => Effect.Effect<Setup>
+    readonly enable: (
+      user: DashboardUser,
+      secret: Redacted.Redacted<string>,
+      code: string,
+      clientAddress: string | null
+    ) => Effect.Effect<void, CodeRefused>
+    readonly disable: (
+      user: DashboardUser,
+      password: Redacted.Redacted<string>,
+      code: string,
+      clientAddress: string | null
+    ) => Effect.Effect<void, CodeRefused>
+    /** Holds a sign-in whose password was right; the token is for the second step's form only. */
+    readonly hold: (user: DashboardUser) => Effect.Effect<Redacted.Redacted<string>>
+    /** The held sign-in's user if the code is right; the token is used up either way. */
+    readonly complete: (
+      token: string,
+      code: string,
+      clientAddress: string | null
+    ) => Effect.Effect<DashboardUser, CodeRefused>
+  }
+>()("core/DashboardTwoFactor") {
+  static readonly layer = Layer.effect(
+    DashboardTwoFactor,
+    Effect.gen(function* () {
+      const users = yield* DashboardUserStore
+      const codes = yield* OneTimeCodes
+      const audit = yield* DashboardAuditLog
+      const hasher = yield* PasswordHasher
+      const digest = yield* Digest.Digest
+      const random = yield* SecureRandom.SecureRandom
+      const throttle = makeThrottle()
+
+      const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
+      const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
+
+      const record = (
+        user: DashboardUser,
+        action: "totp_enabled" | "totp_disabled" | "sign_in_failed",
+        from: string | null
+      ) =>
+        Effect.flatMap(DateTime.now, (at) =>
+          audit.record({ at, user: { orgId: user.orgId, userId: user.id }, action, subject: null, clientAddress: from })
+        )
+
+      /** The step within the drift whose code this is, if any. */
+      const stepOf = Effect.fnUntraced(function* (secret: Redacted.Redacted<string>, code: string) {
+        const current = Math.floor(DateTime.toEpochMillis(yield* DateTime.now) / stepMillis)
+        if (!codePattern.test(code)) return Option.none<number>()
+        const steps = Array.from({ length: 2 * drift + 1 }, (_, i) => current - drift + i)
+        return Option.fromNullishOr(steps.find((step) => Policy.constantTimeEqual(codes.codeAt(secret, step), code)))
+      })
+
+      /** Admits a code attempt for the user, counted as failed until `check` says it was right. */
+      const throttled = Effect.fnUntraced(function* (
+        user: DashboardUser,
+        clientAddress: string | null,
+        check: Effect.Effect<boolean>
+      ) {
+        const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
+        if (admission._tag === "Throttled") {
+          return yield* new CodeRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
+        }
+        if (!(yield* check)) return yield* wrong
+        admission.attempt.succeeded()
+      })
+
+      /** A right code of the user's stored secret, for a step not accepted before (used up now). */
+      const acceptsCode = (org: OrgId, id: UserId, code: string) =>
+        Effect.gen(function* () {
+          const factor = yield* users.findSecondFactor(org, id)
+          if (Option.isNone(factor)) return false
+          const step = yield* stepOf(factor.value.secret, code)
+          return Option.isSome(step) && (yield* users.useStep(org, id, step.value))
+        })
+
+      const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)
+
+      const setup = Effect.fn("DashboardTwoFactor.setup")(function* (user: DashboardUser) {
+        const secret = yield* codes.newSecret
+        return { secret, uri: codes.uri(secret, issuer, user.email) } satisfies Setup
+      })
+
+      const enable = Effect.fn("DashboardTwoFactor.enable")(function* (
+        user: DashboardUser,
+        secret: Redacted.Redacted<string>,
+        code: string,
+        clientAddress: string | null
+      ) {
+        // Turned on once: replacing the secret is turning it off (password and code) and on again.
+        if (!secretPattern.test(Redacted.value(secret)) || (yield* isOn(user))) return yield* wrong
+        const step = yield* stepOf(secret, code)
+        yield* throttled(user, clientAddress, Effect.succeed(Option.isSome(step)))
+        if (Option.isNone(step)) return yield* wrong
+        // Audited first: a factor nobody can see turned on would be worse than a row too many.
+        yield* record(user, "totp_enabled", clientAddress)
+        // The confirming code's step is used up, so that code cannot sign in too.
+        yield* users.setSecondFactor(user.orgId, user.id, { secret, lastStep: step.value })
+      })
+
+      const disable = Effect.fn("DashboardTwoFactor.disable")(function* (
+        user: DashboardUser,
+        password: Redacted.Redacted<string>,
+        code: string,
+        clientAddress: string | null
+      ) {
+        const credentials = yield* users.findByEmail(user.email)
+        if (Option.isNone(credentials)) return yield* wrong
+        yield* throttled(
+          user,
+          clientAddress,
+          Effect.flatMap(hasher.verify(password, credentials.value.passwordHash), (matches) =>
+            matches ? acceptsCode(user.orgId, user.id, code) : Effect.succeed(false)
+          )
+        )
+        yield* record(user, "totp_disabled", clientAddress)
+        yield* users.setSecondFactor(user.orgId, user.id, null)
+      })
+
+      const hold = Effect.fn("DashboardTwoFactor.hold")(function* (user: DashboardUser) {
+        const token = Policy.tokenFromBytes(yield* random.randomBytes(Policy.tokenBytes))
+        const expiresAt = DateTime.addDuration(yield* DateTime.now, heldSignInLifetime)
+        yield* users.holdSignIn(user.orgId, user.id, yield* sha256(token), expiresAt)
+        return Redacted.make(token)
+      })
+
+      const complete = Effect.fn("DashboardTwoFactor.complete")(function* (
+        token: string,
+        code: string,
+        clientAddress: string | null
+      ) {
+        if (!Policy.isWellFormedToken(token)) return yield* wrong
+        const held = yield* users.takeSignIn(yield* sha256(token), yield* DateTime.now)
+        if (Option.isNone(held)) return yield* wrong
+        const user = held.value
+        yield* throttled(user, clientAddress, acceptsCode(user.orgId, user.id, code)).pipe(
+          Effect.tapError((refused) =>
+            refused.reason === "wrong" ? record(user, "sign_in_failed", clientAddress) : Effect.void
+          )
+        )
+        return user
+      })
+
+      return DashboardTwoFactor.of({ isOn, setup, enable, disable, hold, complete })
+    })
+  )
+}

@@ -1,0 +1,112 @@
+/**
+ * The second factor's part of the `DashboardUserStore` contract, run against every
+ * implementation beside the rest of it: a user's secret and last accepted step, a step used up
+ * once (also when two uses race), and a held sign-in taken once, by its digest, before it
+ * expires. The layer provides the store and the `Organizations` its users belong to.
+ */
+import { randomUUID } from "node:crypto"
+import { assert, layer } from "@effect/vitest"
+import { DateTime, Duration, Effect, type Layer, Option, Redacted } from "effect"
+import type { OrgId, UserId } from "../../core/domain/Ids.ts"
+import { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
+import type { Organizations } from "../../core/ports/Organizations.ts"
+import { digest, newUser } from "./DashboardUsers.setup.ts"
+
+const secret = Redacted.make("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP")
+
+export const describeSecondFactorStore = <E>(
+  name: string,
+  storeLayer: Layer.Layer<DashboardUserStore | Organizations, E>
+) =>
+  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(
+    `DashboardUserStore second factor (${name})`,
+    (it) => {
+      it.effect("a user's secret is found as set, in its organization only, until it is removed", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          const other = yield* newUser()
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(user.orgId, user.id)))
+          yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 59_000_000 })
+          const found = Option.getOrThrow(yield* store.findSecondFactor(user.orgId, user.id))
+          assert.strictEqual(Redacted.value(found.secret), Redacted.value(secret))
+          assert.strictEqual(found.lastStep, 59_000_000)
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(other.orgId, user.id)))
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(user.orgId, randomUUID() as UserId)))
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor("not-a-uuid" as OrgId, user.id)))
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(other.orgId, other.id)))
+          yield* store.setSecondFactor(user.orgId, user.id, null)
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(user.orgId, user.id)))
+        })
+      )
+
+      it.effect("a new invite redeemed for the user removes its second factor and its held sign-in", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          const now = yield* DateTime.now
+          const heldHash = digest()
+          yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 1 })
+          yield* store.holdSignIn(user.orgId, user.id, heldHash, DateTime.addDuration(now, Duration.minutes(5)))
+          const inviteHash = digest()
+          const expiresAt = DateTime.addDuration(now, Duration.hours(1))
+          yield* store.createInvite({
+            orgId: user.orgId,
+            email: user.email,
+            role: user.role,
+            tokenHash: inviteHash,
+            expiresAt
+          })
+          assert.isTrue(Option.isSome(yield* store.redeemInvite(inviteHash, "new-hash", now)))
+          assert.isTrue(Option.isNone(yield* store.findSecondFactor(user.orgId, user.id)))
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(heldHash, now)))
+        })
+      )
+
+      it.effect("a step is used once and only after the last used one, also when two uses race", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          assert.isFalse(yield* store.useStep(user.orgId, user.id, 100), "no factor, no step")
+          yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 100 })
+          assert.isFalse(yield* store.useStep(user.orgId, user.id, 100))
+          assert.isFalse(yield* store.useStep(user.orgId, user.id, 99))
+          const raced = yield* Effect.all(
+            [store.useStep(user.orgId, user.id, 101), store.useStep(user.orgId, user.id, 101)],
+            {
+              concurrency: "unbounded"
+            }
+          )
+          assert.deepStrictEqual(
+            raced.filter((used) => used),
+            [true]
+          )
+          assert.strictEqual(Option.getOrThrow(yield* store.findSecondFactor(user.orgId, user.id)).lastStep, 101)
+          const other = yield* newUser()
+          assert.isFalse(yield* store.useStep(other.orgId, user.id, 200), "another organization's id is no user")
+        })
+      )
+
+      it.effect("a held sign-in is taken once before it expires; a newer one replaces it", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          const now = yield* DateTime.now
+          const expiresAt = DateTime.addDuration(now, Duration.minutes(5))
+          const first = digest()
+          const second = digest()
+          yield* store.holdSignIn(user.orgId, user.id, first, expiresAt)
+          yield* store.holdSignIn(user.orgId, user.id, second, expiresAt)
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(first, now)), "replaced")
+          assert.strictEqual(Option.getOrThrow(yield* store.takeSignIn(second, now)).id, user.id)
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(second, now)), "taken already")
+
+          const late = digest()
+          yield* store.holdSignIn(user.orgId, user.id, late, expiresAt)
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(late, expiresAt)), "expired")
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(late, now)), "tried once, then gone")
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(digest(), now)))
+        })
+      )
+    }
+  )

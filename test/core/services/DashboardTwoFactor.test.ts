@@ -1,0 +1,176 @@
+/**
+ * The second factor's policy on the in-memory twins, with virtual time and codes computed by the
+ * `otpauth` library for the clock's instant: turning it on with a code and off with the password
+ * and a code, a sign-in held until its code, a code accepted once, one step of drift either way
+ * and not two, wrong codes throttled and audited, and the secret never in the audit log.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import { TestClock } from "effect/testing"
+import * as OTPAuth from "otpauth"
+import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
+import { pairThrottle } from "../../../core/domain/Dashboard.ts"
+import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
+import { layerMemory as UsersMemory } from "../../../core/memory/DashboardUserStore.ts"
+import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
+import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
+import { DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
+import { Organizations } from "../../../core/ports/Organizations.ts"
+import { DashboardAccess } from "../../../core/services/DashboardAccess.ts"
+import { DashboardTwoFactor, heldSignInLifetime, stepMillis } from "../../../core/services/DashboardTwoFactor.ts"
+
+const Services = DashboardAccess.layer.pipe(
+  Layer.provideMerge(DashboardTwoFactor.layer),
+  Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
+  Layer.provideMerge(MemoryOrganizations.layerMemory),
+  Layer.provide([ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+)
+
+const password = Redacted.make("correct horse battery")
+const address = "198.51.100.4"
+/** A fixed instant in the middle of a 30-second step. */
+const start = 1_800_000_015_000
+const startStep = Math.floor(start / stepMillis)
+
+const codeAt = (secret: Redacted.Redacted<string>, step: number) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(Redacted.value(secret)), timestamp: step * stepMillis })
+
+const refusal = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.map(Effect.exit(effect), (exit) =>
+    Option.getOrNull(Option.map(Exit.findErrorOption(exit), (error) => error._tag))
+  )
+
+/** A member with the second factor on, confirmed by the code of the step before the current one. */
+const enrolled = Effect.gen(function* () {
+  yield* TestClock.setTime(start)
+  const access = yield* DashboardAccess
+  const twoFactor = yield* DashboardTwoFactor
+  const org = yield* (yield* Organizations).create("Org")
+  const email = `member-${Math.random()}@example.com`
+  const { token } = yield* access.invite(org.id, email, "member")
+  const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
+  const { secret, uri } = yield* twoFactor.setup(user)
+  yield* twoFactor.enable(user, secret, codeAt(secret, startStep - 1), address)
+  return { org: org.id, user, email, secret, uri }
+})
+
+/** The token of a sign-in held for its code. */
+const held = (email: string, from = address) =>
+  Effect.flatMap(DashboardAccess, (access) =>
+    Effect.map(Effect.flip(access.signIn(email, password, from)), (refused) => {
+      assert.strictEqual(refused._tag, "SecondStepRequired")
+      return refused._tag === "SecondStepRequired" ? Redacted.value(refused.token) : ""
+    })
+  )
+
+describe("DashboardTwoFactor", () => {
+  it.effect("is turned on by a code of the new secret, one step of drift either way and not two", () =>
+    Effect.gen(function* () {
+      yield* TestClock.setTime(start)
+      const access = yield* DashboardAccess
+      const twoFactor = yield* DashboardTwoFactor
+      const org = yield* (yield* Organizations).create("Org")
+      const { token } = yield* access.invite(org.id, "ada@example.com", "admin")
+      const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
+      const { secret, uri } = yield* twoFactor.setup(user)
+      assert.match(Redacted.value(secret), /^[A-Z2-7]{32}$/)
+      assert.match(uri, /^otpauth:\/\/totp\/.*ada%40example\.com\?.*secret=[A-Z2-7]{32}/)
+      for (const step of [startStep - 2, startStep + 2]) {
+        assert.strictEqual(yield* refusal(twoFactor.enable(user, secret, codeAt(secret, step), address)), "CodeRefused")
+      }
+      assert.isFalse(yield* twoFactor.isOn(user))
+      yield* twoFactor.enable(user, secret, codeAt(secret, startStep + 1), address)
+      assert.isTrue(yield* twoFactor.isOn(user))
+      // Once on, a session alone cannot swap the secret: that takes turning it off first.
+      const other = yield* twoFactor.setup(user)
+      const swap = twoFactor.enable(user, other.secret, codeAt(other.secret, startStep), address)
+      assert.strictEqual(yield* refusal(swap), "CodeRefused")
+
+      const entries = yield* (yield* DashboardAuditLog).recent(org.id, 10)
+      assert.deepStrictEqual(
+        entries.map((entry) => entry.action),
+        ["totp_enabled", "invite_accepted"]
+      )
+      assert.notInclude(JSON.stringify(entries), Redacted.value(secret))
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("a sign-in is held until its code; a code is accepted once, within one step either way", () =>
+    Effect.gen(function* () {
+      const access = yield* DashboardAccess
+      const { user, email, secret } = yield* enrolled
+      // The enabling code's step is used up: it cannot sign in as well.
+      const replayOfEnabling = access.signInWithCode(yield* held(email), codeAt(secret, startStep - 1), address)
+      assert.strictEqual(yield* refusal(replayOfEnabling), "CodeRefused")
+
+      const token = yield* held(email)
+      const signed = yield* access.signInWithCode(token, codeAt(secret, startStep), address)
+      assert.strictEqual((yield* access.authenticate(Redacted.value(signed.sessionToken))).user.id, user.id)
+      // The held sign-in is used up, and so is the code's step.
+      assert.strictEqual(
+        yield* refusal(access.signInWithCode(token, codeAt(secret, startStep + 1), address)),
+        "CodeRefused"
+      )
+      const replay = access.signInWithCode(yield* held(email), codeAt(secret, startStep), address)
+      assert.strictEqual(yield* refusal(replay), "CodeRefused")
+      yield* access.signInWithCode(yield* held(email), codeAt(secret, startStep + 1), address)
+
+      yield* TestClock.adjust(Duration.millis(3 * stepMillis))
+      const now = startStep + 3
+      const tooEarly = access.signInWithCode(yield* held(email), codeAt(secret, now + 2), address)
+      assert.strictEqual(yield* refusal(tooEarly), "CodeRefused")
+      yield* access.signInWithCode(yield* held(email), codeAt(secret, now - 1), address)
+
+      const waiting = yield* held(email)
+      yield* TestClock.adjust(heldSignInLifetime)
+      const late = Math.floor((start + 3 * stepMillis + Duration.toMillis(heldSignInLifetime)) / stepMillis)
+      assert.strictEqual(yield* refusal(access.signInWithCode(waiting, codeAt(secret, late), address)), "CodeRefused")
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("wrong codes are audited as failed sign-ins and throttled like wrong passwords", () =>
+    Effect.gen(function* () {
+      const access = yield* DashboardAccess
+      const { org, user, email, secret } = yield* enrolled
+      for (let i = 0; i < pairThrottle.failures; i++) {
+        const wrong = yield* Effect.flip(access.signInWithCode(yield* held(email), "000000", address))
+        assert.strictEqual(wrong.reason, "wrong")
+      }
+      const locked = yield* Effect.flip(access.signInWithCode(yield* held(email), codeAt(secret, startStep), address))
+      assert.strictEqual(locked.reason, "throttled")
+      assert.isAbove(locked.retryAfterSeconds, 0)
+      // Elsewhere, the owner still gets in.
+      yield* access.signInWithCode(yield* held(email, "203.0.113.7"), codeAt(secret, startStep), "203.0.113.7")
+
+      const entries = yield* (yield* DashboardAuditLog).recent(org, 20)
+      const failed = entries.filter((entry) => entry.action === "sign_in_failed")
+      assert.strictEqual(failed.length, pairThrottle.failures)
+      assert.isTrue(failed.every((entry) => entry.user?.userId === user.id))
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("is turned off with the password and a code, after which the password alone signs in", () =>
+    Effect.gen(function* () {
+      const access = yield* DashboardAccess
+      const twoFactor = yield* DashboardTwoFactor
+      const { org, user, email, secret } = yield* enrolled
+      const wrongPassword = twoFactor.disable(
+        user,
+        Redacted.make("wrong password!"),
+        codeAt(secret, startStep),
+        address
+      )
+      assert.strictEqual(yield* refusal(wrongPassword), "CodeRefused")
+      const wrongCode = twoFactor.disable(user, password, "123456", address)
+      assert.strictEqual(yield* refusal(wrongCode), "CodeRefused")
+      assert.isTrue(yield* twoFactor.isOn(user))
+      yield* twoFactor.disable(user, password, codeAt(secret, startStep), address)
+      assert.isFalse(yield* twoFactor.isOn(user))
+      yield* access.signIn(email, password, address)
+      const actions = (yield* (yield* DashboardAuditLog).recent(org, 10)).map((entry) => entry.action)
+      assert.deepStrictEqual(actions.slice(0, 3), ["sign_in", "totp_disabled", "totp_enabled"])
+    }).pipe(Effect.provide(Services))
+  )
+})

@@ -1,0 +1,125 @@
+/**
+ * The second factor over a real socket and database: turned on from the account page with a
+ * code, then sign-in asks for a code before any session; a wrong code, a used-up sign-in and a
+ * replayed code are refused; turned off with the password and a code. Codes are computed by the
+ * `otpauth` library for the current step (the server's clock), each one later than the last used.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import * as OTPAuth from "otpauth"
+import { DashboardAccessLive } from "../../app/Layers.ts"
+import { stepMillis } from "../../core/services/DashboardTwoFactor.ts"
+import { type Client, csrfOf, inviteToken, makeClient, password, run } from "../support/DashboardClient.ts"
+import { insertFixture } from "../support/Fixtures.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+import { BaseUrl, serverLayer } from "../support/TestServer.ts"
+
+const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), DashboardAccessLive).pipe(
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+/** The code of the current step, moved `offset` steps. */
+const code = (secret: string, offset = 0) =>
+  OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(secret), timestamp: Date.now() + offset * stepMillis })
+
+/** Six digits that are none of the codes within one step of now. */
+const wrongCode = (secret: string) =>
+  ["000000", "111111", "222222", "333333"].find((text) => ![-1, 0, 1].some((offset) => code(secret, offset) === text))!
+
+const tokenOf = (body: string) => /name="token" value="([^"]+)"/.exec(body)?.[1] ?? ""
+
+/** Signs in with the password: the answer is the page asking for a code, with no session. */
+const passwordStep = (client: Client, email: string) =>
+  Effect.map(
+    run(() => client.post("/dashboard/sign-in", { email, password })),
+    (answer) => {
+      assert.strictEqual(answer.status, 200)
+      assert.include(answer.body, "Enter your code")
+      assert.isNull(answer.headers.get("set-cookie"), "no session before the code")
+      return tokenOf(answer.body)
+    }
+  )
+
+const codeStep = (client: Client, token: string, text: string) =>
+  run(() => client.post("/dashboard/sign-in/code", { token, code: text }))
+
+layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard's second factor over HTTP", (it) => {
+  it.effect("turned on with a code, asked for at sign-in, a code used once, turned off", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const sql = yield* SqlClient.SqlClient
+      const fixture = yield* insertFixture
+      const email = "totp-user@example.com"
+      const client = makeClient(base)
+      const invite = yield* inviteToken(fixture.orgA, email, "member")
+      assert.strictEqual((yield* run(() => client.accept(invite))).status, 303)
+
+      const account = yield* run(() => client.get("/dashboard/account"))
+      assert.strictEqual(account.status, 200)
+      assert.include(account.body, 'href="/dashboard/account"')
+      const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(account.body)?.[1] ?? ""
+      assert.include(account.body, `otpauth://totp/`)
+      const enable = (text: string) =>
+        run(() => client.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), secret, code: text }))
+      assert.strictEqual((yield* enable(wrongCode(secret))).status, 400)
+      const enabled = yield* enable(code(secret, -1))
+      assert.strictEqual(enabled.status, 200)
+      assert.include(enabled.body, "The second factor is on.")
+      assert.notInclude(enabled.body, secret, "the secret is shown on the enabling page alone")
+      assert.strictEqual(
+        (yield* run(() => client.post("/dashboard/sign-out", { csrf: csrfOf(enabled.body) }))).status,
+        303
+      )
+
+      // A wrong code; then the same held sign-in is used up, even with the right code.
+      const held = yield* passwordStep(client, email)
+      assert.strictEqual((yield* codeStep(client, held, wrongCode(secret))).status, 401)
+      assert.strictEqual((yield* codeStep(client, held, code(secret))).status, 401)
+      // The enabling code is used up too.
+      assert.strictEqual((yield* codeStep(client, yield* passwordStep(client, email), code(secret, -1))).status, 401)
+
+      const current = code(secret)
+      const signedIn = yield* codeStep(client, yield* passwordStep(client, email), current)
+      assert.strictEqual(signedIn.status, 303)
+      assert.match(signedIn.headers.get("set-cookie") ?? "", /^pr_session=/)
+      const page = yield* run(() => client.get("/dashboard/account"))
+      assert.include(page.body, "Second factor: <strong>on</strong>")
+
+      const replayer = makeClient(base)
+      assert.strictEqual((yield* codeStep(replayer, yield* passwordStep(replayer, email), current)).status, 401)
+      assert.isUndefined(replayer.cookie)
+
+      const disable = (fields: { password: string; code: string }) =>
+        run(() => client.post("/dashboard/account/totp/disable", { csrf: csrfOf(page.body), ...fields }))
+      assert.strictEqual((yield* disable({ password: "not the password", code: code(secret, 1) })).status, 400)
+      const disabled = yield* disable({ password, code: code(secret, 1) })
+      assert.strictEqual(disabled.status, 200)
+      assert.include(disabled.body, "The second factor is off.")
+      const plain = yield* run(() => makeClient(base).post("/dashboard/sign-in", { email, password }))
+      assert.strictEqual(plain.status, 303)
+
+      const actions = yield* sql<{ action: string }>`
+        SELECT a.action FROM dashboard_audit a JOIN dashboard_users u ON u.id = a.user_id
+        WHERE u.email = ${email} ORDER BY a.id`
+      assert.deepStrictEqual(
+        actions.map((row) => row.action),
+        [
+          "invite_accepted",
+          "totp_enabled",
+          "sign_out",
+          "sign_in_failed",
+          "sign_in_failed",
+          "sign_in",
+          "sign_in_failed",
+          "totp_disabled",
+          "sign_in"
+        ]
+      )
+      const leaks = yield* sql<{ count: string }>`
+        SELECT (SELECT count(*) FROM dashboard_audit a WHERE a::text LIKE ${`%${secret}%`})
+          + (SELECT count(*) FROM audit_log l WHERE l::text LIKE ${`%${secret}%`}) AS count`
+      assert.strictEqual(Number(leaks[0]?.count), 0, "the secret is in no audit log")
+    })
+  )
+})
