@@ -1,7 +1,6 @@
 /**
  * The keyset paging benchmark (`npm run bench:keyset`): on a fresh embedded PostgreSQL, one
- * organization with 100,000 receivables (100 pairs, 1,000 sync instants shared by 100 receivables
- * each, so `id` breaks many ties), then, side by side in one run, page 1 against page 1,000
+ * organization with 100,000 receivables (`../support/OneOrganization.ts`), then, side by side in one run, page 1 against page 1,000
  * (limit 100) reached with `starting_after`, and the same depth reached with `page` (OFFSET) for
  * reference; the same for a `status` filter. Two measures, interleaved round by round so that the
  * machine's drift touches every line alike: PostgreSQL's execution time of the list statement
@@ -12,9 +11,7 @@
  * Options (environment): BENCH_ROUNDS (default 200) requests per line, BENCH_PLANS (default 50)
  * EXPLAIN ANALYZE runs per line.
  */
-import { spawn } from "node:child_process"
 import { chmod, mkdtemp, rm } from "node:fs/promises"
-import http from "node:http"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
@@ -24,45 +21,17 @@ import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
 import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import { makeStatements } from "../../adapters/postgres/PgReceivableStore.ts"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
-import type { OrgId, ReceivableId } from "../../core/domain/Ids.ts"
+import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
 import { freePort } from "../../test/support/ports.ts"
+import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 200)
 const plans = Number(process.env.BENCH_PLANS ?? 50)
 const total = 100_000
 const limit = 100
-const root = join(import.meta.dirname, "..", "..")
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
 const log = (line: string) => process.stderr.write(`${line}\n`)
-
-const seed = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const [org] = yield* sql<{ id: OrgId }>`INSERT INTO organizations (name) VALUES ('Keyset bench') RETURNING id`
-  yield* sql`
-    INSERT INTO api_keys (org_id, key_hash, display_start)
-    VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), ${key.slice(0, 12)})`
-  yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, 10) g`
-  yield* sql`INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g`
-  yield* sql`
-    INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
-    SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 hour' FROM vendors v CROSS JOIN debtors d`
-  // Receivable g belongs to pair g % 100 and was detected by sync g / 100: a sync's receivables
-  // share their detected_at, as they do when a sync finds them.
-  yield* sql`
-    INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents, currency,
-      receivable_date, status, portal_status, metadata, detected_at, updated_at)
-    SELECT i.org_id, 'rcv_' || md5(g::text), i.id, i.vendor_id, i.debtor_id, 'doc-' || g, 1000 + g, 'EUR',
-      current_date, s.status, s.status, jsonb_build_object('payment_terms', 'NET30'),
-      now() - interval '400 days' + (g / 100) * interval '9 minutes',
-      now() - interval '400 days' + (g / 100) * interval '9 minutes'
-    FROM generate_series(0, ${total - 1}) g
-    JOIN (SELECT id, org_id, vendor_id, debtor_id, row_number() OVER (ORDER BY id) - 1 AS n FROM integrations) i
-      ON i.n = g % 100
-    CROSS JOIN LATERAL (SELECT (ARRAY['PENDING','APPROVED','PAID','SOLD','DISPUTED','ACKNOWLEDGED'])[1 + g % 6] AS status) s`
-  yield* sql`VACUUM ANALYZE`
-  return org!.id
-})
 
 interface Line {
   readonly name: string
@@ -98,59 +67,6 @@ const linesOf = (
   ]
 }
 
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 })
-
-const timedRequest = (port: number, path: string) =>
-  new Promise<{ ms: number; status: number; count: number }>((resolve, reject) => {
-    const started = process.hrtime.bigint()
-    const request = http.get(
-      { host: "127.0.0.1", port, path, agent, headers: { authorization: `Bearer ${key}` } },
-      (response) => {
-        let body = ""
-        response.on("data", (chunk) => {
-          body += chunk
-        })
-        response.on("end", () =>
-          resolve({
-            ms: Number(process.hrtime.bigint() - started) / 1e6,
-            status: response.statusCode ?? 0,
-            count: (JSON.parse(body) as { data?: ReadonlyArray<unknown> }).data?.length ?? -1
-          })
-        )
-      }
-    )
-    request.on("error", reject)
-  })
-
-const startServer = async (url: string, port: number) => {
-  const child = spawn(process.execPath, [join(root, "app", "main.ts"), "serve"], {
-    env: {
-      ...process.env,
-      DATABASE_URL: url,
-      PORT: String(port),
-      DEMO_SEED: "false",
-      RATE_LIMIT_PER_SECOND: "1000000",
-      RATE_LIMIT_BURST: "1000000"
-    },
-    stdio: ["ignore", "ignore", "inherit"]
-  })
-  for (let i = 0; i < 300; i++) {
-    const up = await fetch(`http://127.0.0.1:${port}/health`).then(
-      (response) => response.ok,
-      () => false
-    )
-    if (up) return child
-    await new Promise((resolve) => setTimeout(resolve, 100))
-  }
-  child.kill("SIGTERM")
-  throw new Error("the app did not start")
-}
-
-const quantile = (values: ReadonlyArray<number>, q: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!
-}
-
 interface PlanNode {
   readonly "Node Type": string
   readonly "Actual Total Time"?: number
@@ -170,7 +86,7 @@ const main = Effect.gen(function* () {
   yield* Effect.gen(function* () {
     yield* Migrations.migrate
     const started = performance.now()
-    const org = yield* seed
+    const org = yield* seedOrganization({ name: "Keyset bench", receivables: total, key })
     log(`seeded ${total.toLocaleString("en")} receivables in ${((performance.now() - started) / 1000).toFixed(1)} s`)
     const sql = yield* SqlClient.SqlClient
     // The last item of the page before the one measured: what a client walking the list would pass.
@@ -240,7 +156,12 @@ const main = Effect.gen(function* () {
     const requests = new Map(lines.map((line) => [line.name, [] as Array<number>]))
     for (let round = -20; round < rounds; round++) {
       for (const line of lines) {
-        const answer = yield* Effect.promise(() => timedRequest(port, line.path))
+        const answer = yield* Effect.promise(() =>
+          timedRequest(port, line.path, { headers: { authorization: `Bearer ${key}` } }).then((answer) => ({
+            ...answer,
+            count: (JSON.parse(answer.body) as { data?: ReadonlyArray<unknown> }).data?.length ?? -1
+          }))
+        )
         if (answer.status !== 200 || answer.count !== limit) {
           return yield* Effect.die(new Error(`${line.path}: status ${answer.status}, ${answer.count} items`))
         }

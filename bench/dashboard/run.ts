@@ -1,0 +1,146 @@
+/**
+ * The dashboard's pages over loopback on a large organization (`npm run bench:dashboard`): a fresh
+ * embedded PostgreSQL, one organization with 100,000 receivables over 100 pairs (ten times an
+ * organization of `bench/api`'s dataset) and 20,000 audited requests; an admin invited with the
+ * CLI signs in through the invite form as a browser would; then each page is requested one at a
+ * time on a kept-alive connection, its HTML whole (its stylesheet and scripts are cached by name
+ * for a year, so a browser fetches them once). Prints the median and 95th percentile per page, in
+ * milliseconds, against the issue's bound of one second.
+ *
+ * Options (environment): BENCH_ROUNDS (default 50) requests per page.
+ */
+import { execFile } from "node:child_process"
+import { chmod, mkdtemp, rm } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { PgClient } from "@effect/sql-pg"
+import { Effect, Exit, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
+import * as Migrations from "../../adapters/postgres/Migrations.ts"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { freePort } from "../../test/support/ports.ts"
+import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+
+const rounds = Number(process.env.BENCH_ROUNDS ?? 50)
+const receivables = 100_000
+const root = join(import.meta.dirname, "..", "..")
+const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(9))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+const run = promisify(execFile)
+
+/** What a browser's form post from the page itself carries, which the dashboard checks. */
+const sameOrigin = (port: number) => ({ origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin" })
+
+/** The hidden fields of the page's first form, as a browser would post them. */
+const hiddenFields = (html: string) =>
+  [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [name!, value!])
+
+const main = Effect.gen(function* () {
+  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-dashboard-bench-")))
+  yield* Effect.promise(() => chmod(baseDir, 0o755))
+  yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
+  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
+  yield* Effect.gen(function* () {
+    yield* Migrations.migrate
+    const started = performance.now()
+    const org = yield* seedOrganization({ name: "Dashboard bench", receivables, key })
+    const sql = yield* SqlClient.SqlClient
+    // Audited requests of the last days, as a busy key leaves them.
+    yield* sql`
+      INSERT INTO audit_log (at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address)
+      SELECT now() - g * interval '30 seconds', 'req_' || lpad(to_hex(g), 24, '0'), k.id, ${org}, 'GET',
+        '/v1/receivables', 'limit=100', (ARRAY[200, 200, 200, 400, 401, 429])[1 + g % 6], 12, '127.0.0.1'
+      FROM generate_series(1, 20000) g CROSS JOIN (SELECT id FROM api_keys WHERE org_id = ${org} LIMIT 1) k`
+    yield* sql`ANALYZE`
+    log(
+      `seeded ${receivables.toLocaleString("en")} receivables in ${((performance.now() - started) / 1000).toFixed(1)} s`
+    )
+    const [deep] = yield* sql<{ id: string }>`
+      SELECT id FROM receivables WHERE org_id = ${org} ORDER BY detected_at, id OFFSET 50000 LIMIT 1`
+    const [pair] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} LIMIT 1`
+
+    const url = server.url
+    const port = yield* Effect.promise(freePort)
+    yield* Effect.acquireRelease(
+      Effect.promise(() =>
+        startServer(url, port, {
+          DASHBOARD: "on",
+          UNAUTHENTICATED_RATE_LIMIT_BURST: "1000000",
+          UNAUTHENTICATED_RATE_LIMIT_PER_SECOND: "1000000"
+        })
+      ),
+      (child) => Effect.sync(() => child.kill("SIGTERM"))
+    )
+    const { stdout } = yield* Effect.promise(() =>
+      run(
+        process.execPath,
+        [
+          join(root, "app", "cli.ts"),
+          "user",
+          "invite",
+          "--org",
+          org,
+          "--email",
+          "bench@example.com",
+          "--role",
+          "admin",
+          "--json"
+        ],
+        { env: { ...process.env, DATABASE_URL: url } }
+      )
+    )
+    const invitePath = new URL((JSON.parse(stdout) as { link: string }).link).pathname
+    const invite = yield* Effect.promise(() => timedRequest(port, invitePath, { headers: sameOrigin(port) }))
+    const password = "a bench password, long enough"
+    const form = new URLSearchParams([...hiddenFields(invite.body), ["password", password], ["repeat", password]])
+    const accepted = yield* Effect.promise(() =>
+      timedRequest(port, invitePath, {
+        method: "POST",
+        headers: { ...sameOrigin(port), "content-type": "application/x-www-form-urlencoded" },
+        body: form.toString()
+      })
+    )
+    const cookie = (accepted.headers["set-cookie"] ?? []).map((line) => line.split(";")[0]).join("; ")
+    if (cookie === "") throw new Error(`signing in failed: ${accepted.status}`)
+
+    const pages = [
+      ["overview", "/dashboard/overview"],
+      ["integrations", "/dashboard/integrations"],
+      ["a pair", `/dashboard/integrations/${pair!.id}`],
+      ["receivables", "/dashboard/receivables"],
+      ["receivables, status=PAID", "/dashboard/receivables?status=PAID"],
+      ["receivables, 50,000 in", `/dashboard/receivables?starting_after=${deep!.id}`],
+      ["a receivable", `/dashboard/receivables/${deep!.id}`],
+      ["keys, with the usage chart", "/dashboard/keys"],
+      ["audit log", "/dashboard/audit"],
+      ["audit log, 4xx", "/dashboard/audit?class=4xx"]
+    ] as const
+    const times = new Map<string, Array<number>>(pages.map(([name]) => [name, []]))
+    // Round by round, so that the machine's drift touches every page alike.
+    for (let round = 0; round < rounds; round++) {
+      for (const [name, path] of pages) {
+        const answer = yield* Effect.promise(() =>
+          timedRequest(port, path, { headers: { ...sameOrigin(port), cookie } })
+        )
+        if (answer.status !== 200) throw new Error(`${path}: ${answer.status}`)
+        times.get(name)!.push(answer.ms)
+      }
+    }
+    console.log(
+      `| page (${receivables.toLocaleString("en")} receivables, ${rounds} requests) | median ms | p95 ms | under 1 s |`
+    )
+    console.log("|---|---:|---:|---|")
+    for (const [name] of pages) {
+      const values = times.get(name)!
+      const p95 = quantile(values, 0.95)
+      console.log(
+        `| ${name} | ${quantile(values, 0.5).toFixed(1)} | ${p95.toFixed(1)} | ${p95 < 1000 ? "yes" : "no"} |`
+      )
+    }
+  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })))
+})
+
+const scope = Effect.runSync(Scope.make())
+Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))
