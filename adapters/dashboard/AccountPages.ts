@@ -37,14 +37,17 @@ const enableSection = (viewer: Viewer, setup: Setup) => html`
   <section aria-labelledby="enable-heading">
     <h2 id="enable-heading">Turn on a second factor</h2>
     <p>
-      Add this secret to an authenticator app (time-based, 6 digits, 30 seconds), then enter its current code.
-      Sign-in will then ask for a code after your password. This page is the only place the secret is shown.
+      Add this secret to an authenticator app (time-based, 6 digits, 30 seconds), then enter your password and
+      the app's current code. Sign-in will then ask for a code after your password. This page is the only place
+      the secret is shown.
     </p>
     <p>Secret: <code class="secret">${Redacted.value(setup.secret)}</code></p>
     <p>Or as a link your app may open: <code class="secret">${setup.uri}</code></p>
     <form method="post" action=${`${accountPath}/totp/enable`}>
       ${csrfField(viewer)}
       <input type="hidden" name="secret" value=${Redacted.value(setup.secret)} />
+      <label for="enable-password">Password</label>
+      <input id="enable-password" name="password" type="password" autocomplete="current-password" required />
       ${codeField}
       <button type="submit">Turn on</button>
     </form>

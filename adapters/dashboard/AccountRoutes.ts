@@ -44,12 +44,24 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     "POST",
     `${AccountPages.accountPath}/totp/enable`,
     signedInChange((session, clientAddress, field) =>
-      twoFactor.enable(session.user, Redacted.make(field("secret")), field("code"), clientAddress).pipe(
-        Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
-        Effect.catchTag("CodeRefused", (refused) =>
-          refusedPage(session, refused, "Not turned on: that code is not the current one. Here is a new secret.")
+      twoFactor
+        .enable(
+          session.user,
+          Redacted.make(field("password")),
+          Redacted.make(field("secret")),
+          field("code"),
+          clientAddress
         )
-      )
+        .pipe(
+          Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
+          Effect.catchTag("CodeRefused", (refused) =>
+            refusedPage(
+              session,
+              refused,
+              "Not turned on: wrong password, or a code that is not the current one. Here is a new secret."
+            )
+          )
+        )
     )
   )
 

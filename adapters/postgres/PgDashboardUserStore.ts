@@ -154,12 +154,18 @@ export const layer = Layer.effect(
       id: UserId,
       factor: SecondFactor | null
     ) {
-      if (!isUuid(org) || !isUuid(id)) return
-      yield* sql`
-        UPDATE dashboard_users
-        SET totp_secret = ${factor === null ? null : Redacted.value(factor.secret)},
-          totp_last_step = ${factor === null ? null : factor.lastStep}
-        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+      if (!isUuid(org) || !isUuid(id)) return false
+      if (factor === null) {
+        yield* sql`
+          UPDATE dashboard_users SET totp_secret = NULL, totp_last_step = NULL
+          WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+        return true
+      }
+      const rows = yield* sql`
+        UPDATE dashboard_users SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}
+        WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NULL
+        RETURNING id`.pipe(Effect.orDie)
+      return rows.length === 1
     })
 
     const useStep = Effect.fn("PgDashboardUserStore.useStep")(function* (org: OrgId, id: UserId, step: number) {

@@ -105,8 +105,13 @@ export const layerMemory = Layer.effect(
 
     const setSecondFactor = (org: OrgId, id: UserId, factor: SecondFactor | null) =>
       Effect.sync(() => {
-        if (factor === null) secondFactors.delete(userKey(org, id))
-        else secondFactors.set(userKey(org, id), factor)
+        if (factor === null) {
+          secondFactors.delete(userKey(org, id))
+          return true
+        }
+        if (secondFactors.has(userKey(org, id))) return false
+        secondFactors.set(userKey(org, id), factor)
+        return true
       })
 
     const useStep = (org: OrgId, id: UserId, step: number) =>

@@ -77,8 +77,12 @@ export class DashboardUserStore extends Context.Service<
     readonly findByEmail: (email: string) => Effect.Effect<Option.Option<Credentials>>
     readonly findUser: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<DashboardUser>>
     readonly findSecondFactor: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<SecondFactor>>
-    /** Turns the second factor on (with the step its confirming code used up) or, with none, off. */
-    readonly setSecondFactor: (org: OrgId, id: UserId, factor: SecondFactor | null) => Effect.Effect<void>
+    /**
+     * Turns the second factor on (with the step its confirming code used up), only where none is
+     * on, in one step: false when one already is (a second tab, or a race), which is left as it
+     * is. With none, turns it off.
+     */
+    readonly setSecondFactor: (org: OrgId, id: UserId, factor: SecondFactor | null) => Effect.Effect<boolean>
     /**
      * Records that a code of `step` was accepted, in one step and only if `step` is later than the
      * last accepted one: false when it is not (a replay, or a race with another use of it).

@@ -48,8 +48,13 @@ export class DashboardTwoFactor extends Context.Service<
     readonly isOn: (user: DashboardUser) => Effect.Effect<boolean>
     /** A new secret to show on the enabling page; nothing is stored until a code confirms it. */
     readonly setup: (user: DashboardUser) => Effect.Effect<Setup>
+    /**
+     * Turns it on with the password (a session alone must not be able to enroll another
+     * authenticator) and a current code of the secret shown.
+     */
     readonly enable: (
       user: DashboardUser,
+      password: Redacted.Redacted<string>,
       secret: Redacted.Redacted<string>,
       code: string,
       clientAddress: string | null
@@ -131,8 +136,15 @@ export class DashboardTwoFactor extends Context.Service<
         return { secret, uri: codes.uri(secret, issuer, user.email) } satisfies Setup
       })
 
+      /** Whether `password` is the user's, by their stored hash. */
+      const passwordOf = (user: DashboardUser, password: Redacted.Redacted<string>) =>
+        Effect.flatMap(users.findByEmail(user.email), (credentials) =>
+          Option.isNone(credentials) ? Effect.succeed(false) : hasher.verify(password, credentials.value.passwordHash)
+        )
+
       const enable = Effect.fn("DashboardTwoFactor.enable")(function* (
         user: DashboardUser,
+        password: Redacted.Redacted<string>,
         secret: Redacted.Redacted<string>,
         code: string,
         clientAddress: string | null
@@ -140,12 +152,21 @@ export class DashboardTwoFactor extends Context.Service<
         // Turned on once: replacing the secret is turning it off (password and code) and on again.
         if (!secretPattern.test(Redacted.value(secret)) || (yield* isOn(user))) return yield* wrong
         const step = yield* stepOf(secret, code)
-        yield* throttled(user, clientAddress, Effect.succeed(Option.isSome(step)))
+        yield* throttled(
+          user,
+          clientAddress,
+          Effect.map(passwordOf(user, password), (matches) => matches && Option.isSome(step))
+        )
         if (Option.isNone(step)) return yield* wrong
-        // Audited first: a factor nobody can see turned on would be worse than a row too many.
-        yield* record(user, "totp_enabled", clientAddress)
-        // The confirming code's step is used up, so that code cannot sign in too.
-        yield* users.setSecondFactor(user.orgId, user.id, { secret, lastStep: step.value })
+        // Only where none is on, in one step: of two tabs confirming at once, one wins. The
+        // confirming code's step is used up, so that code cannot sign in too.
+        if (!(yield* users.setSecondFactor(user.orgId, user.id, { secret, lastStep: step.value }))) {
+          return yield* wrong
+        }
+        // Recorded once it took effect; a factor on without its record is undone.
+        yield* record(user, "totp_enabled", clientAddress).pipe(
+          Effect.onError(() => users.setSecondFactor(user.orgId, user.id, null))
+        )
       })
 
       const disable = Effect.fn("DashboardTwoFactor.disable")(function* (
@@ -154,15 +175,13 @@ export class DashboardTwoFactor extends Context.Service<
         code: string,
         clientAddress: string | null
       ) {
-        const credentials = yield* users.findByEmail(user.email)
-        if (Option.isNone(credentials)) return yield* wrong
         yield* throttled(
           user,
           clientAddress,
-          Effect.flatMap(hasher.verify(password, credentials.value.passwordHash), (matches) =>
+          Effect.flatMap(passwordOf(user, password), (matches) =>
             matches ? acceptsCode(user.orgId, user.id, code) : Effect.succeed(false)
           )
-        )
+        ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
         yield* record(user, "totp_disabled", clientAddress)
         yield* users.setSecondFactor(user.orgId, user.id, null)
       })

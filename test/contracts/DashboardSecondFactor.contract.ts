@@ -40,6 +40,24 @@ export const describeSecondFactorStore = <E>(
         })
       )
 
+      it.effect("turns a second factor on only where none is, so that of two at once exactly one holds", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          const secrets = ["A", "B", "C", "D"].map((letter) => Redacted.make(letter.repeat(32)))
+          const won = yield* Effect.all(
+            secrets.map((each) => store.setSecondFactor(user.orgId, user.id, { secret: each, lastStep: 7 })),
+            { concurrency: "unbounded" }
+          )
+          assert.strictEqual(won.filter(Boolean).length, 1)
+          const kept = Redacted.value(Option.getOrThrow(yield* store.findSecondFactor(user.orgId, user.id)).secret)
+          assert.strictEqual(kept, Redacted.value(secrets[won.indexOf(true)]!))
+          assert.isFalse(yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 8 }))
+          assert.isTrue(yield* store.setSecondFactor(user.orgId, user.id, null))
+          assert.isTrue(yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 8 }))
+        })
+      )
+
       it.effect("a new invite redeemed for the user removes its second factor and its held sign-in", () =>
         Effect.gen(function* () {
           const store = yield* DashboardUserStore

@@ -233,6 +233,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           const secret = await member.locator("input[name=secret]").inputValue()
           const codeLabel = "Code from your authenticator app (6 digits)"
           // The step before the current one (one step of drift), leaving the current one for sign-in.
+          await member.getByLabel("Password", { exact: true }).fill(password)
           await member.getByLabel(codeLabel).fill(totpCode(secret, -1))
           await member.getByRole("button", { name: "Turn on" }).click()
           await member.getByRole("status").filter({ hasText: "The second factor is on." }).waitFor()

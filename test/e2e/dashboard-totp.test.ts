@@ -60,10 +60,20 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.include(account.body, 'href="/dashboard/account"')
       const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(account.body)?.[1] ?? ""
       assert.include(account.body, `otpauth://totp/`)
-      const enable = (text: string) =>
-        run(() => client.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), secret, code: text }))
+      const enable = (text: string, withPassword = password) =>
+        run(() =>
+          client.post("/dashboard/account/totp/enable", {
+            csrf: csrfOf(account.body),
+            password: withPassword,
+            secret,
+            code: text
+          })
+        )
       assert.strictEqual((yield* enable(wrongCode(secret))).status, 400)
-      const enabled = yield* enable(code(secret, -1))
+      assert.strictEqual((yield* enable(code(secret), "not the password")).status, 400, "a session alone cannot")
+      // Taken once: a step boundary may pass before it is tried again below.
+      const enablingCode = code(secret, -1)
+      const enabled = yield* enable(enablingCode)
       assert.strictEqual(enabled.status, 200)
       assert.include(enabled.body, "The second factor is on.")
       assert.notInclude(enabled.body, secret, "the secret is shown on the enabling page alone")
@@ -77,7 +87,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.strictEqual((yield* codeStep(client, held, wrongCode(secret))).status, 401)
       assert.strictEqual((yield* codeStep(client, held, code(secret))).status, 401)
       // The enabling code is used up too.
-      assert.strictEqual((yield* codeStep(client, yield* passwordStep(client, email), code(secret, -1))).status, 401)
+      assert.strictEqual((yield* codeStep(client, yield* passwordStep(client, email), enablingCode)).status, 401)
 
       const current = code(secret)
       const signedIn = yield* codeStep(client, yield* passwordStep(client, email), current)
@@ -111,6 +121,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           "sign_in_failed",
           "sign_in_failed",
           "sign_in",
+          "sign_in_failed",
           "sign_in_failed",
           "totp_disabled",
           "sign_in"

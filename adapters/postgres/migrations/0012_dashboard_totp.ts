@@ -17,6 +17,8 @@ export default Effect.gen(function* () {
       ADD COLUMN held_sign_in_hash bytea UNIQUE,
       ADD COLUMN held_sign_in_expires_at timestamptz,
       ADD CHECK ((totp_secret IS NULL) = (totp_last_step IS NULL)),
+      ADD CHECK (totp_secret ~ '^[A-Z2-7]{32}$' AND totp_last_step >= 0),
+      ADD CHECK (length(held_sign_in_hash) = 32),
       ADD CHECK ((held_sign_in_hash IS NULL) = (held_sign_in_expires_at IS NULL))`
   yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_action_check`
   yield* sql`

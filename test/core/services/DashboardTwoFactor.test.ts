@@ -37,6 +37,12 @@ const startStep = Math.floor(start / stepMillis)
 const codeAt = (secret: Redacted.Redacted<string>, step: number) =>
   OTPAuth.TOTP.generate({ secret: OTPAuth.Secret.fromBase32(Redacted.value(secret)), timestamp: step * stepMillis })
 
+/** A well-formed code that no step within the drift of `step` has: wrong for certain. */
+const wrongAt = (secret: Redacted.Redacted<string>, step: number) =>
+  ["000000", "111111", "222222", "333333"].find(
+    (text) => ![-1, 0, 1].some((offset) => codeAt(secret, step + offset) === text)
+  )!
+
 const refusal = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effect<A, E, R>) =>
   Effect.map(Effect.exit(effect), (exit) =>
     Option.getOrNull(Option.map(Exit.findErrorOption(exit), (error) => error._tag))
@@ -52,7 +58,7 @@ const enrolled = Effect.gen(function* () {
   const { token } = yield* access.invite(org.id, email, "member")
   const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
   const { secret, uri } = yield* twoFactor.setup(user)
-  yield* twoFactor.enable(user, secret, codeAt(secret, startStep - 1), address)
+  yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep - 1), address)
   return { org: org.id, user, email, secret, uri }
 })
 
@@ -78,14 +84,26 @@ describe("DashboardTwoFactor", () => {
       assert.match(Redacted.value(secret), /^[A-Z2-7]{32}$/)
       assert.match(uri, /^otpauth:\/\/totp\/.*ada%40example\.com\?.*secret=[A-Z2-7]{32}/)
       for (const step of [startStep - 2, startStep + 2]) {
-        assert.strictEqual(yield* refusal(twoFactor.enable(user, secret, codeAt(secret, step), address)), "CodeRefused")
+        assert.strictEqual(
+          yield* refusal(twoFactor.enable(user, password, secret, codeAt(secret, step), address)),
+          "CodeRefused"
+        )
       }
+      // The password too: a session alone cannot enroll another authenticator.
+      const withoutPassword = twoFactor.enable(
+        user,
+        Redacted.make("not the password"),
+        secret,
+        codeAt(secret, startStep),
+        address
+      )
+      assert.strictEqual(yield* refusal(withoutPassword), "CodeRefused")
       assert.isFalse(yield* twoFactor.isOn(user))
-      yield* twoFactor.enable(user, secret, codeAt(secret, startStep + 1), address)
+      yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep + 1), address)
       assert.isTrue(yield* twoFactor.isOn(user))
       // Once on, a session alone cannot swap the secret: that takes turning it off first.
       const other = yield* twoFactor.setup(user)
-      const swap = twoFactor.enable(user, other.secret, codeAt(other.secret, startStep), address)
+      const swap = twoFactor.enable(user, password, other.secret, codeAt(other.secret, startStep), address)
       assert.strictEqual(yield* refusal(swap), "CodeRefused")
 
       const entries = yield* (yield* DashboardAuditLog).recent(org.id, 10)
@@ -135,7 +153,7 @@ describe("DashboardTwoFactor", () => {
       const access = yield* DashboardAccess
       const { org, user, email, secret } = yield* enrolled
       for (let i = 0; i < pairThrottle.failures; i++) {
-        const wrong = yield* Effect.flip(access.signInWithCode(yield* held(email), "000000", address))
+        const wrong = yield* Effect.flip(access.signInWithCode(yield* held(email), wrongAt(secret, startStep), address))
         assert.strictEqual(wrong.reason, "wrong")
       }
       const locked = yield* Effect.flip(access.signInWithCode(yield* held(email), codeAt(secret, startStep), address))
@@ -163,14 +181,21 @@ describe("DashboardTwoFactor", () => {
         address
       )
       assert.strictEqual(yield* refusal(wrongPassword), "CodeRefused")
-      const wrongCode = twoFactor.disable(user, password, "123456", address)
+      const wrongCode = twoFactor.disable(user, password, wrongAt(secret, startStep), address)
       assert.strictEqual(yield* refusal(wrongCode), "CodeRefused")
       assert.isTrue(yield* twoFactor.isOn(user))
       yield* twoFactor.disable(user, password, codeAt(secret, startStep), address)
       assert.isFalse(yield* twoFactor.isOn(user))
       yield* access.signIn(email, password, address)
       const actions = (yield* (yield* DashboardAuditLog).recent(org, 10)).map((entry) => entry.action)
-      assert.deepStrictEqual(actions.slice(0, 3), ["sign_in", "totp_disabled", "totp_enabled"])
+      // The refused attempts to turn it off are recorded as failed checks of the user's credentials.
+      assert.deepStrictEqual(actions.slice(0, 5), [
+        "sign_in",
+        "totp_disabled",
+        "sign_in_failed",
+        "sign_in_failed",
+        "totp_enabled"
+      ])
     }).pipe(Effect.provide(Services))
   )
 })
