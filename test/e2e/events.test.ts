@@ -5,12 +5,11 @@
  * organization's events are never visible.
  */
 import { assert, layer } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
-import { type FetchedDocument, planPairSync } from "../../core/domain/PairSync.ts"
-import { PairStore } from "../../core/ports/PairStore.ts"
 import { type Fixture, insertFixture, keys } from "../support/Fixtures.ts"
+import { document, makeScriptedSync } from "../support/ScriptedSync.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 class TestFixture extends Context.Service<TestFixture, Fixture>()("test/Fixture") {}
@@ -31,41 +30,8 @@ const call = (path: string, key: string | null = keys.orgA) =>
     return { status: response.status, body }
   })
 
-const document = (key: string, portalStatus: string): FetchedDocument => ({
-  documentKey: key,
-  vendorReceivableId: `INV-${key}`,
-  amountCents: 12_500,
-  currency: "EUR",
-  receivableDate: "2026-11-01",
-  dueDate: "2026-12-01",
-  portalStatus,
-  poNumber: null,
-  metadata: { source: "e2e" }
-})
-
-let serial = 0
 /** One sync of the organization's first pair with these documents, as the engine would run it. */
-const sync = (org: string, documents: ReadonlyArray<FetchedDocument>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const store = yield* PairStore
-    const [row] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} ORDER BY id LIMIT 1`
-    const pair = yield* store.get(row!.id)
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        const session = yield* store.session(pair, "e2e", yield* DateTime.now)
-        const current = yield* session.receivablesByKeys(documents.map((d) => d.documentKey))
-        const plan = planPairSync(current, documents, {
-          refs: pair.refs,
-          now: session.at,
-          newReceivableId: () => `rcv_${(0xe2e000 + ++serial).toString(16).padStart(32, "0")}` as never
-        })
-        yield* session.writeChunk(plan)
-        const counts = { fetched: documents.length, created: 0, updated: 0, unchanged: 0, quarantined: 0 }
-        yield* session.finish({ counts, quarantine: [], nextSyncAt: DateTime.add(session.at, { hours: 1 }) })
-      })
-    )
-  }).pipe(Effect.orDie)
+const sync = makeScriptedSync(0xe2e000)
 
 layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("GET /v1/events", (it) => {
   it.effect(

@@ -12,12 +12,10 @@ import { tmpdir } from "node:os"
 import { delimiter, join } from "node:path"
 import { promisify } from "node:util"
 import { afterAll, assert, beforeAll, layer } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer } from "effect"
-import { SqlClient } from "effect/sql"
+import { Context, Effect, Layer } from "effect"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
-import { type FetchedDocument, planPairSync } from "../../core/domain/PairSync.ts"
-import { PairStore } from "../../core/ports/PairStore.ts"
 import { type Fixture, insertFixture, keys } from "../support/Fixtures.ts"
+import { makeScriptedSync, document as scriptedDocument } from "../support/ScriptedSync.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 const run = promisify(execFile)
@@ -108,41 +106,10 @@ const TestLayer = Layer.effect(TestFixture, insertFixture).pipe(
   Layer.provideMerge(serverLayer)
 )
 
-const document = (key: string, portalStatus: string): FetchedDocument => ({
-  documentKey: key,
-  vendorReceivableId: `INV-${key}`,
-  amountCents: 12_500,
-  currency: "EUR",
-  receivableDate: "2026-11-01",
-  dueDate: "2026-12-01",
-  portalStatus,
-  poNumber: null,
-  metadata: { source: "packed-client" }
-})
+const document = (key: string, portalStatus: string) => scriptedDocument(key, portalStatus, "packed-client")
 
-let serial = 0
 /** One sync of the organization's first pair with these documents, as the engine would run it. */
-const syncPair = (org: string, documents: ReadonlyArray<FetchedDocument>) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const store = yield* PairStore
-    const [row] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} ORDER BY id LIMIT 1`
-    const pair = yield* store.get(row!.id)
-    yield* Effect.scoped(
-      Effect.gen(function* () {
-        const session = yield* store.session(pair, "e2e", yield* DateTime.now)
-        const current = yield* session.receivablesByKeys(documents.map((d) => d.documentKey))
-        const plan = planPairSync(current, documents, {
-          refs: pair.refs,
-          now: session.at,
-          newReceivableId: () => `rcv_${(0xc11e00 + ++serial).toString(16).padStart(32, "0")}` as never
-        })
-        yield* session.writeChunk(plan)
-        const counts = { fetched: documents.length, created: 0, updated: 0, unchanged: 0, quarantined: 0 }
-        yield* session.finish({ counts, quarantine: [], nextSyncAt: DateTime.add(session.at, { hours: 1 }) })
-      })
-    )
-  }).pipe(Effect.orDie)
+const syncPair = makeScriptedSync(0xc11e00)
 
 /** Every receivable of org A as the service serves it, in the shape `sync` hands over. */
 const serverCopy = Effect.gen(function* () {
