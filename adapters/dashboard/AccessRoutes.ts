@@ -16,6 +16,10 @@ const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${
 const throttled = (page: string, refused: { readonly retryAfterSeconds: number }) =>
   HttpServerResponse.setHeader(htmlPage(page, 429), "retry-after", String(refused.retryAfterSeconds))
 
+/** What a user whose second factor took too many wrong codes in a row is told. */
+const lockedFactor =
+  "Too many wrong codes in a row: this account's second factor accepts none now. Ask an operator for a new invite, which sets a new password and turns the second factor off."
+
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const access = yield* DashboardAccess
   const { context, signedInChange, signedOut } = guards
@@ -73,7 +77,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           Effect.succeed(
             refused.reason === "throttled"
               ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
-              : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
+              : refused.reason === "locked"
+                ? htmlPage(Pages.signIn({ problem: lockedFactor }), 403)
+                : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )
       )

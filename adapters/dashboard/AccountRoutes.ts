@@ -32,7 +32,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           ),
           HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
         )
-      : accountPage(session, { problem: wrong }, 400)
+      : refused.reason === "locked"
+        ? accountPage(
+            session,
+            { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
+            403
+          )
+        : accountPage(session, { problem: wrong }, 400)
 
   yield* router.add(
     "GET",

@@ -140,19 +140,20 @@ export const layer = Layer.effect(
 
     const findSecondFactor = Effect.fn("PgDashboardUserStore.findSecondFactor")(function* (org: OrgId, id: UserId) {
       if (!isUuid(org) || !isUuid(id)) return Option.none<SecondFactor>()
-      const rows = yield* sql<{ totp_secret: string; totp_last_step: string }>`
-        SELECT totp_secret, totp_last_step FROM dashboard_users
+      const rows = yield* sql<{ totp_secret: string; totp_last_step: string; totp_wrong_codes: number }>`
+        SELECT totp_secret, totp_last_step, totp_wrong_codes FROM dashboard_users
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         secret: Redacted.make(row.totp_secret),
-        lastStep: Number(row.totp_last_step)
+        lastStep: Number(row.totp_last_step),
+        wrongCodes: Number(row.totp_wrong_codes)
       }))
     })
 
     const setSecondFactor = Effect.fn("PgDashboardUserStore.setSecondFactor")(function* (
       org: OrgId,
       id: UserId,
-      factor: SecondFactor | null
+      factor: Omit<SecondFactor, "wrongCodes"> | null
     ) {
       if (!isUuid(org) || !isUuid(id)) return false
       if (factor === null) {
@@ -162,7 +163,8 @@ export const layer = Layer.effect(
         return true
       }
       const rows = yield* sql`
-        UPDATE dashboard_users SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}
+        UPDATE dashboard_users
+        SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}, totp_wrong_codes = 0
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NULL
         RETURNING id`.pipe(Effect.orDie)
       return rows.length === 1
@@ -171,10 +173,17 @@ export const layer = Layer.effect(
     const useStep = Effect.fn("PgDashboardUserStore.useStep")(function* (org: OrgId, id: UserId, step: number) {
       if (!isUuid(org) || !isUuid(id)) return false
       const rows = yield* sql`
-        UPDATE dashboard_users SET totp_last_step = ${step}
+        UPDATE dashboard_users SET totp_last_step = ${step}, totp_wrong_codes = 0
         WHERE org_id = ${org} AND id = ${id} AND totp_last_step < ${step}
         RETURNING id`.pipe(Effect.orDie)
       return rows.length === 1
+    })
+
+    const countWrongCode = Effect.fn("PgDashboardUserStore.countWrongCode")(function* (org: OrgId, id: UserId) {
+      if (!isUuid(org) || !isUuid(id)) return
+      yield* sql`
+        UPDATE dashboard_users SET totp_wrong_codes = totp_wrong_codes + 1
+        WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
     })
 
     const holdSignIn = Effect.fn("PgDashboardUserStore.holdSignIn")(function* (
@@ -216,6 +225,7 @@ export const layer = Layer.effect(
       findSecondFactor,
       setSecondFactor,
       useStep,
+      countWrongCode,
       holdSignIn,
       takeSignIn
     })

@@ -103,14 +103,14 @@ export const layerMemory = Layer.effect(
     const findSecondFactor = (org: OrgId, id: UserId) =>
       Effect.sync(() => Option.fromNullishOr(secondFactors.get(userKey(org, id))))
 
-    const setSecondFactor = (org: OrgId, id: UserId, factor: SecondFactor | null) =>
+    const setSecondFactor = (org: OrgId, id: UserId, factor: Omit<SecondFactor, "wrongCodes"> | null) =>
       Effect.sync(() => {
         if (factor === null) {
           secondFactors.delete(userKey(org, id))
           return true
         }
         if (secondFactors.has(userKey(org, id))) return false
-        secondFactors.set(userKey(org, id), factor)
+        secondFactors.set(userKey(org, id), { ...factor, wrongCodes: 0 })
         return true
       })
 
@@ -118,8 +118,14 @@ export const layerMemory = Layer.effect(
       Effect.sync(() => {
         const factor = secondFactors.get(userKey(org, id))
         if (factor === undefined || step <= factor.lastStep) return false
-        secondFactors.set(userKey(org, id), { ...factor, lastStep: step })
+        secondFactors.set(userKey(org, id), { ...factor, lastStep: step, wrongCodes: 0 })
         return true
+      })
+
+    const countWrongCode = (org: OrgId, id: UserId) =>
+      Effect.sync(() => {
+        const factor = secondFactors.get(userKey(org, id))
+        if (factor !== undefined) secondFactors.set(userKey(org, id), { ...factor, wrongCodes: factor.wrongCodes + 1 })
       })
 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
@@ -149,6 +155,7 @@ export const layerMemory = Layer.effect(
       findSecondFactor,
       setSecondFactor,
       useStep,
+      countWrongCode,
       holdSignIn,
       takeSignIn
     })

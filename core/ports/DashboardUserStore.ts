@@ -28,6 +28,8 @@ export interface Credentials {
 export interface SecondFactor {
   readonly secret: Redacted.Redacted<string>
   readonly lastStep: number
+  /** Wrong codes in a row since the last right one (0 when it is turned on). */
+  readonly wrongCodes: number
 }
 
 export interface Invite {
@@ -82,12 +84,18 @@ export class DashboardUserStore extends Context.Service<
      * on, in one step: false when one already is (a second tab, or a race), which is left as it
      * is. With none, turns it off.
      */
-    readonly setSecondFactor: (org: OrgId, id: UserId, factor: SecondFactor | null) => Effect.Effect<boolean>
+    readonly setSecondFactor: (
+      org: OrgId,
+      id: UserId,
+      factor: Omit<SecondFactor, "wrongCodes"> | null
+    ) => Effect.Effect<boolean>
     /**
      * Records that a code of `step` was accepted, in one step and only if `step` is later than the
      * last accepted one: false when it is not (a replay, or a race with another use of it).
      */
     readonly useStep: (org: OrgId, id: UserId, step: number) => Effect.Effect<boolean>
+    /** Counts a wrong code against the user's factor; a right one (`useStep`) starts the count again. */
+    readonly countWrongCode: (org: OrgId, id: UserId) => Effect.Effect<void>
     /**
      * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`; one
      * per user: a newer one replaces it.

@@ -23,12 +23,22 @@ export const stepMillis = 30_000
 export const drift = 1
 /** How long a sign-in waits for its code. */
 export const heldSignInLifetime = Duration.minutes(5)
+/**
+ * Wrong codes in a row after which the factor accepts none until an operator's new invite resets
+ * it. The windows of `SignInThrottle` forget on restart and count per process; this count is
+ * stored, so someone who has the password cannot guess codes for weeks (NIST SP 800-63B allows
+ * at most 100; 20 leaves an owner's typos room and gives a guesser 60 chances in a million).
+ */
+export const maxWrongCodes = 20
 /** Shown in authenticator apps beside the account. */
 export const issuer = "Partner Receivables"
 
-/** A wrong, reused or malformed code (or password, when turning the factor off), or too many of them. */
+/**
+ * A wrong, reused or malformed code (or password, when turning the factor off), too many of them
+ * in a window (`throttled`), or `maxWrongCodes` in a row (`locked`).
+ */
 export class CodeRefused extends Schema.TaggedError<CodeRefused>()("CodeRefused", {
-  reason: Schema.Literals(["wrong", "throttled"]),
+  reason: Schema.Literals(["wrong", "throttled", "locked"]),
   retryAfterSeconds: Schema.Number
 }) {}
 
@@ -88,6 +98,7 @@ export class DashboardTwoFactor extends Context.Service<
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
+      const locked = new CodeRefused({ reason: "locked", retryAfterSeconds: 0 })
 
       const record = (
         user: DashboardUser,
@@ -110,7 +121,7 @@ export class DashboardTwoFactor extends Context.Service<
       const throttled = Effect.fnUntraced(function* (
         user: DashboardUser,
         clientAddress: string | null,
-        check: Effect.Effect<boolean>
+        check: Effect.Effect<boolean, CodeRefused>
       ) {
         const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
         if (admission._tag === "Throttled") {
@@ -120,13 +131,19 @@ export class DashboardTwoFactor extends Context.Service<
         admission.attempt.succeeded()
       })
 
-      /** A right code of the user's stored secret, for a step not accepted before (used up now). */
+      /**
+       * A right code of the user's stored secret, for a step not accepted before (used up now); a
+       * wrong one is counted, and past `maxWrongCodes` in a row none is accepted.
+       */
       const acceptsCode = (org: OrgId, id: UserId, code: string) =>
         Effect.gen(function* () {
           const factor = yield* users.findSecondFactor(org, id)
           if (Option.isNone(factor)) return false
+          if (factor.value.wrongCodes >= maxWrongCodes) return yield* locked
           const step = yield* stepOf(factor.value.secret, code)
-          return Option.isSome(step) && (yield* users.useStep(org, id, step.value))
+          if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return true
+          yield* users.countWrongCode(org, id)
+          return false
         })
 
       const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)

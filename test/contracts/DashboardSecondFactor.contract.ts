@@ -58,6 +58,29 @@ export const describeSecondFactorStore = <E>(
         })
       )
 
+      it.effect("counts wrong codes in a row for the user alone, from 0 when turned on and after a right one", () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const user = yield* newUser()
+          const other = yield* newUser()
+          const wrongCodes = (who: typeof user) =>
+            Effect.map(store.findSecondFactor(who.orgId, who.id), (found) => Option.getOrThrow(found).wrongCodes)
+          yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 10 })
+          yield* store.setSecondFactor(other.orgId, other.id, { secret, lastStep: 10 })
+          assert.strictEqual(yield* wrongCodes(user), 0)
+          yield* store.countWrongCode(user.orgId, user.id)
+          yield* store.countWrongCode(user.orgId, user.id)
+          yield* store.countWrongCode(other.orgId, user.id)
+          assert.deepStrictEqual([yield* wrongCodes(user), yield* wrongCodes(other)], [2, 0])
+          assert.isTrue(yield* store.useStep(user.orgId, user.id, 11))
+          assert.strictEqual(yield* wrongCodes(user), 0)
+          yield* store.countWrongCode(user.orgId, user.id)
+          yield* store.setSecondFactor(user.orgId, user.id, null)
+          yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 12 })
+          assert.strictEqual(yield* wrongCodes(user), 0)
+        })
+      )
+
       it.effect("a new invite redeemed for the user removes its second factor and its held sign-in", () =>
         Effect.gen(function* () {
           const store = yield* DashboardUserStore

@@ -1,7 +1,7 @@
 /**
  * The dashboard's optional second factor (TOTP): each user's secret, stored as is because codes
  * are verified with it (docs/decisions.md, Dashboard), the last time step a code was accepted
- * for (a code is accepted once), and at most one sign-in waiting for its code, by the SHA-256 of
+ * for (a code is accepted once), the wrong codes entered since the last right one, and at most one sign-in waiting for its code, by the SHA-256 of
  * its token. Enabling and disabling it are dashboard actions; 0010 is released, so its CHECK is
  * replaced here rather than edited there.
  */
@@ -14,6 +14,7 @@ export default Effect.gen(function* () {
     ALTER TABLE dashboard_users
       ADD COLUMN totp_secret text,
       ADD COLUMN totp_last_step bigint,
+      ADD COLUMN totp_wrong_codes integer NOT NULL DEFAULT 0 CHECK (totp_wrong_codes >= 0),
       ADD COLUMN held_sign_in_hash bytea UNIQUE,
       ADD COLUMN held_sign_in_expires_at timestamptz,
       ADD CHECK ((totp_secret IS NULL) = (totp_last_step IS NULL)),

@@ -5,7 +5,7 @@
  * and not two, wrong codes throttled and audited, and the secret never in the audit log.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Clock, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import * as OTPAuth from "otpauth"
@@ -19,7 +19,12 @@ import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore
 import { DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
 import { DashboardAccess } from "../../../core/services/DashboardAccess.ts"
-import { DashboardTwoFactor, heldSignInLifetime, stepMillis } from "../../../core/services/DashboardTwoFactor.ts"
+import {
+  DashboardTwoFactor,
+  heldSignInLifetime,
+  maxWrongCodes,
+  stepMillis
+} from "../../../core/services/DashboardTwoFactor.ts"
 
 const Services = DashboardAccess.layer.pipe(
   Layer.provideMerge(DashboardTwoFactor.layer),
@@ -145,6 +150,34 @@ describe("DashboardTwoFactor", () => {
       yield* TestClock.adjust(heldSignInLifetime)
       const late = Math.floor((start + 3 * stepMillis + Duration.toMillis(heldSignInLifetime)) / stepMillis)
       assert.strictEqual(yield* refusal(access.signInWithCode(waiting, codeAt(secret, late), address)), "CodeRefused")
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("wrong codes in a row, however slowly they come, lock the factor; a right one starts the count again", () =>
+    Effect.gen(function* () {
+      const access = yield* DashboardAccess
+      const { email, secret } = yield* enrolled
+      // Slower than any throttle window remembers: each try a quarter of an hour after the last.
+      const stepNow = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / stepMillis))
+      const wrongTries = (count: number) =>
+        Effect.forEach(Array.from({ length: count }), () =>
+          Effect.gen(function* () {
+            yield* TestClock.adjust(Duration.minutes(16))
+            const refused = yield* Effect.flip(
+              access.signInWithCode(yield* held(email), wrongAt(secret, yield* stepNow), address)
+            )
+            assert.strictEqual(refused.reason, "wrong")
+          })
+        )
+      yield* wrongTries(maxWrongCodes - 1)
+      yield* TestClock.adjust(Duration.minutes(16))
+      yield* access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+      yield* wrongTries(maxWrongCodes)
+      yield* TestClock.adjust(Duration.minutes(16))
+      const locked = yield* Effect.flip(
+        access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+      )
+      assert.strictEqual(locked.reason, "locked")
     }).pipe(Effect.provide(Services))
   )
 
