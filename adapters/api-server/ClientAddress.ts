@@ -6,6 +6,7 @@
  */
 import { BlockList, isIP } from "node:net"
 import { Config, Context, Effect, Layer, Schema, SchemaTransformation } from "effect"
+import { commaList } from "./CommaList.ts"
 
 export class ClientAddress extends Context.Service<
   ClientAddress,
@@ -40,22 +41,7 @@ const entry = Schema.String.check(
   )
 )
 
-export const trustedProxies = Config.schema(
-  Schema.String.pipe(
-    Schema.decodeTo(
-      Schema.Array(entry),
-      SchemaTransformation.transform({
-        decode: (text: string): ReadonlyArray<string> =>
-          text
-            .split(",")
-            .map((part) => part.trim())
-            .filter((part) => part !== ""),
-        encode: (entries: ReadonlyArray<string>) => entries.join(",")
-      })
-    )
-  ),
-  "TRUSTED_PROXIES"
-).pipe(Config.withDefault([] as ReadonlyArray<string>))
+export const trustedProxies = commaList("TRUSTED_PROXIES", Schema.Array(entry))
 
 export const make = (proxies: ReadonlyArray<string>) => {
   const trusted = new BlockList()

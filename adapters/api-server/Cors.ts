@@ -7,6 +7,7 @@
  */
 import { Config, Schema, SchemaTransformation } from "effect"
 import { HttpServerResponse } from "effect/http"
+import { commaList } from "./CommaList.ts"
 
 export type Policy =
   | { readonly _tag: "Off" }
@@ -36,22 +37,7 @@ const entries = Schema.Array(entry).check(
 export const policyOf = (list: ReadonlyArray<string>): Policy =>
   list.length === 0 ? { _tag: "Off" } : list[0] === "*" ? { _tag: "Any" } : { _tag: "Listed", origins: new Set(list) }
 
-export const settings = Config.schema(
-  Schema.String.pipe(
-    Schema.decodeTo(
-      entries,
-      SchemaTransformation.transform({
-        decode: (text: string): ReadonlyArray<string> =>
-          text
-            .split(",")
-            .map((part) => part.trim())
-            .filter((part) => part !== ""),
-        encode: (list: ReadonlyArray<string>) => list.join(",")
-      })
-    )
-  ),
-  "CORS_ORIGINS"
-).pipe(Config.withDefault([] as ReadonlyArray<string>), Config.map(policyOf))
+export const settings = commaList("CORS_ORIGINS", entries).pipe(Config.map(policyOf))
 
 /**
  * The `Access-Control-Allow-Origin` value for a request's `Origin`, if that origin is allowed.

@@ -10,18 +10,13 @@
  * Options (environment): BENCH_ROUNDS (default 50) requests per page.
  */
 import { execFile } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, Redacted, Scope } from "effect"
+import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
-import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { quantile, seedOrganization, startServer, timedRequest, withFreshDatabase } from "../support/OneOrganization.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 50)
 const receivables = 100_000
@@ -37,13 +32,8 @@ const sameOrigin = (port: number) => ({ origin: `http://127.0.0.1:${port}`, "sec
 const hiddenFields = (html: string) =>
   [...html.matchAll(/<input type="hidden" name="([^"]+)" value="([^"]*)"/g)].map(([, name, value]) => [name!, value!])
 
-const main = Effect.gen(function* () {
-  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-dashboard-bench-")))
-  yield* Effect.promise(() => chmod(baseDir, 0o755))
-  yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
-  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-  yield* Effect.gen(function* () {
-    yield* Migrations.migrate
+const main = withFreshDatabase("dashboard", (url) =>
+  Effect.gen(function* () {
     const started = performance.now()
     const org = yield* seedOrganization({ name: "Dashboard bench", receivables, key })
     const sql = yield* SqlClient.SqlClient
@@ -61,7 +51,6 @@ const main = Effect.gen(function* () {
       SELECT id FROM receivables WHERE org_id = ${org} ORDER BY detected_at, id OFFSET 50000 LIMIT 1`
     const [pair] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} LIMIT 1`
 
-    const url = server.url
     const port = yield* Effect.promise(freePort)
     yield* Effect.acquireRelease(
       Effect.promise(() =>
@@ -139,8 +128,8 @@ const main = Effect.gen(function* () {
         `| ${name} | ${quantile(values, 0.5).toFixed(1)} | ${p95.toFixed(1)} | ${p95 < 1000 ? "yes" : "no"} |`
       )
     }
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })))
-})
+  })
+)
 
 const scope = Effect.runSync(Scope.make())
 Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))

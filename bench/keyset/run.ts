@@ -1,8 +1,8 @@
 /**
  * The keyset paging benchmark (`npm run bench:keyset`): on a fresh embedded PostgreSQL, one
- * organization with 100,000 receivables (`../support/OneOrganization.ts`), then, side by side in one run, page 1 against page 1,000
- * (limit 100) reached with `starting_after`, and the same depth reached with `page` (OFFSET) for
- * reference; the same for a `status` filter. Two measures, interleaved round by round so that the
+ * organization with 100,000 receivables (`../support/OneOrganization.ts`), then, side by side in
+ * one run, page 1 against page 1,000 (limit 100) reached with `starting_after`, and the same depth
+ * reached with `page` (OFFSET) for reference; the same for a `status` filter. Two measures, interleaved round by round so that the
  * machine's drift touches every line alike: PostgreSQL's execution time of the list statement
  * (`EXPLAIN (ANALYZE)`, with the buffers it touched and the part spent counting `total_count`),
  * and the whole request over loopback to the app in its `serve` role, one at a time on a
@@ -11,20 +11,14 @@
  * Options (environment): BENCH_ROUNDS (default 200) requests per line, BENCH_PLANS (default 50)
  * EXPLAIN ANALYZE runs per line.
  */
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Exit, Option, Redacted, Scope } from "effect"
+import { Effect, Exit, Option, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import { makeStatements } from "../../adapters/postgres/PgReceivableStore.ts"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
 import { freePort } from "../../test/support/ports.ts"
-import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { quantile, seedOrganization, startServer, timedRequest, withFreshDatabase } from "../support/OneOrganization.ts"
 
 const rounds = Number(process.env.BENCH_ROUNDS ?? 200)
 const plans = Number(process.env.BENCH_PLANS ?? 50)
@@ -77,14 +71,8 @@ interface PlanNode {
 }
 const nodes = (node: PlanNode): ReadonlyArray<PlanNode> => [node, ...(node.Plans ?? []).flatMap(nodes)]
 
-const main = Effect.gen(function* () {
-  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-keyset-bench-")))
-  // The server may run as another user (when we are root): let it reach the directory.
-  yield* Effect.promise(() => chmod(baseDir, 0o755))
-  yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
-  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-  yield* Effect.gen(function* () {
-    yield* Migrations.migrate
+const main = withFreshDatabase("keyset", (url) =>
+  Effect.gen(function* () {
     const started = performance.now()
     const org = yield* seedOrganization({ name: "Keyset bench", receivables: total, key })
     log(`seeded ${total.toLocaleString("en")} receivables in ${((performance.now() - started) / 1000).toFixed(1)} s`)
@@ -150,7 +138,7 @@ const main = Effect.gen(function* () {
     // The whole request, one at a time, the lines interleaved.
     const port = yield* Effect.promise(freePort)
     yield* Effect.acquireRelease(
-      Effect.promise(() => startServer(server.url, port)),
+      Effect.promise(() => startServer(url, port)),
       (child) => Effect.sync(() => child.kill("SIGTERM"))
     )
     const requests = new Map(lines.map((line) => [line.name, [] as Array<number>]))
@@ -188,8 +176,8 @@ const main = Effect.gen(function* () {
         ...rows
       ].join("\n")}\n`
     )
-  }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })))
-})
+  })
+)
 
 const scope = Effect.runSync(Scope.make())
 Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))

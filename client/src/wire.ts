@@ -33,7 +33,8 @@ export interface Metadata {
   readonly [key: string]: string
 }
 
-export interface Receivable {
+/** A receivable's own fields, as the list, a single receivable and an event all carry them. */
+export interface ReceivableFields {
   readonly id: string
   readonly object: "receivable"
   readonly vendor_receivable_id: string | null
@@ -48,6 +49,9 @@ export interface Receivable {
   readonly po_number: string | null
   readonly detected_at: string
   readonly updated_at: string
+}
+
+export interface Receivable extends ReceivableFields {
   readonly estimated_next_update_at: string | null
   /** Always on a single receivable; on list items only with `expand: ["history"]`. */
   readonly history?: ReadonlyArray<HistoryEntry>
@@ -107,21 +111,7 @@ export interface ReceivableList {
  * A receivable as an event carries it: its own fields and metadata, without `history` (the event
  * is a point in it) and without `estimated_next_update_at` (a schedule, which moves without events).
  */
-export interface EventReceivable {
-  readonly id: string
-  readonly object: "receivable"
-  readonly vendor_receivable_id: string | null
-  readonly vendor: PartyRef
-  readonly debtor: PartyRef
-  readonly amount_cents: number
-  readonly currency: string
-  readonly receivable_date: string
-  readonly due_date: string | null
-  readonly status: Status
-  readonly portal_status: string
-  readonly po_number: string | null
-  readonly detected_at: string
-  readonly updated_at: string
+export interface EventReceivable extends ReceivableFields {
   readonly metadata: Metadata
 }
 
