@@ -5,7 +5,7 @@
  * first untrusted hop was written by the client itself and proves nothing.
  */
 import { BlockList, isIP } from "node:net"
-import { Config, Context, Effect, Layer, Schema, SchemaTransformation } from "effect"
+import { Context, Effect, Layer, Schema } from "effect"
 import { commaList } from "./CommaList.ts"
 
 export class ClientAddress extends Context.Service<

@@ -5,7 +5,7 @@
  * headers a client reads (request id, rate limits, ETag). Another origin gets no CORS header at
  * all, so the browser keeps its page from reading the answer. The envelope applies it.
  */
-import { Config, Schema, SchemaTransformation } from "effect"
+import { Config, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { commaList } from "./CommaList.ts"
 
