@@ -7,8 +7,8 @@ import { Layer } from "effect"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
-import { AdminLive, DashboardAccessLive } from "./Layers.ts"
+import { AccountsLive, AdminLive } from "./Layers.ts"
 
-export const layer = Layer.mergeAll(AdminLive, PgAuditLog.layer, DashboardAccessLive).pipe(
+export const layer = Layer.mergeAll(AdminLive, PgAuditLog.layer, AccountsLive).pipe(
   Layer.provideMerge(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
 )

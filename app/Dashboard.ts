@@ -8,11 +8,12 @@ import { DashboardMounted } from "../adapters/api-server/RequestPath.ts"
 import * as Routes from "../adapters/api-server/Server.ts"
 import * as DashboardRoutes from "../adapters/dashboard/Routes.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
-import { DashboardAudit } from "../core/services/DashboardAudit.ts"
-import { DashboardIntegrations } from "../core/services/DashboardIntegrations.ts"
-import { DashboardKeys } from "../core/services/DashboardKeys.ts"
-import { DashboardUsage } from "../core/services/DashboardUsage.ts"
-import { DashboardAccessLive, DirectoryLive } from "./Layers.ts"
+import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
+import { IntegrationAdministration } from "../core/services/IntegrationAdministration.ts"
+import { KeyAdministration } from "../core/services/KeyAdministration.ts"
+import { OrganizationAudit } from "../core/services/OrganizationAudit.ts"
+import { OrganizationUsage } from "../core/services/OrganizationUsage.ts"
+import { AccountsLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
 export const enabled = Config.schema(Schema.Literals(["on", "off"]), "DASHBOARD").pipe(
@@ -29,11 +30,12 @@ const pages = Layer.unwrap(
   Layer.provide(
     // The request log (`AuditLog`) is the API's own, shared with the envelope that writes it.
     Layer.mergeAll(
-      Layer.mergeAll(DashboardAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)), DashboardUsage.layer).pipe(
-        Layer.provideMerge(DashboardKeys.layer)
-      ),
-      DashboardIntegrations.layer
-    ).pipe(Layer.provideMerge(DashboardAccessLive), Layer.provideMerge(DirectoryLive))
+      Layer.mergeAll(
+        OrganizationAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)),
+        OrganizationUsage.layer.pipe(Layer.provide(PgKeyUsageStore.layer))
+      ).pipe(Layer.provideMerge(KeyAdministration.layer)),
+      IntegrationAdministration.layer
+    ).pipe(Layer.provideMerge(AccountsLive), Layer.provideMerge(DirectoryLive))
   )
 )
 

@@ -7,8 +7,8 @@
 import { Config, Duration, Effect, Redacted } from "effect"
 import { Organizations } from "../core/ports/Organizations.ts"
 import { PairStore } from "../core/ports/PairStore.ts"
+import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
-import { DashboardAccess } from "../core/services/DashboardAccess.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { SyncEngine } from "../core/services/SyncEngine.ts"
 
@@ -66,7 +66,7 @@ export const adminEmail = "admin@demo.example"
 
 /** A one-time link for the demo's admin to set a password; its token is returned once, here. */
 export const inviteAdmin = Effect.fn("Demo.inviteAdmin")(function* (orgId: string) {
-  const { token } = yield* (yield* DashboardAccess).invite(orgId, adminEmail, "admin")
+  const { token } = yield* (yield* Accounts).invite(orgId, adminEmail, "admin")
   return token
 })
 

@@ -15,6 +15,7 @@ import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.t
 import * as PgDashboardUserStore from "../adapters/postgres/PgDashboardUserStore.ts"
 import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
 import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
+import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
@@ -22,27 +23,27 @@ import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
+import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
-import { DashboardAccess } from "../core/services/DashboardAccess.ts"
-import { DashboardTwoFactor } from "../core/services/DashboardTwoFactor.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { Events } from "../core/services/Events.ts"
 import { Receivables } from "../core/services/Receivables.ts"
+import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 
-/** The core's key policy over the PostgreSQL store, with the cache of verified keys between them. */
+/** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
 const ApiKeysLive = ApiKeys.layer.pipe(
   Layer.provide(VerifiedKeyCache.layer),
-  Layer.provide([PgApiKeyStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provide([PgApiKeyStore.layer, PgKeyUsageStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
 )
 
 /**
  * The dashboard's users, invites, sessions, second factors and their audit, over PostgreSQL, with
  * scrypt and otpauth.
  */
-export const DashboardAccessLive = DashboardAccess.layer.pipe(
-  Layer.provideMerge(DashboardTwoFactor.layer),
+export const AccountsLive = Accounts.layer.pipe(
+  Layer.provideMerge(SecondFactors.layer),
   Layer.provide([
     OtpauthCodes.layer,
     PgDashboardUserStore.layer,

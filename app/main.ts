@@ -22,7 +22,7 @@ import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
-import { AdminLive, DashboardAccessLive, EventsLive, ServicesLive } from "./Layers.ts"
+import { AccountsLive, AdminLive, EventsLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as Settings from "./Settings.ts"
@@ -60,7 +60,7 @@ const DemoLive = (http: AppConfig.Http, enabled: boolean, dashboard: boolean) =>
       const link = invite === undefined ? undefined : Redacted.make(PublicUrl.inviteLink(base, Redacted.value(invite)))
       process.stdout.write(Demo.welcome(seeded, base, link))
     })
-  ).pipe(Layer.provide([AdminLive, DashboardAccessLive]))
+  ).pipe(Layer.provide([AdminLive, AccountsLive]))
 
 const roles = ["all", "serve", "worker"] as const
 type Role = (typeof roles)[number]

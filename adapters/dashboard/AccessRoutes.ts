@@ -5,7 +5,7 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { Accounts } from "../../core/services/Accounts.ts"
 import { signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
@@ -21,7 +21,7 @@ const lockedFactor =
   "Too many wrong codes in a row: this account's second factor accepts none now. Ask an operator for a new invite, which sets a new password and turns the second factor off."
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const access = yield* DashboardAccess
+  const access = yield* Accounts
   const { context, signedInChange, signedOut } = guards
 
   yield* router.add(

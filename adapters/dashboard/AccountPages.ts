@@ -6,7 +6,7 @@
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
-import type { Setup } from "../../core/services/DashboardTwoFactor.ts"
+import type { Setup } from "../../core/services/SecondFactors.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, notice } from "./Parts.ts"
 

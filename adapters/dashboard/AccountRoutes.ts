@@ -5,13 +5,13 @@
  */
 import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
-import type { CurrentSession } from "../../core/services/DashboardAccess.ts"
-import { type CodeRefused, DashboardTwoFactor } from "../../core/services/DashboardTwoFactor.ts"
+import type { CurrentSession } from "../../core/services/Accounts.ts"
+import { type CodeRefused, SecondFactors } from "../../core/services/SecondFactors.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const twoFactor = yield* DashboardTwoFactor
+  const twoFactor = yield* SecondFactors
   const { signedIn, signedInChange } = guards
 
   /** The account page as it is now, with a message; a new secret whenever the factor is off. */

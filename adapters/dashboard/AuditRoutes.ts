@@ -1,13 +1,13 @@
 /**
- * The audit page (`/dashboard/audit`) over the core's `DashboardAudit`: the filters arrive as a
+ * The audit page (`/dashboard/audit`) over the core's `OrganizationAudit`: the filters arrive as a
  * GET form's query; a value that cannot be read is shown as a problem (400), never guessed.
  * Admins only: the core refuses a member, and so does the answer (403). Never storage.
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
 import type { AuditPosition, StatusClass } from "../../core/ports/AuditLog.ts"
-import { DashboardAudit, type RequestFilters } from "../../core/services/DashboardAudit.ts"
-import { DashboardKeys } from "../../core/services/DashboardKeys.ts"
+import { KeyAdministration } from "../../core/services/KeyAdministration.ts"
+import { OrganizationAudit, type RequestFilters } from "../../core/services/OrganizationAudit.ts"
 import { type AuditFilters, auditLink, audit as auditPage, auditPath } from "./AuditPages.ts"
 import { type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
@@ -60,8 +60,8 @@ const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => 
 const minute = (instant: DateTime.Utc) => DateTime.formatIso(instant).slice(0, 16).replace("T", " ")
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const auditService = yield* DashboardAudit
-  const keys = yield* DashboardKeys
+  const auditService = yield* OrganizationAudit
+  const keys = yield* KeyAdministration
 
   yield* router.add(
     "GET",

@@ -7,7 +7,7 @@
 import { ByteSize, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { RequestOrigin } from "../../core/ports/RequestOrigin.ts"
-import { type CurrentSession, DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { Accounts, type CurrentSession } from "../../core/services/Accounts.ts"
 import type { Viewer } from "./Layout.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
@@ -55,9 +55,9 @@ export interface GuardOptions {
   readonly publicHttps: boolean
 }
 
-/** The guards, over the core's `DashboardAccess`. */
+/** The guards, over the core's `Accounts`. */
 export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
-  const access = yield* DashboardAccess
+  const access = yield* Accounts
 
   const context = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest

@@ -8,7 +8,7 @@ import { html } from "htm/preact"
 import type { Integration } from "../../core/domain/Resources.ts"
 import type { Status } from "../../core/domain/Status.ts"
 import type { SyncRunRecord } from "../../core/ports/DirectoryStore.ts"
-import type { IntegrationDetail } from "../../core/services/DashboardIntegrations.ts"
+import type { IntegrationDetail } from "../../core/services/IntegrationAdministration.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { notice, when } from "./Parts.ts"
 

@@ -1,14 +1,14 @@
 /**
  * The overview and the integration pages: counts by status from the core's `Receivables` (the
- * API's list, one count per status), the pairs from `DashboardIntegrations`, and pausing or
+ * API's list, one count per status), the pairs from `IntegrationAdministration`, and pausing or
  * resuming a pair (POST with the CSRF token; the core refuses a member, and so does the answer,
  * 403). Never storage.
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import { statuses } from "../../core/domain/Status.ts"
-import type { CurrentSession } from "../../core/services/DashboardAccess.ts"
-import { DashboardIntegrations } from "../../core/services/DashboardIntegrations.ts"
+import type { CurrentSession } from "../../core/services/Accounts.ts"
+import { IntegrationAdministration } from "../../core/services/IntegrationAdministration.ts"
 import { Receivables } from "../../core/services/Receivables.ts"
 import { type Guards, htmlPage, notFound, overviewPath, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"
@@ -24,7 +24,7 @@ const changedNotices = new Map([
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const receivables = yield* Receivables
-  const integrations = yield* DashboardIntegrations
+  const integrations = yield* IntegrationAdministration
   const { signedIn, signedInChange } = guards
 
   // Counted with the API's own list: every receivable ever verified, one row fetched per status.

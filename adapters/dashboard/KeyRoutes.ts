@@ -5,15 +5,15 @@
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import type { CurrentSession } from "../../core/services/DashboardAccess.ts"
-import { DashboardKeys } from "../../core/services/DashboardKeys.ts"
-import { DashboardUsage } from "../../core/services/DashboardUsage.ts"
+import type { CurrentSession } from "../../core/services/Accounts.ts"
+import { KeyAdministration } from "../../core/services/KeyAdministration.ts"
+import { OrganizationUsage } from "../../core/services/OrganizationUsage.ts"
 import { type Guards, htmlPage, keysPath, notFound, seeOther, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const keys = yield* DashboardKeys
-  const usage = yield* DashboardUsage
+  const keys = yield* KeyAdministration
+  const usage = yield* OrganizationUsage
   const { signedIn, signedInChange } = guards
 
   const forbidden = (session: CurrentSession) =>

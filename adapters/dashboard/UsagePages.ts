@@ -4,7 +4,7 @@
  * given as a table for screen readers, for axe, and for browsers without JavaScript.
  */
 import { html } from "htm/preact"
-import type { UsageDay } from "../../core/services/DashboardUsage.ts"
+import type { UsageDay } from "../../core/services/OrganizationUsage.ts"
 
 export const usageSection = (days: ReadonlyArray<UsageDay>) => html`
   <section aria-labelledby="usage-heading">

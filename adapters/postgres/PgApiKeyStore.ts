@@ -1,5 +1,5 @@
 /**
- * `ApiKeyStore` over PostgreSQL: the `api_keys` and `api_key_usage` tables, looked up by the
+ * `ApiKeyStore` over PostgreSQL: the `api_keys` table, looked up by the
  * key's digest. Revocations are announced by the database itself (the `api_key_revoked` trigger
  * of migration 0003), so that a key revoked by any process, or by SQL by hand, reaches every
  * listener. Knows nothing of the key format, hashing or caching (`core/services/ApiKeys.ts`).
@@ -111,21 +111,8 @@ export const layer = Layer.effect(
       return toRecord(rows[0])
     })
 
-    const usage = Effect.fn("PgApiKeyStore.usage")(function* (id: string) {
-      const found = yield* findKey(id)
-      if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
-      const days = yield* sql<{ day: string; requests_2xx: bigint; requests_4xx: bigint; requests_5xx: bigint }>`
-        SELECT to_char(day, 'YYYY-MM-DD') AS day, requests_2xx, requests_4xx, requests_5xx
-        FROM api_key_usage WHERE key_id = ${id} AND org_id = ${found.value.org_id} ORDER BY day DESC`.pipe(Effect.orDie)
-      return {
-        record: toRecord(found.value),
-        days: days.map((row) => ({
-          day: row.day,
-          requests2xx: Number(row.requests_2xx),
-          requests4xx: Number(row.requests_4xx),
-          requests5xx: Number(row.requests_5xx)
-        }))
-      }
+    const find = Effect.fn("PgApiKeyStore.find")(function* (id: string) {
+      return Option.map(yield* findKey(id), toRecord)
     })
 
     // LISTEN holds a connection of its own until the subscriber's scope closes; a lost connection
@@ -138,6 +125,6 @@ export const layer = Layer.effect(
       )
     )
 
-    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, usage, revocations })
+    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, find, revocations })
   })
 )

@@ -1,8 +1,9 @@
 /**
  * `AuditLog` over PostgreSQL with group commit. Entries of concurrent requests queue up; one
- * writer stores everything queued in ONE statement (the entries, the per-key daily usage and the
- * keys' last use), then releases every waiting request at once. So a response leaves only after
- * its entry is committed, at the cost of one statement per batch rather than per request.
+ * writer stores everything queued in ONE statement (the entries, and their usage as
+ * `PgKeyUsageStore` counts it: the per-key daily counts and the keys' last use), then releases
+ * every waiting request at once. So a response leaves only after its entry is committed, at the
+ * cost of one statement per batch rather than per request.
  */
 import { DateTime, Deferred, Duration, Effect, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
@@ -14,6 +15,7 @@ import {
   type AuditSearch,
   type StoredAuditEntry
 } from "../../core/ports/AuditLog.ts"
+import { countUsage } from "./PgKeyUsageStore.ts"
 
 interface Pending {
   readonly entry: AuditEntry
@@ -78,20 +80,8 @@ export const layer = Layer.effect(
         INSERT INTO audit_log (at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address)
         SELECT at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address FROM entries
       ),
-      counted AS (
-        INSERT INTO api_key_usage AS u (key_id, org_id, day, requests_2xx, requests_4xx, requests_5xx)
-        SELECT key_id, org_id, (at AT TIME ZONE 'UTC')::date,
-          count(*) FILTER (WHERE status < 400), count(*) FILTER (WHERE status BETWEEN 400 AND 499),
-          count(*) FILTER (WHERE status >= 500)
-        FROM entries WHERE key_id IS NOT NULL GROUP BY 1, 2, 3
-        ON CONFLICT (key_id, day) DO UPDATE SET
-          requests_2xx = u.requests_2xx + excluded.requests_2xx,
-          requests_4xx = u.requests_4xx + excluded.requests_4xx,
-          requests_5xx = u.requests_5xx + excluded.requests_5xx
-      )
-      UPDATE api_keys k SET last_used_at = greatest(k.last_used_at, used.at)
-      FROM (SELECT key_id, max(at) AS at FROM entries WHERE key_id IS NOT NULL GROUP BY key_id) used
-      WHERE k.id = used.key_id`
+      ${countUsage(sql)}
+      SELECT 1`
 
     const writeBatch = Effect.gen(function* () {
       const batch = yield* Queue.takeBetween(queue, 1, batchLimit)

@@ -4,7 +4,7 @@
  */
 import { DateTime, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { Accounts } from "../../core/services/Accounts.ts"
 import { baseUrl, inviteLink } from "../PublicUrl.ts"
 import { json, orgFlag, print } from "./Common.ts"
 
@@ -19,7 +19,7 @@ const userInvite = Command.make(
     json
   },
   Effect.fn(function* ({ org, email, role, json }) {
-    const { token, invite } = yield* (yield* DashboardAccess).invite(org, email, role)
+    const { token, invite } = yield* (yield* Accounts).invite(org, email, role)
     const link = inviteLink(yield* baseUrl, Redacted.value(token))
     const expires = DateTime.formatIso(invite.expiresAt)
     yield* print(

@@ -1,10 +1,11 @@
 /**
- * `ApiKeyStore` in memory, for embedders and fast tests; it passes the same contract as the
- * PostgreSQL store (`test/contracts/ApiKeyStore.contract.ts`). Keys belong to the organizations
- * that the `Organizations` port finds; revocations are announced to subscribers as they happen.
- * Nothing records requests here, so a key's usage has no days. Depends on effect and the core.
+ * `ApiKeyStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes
+ * the same contract as the PostgreSQL store (`test/contracts/ApiKeyStore.contract.ts`). Keys
+ * belong to the state's organizations; revocations are announced to every subscriber of the
+ * state as they happen. A key's last use is moved by its usage (`KeyUsageStore.ts`). Depends on
+ * effect and the core.
  */
-import { DateTime, Effect, Layer, Option, PubSub, Schema, Stream } from "effect"
+import { DateTime, Effect, Layer, Option, PubSub, Stream } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
 import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
@@ -15,30 +16,24 @@ import {
   type NewApiKey,
   OrganizationNotFound
 } from "../ports/ApiKeyStore.ts"
-import { Organizations } from "../ports/Organizations.ts"
-
-const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
-// Ids are UUIDs, which compare without regard to case, as PostgreSQL's uuid type does.
-const canonical = (id: string) => (isUuid(id) ? id.toLowerCase() : id)
+import { idKey, MemoryState } from "./MemoryState.ts"
 
 const byCreation = (a: ApiKeyRecord, b: ApiKeyRecord) =>
   DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-export const layerMemory = Layer.effect(
+export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.effect(
   ApiKeyStore,
   Effect.gen(function* () {
-    const organizations = yield* Organizations
-    const records = new Map<string, ApiKeyRecord>()
-    const idsByHash = new Map<string, string>()
-    const announcements = yield* PubSub.unbounded<string>()
+    const tables = yield* MemoryState
+    const { apiKeys: records, apiKeyDigests: idsByHash, revocations: announcements } = tables
 
     const requireOrg = Effect.fnUntraced(function* (org: string) {
-      const found = yield* organizations.find(org as OrgId)
-      if (Option.isNone(found)) return yield* new OrganizationNotFound({ id: org })
-      return found.value.id
+      const found = tables.organizations.get(idKey(org))
+      if (found === undefined) return yield* new OrganizationNotFound({ id: org })
+      return found.id
     })
 
-    const findRecord = (id: string) => Option.fromNullishOr(records.get(canonical(id)))
+    const findRecord = (id: string) => Option.fromNullishOr(records.get(idKey(id)))
 
     const findByHash = (hash: Uint8Array) =>
       Effect.sync(() =>
@@ -88,7 +83,7 @@ export const layerMemory = Layer.effect(
 
     const revokeActive = Effect.fn("MemoryApiKeyStore.revokeActive")(function* (org: OrgId, id: string) {
       const found = findRecord(id)
-      if (Option.isNone(found) || found.value.orgId !== canonical(org) || found.value.revokedAt !== null) {
+      if (Option.isNone(found) || found.value.orgId !== idKey(org) || found.value.revokedAt !== null) {
         return yield* new ApiKeyNotFound({ id })
       }
       const record = { ...found.value, revokedAt: yield* DateTime.now }
@@ -97,14 +92,10 @@ export const layerMemory = Layer.effect(
       return record
     })
 
-    const usage = Effect.fn("MemoryApiKeyStore.usage")(function* (id: string) {
-      const found = findRecord(id)
-      if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
-      return { record: found.value, days: [] }
-    })
+    const find = (id: string) => Effect.sync(() => findRecord(id))
 
     const revocations = Effect.map(PubSub.subscribe(announcements), Stream.fromSubscription)
 
-    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, usage, revocations })
+    return ApiKeyStore.of({ findByHash, insert, listByOrg, revoke, revokeActive, find, revocations })
   })
 )

@@ -1,9 +1,10 @@
 /**
- * `AuditLog` in memory: the twin of the PostgreSQL log for embedders and fast tests, held to the
- * same contract (`test/contracts/AuditLog.contract.ts`). An entry is stored when `record`
- * returns, so nothing is ever pending; `recent` answers newest first, and of entries at the same
- * instant the later recorded first, as the table's identity orders them. Entries are never
- * changed or removed (retention is the database's concern). Depends on `effect` and core only.
+ * `AuditLog` in memory, over the shared `MemoryState`: the twin of the PostgreSQL log for
+ * embedders and fast tests, held to the same contract (`test/contracts/AuditLog.contract.ts`). An
+ * entry is stored, and its usage counted on its key (`KeyUsageStore.ts`), when `record` returns,
+ * so nothing is ever pending; `recent` answers newest first, and of entries at the same instant
+ * the later recorded first, as the table's identity orders them. Entries are never changed or
+ * removed (retention is the database's concern). Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
 import {
@@ -13,6 +14,8 @@ import {
   type AuditSearch,
   type StoredAuditEntry
 } from "../ports/AuditLog.ts"
+import { countUsage } from "./KeyUsageStore.ts"
+import { MemoryState } from "./MemoryState.ts"
 
 // Organization and key ids are UUIDs, compared without regard to case as PostgreSQL's `uuid` type does.
 const sameId = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase()
@@ -38,12 +41,15 @@ const matchesSearch = (query: AuditSearch, { entry, position }: StoredAuditEntry
   (query.requestId === undefined || entry.requestId === query.requestId) &&
   (query.before === undefined || isBefore(position, query.before))
 
-export const layerMemory: Layer.Layer<AuditLog> = Layer.sync(AuditLog, () => {
-  const stored: Array<StoredAuditEntry> = []
+const make = Effect.gen(function* () {
+  const tables = yield* MemoryState
+  const stored = tables.auditLog
 
   const record = (entry: AuditEntry) =>
     Effect.sync(() => {
       stored.push({ entry, position: { at: entry.at, sequence: stored.length + 1 } })
+      const { keyId, orgId } = entry
+      if (keyId !== null && orgId !== null) countUsage(tables, [{ at: entry.at, keyId, orgId, status: entry.status }])
     }).pipe(Effect.withSpan("MemoryAuditLog.record"))
 
   const recent = (options: { readonly orgId?: string | undefined; readonly limit: number }) =>
@@ -65,3 +71,5 @@ export const layerMemory: Layer.Layer<AuditLog> = Layer.sync(AuditLog, () => {
 
   return AuditLog.of({ record, recent, search, pending: Effect.succeed(0) })
 })
+
+export const layerMemory: Layer.Layer<AuditLog, never, MemoryState> = Layer.effect(AuditLog, make)

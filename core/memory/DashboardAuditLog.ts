@@ -1,15 +1,16 @@
 /**
- * `DashboardAuditLog` in memory, for embedders and fast tests; it passes the same contract as
+ * `DashboardAuditLog` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes the same contract as
  * the PostgreSQL log (`test/contracts/DashboardAuditLog.contract.ts`): newest first, and of
  * entries at the same instant the later recorded first; entries of no user belong to no
  * organization's reading. Depends on effect and the core.
  */
 import { DateTime, Effect, Layer } from "effect"
 import type { OrgId } from "../domain/Ids.ts"
-import { type DashboardAuditEntry, DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
+import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
+import { MemoryState } from "./MemoryState.ts"
 
-export const layerMemory: Layer.Layer<DashboardAuditLog> = Layer.sync(DashboardAuditLog, () => {
-  const entries: Array<DashboardAuditEntry> = []
+const make = Effect.gen(function* () {
+  const entries = (yield* MemoryState).dashboardAudit
   return DashboardAuditLog.of({
     record: (entry) =>
       Effect.sync(() => {
@@ -26,3 +27,5 @@ export const layerMemory: Layer.Layer<DashboardAuditLog> = Layer.sync(DashboardA
       )
   })
 })
+
+export const layerMemory: Layer.Layer<DashboardAuditLog, never, MemoryState> = Layer.effect(DashboardAuditLog, make)

@@ -1,7 +1,7 @@
 /**
- * `DashboardUserStore` in memory, for embedders and fast tests; it passes the same contract as
- * the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`). Invites and users
- * belong to the organizations the `Organizations` port finds. Depends on effect and the core.
+ * `DashboardUserStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it
+ * passes the same contract as the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`).
+ * Invites and users belong to the state's organizations. Depends on effect and the core.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
@@ -9,7 +9,6 @@ import { Hex } from "effect/encoding"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { OrganizationNotFound } from "../ports/ApiKeyStore.ts"
 import {
-  type Credentials,
   type DashboardUser,
   DashboardUserStore,
   EmailTaken,
@@ -17,17 +16,14 @@ import {
   type NewInvite,
   type SecondFactor
 } from "../ports/DashboardUserStore.ts"
-import { Organizations } from "../ports/Organizations.ts"
+import { idKey, MemoryState, rowKey } from "./MemoryState.ts"
 
-export const layerMemory = Layer.effect(
+export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = Layer.effect(
   DashboardUserStore,
   Effect.gen(function* () {
-    const organizations = yield* Organizations
-    const invites = new Map<string, Invite>()
-    const byEmail = new Map<string, Credentials>()
-    const secondFactors = new Map<string, SecondFactor>()
-    const heldSignIns = new Map<string, { readonly userKey: string; readonly expiresAt: DateTime.Utc }>()
-    const userKey = (org: OrgId, id: UserId) => `${org.toLowerCase()}/${id.toLowerCase()}`
+    const tables = yield* MemoryState
+    const { invites, users: byEmail, secondFactors, heldSignIns } = tables
+    const userKey = (org: OrgId, id: UserId) => rowKey(org, id)
 
     const takenElsewhere = (email: string, org: OrgId) => {
       const existing = byEmail.get(email)
@@ -35,9 +31,9 @@ export const layerMemory = Layer.effect(
     }
 
     const createInvite = Effect.fn("MemoryDashboardUserStore.createInvite")(function* (invite: NewInvite) {
-      const found = yield* organizations.find(invite.orgId as OrgId)
-      if (Option.isNone(found)) return yield* new OrganizationNotFound({ id: invite.orgId })
-      const orgId = found.value.id
+      const found = tables.organizations.get(idKey(invite.orgId))
+      if (found === undefined) return yield* new OrganizationNotFound({ id: invite.orgId })
+      const orgId = found.id
       if (takenElsewhere(invite.email, orgId)) return yield* new EmailTaken({ email: invite.email })
       const digest = Hex.encode(invite.tokenHash)
       if (invites.has(digest)) return yield* Effect.die(new Error("an invite with this digest is already stored"))

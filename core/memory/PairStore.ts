@@ -1,23 +1,16 @@
 /**
- * `PairStore` in memory: the twin of the PostgreSQL store for embedders and fast tests, holding
- * to the same contract (`test/contracts/PairStore.contract.ts`): a session holds its pair's lock
- * and shows nothing to others until `finish` applies all of it at once; claims are leased, the
- * longest overdue first. `MemoryPairs` seeds and inspects it. It also serves the events its
- * sessions write as an `EventFeed` (`test/contracts/EventFeed.contract.ts`), numbered per
- * organization as sessions finish. Depends on `effect` and core only.
+ * `PairStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL store for
+ * embedders and fast tests, holding to the same contract (`test/contracts/PairStore.contract.ts`):
+ * a session holds its pair's lock, marks the pair as syncing (so the read path's watermark stays
+ * before its rows) and shows nothing to others until `finish` applies all of it at once; claims
+ * are leased, the longest overdue first. `MemoryPairs` seeds and inspects it. A session's events
+ * are numbered in their organization's feed as it finishes, for the memory `EventFeed` to serve.
+ * Depends on `effect` and core only.
  */
-import { Context, DateTime, type Duration, Effect, Layer, Option, Random, Semaphore } from "effect"
-import type { StoredEvent } from "../domain/Events.ts"
-import type { IntegrationId, OrgId } from "../domain/Ids.ts"
+import { Context, DateTime, type Duration, Effect, Layer, Random, Semaphore } from "effect"
+import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
-import {
-  EventCursorAhead,
-  EventCursorExpired,
-  EventFeed,
-  type EventPage,
-  type EventsAfter
-} from "../ports/EventFeed.ts"
 import {
   type FailedRun,
   type FinishedRun,
@@ -26,11 +19,24 @@ import {
   PairStore,
   type PairWrites
 } from "../ports/PairStore.ts"
+import {
+  addHistory,
+  feedOf,
+  idKey,
+  MemoryState,
+  type PairRow,
+  putReceivable,
+  type ReceivableRow,
+  type RunRow,
+  rowKey,
+  type Tables
+} from "./MemoryState.ts"
 
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
   readonly integration: Integration
-  readonly nextSyncAt: DateTime.Utc
+  /** Null while paused by the directory. */
+  readonly nextSyncAt: DateTime.Utc | null
   readonly paused: boolean
   readonly lease?: { readonly owner: string; readonly expiresAt: DateTime.Utc } | undefined
   readonly lastOutcome?: "succeeded" | "failed" | undefined
@@ -38,7 +44,6 @@ export interface MemoryPair {
 }
 
 export interface StoredReceivable extends PairReceivable {
-  readonly detectedAt: DateTime.Utc
   readonly updatedAt: DateTime.Utc
 }
 
@@ -53,7 +58,8 @@ export interface StoredRun {
   readonly startedAt: DateTime.Utc
   readonly finishedAt: DateTime.Utc
   readonly outcome: "succeeded" | "failed"
-  readonly run?: FinishedRun | undefined
+  /** A successful run's totals and the quarantined documents it kept. */
+  readonly run?: Pick<FinishedRun, "counts" | "quarantine"> | undefined
   readonly error?: string | undefined
 }
 
@@ -70,7 +76,10 @@ export interface PairContents {
 export class MemoryPairs extends Context.Service<
   MemoryPairs,
   {
-    /** Adds a pair, or replaces its schedule and lease (to pause it, move its next sync, expire its lease). */
+    /**
+     * Adds a pair (with its vendor and debtor, when they are not stored yet), or replaces its
+     * schedule and lease (to pause it, move its next sync, expire its lease).
+     */
     readonly put: (pair: MemoryPair) => Effect.Effect<void>
     /** Adds receivables to a pair outside any sync, as an import would. */
     readonly importReceivables: (id: IntegrationId, receivables: ReadonlyArray<PairReceivable>) => Effect.Effect<void>
@@ -78,105 +87,170 @@ export class MemoryPairs extends Context.Service<
   }
 >()("core/memory/MemoryPairs") {}
 
-interface PairState {
-  pair: MemoryPair
-  readonly receivables: Map<string, StoredReceivable>
-  readonly history: Array<StoredHistory>
-  readonly events: Array<PlannedEvent>
-  readonly runs: Array<StoredRun>
-  readonly lock: Semaphore.Semaphore
-}
-
 const byKey = (a: StoredReceivable, b: StoredReceivable) =>
   a.documentKey < b.documentKey ? -1 : a.documentKey > b.documentKey ? 1 : 0
 
-/** An organization's feed: its events in sequence order, each with the time its sync finished. */
-interface OrgFeed {
-  readonly events: Array<StoredEvent & { readonly committedAt: DateTime.Utc }>
-  latestSequence: number
-  prunedThrough: number
+const asPairReceivable = (row: ReceivableRow): StoredReceivable => ({
+  id: row.id as ReceivableId,
+  documentKey: row.documentKey,
+  state: row.state,
+  detectedAt: row.detectedAt,
+  updatedAt: row.updatedAt
+})
+
+/** The pair's integration as the sync engine reads it, its vendor's and debtor's names joined in. */
+const integrationOf = (tables: Tables, pair: PairRow): Integration => ({
+  id: pair.id as IntegrationId,
+  orgId: pair.orgId as OrgId,
+  refs: {
+    vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)?.name ?? "" },
+    debtor: { id: pair.debtorId as DebtorId, name: tables.debtors.get(pair.debtorId)?.name ?? "" }
+  },
+  connector: pair.connector,
+  config: pair.config,
+  interval: pair.interval,
+  deadline: pair.deadline ?? undefined,
+  consecutiveFailures: pair.consecutiveFailures
+})
+
+/** A run as the sync recorded it; runs put in by other writers read as failed when not succeeded. */
+const storedRun = (row: RunRow): StoredRun => {
+  const { worker, startedAt, finishedAt, error, quarantine, ...counts } = row
+  const base = { worker, startedAt, finishedAt: finishedAt ?? startedAt }
+  if (row.outcome !== "succeeded") return { ...base, outcome: "failed", ...(error === null ? {} : { error }) }
+  const { fetched, created, updated, unchanged, quarantined } = counts
+  return {
+    ...base,
+    outcome: "succeeded",
+    run: { counts: { fetched, created, updated, unchanged, quarantined }, quarantine }
+  }
 }
 
-const make = Effect.sync(() => {
-  const pairs = new Map<string, PairState>()
-  const feeds = new Map<OrgId, OrgFeed>()
-  const feedOf = (org: OrgId) => {
-    const found = feeds.get(org)
-    if (found !== undefined) return found
-    const feed: OrgFeed = { events: [], latestSequence: 0, prunedThrough: 0 }
-    feeds.set(org, feed)
-    return feed
-  }
-  const stateOf = (id: string) =>
+const make = Effect.gen(function* () {
+  const tables = yield* MemoryState
+  const { pairs } = tables
+
+  const rowOf = (id: string) =>
     Effect.suspend(() => {
-      const state = pairs.get(id)
-      return state === undefined ? Effect.fail(new PairNotFound({ id })) : Effect.succeed(state)
+      const row = pairs.get(idKey(id))
+      return row === undefined ? Effect.fail(new PairNotFound({ id })) : Effect.succeed(row)
     })
-  const update = (state: PairState, change: Partial<MemoryPair>) => {
-    state.pair = { ...state.pair, ...change }
+  const update = (id: string, change: Partial<PairRow>) => {
+    const row = pairs.get(id)
+    if (row !== undefined) pairs.set(id, { ...row, ...change })
   }
-  const leaseHeld = (pair: MemoryPair, now: DateTime.Utc) =>
+  const leaseHeld = (pair: PairRow, now: DateTime.Utc) =>
     pair.lease !== undefined && !DateTime.isLessThan(pair.lease.expiresAt, now)
+  const receivablesOf = (pairId: string) =>
+    [...(tables.documents.get(pairId)?.values() ?? [])].map((at) => tables.receivables.get(at)!)
 
   const put = (pair: MemoryPair) =>
-    Effect.sync(() => {
-      const state = pairs.get(pair.integration.id)
-      if (state !== undefined) state.pair = pair
-      else {
-        const lock = Semaphore.makeUnsafe(1)
-        pairs.set(pair.integration.id, { pair, receivables: new Map(), history: [], events: [], runs: [], lock })
+    Effect.map(DateTime.now, (now) => {
+      const { integration } = pair
+      const id = idKey(integration.id)
+      const orgId = idKey(integration.orgId)
+      const { vendor, debtor } = integration.refs
+      if (!tables.vendors.has(idKey(vendor.id))) {
+        tables.vendors.set(idKey(vendor.id), { id: idKey(vendor.id), orgId, name: vendor.name, createdAt: now })
       }
+      if (!tables.debtors.has(idKey(debtor.id))) {
+        tables.debtors.set(idKey(debtor.id), { id: idKey(debtor.id), name: debtor.name, createdAt: now })
+      }
+      const existing = pairs.get(id)
+      pairs.set(id, {
+        id,
+        orgId,
+        vendorId: idKey(vendor.id),
+        debtorId: idKey(debtor.id),
+        connector: integration.connector,
+        config: integration.config,
+        interval: integration.interval,
+        deadline: integration.deadline ?? null,
+        consecutiveFailures: integration.consecutiveFailures,
+        paused: pair.paused,
+        nextSyncAt: pair.nextSyncAt,
+        lease: pair.lease,
+        lastOutcome: pair.lastOutcome ?? null,
+        lastError: pair.lastError ?? null,
+        syncStartedAt: existing?.syncStartedAt ?? null,
+        lock: existing?.lock ?? Semaphore.makeUnsafe(1)
+      })
     })
 
   const importReceivables = (id: IntegrationId, receivables: ReadonlyArray<PairReceivable>) =>
     Effect.gen(function* () {
-      const state = yield* Effect.orDie(stateOf(id))
+      const pair = yield* Effect.orDie(rowOf(id))
       const now = yield* DateTime.now
-      for (const r of receivables) state.receivables.set(r.documentKey, { ...r, detectedAt: now, updatedAt: now })
+      for (const r of receivables) {
+        putReceivable(tables, { ...r, orgId: pair.orgId, pairId: pair.id, detectedAt: now, updatedAt: now })
+      }
     })
 
   const contents = (id: IntegrationId) =>
-    Effect.map(stateOf(id), (state) => ({
-      pair: state.pair,
-      receivables: [...state.receivables.values()].sort(byKey),
-      history: [...state.history],
-      events: [...state.events],
-      runs: [...state.runs]
-    }))
+    Effect.map(rowOf(id), (pair) => {
+      const receivables = receivablesOf(pair.id)
+      return {
+        pair: {
+          integration: integrationOf(tables, pair),
+          nextSyncAt: pair.nextSyncAt,
+          paused: pair.paused,
+          lease: pair.lease,
+          ...(pair.lastOutcome === null ? {} : { lastOutcome: pair.lastOutcome }),
+          ...(pair.lastError === null ? {} : { lastError: pair.lastError })
+        },
+        receivables: receivables.map(asPairReceivable).sort(byKey),
+        history: receivables
+          .flatMap((r) =>
+            (tables.history.get(rowKey(r.orgId, r.id)) ?? []).map((entry) => ({ ...entry, receivableId: r.id }))
+          )
+          .sort((a, b) => a.written - b.written)
+          .map(({ receivableId, changedAt, changes }) => ({ receivableId, changedAt, changes })),
+        events: [...(tables.pairEvents.get(pair.id) ?? [])],
+        runs: (tables.runs.get(pair.id) ?? []).map(storedRun)
+      }
+    })
 
   const claimDue = (worker: string, limit: number, lease: Duration.Duration) =>
     Effect.map(DateTime.now, (now) => {
       const due = [...pairs.values()]
-        .filter((s) => !s.pair.paused && !DateTime.isGreaterThan(s.pair.nextSyncAt, now) && !leaseHeld(s.pair, now))
+        .filter(
+          (p) => !p.paused && p.nextSyncAt !== null && !DateTime.isGreaterThan(p.nextSyncAt, now) && !leaseHeld(p, now)
+        )
         .sort(
           (a, b) =>
-            DateTime.toEpochMillis(a.pair.nextSyncAt) - DateTime.toEpochMillis(b.pair.nextSyncAt) ||
-            (a.pair.integration.id < b.pair.integration.id ? -1 : 1)
+            DateTime.toEpochMillis(a.nextSyncAt!) - DateTime.toEpochMillis(b.nextSyncAt!) || (a.id < b.id ? -1 : 1)
         )
         .slice(0, Math.max(0, limit))
-      for (const s of due) update(s, { lease: { owner: worker, expiresAt: DateTime.addDuration(now, lease) } })
-      return due.map((s) => s.pair.integration)
+      for (const p of due) update(p.id, { lease: { owner: worker, expiresAt: DateTime.addDuration(now, lease) } })
+      return due.map((p) => integrationOf(tables, p))
     })
 
-  const get = (id: string) => Effect.map(stateOf(id), (state) => state.pair.integration)
+  const get = (id: string) => Effect.map(rowOf(id), (pair) => integrationOf(tables, pair))
+
+  const addRun = (pairId: string, run: RunRow) => tables.runs.set(pairId, [...(tables.runs.get(pairId) ?? []), run])
 
   const recordFailure = (integration: Integration, run: FailedRun) =>
     Effect.gen(function* () {
-      const state = yield* Effect.orDie(stateOf(integration.id))
+      const pair = yield* Effect.orDie(rowOf(integration.id))
       const now = yield* DateTime.now
-      const stored = state.pair.integration
-      update(state, {
-        integration: { ...stored, consecutiveFailures: stored.consecutiveFailures + 1 },
+      update(pair.id, {
+        consecutiveFailures: pair.consecutiveFailures + 1,
         nextSyncAt: run.retryAt,
         lease: undefined,
         lastOutcome: "failed",
         lastError: run.error
       })
-      state.runs.push({
+      addRun(pair.id, {
         worker: run.worker,
         startedAt: run.startedAt,
         finishedAt: now,
         outcome: "failed",
+        fetched: 0,
+        created: 0,
+        updated: 0,
+        unchanged: 0,
+        quarantined: 0,
+        quarantine: [],
         error: run.error
       })
     })
@@ -184,25 +258,34 @@ const make = Effect.sync(() => {
   const countOverdue = (lateBy: Duration.Duration) =>
     Effect.map(DateTime.now, (now) => {
       const before = DateTime.subtractDuration(now, lateBy)
-      return [...pairs.values()].filter((s) => !s.pair.paused && DateTime.isLessThan(s.pair.nextSyncAt, before)).length
+      return [...pairs.values()].filter(
+        (p) => !p.paused && p.nextSyncAt !== null && DateTime.isLessThan(p.nextSyncAt, before)
+      ).length
     })
 
   const releaseClaims = (worker: string, ids: ReadonlyArray<IntegrationId>) =>
     Effect.sync(() => {
       for (const id of ids) {
-        const state = pairs.get(id)
-        if (state !== undefined && state.pair.lease?.owner === worker) update(state, { lease: undefined })
+        const pair = pairs.get(idKey(id))
+        if (pair !== undefined && pair.lease?.owner === worker) update(pair.id, { lease: undefined })
       }
     })
 
   const session = Effect.fnUntraced(function* (integration: Integration, worker: string, startedAt: DateTime.Utc) {
-    const state = yield* Effect.orDie(stateOf(integration.id))
-    yield* state.lock.takeScoped(1)
+    const pair = yield* Effect.orDie(rowOf(integration.id))
+    yield* pair.lock.takeScoped(1)
     const at = yield* DateTime.now
+    // The mark the read path's watermark stays before, until the sync ends either way.
+    update(pair.id, { syncStartedAt: at })
+    yield* Effect.addFinalizer(() =>
+      Effect.sync(() => {
+        if (pairs.get(pair.id)?.syncStartedAt === at) update(pair.id, { syncStartedAt: null })
+      })
+    )
     const batch = BigInt(yield* Random.nextIntBetween(1, Number.MAX_SAFE_INTEGER))
     // Writes wait here until `finish` applies them in one synchronous step: no reader sees part.
-    const staged = new Map<string, StoredReceivable>()
-    const history: Array<StoredHistory> = []
+    const staged = new Map<string, ReceivableRow>()
+    const history: Array<{ readonly at: string; readonly changes: Changes }> = []
     const events: Array<PlannedEvent> = []
     let finished = false
     const open = <A>(f: () => A) =>
@@ -211,10 +294,18 @@ const make = Effect.sync(() => {
           ? Effect.die(new Error(`the sync session of pair ${integration.id} is already finished`))
           : Effect.sync(f)
       )
-    const current = (key: string) => staged.get(key) ?? state.receivables.get(key)
+    const current = (key: string): ReceivableRow | undefined => {
+      const stored = tables.documents.get(pair.id)?.get(key)
+      return staged.get(key) ?? (stored === undefined ? undefined : tables.receivables.get(stored))
+    }
 
     const receivablesByKeys = (keys: ReadonlyArray<string>) =>
-      open(() => [...new Set(keys)].flatMap((key) => current(key) ?? []))
+      open(() =>
+        [...new Set(keys)].flatMap((key) => {
+          const row = current(key)
+          return row === undefined ? [] : [asPairReceivable(row)]
+        })
+      )
 
     // What a database's constraints would refuse is refused here too: a key stored twice, a change
     // to a receivable the pair does not have.
@@ -223,13 +314,21 @@ const make = Effect.sync(() => {
         open(() => {
           for (const r of writes.inserts) {
             if (current(r.documentKey) !== undefined) return `document key ${r.documentKey} is already stored`
-            staged.set(r.documentKey, { ...r, detectedAt: at, updatedAt: at })
+            staged.set(r.documentKey, {
+              id: r.id,
+              orgId: pair.orgId,
+              pairId: pair.id,
+              documentKey: r.documentKey,
+              state: r.state,
+              detectedAt: at,
+              updatedAt: at
+            })
           }
           for (const r of writes.updates) {
             const existing = current(r.documentKey)
             if (existing?.id !== r.id) return `receivable ${r.id} is not stored under ${r.documentKey}`
             staged.set(r.documentKey, { ...existing, state: r.state, updatedAt: at })
-            history.push({ receivableId: r.id, changedAt: at, changes: r.history.changes })
+            history.push({ at: rowKey(pair.orgId, r.id), changes: r.history.changes })
           }
           events.push(...writes.events)
           return undefined
@@ -240,10 +339,10 @@ const make = Effect.sync(() => {
     const finish = (run: FinishedRun) =>
       open(() => {
         finished = true
-        for (const [key, r] of staged) state.receivables.set(key, r)
-        state.history.push(...history)
-        state.events.push(...events)
-        const feed = feedOf(integration.orgId)
+        for (const row of staged.values()) putReceivable(tables, row)
+        for (const entry of history) addHistory(tables, entry.at, { changedAt: at, changes: entry.changes })
+        tables.pairEvents.set(pair.id, [...(tables.pairEvents.get(pair.id) ?? []), ...events])
+        const feed = feedOf(tables, pair.orgId)
         for (const [index, event] of events.entries()) {
           feed.events.push({
             batch,
@@ -256,77 +355,35 @@ const make = Effect.sync(() => {
           })
         }
         feed.latestSequence += events.length
-        state.runs.push({ worker, startedAt, finishedAt: at, outcome: "succeeded", run })
-        update(state, {
-          integration: { ...state.pair.integration, consecutiveFailures: 0 },
+        addRun(pair.id, {
+          worker,
+          startedAt,
+          finishedAt: at,
+          outcome: "succeeded",
+          ...run.counts,
+          quarantine: run.quarantine,
+          error: null
+        })
+        update(pair.id, {
+          consecutiveFailures: 0,
           nextSyncAt: run.nextSyncAt,
           lease: undefined,
           lastOutcome: "succeeded",
-          lastError: undefined
+          lastError: null,
+          syncStartedAt: null
         })
       })
 
     return { at, receivablesByKeys, writeChunk, finish }
   })
 
-  const plain = ({ committedAt: _, ...event }: OrgFeed["events"][number]): StoredEvent => event
-
-  const after = (org: OrgId, request: EventsAfter) =>
-    Effect.suspend((): Effect.Effect<EventPage, EventCursorExpired | EventCursorAhead> => {
-      const feed = feedOf(org)
-      const after = request.after ?? feed.prunedThrough
-      if (after < feed.prunedThrough) {
-        return Effect.fail(new EventCursorExpired({ after, prunedThrough: feed.prunedThrough }))
-      }
-      if (after > feed.latestSequence) {
-        return Effect.fail(new EventCursorAhead({ after, latestSequence: feed.latestSequence }))
-      }
-      const matching = feed.events.filter(
-        (event) => event.sequence > after && (request.types?.includes(event.type) ?? true)
-      )
-      return Effect.succeed({
-        events: matching.slice(0, request.limit).map(plain),
-        hasMore: matching.length > request.limit,
-        latestSequence: feed.latestSequence
-      })
-    })
-
-  const find = (org: OrgId, place: { readonly batch: bigint; readonly ordinal: number }) =>
-    Effect.sync(() =>
-      Option.map(
-        Option.fromNullishOr(
-          feeds.get(org)?.events.find((event) => event.batch === place.batch && event.ordinal === place.ordinal)
-        ),
-        plain
-      )
-    )
-
-  const prune = (before: DateTime.Utc) =>
-    Effect.sync(() => {
-      let removed = 0
-      for (const feed of feeds.values()) {
-        const kept = feed.events.filter((event) => !DateTime.isLessThan(event.committedAt, before))
-        for (const event of feed.events) {
-          if (DateTime.isLessThan(event.committedAt, before)) {
-            feed.prunedThrough = Math.max(feed.prunedThrough, event.sequence)
-            removed += 1
-          }
-        }
-        feed.events.splice(0, feed.events.length, ...kept)
-      }
-      return removed
-    })
-
   return {
     store: PairStore.of({ claimDue, get, session, recordFailure, countOverdue, releaseClaims }),
-    pairs: MemoryPairs.of({ put, importReceivables, contents }),
-    feed: EventFeed.of({ after, find, prune })
+    pairs: MemoryPairs.of({ put, importReceivables, contents })
   }
 })
 
-/** The memory store, its seeding and its events feed, sharing one state per layer build. */
-export const layerMemory: Layer.Layer<PairStore | MemoryPairs | EventFeed> = Layer.effectContext(
-  Effect.map(make, ({ store, pairs, feed }) =>
-    Context.make(PairStore, store).pipe(Context.add(MemoryPairs, pairs), Context.add(EventFeed, feed))
-  )
+/** The memory store and its seeding, over the state. */
+export const layerMemory: Layer.Layer<PairStore | MemoryPairs, never, MemoryState> = Layer.effectContext(
+  Effect.map(make, ({ store, pairs }) => Context.make(PairStore, store).pipe(Context.add(MemoryPairs, pairs)))
 )

@@ -1,12 +1,14 @@
 /**
- * `ReceivableStore` in memory: the twin of the PostgreSQL read path for embedders and fast tests,
- * held to the same contract (`test/contracts/ReceivableStore.contract.ts`): org-scoped reads, list
- * order `detected_at` then id, keyset paging, history newest first, a pair's next sync shared by
- * its receivables, the watermark by the Clock. The port only reads, so `MemoryReceivables.seed`
- * puts rows in, as a sync or an import would have left them. Ids are found in any letter case,
- * as PostgreSQL's `uuid` type finds them.
+ * `ReceivableStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL read path
+ * for embedders and fast tests, held to the same contract
+ * (`test/contracts/ReceivableStore.contract.ts`): org-scoped reads, list order `detected_at` then
+ * id, keyset paging, history newest first, a pair's next sync shared by its receivables, the
+ * watermark by the Clock and the marks of syncs in flight. It reads what the memory `PairStore`'s
+ * syncs and the memory `DirectoryStore` wrote; `MemoryReceivables.seed` puts rows in directly, as
+ * an import would have left them. Ids are found in any letter case, as PostgreSQL's `uuid` type
+ * finds them.
  */
-import { Context, DateTime, Effect, Layer, Option } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
 import { nextVerifiedSince } from "../domain/ListQuery.ts"
 import type {
@@ -26,6 +28,16 @@ import {
   type ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
+import {
+  addHistory,
+  compareText,
+  idKey,
+  MemoryState,
+  type PairRow,
+  putReceivable,
+  type ReceivableRow,
+  rowKey
+} from "./MemoryState.ts"
 
 export interface SeedVendor {
   readonly id: VendorId
@@ -88,74 +100,85 @@ export class MemoryReceivables extends Context.Service<
   { readonly seed: (rows: ReceivableRows) => Effect.Effect<void> }
 >()("core/memory/MemoryReceivables") {}
 
-/** Text in code point order, as PostgreSQL's C collation (the embedded server's) orders it. */
-const compareText = (a: string, b: string): number => {
-  const x = Array.from(a, (c) => c.codePointAt(0)!)
-  const y = Array.from(b, (c) => c.codePointAt(0)!)
-  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!
-  return x.length - y.length
-}
 const millis = DateTime.toEpochMillis
-const key = <A extends string>(id: A) => id.toLowerCase() as A
 const byNameThenId = (a: Vendor | Debtor, b: Vendor | Debtor) => compareText(a.name, b.name) || compareText(a.id, b.id)
-const inListOrder = (a: SeedReceivable, b: SeedReceivable) =>
+const inListOrder = (a: ReceivableRow, b: ReceivableRow) =>
   millis(a.detectedAt) - millis(b.detectedAt) || compareText(a.id, b.id)
 
-const make = Effect.sync(() => {
-  const vendors = new Map<string, SeedVendor>()
-  const debtors = new Map<string, SeedDebtor>()
-  const pairs = new Map<string, SeedPair>()
-  // Receivable ids are unique per organization only, as the table's key is (org_id, id).
-  const receivables = new Map<string, SeedReceivable>()
-  const history = new Map<string, Array<HistoryEntry>>()
-  // Per pair, in the order stored.
-  const runs = new Map<string, Array<SeedSyncRun>>()
-  const rowKey = (org: string, id: string) => `${key(org)}/${id}`
+const make = Effect.gen(function* () {
+  const tables = yield* MemoryState
+  const { vendors, debtors, pairs, receivables } = tables
 
   const fault = (message: string) => Effect.die(new Error(`MemoryReceivables.seed: ${message}`))
   const seedRows = (rows: ReceivableRows): Effect.Effect<void> =>
     Effect.suspend(() => {
-      for (const v of rows.vendors ?? []) vendors.set(key(v.id), { ...v, id: key(v.id), orgId: key(v.orgId) })
-      for (const d of rows.debtors ?? []) debtors.set(key(d.id), { ...d, id: key(d.id) })
+      for (const v of rows.vendors ?? []) vendors.set(idKey(v.id), { ...v, id: idKey(v.id), orgId: idKey(v.orgId) })
+      for (const d of rows.debtors ?? []) debtors.set(idKey(d.id), { ...d, id: idKey(d.id) })
       for (const p of rows.pairs ?? []) {
-        if (vendors.get(key(p.vendorId))?.orgId !== key(p.orgId)) return fault(`pair ${p.id}: no such vendor`)
-        if (!debtors.has(key(p.debtorId))) return fault(`pair ${p.id}: no such debtor`)
-        const pair = { ...p, id: key(p.id), orgId: key(p.orgId), vendorId: key(p.vendorId), debtorId: key(p.debtorId) }
-        pairs.set(pair.id, pair)
+        if (vendors.get(idKey(p.vendorId))?.orgId !== idKey(p.orgId)) return fault(`pair ${p.id}: no such vendor`)
+        if (!debtors.has(idKey(p.debtorId))) return fault(`pair ${p.id}: no such debtor`)
+        pairs.set(idKey(p.id), {
+          id: idKey(p.id),
+          orgId: idKey(p.orgId),
+          vendorId: idKey(p.vendorId),
+          debtorId: idKey(p.debtorId),
+          connector: p.connector,
+          config: {},
+          interval: Duration.hours(1),
+          deadline: null,
+          paused: p.paused,
+          nextSyncAt: p.nextSyncAt,
+          lastOutcome: p.lastOutcome ?? null,
+          lastError: null,
+          consecutiveFailures: 0,
+          syncStartedAt: p.syncStartedAt ?? null,
+          lock: Semaphore.makeUnsafe(1)
+        })
       }
       for (const r of rows.receivables ?? []) {
-        if (pairs.get(key(r.pairId))?.orgId !== key(r.orgId)) return fault(`receivable ${r.id}: no such pair`)
-        receivables.set(rowKey(r.orgId, r.id), { ...r, orgId: key(r.orgId), pairId: key(r.pairId) })
+        if (pairs.get(idKey(r.pairId))?.orgId !== idKey(r.orgId)) return fault(`receivable ${r.id}: no such pair`)
+        const { id, orgId, pairId, detectedAt, updatedAt, ...state } = r
+        putReceivable(tables, {
+          id,
+          orgId: idKey(orgId),
+          pairId: idKey(pairId),
+          documentKey: id,
+          state,
+          detectedAt,
+          updatedAt
+        })
       }
       for (const h of rows.history ?? []) {
         const at = rowKey(h.orgId, h.receivableId)
         if (!receivables.has(at)) return fault(`history of ${h.receivableId}: no such receivable`)
-        history.set(at, [...(history.get(at) ?? []), { changedAt: h.changedAt, changes: h.changes }])
+        addHistory(tables, at, { changedAt: h.changedAt, changes: h.changes })
       }
-      for (const run of rows.runs ?? []) {
-        const pairId = key(run.pairId)
-        if (pairs.get(pairId)?.orgId !== key(run.orgId)) return fault(`run of ${run.pairId}: no such pair`)
-        runs.set(pairId, [...(runs.get(pairId) ?? []), { ...run, orgId: key(run.orgId), pairId }])
+      for (const { orgId, pairId, ...run } of rows.runs ?? []) {
+        if (pairs.get(idKey(pairId))?.orgId !== idKey(orgId)) return fault(`run of ${pairId}: no such pair`)
+        const stored = tables.runs.get(idKey(pairId)) ?? []
+        tables.runs.set(idKey(pairId), [...stored, { ...run, worker: "seed", fetched: 0, quarantine: [] }])
       }
       return Effect.void
     })
 
-  // Newest first; of entries at the same instant, the later stored first.
-  const historyOf = (r: SeedReceivable, limit: number): ReadonlyArray<HistoryEntry> =>
-    (history.get(rowKey(r.orgId, r.id)) ?? [])
-      .map((entry, order) => ({ entry, order }))
-      .sort((a, b) => millis(b.entry.changedAt) - millis(a.entry.changedAt) || b.order - a.order)
+  // Newest first; of entries at the same instant, the later written first.
+  const historyOf = (r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
+    [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
+      .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
       .slice(0, Math.max(0, limit))
-      .map(({ entry }) => entry)
+      .map(({ changedAt, changes }) => ({ changedAt, changes }))
 
-  const toReceivable = (r: SeedReceivable, expand: { history: Option.Option<number>; metadata: boolean }) => {
+  const toReceivable = (r: ReceivableRow, expand: { history: Option.Option<number>; metadata: boolean }) => {
     const pair = pairs.get(r.pairId)!
-    const { orgId: _org, pairId: _pair, metadata, ...fields } = r
+    const { metadata, ...fields } = r.state
     const receivable: Receivable = {
       ...fields,
+      id: r.id as ReceivableId,
       object: "receivable",
-      vendor: { id: pair.vendorId, name: vendors.get(pair.vendorId)!.name },
-      debtor: { id: pair.debtorId, name: debtors.get(pair.debtorId)!.name },
+      vendor: { id: pair.vendorId as VendorId, name: vendors.get(pair.vendorId)!.name },
+      debtor: { id: pair.debtorId as DebtorId, name: debtors.get(pair.debtorId)!.name },
+      detectedAt: r.detectedAt,
+      updatedAt: r.updatedAt,
       estimatedNextUpdateAt: pair.paused ? null : pair.nextSyncAt,
       ...(Option.isSome(expand.history) ? { history: historyOf(r, expand.history.value) } : {}),
       ...(expand.metadata ? { metadata } : {})
@@ -163,13 +186,13 @@ const make = Effect.sync(() => {
     return receivable
   }
 
-  const matches = (org: OrgId, filter: ReceivableFilter) => (r: SeedReceivable) => {
+  const matches = (org: OrgId, filter: ReceivableFilter) => (r: ReceivableRow) => {
     const pair = pairs.get(r.pairId)!
     return (
-      r.orgId === key(org) &&
-      (filter.vendorId === undefined || pair.vendorId === key(filter.vendorId)) &&
-      (filter.debtorId === undefined || pair.debtorId === key(filter.debtorId)) &&
-      (filter.status === undefined || r.status === filter.status) &&
+      r.orgId === idKey(org) &&
+      (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
+      (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId)) &&
+      (filter.status === undefined || r.state.status === filter.status) &&
       (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
     )
   }
@@ -185,7 +208,7 @@ const make = Effect.sync(() => {
     const { offset, limit } = request.window
     const now = yield* DateTime.now
     const marks = [...pairs.values()].flatMap((p) =>
-      p.orgId === key(org) && p.syncStartedAt != null ? [p.syncStartedAt] : []
+      p.orgId === idKey(org) && p.syncStartedAt !== null ? [p.syncStartedAt] : []
     )
     return {
       totalCount: all.length,
@@ -203,9 +226,9 @@ const make = Effect.sync(() => {
     )
 
   // The earliest next sync of the organization's unpaused pairs that `of` selects.
-  const nextUpdate = (org: OrgId, of: (pair: SeedPair) => boolean) => {
+  const nextUpdate = (org: OrgId, of: (pair: PairRow) => boolean) => {
     const next = [...pairs.values()]
-      .filter((p) => p.orgId === key(org) && !p.paused && p.nextSyncAt !== null && of(p))
+      .filter((p) => p.orgId === idKey(org) && !p.paused && p.nextSyncAt !== null && of(p))
       .map((p) => p.nextSyncAt!)
     return next.reduce<DateTime.Utc | null>(
       (earliest, at) => (earliest === null ? at : DateTime.min(earliest, at)),
@@ -217,16 +240,16 @@ const make = Effect.sync(() => {
     [...receivables.values()].some((r) => {
       const pair = pairs.get(r.pairId)!
       return (
-        r.orgId === key(org) &&
-        (vendorId === undefined || pair.vendorId === key(vendorId)) &&
-        (debtorId === undefined || pair.debtorId === key(debtorId))
+        r.orgId === idKey(org) &&
+        (vendorId === undefined || pair.vendorId === idKey(vendorId)) &&
+        (debtorId === undefined || pair.debtorId === idKey(debtorId))
       )
     })
 
   const listVendors = (org: OrgId, filter: { readonly debtorId?: DebtorId | undefined }) =>
     Effect.sync(() =>
       [...vendors.values()]
-        .filter((v) => v.orgId === key(org) && (filter.debtorId === undefined || billed(org, v.id, filter.debtorId)))
+        .filter((v) => v.orgId === idKey(org) && (filter.debtorId === undefined || billed(org, v.id, filter.debtorId)))
         .map(
           (v): Vendor => ({
             id: v.id,
@@ -255,15 +278,18 @@ const make = Effect.sync(() => {
         .sort(byNameThenId)
     )
 
-  // The newest run: the latest start, and of runs started together the later stored.
-  const lastSync = (pair: SeedPair): LastSync | null => {
-    const newest = (runs.get(pair.id) ?? []).reduce<SeedSyncRun | undefined>(
-      (found, run) => (found === undefined || millis(run.startedAt) >= millis(found.startedAt) ? run : found),
-      undefined
-    )
-    if (newest === undefined) return null
-    const { orgId: _org, pairId: _pair, ...run } = newest
-    return run
+  // The newest finished run: the latest start, and of runs started together the later stored.
+  const lastSync = (pair: PairRow): LastSync | null => {
+    let newest: LastSync | null = null
+    for (const { startedAt, finishedAt, outcome, created, updated, unchanged, quarantined, error } of tables.runs.get(
+      pair.id
+    ) ?? []) {
+      if (finishedAt === null || (outcome !== "succeeded" && outcome !== "failed")) continue
+      if (newest === null || millis(startedAt) >= millis(newest.startedAt)) {
+        newest = { startedAt, finishedAt, outcome, created, updated, unchanged, quarantined, error }
+      }
+    }
+    return newest
   }
 
   const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>
@@ -271,16 +297,16 @@ const make = Effect.sync(() => {
       [...pairs.values()]
         .filter(
           (p) =>
-            p.orgId === key(org) &&
-            (filter.vendorId === undefined || p.vendorId === key(filter.vendorId)) &&
-            (filter.debtorId === undefined || p.debtorId === key(filter.debtorId))
+            p.orgId === idKey(org) &&
+            (filter.vendorId === undefined || p.vendorId === idKey(filter.vendorId)) &&
+            (filter.debtorId === undefined || p.debtorId === idKey(filter.debtorId))
         )
         .map(
           (p): Integration => ({
-            id: p.id,
+            id: p.id as IntegrationId,
             object: "integration",
-            vendor: { id: p.vendorId, name: vendors.get(p.vendorId)!.name },
-            debtor: { id: p.debtorId, name: debtors.get(p.debtorId)!.name },
+            vendor: { id: p.vendorId as VendorId, name: vendors.get(p.vendorId)!.name },
+            debtor: { id: p.debtorId as DebtorId, name: debtors.get(p.debtorId)!.name },
             connector: p.connector,
             state: p.paused ? "paused" : p.lastOutcome === "failed" ? "failing" : "active",
             lastSync: lastSync(p),
@@ -301,8 +327,8 @@ const make = Effect.sync(() => {
   }
 })
 
-/** The memory store and its seeding, sharing one state per layer build. */
-export const layerMemory: Layer.Layer<ReceivableStore | MemoryReceivables> = Layer.effectContext(
+/** The memory store and its seeding, over the state. */
+export const layerMemory: Layer.Layer<ReceivableStore | MemoryReceivables, never, MemoryState> = Layer.effectContext(
   Effect.map(make, ({ store, seeding }) =>
     Context.make(ReceivableStore, store).pipe(Context.add(MemoryReceivables, seeding))
   )

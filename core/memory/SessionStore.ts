@@ -1,14 +1,15 @@
 /**
- * `SessionStore` in memory, for embedders and fast tests; it passes the same contract as the
+ * `SessionStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes the same contract as the
  * PostgreSQL store (`test/contracts/SessionStore.contract.ts`). Depends on effect and the core.
  */
 import { Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
 import type { OrgId, UserId } from "../domain/Ids.ts"
-import { type Session, SessionStore } from "../ports/SessionStore.ts"
+import { SessionStore } from "../ports/SessionStore.ts"
+import { MemoryState } from "./MemoryState.ts"
 
-export const layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, () => {
-  const sessions = new Map<string, Session>()
+const make = Effect.gen(function* () {
+  const { sessions } = yield* MemoryState
   const owned = (org: OrgId, digest: string) => {
     const session = sessions.get(digest)
     return session !== undefined && session.orgId === org.toLowerCase() ? session : undefined
@@ -42,3 +43,5 @@ export const layerMemory: Layer.Layer<SessionStore> = Layer.sync(SessionStore, (
       })
   })
 })
+
+export const layerMemory: Layer.Layer<SessionStore, never, MemoryState> = Layer.effect(SessionStore, make)

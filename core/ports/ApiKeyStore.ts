@@ -1,6 +1,6 @@
 /**
  * What API keys need from storage, and nothing more: records keyed by the SHA-256 of the key,
- * listed per organization, revoked once, with their daily usage, and a feed announcing
+ * listed per organization, revoked once, and a feed announcing
  * revocations so that caches elsewhere can drop a key at once. Implementations hold digests only
  * and know nothing of the key format, hashing or caching: that policy is `core/services/ApiKeys`.
  */
@@ -32,20 +32,6 @@ export interface NewApiKey {
   /** The SHA-256 of the key; 32 bytes. */
   readonly hash: Uint8Array
   readonly displayStart: string
-}
-
-export interface KeyUsageDay {
-  /** `YYYY-MM-DD`, UTC. */
-  readonly day: string
-  readonly requests2xx: number
-  readonly requests4xx: number
-  readonly requests5xx: number
-}
-
-export interface KeyUsage {
-  readonly record: ApiKeyRecord
-  /** Newest day first. */
-  readonly days: ReadonlyArray<KeyUsageDay>
 }
 
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
@@ -80,7 +66,8 @@ export class ApiKeyStore extends Context.Service<
      * `ApiKeyNotFound` and stays as it was.
      */
     readonly revokeActive: (org: OrgId, id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
-    readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
+    /** The key with this id, of any organization, revoked or not. */
+    readonly find: (id: string) => Effect.Effect<Option.Option<ApiKeyRecord>>
     /**
      * Joins the revocation feed: succeeds once announcements are being received (for as long as
      * the scope stays open), with the ids of keys revoked from then on, by anyone. The stream

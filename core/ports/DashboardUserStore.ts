@@ -2,7 +2,7 @@
  * What the dashboard's users and invites need from storage, and nothing more: invites stored by
  * the SHA-256 of their token and redeemed once, users with their password hash, found by e-mail
  * (sign-in) or by id within their organization. What a token, a password or an expiry is, is
- * policy (`core/services/DashboardAccess.ts`); implementations hold digests and hashes only.
+ * policy (`core/services/Accounts.ts`); implementations hold digests and hashes only.
  */
 import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { Role } from "../domain/Dashboard.ts"

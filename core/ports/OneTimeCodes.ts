@@ -2,7 +2,7 @@
  * Time-based one-time codes (RFC 6238, SHA-1, six digits, 30-second steps) as an authenticator
  * app computes them: a new shared secret, the code of a given step, and the `otpauth://` URI that
  * hands the secret to the app. Which steps are accepted, and that each is accepted once, is policy
- * (`core/services/DashboardTwoFactor.ts`).
+ * (`core/services/SecondFactors.ts`).
  */
 import { Context, type Effect, type Redacted } from "effect"
 

@@ -2,21 +2,27 @@
  * API keys as policy, over the `ApiKeyStore` port: what a key looks like (`domain/ApiKey.ts`), how
  * one is made (192 bits from effect's `SecureRandom`), what is stored of it (the SHA-256 of its
  * UTF-8, from effect's `Digest`, and a short display start; never the key) and what a presented
- * key is: valid, invalid or revoked, a closed set. Caching is a layer around the port
- * (`VerifiedKeyCache.ts`). Depends on effect and the core alone.
+ * key is: valid, invalid or revoked, a closed set; a key's usage is read through `KeyUsageStore`.
+ * Caching is a layer around the port (`VerifiedKeyCache.ts`). Depends on effect and the core alone.
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as ApiKey from "../domain/ApiKey.ts"
 import { ApiKeyId, OrgId } from "../domain/Ids.ts"
 import {
-  type ApiKeyNotFound,
+  ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
-  type KeyUsage,
   type OrganizationNotFound,
   type StoredKey
 } from "../ports/ApiKeyStore.ts"
+import { type KeyUsageDay, KeyUsageStore } from "../ports/KeyUsageStore.ts"
+
+/** A key with the days it was used, newest first. */
+export interface KeyUsage {
+  readonly record: ApiKeyRecord
+  readonly days: ReadonlyArray<KeyUsageDay>
+}
 
 export interface KeyOwner {
   readonly keyId: ApiKeyId
@@ -81,12 +87,13 @@ export class ApiKeys extends Context.Service<
     readonly usage: (id: string) => Effect.Effect<KeyUsage, ApiKeyNotFound>
   }
 >()("core/ApiKeys") {
-  /** Keys of the given brand, over the store, digests and randomness provided. */
+  /** Keys of the given brand, over the stores, digests and randomness provided. */
   static readonly layerWith = (options: { readonly brand: string }) =>
     Layer.effect(
       ApiKeys,
       Effect.gen(function* () {
         const store = yield* ApiKeyStore
+        const usageStore = yield* KeyUsageStore
         const digest = yield* Digest.Digest
         const random = yield* SecureRandom.SecureRandom
         const keyBrand = options.brand
@@ -115,13 +122,20 @@ export class ApiKeys extends Context.Service<
           return { key, record }
         })
 
+        const usage = Effect.fn("ApiKeys.usage")(function* (id: string) {
+          const found = yield* store.find(id)
+          if (Option.isNone(found)) return yield* new ApiKeyNotFound({ id })
+          const record = found.value
+          return { record, days: yield* usageStore.days(record.orgId, record.id) }
+        })
+
         return ApiKeys.of({
           verify,
           create,
           list: store.listByOrg,
           revoke: store.revoke,
           revokeActive: store.revokeActive,
-          usage: store.usage
+          usage
         })
       })
     )

@@ -142,12 +142,12 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
       )
     )
 
-    it.effect("an id that names no key is ApiKeyNotFound for revoke and usage, whatever its text", () =>
+    it.effect("an id that names no key is ApiKeyNotFound for revoke and found by nothing, whatever its text", () =>
       forAll(unknownId, (id) =>
         Effect.gen(function* () {
           const store = yield* ApiKeyStore
           assert.deepInclude(yield* Effect.flip(store.revoke(id)), { _tag: "ApiKeyNotFound", id })
-          assert.deepInclude(yield* Effect.flip(store.usage(id)), { _tag: "ApiKeyNotFound", id })
+          assert.isTrue(Option.isNone(yield* store.find(id)))
         })
       )
     )
@@ -163,11 +163,13 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
       )
     )
 
-    it.effect("a new key has its record and no usage yet", () =>
+    it.effect("a key is found by its id in any letter case, as it was stored, unused", () =>
       Effect.gen(function* () {
         const { record } = yield* insertKey((yield* newOrg).id)
-        const usage = yield* (yield* ApiKeyStore).usage(record.id)
-        assert.deepStrictEqual(usage, { record, days: [] })
+        const store = yield* ApiKeyStore
+        assert.deepStrictEqual(yield* store.find(record.id), Option.some(record))
+        assert.deepStrictEqual(yield* store.find(record.id.toUpperCase()), Option.some(record))
+        assert.isNull(record.lastUsedAt)
       })
     )
 

@@ -1,6 +1,10 @@
 import { Layer } from "effect"
 import { layerMemory } from "../../core/memory/ApiKeyStore.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
 import { describeApiKeyStore } from "./ApiKeyStore.contract.ts"
 
-describeApiKeyStore("memory", layerMemory.pipe(Layer.provideMerge(MemoryOrganizations.layerMemory)))
+describeApiKeyStore(
+  "memory",
+  Layer.merge(layerMemory, MemoryOrganizations.layerMemory).pipe(Layer.provide(MemoryState.layer))
+)

@@ -1,12 +1,13 @@
 import { randomUUID } from "node:crypto"
-import { Effect } from "effect"
+import { Effect, Layer } from "effect"
 import type { ApiKeyId } from "../../core/domain/Ids.ts"
 import { layerMemory } from "../../core/memory/AuditLog.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { describeAuditLog } from "./AuditLog.contract.ts"
 
-// The memory log counts no usage, so any key ids will do.
+// The memory log counts usage on any key id, stored or not, so any will do.
 describeAuditLog(
   "memory",
-  layerMemory,
+  layerMemory.pipe(Layer.provide(MemoryState.layer)),
   Effect.sync(() => [randomUUID() as ApiKeyId, randomUUID() as ApiKeyId] as const)
 )

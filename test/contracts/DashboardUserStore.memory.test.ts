@@ -1,11 +1,13 @@
 import { Layer } from "effect"
 import * as MemoryDashboardUserStore from "../../core/memory/DashboardUserStore.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
-
 import { describeSecondFactorStore } from "./DashboardSecondFactor.contract.ts"
 import { describeDashboardUserStore } from "./DashboardUserStore.contract.ts"
 
-const store = MemoryDashboardUserStore.layerMemory.pipe(Layer.provideMerge(MemoryOrganizations.layerMemory))
+const store = Layer.merge(MemoryDashboardUserStore.layerMemory, MemoryOrganizations.layerMemory).pipe(
+  Layer.provide(MemoryState.layer)
+)
 
 describeDashboardUserStore("memory", store)
 describeSecondFactorStore("memory", store)

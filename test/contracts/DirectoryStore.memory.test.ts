@@ -1,11 +1,12 @@
 import { Effect, Layer } from "effect"
 import * as MemoryDirectoryStore from "../../core/memory/DirectoryStore.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
 import { describeDirectoryStore } from "./DirectoryStore.contract.ts"
 
 describeDirectoryStore(
   "memory",
-  Layer.merge(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory),
+  Layer.merge(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory).pipe(Layer.provide(MemoryState.layer)),
   (pair, run) =>
     Effect.flatMap(Effect.service(MemoryDirectoryStore.MemoryDirectory), (seeding) =>
       Effect.orDie(seeding.addRun(pair.id, run))

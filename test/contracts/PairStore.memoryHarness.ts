@@ -1,9 +1,12 @@
 /**
- * The contract's harness over the memory twin, through its own seeding (`MemoryPairs`): the
- * layer the memory run of the `PairStore` contract is given.
+ * The contract's harness over the memory twins, through their own seeding (`MemoryPairs`): the
+ * layer the memory runs of the `PairStore` and `EventFeed` contracts are given, both twins over
+ * one `MemoryState`.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
 import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import * as MemoryEventFeed from "../../core/memory/EventFeed.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"
 import type { Integration } from "../../core/ports/PairStore.ts"
 import { eventTag, PairStoreHarness } from "./PairStore.harness.ts"
@@ -73,7 +76,8 @@ const harness = Layer.effect(
             counts: run.run?.counts ?? null,
             error: run.error ?? null
           })),
-          nextSyncAt: DateTime.toEpochMillis(stored.pair.nextSyncAt),
+          // The harness's pairs are never paused by a directory, which alone clears the next sync.
+          nextSyncAt: stored.pair.nextSyncAt === null ? Number.NaN : DateTime.toEpochMillis(stored.pair.nextSyncAt),
           leaseOwner: stored.pair.lease?.owner ?? null,
           consecutiveFailures: stored.pair.integration.consecutiveFailures
         }))
@@ -81,4 +85,7 @@ const harness = Layer.effect(
   })
 )
 
-export const layer = harness.pipe(Layer.provideMerge(layerMemory))
+export const layer = harness.pipe(
+  Layer.provideMerge(Layer.merge(layerMemory, MemoryEventFeed.layerMemory)),
+  Layer.provide(MemoryState.layer)
+)

@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import * as PgReceivableStore from "../../adapters/postgres/PgReceivableStore.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../core/memory/ReceivableStore.ts"
 import { ReceivableStore, type ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -22,7 +23,7 @@ export class ReceivableSeed extends Context.Service<
 export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.effect(
   ReceivableSeed,
   Effect.map(Effect.service(MemoryReceivableStore.MemoryReceivables), ({ seed }) => ReceivableSeed.of({ seed }))
-).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory))
+).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
 
 const date = (at: DateTime.Utc | null) => (at === null ? null : DateTime.toDateUtc(at))
 

@@ -1,12 +1,13 @@
 import { Layer } from "effect"
 import * as MemoryDashboardUserStore from "../../core/memory/DashboardUserStore.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
 import { layerMemory } from "../../core/memory/SessionStore.ts"
 import { describeSessionStore } from "./SessionStore.contract.ts"
 
 describeSessionStore(
   "memory",
-  Layer.mergeAll(layerMemory, MemoryDashboardUserStore.layerMemory).pipe(
-    Layer.provideMerge(MemoryOrganizations.layerMemory)
+  Layer.mergeAll(layerMemory, MemoryDashboardUserStore.layerMemory, MemoryOrganizations.layerMemory).pipe(
+    Layer.provide(MemoryState.layer)
   )
 )

@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
-import { DashboardAccessLive } from "../../app/Layers.ts"
+import { AccountsLive } from "../../app/Layers.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -18,7 +18,7 @@ class TestFixture extends Context.Service<TestFixture, Fixture>()("test/Dashboar
 
 const TestLayer = Layer.mergeAll(
   serverLayer({ dashboard: true }),
-  DashboardAccessLive,
+  AccountsLive,
   Layer.effect(TestFixture, insertFixture)
 ).pipe(Layer.provideMerge(TestDatabase.layer))
 

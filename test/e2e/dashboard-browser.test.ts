@@ -16,8 +16,8 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as OTPAuth from "otpauth"
 import { chromium, type Page } from "playwright-core"
-import { DashboardAccessLive } from "../../app/Layers.ts"
-import { stepMillis } from "../../core/services/DashboardTwoFactor.ts"
+import { AccountsLive } from "../../app/Layers.ts"
+import { stepMillis } from "../../core/services/SecondFactors.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
@@ -39,7 +39,7 @@ class TestFixture extends Context.Service<TestFixture, Fixture>()("test/Dashboar
 
 const TestLayer = Layer.mergeAll(
   serverLayer({ dashboard: true }),
-  DashboardAccessLive,
+  AccountsLive,
   Layer.effect(TestFixture, insertFixture)
 ).pipe(Layer.provideMerge(TestDatabase.layer))
 

@@ -7,7 +7,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { DashboardAccessLive } from "../../app/Layers.ts"
+import { AccountsLive } from "../../app/Layers.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -36,11 +36,9 @@ const seeded = Effect.gen(function* () {
 
 class Seeded extends Context.Service<Seeded, Effect.Success<typeof seeded>>()("test/DashboardReceivablesSeeded") {}
 
-const TestLayer = Layer.mergeAll(
-  serverLayer({ dashboard: true }),
-  DashboardAccessLive,
-  Layer.effect(Seeded, seeded)
-).pipe(Layer.provideMerge(TestDatabase.layer))
+const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), AccountsLive, Layer.effect(Seeded, seeded)).pipe(
+  Layer.provideMerge(TestDatabase.layer)
+)
 
 const idsOn = (body: string) =>
   [...body.matchAll(/href="\/dashboard\/receivables\/(rcv_[0-9a-f]{32})"/g)].map((m) => m[1]!)

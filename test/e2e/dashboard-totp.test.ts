@@ -8,14 +8,14 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as OTPAuth from "otpauth"
-import { DashboardAccessLive } from "../../app/Layers.ts"
-import { maxWrongCodes, stepMillis } from "../../core/services/DashboardTwoFactor.ts"
+import { AccountsLive } from "../../app/Layers.ts"
+import { maxWrongCodes, stepMillis } from "../../core/services/SecondFactors.ts"
 import { type Client, csrfOf, inviteToken, makeClient, password, run } from "../support/DashboardClient.ts"
 import { insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
 
-const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), DashboardAccessLive).pipe(
+const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), AccountsLive).pipe(
   Layer.provideMerge(TestDatabase.layer)
 )
 

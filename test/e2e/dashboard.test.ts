@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
-import { DashboardAccessLive } from "../../app/Layers.ts"
+import { AccountsLive } from "../../app/Layers.ts"
 import { csrfOf, email, inviteToken, makeClient, password, run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -37,7 +37,7 @@ const TestLayer = Layer.mergeAll(
       )
     )
   ),
-  DashboardAccessLive,
+  AccountsLive,
   Layer.effect(TestFixture, insertFixture)
 ).pipe(Layer.provideMerge(TestDatabase.layer))
 

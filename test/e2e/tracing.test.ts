@@ -81,7 +81,7 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
       const spans = received.join("\n")
       assert.include(spans, "partner-receivables")
       assert.include(spans, "Authorization.bearer")
-      assert.include(spans, "DashboardAccess.inviteFor", "the invite request's work is still traced")
+      assert.include(spans, "Accounts.inviteFor", "the invite request's work is still traced")
       assert.notInclude(spans, inviteToken)
       assert.notInclude(spans, keyInPath)
       assert.notInclude(spans, "SecretInPath")

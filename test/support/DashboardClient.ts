@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { DashboardAccess } from "../../core/services/DashboardAccess.ts"
+import { Accounts } from "../../core/services/Accounts.ts"
 
 export interface Answer {
   readonly status: number
@@ -15,7 +15,7 @@ export interface Answer {
 
 export const inviteToken = (orgId: string, email: string, role: "admin" | "member") =>
   Effect.map(
-    Effect.flatMap(Effect.service(DashboardAccess), (access) => access.invite(orgId, email, role)),
+    Effect.flatMap(Effect.service(Accounts), (access) => access.invite(orgId, email, role)),
     ({ token }) => Redacted.value(token)
   )
 

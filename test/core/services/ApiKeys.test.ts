@@ -12,8 +12,11 @@ import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import { isWellFormedApiKey, makeApiKey, secretBytes } from "../../../core/domain/ApiKey.ts"
 import { layerMemory } from "../../../core/memory/ApiKeyStore.ts"
+import * as MemoryKeyUsageStore from "../../../core/memory/KeyUsageStore.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
 import { ApiKeyStore, RevocationFeedLost } from "../../../core/ports/ApiKeyStore.ts"
+import { KeyUsageStore } from "../../../core/ports/KeyUsageStore.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
 import { ApiKeys, hashKey } from "../../../core/services/ApiKeys.ts"
 import * as VerifiedKeyCache from "../../../core/services/VerifiedKeyCache.ts"
@@ -43,7 +46,11 @@ interface Hold {
 /** The memory store behind the cache, its lookups counted and its revocation feed controllable. */
 const setup = (ttl: Duration.Input = "10 seconds") =>
   Effect.gen(function* () {
-    const context = yield* Layer.build(layerMemory.pipe(Layer.provideMerge(MemoryOrganizations.layerMemory)))
+    const context = yield* Layer.build(
+      Layer.mergeAll(layerMemory, MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory).pipe(
+        Layer.provide(MemoryState.layer)
+      )
+    )
     const raw = Context.get(context, ApiKeyStore)
     const org = yield* Context.get(context, Organizations).create("Keys Org")
     const feed = { refuse: false, mute: false, joins: 0, lookups: 0, hold: Option.none<Hold>() }
@@ -85,6 +92,7 @@ const setup = (ttl: Duration.Input = "10 seconds") =>
       ApiKeys.layerWith({ brand: "pr" }).pipe(
         Layer.provide([
           Layer.succeed(ApiKeyStore, cached.store),
+          Layer.succeed(KeyUsageStore, Context.get(context, KeyUsageStore)),
           Layer.succeed(SecureRandom.SecureRandom, random),
           Digest.layerWebCrypto
         ])

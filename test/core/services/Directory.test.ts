@@ -9,6 +9,7 @@ import { Context, DateTime, Duration, Effect, Layer, Option, Schema, Stream } fr
 import { TestClock } from "effect/testing"
 import type { IntegrationId } from "../../../core/domain/Ids.ts"
 import * as MemoryDirectoryStore from "../../../core/memory/DirectoryStore.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
 import { type PortalConnector, PortalConnectors } from "../../../core/ports/PortalConnector.ts"
@@ -29,6 +30,7 @@ const setup = Effect.gen(function* () {
   const context = yield* Layer.build(
     Directory.layer.pipe(
       Layer.provideMerge(Layer.mergeAll(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory)),
+      Layer.provide(MemoryState.layer),
       Layer.provide(
         Layer.succeed(PortalConnectors, { get: (kind) => Option.liftPredicate(connector, (c) => c.kind === kind) })
       )

@@ -10,6 +10,7 @@ import { Context, DateTime, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
 import { type ListReceivablesQuery, Receivables } from "../../../core/services/Receivables.ts"
 import { arbitraryState } from "../../support/arbitraries.ts"
@@ -27,7 +28,9 @@ const defaults: ListReceivablesQuery = { historyLimit: 10, page: 1, limit: 100 }
 const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org, syncStartedAt: DateTime.Utc | null = null) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(DateTime.toEpochMillis(now))
-    const context = yield* Layer.build(Receivables.layer.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory)))
+    const context = yield* Layer.build(
+      Receivables.layer.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
+    )
     const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }
     const debtor = { id: randomUUID() as DebtorId, name: "Globex", createdAt: hoursAgo(1000) }
     const pair = {

@@ -48,7 +48,7 @@ describe("Scheduler", () => {
           [stored.runs.map((run) => run.outcome), stored.receivables.length, stored.pair.lease],
           [["succeeded"], 2, undefined]
         )
-        const ahead = DateTime.toEpochMillis(stored.pair.nextSyncAt) - DateTime.toEpochMillis(yield* DateTime.now)
+        const ahead = DateTime.toEpochMillis(stored.pair.nextSyncAt!) - DateTime.toEpochMillis(yield* DateTime.now)
         assert.isTrue(ahead >= 54 * 60_000 && ahead <= 66 * 60_000, `next sync in ${ahead} ms`)
       }
       assert.deepStrictEqual(yield* runsOf(later), [])

@@ -40,7 +40,7 @@ describe("SyncEngine", () => {
         quarantined: 0
       })
       const synced = yield* contents(pair)
-      const ahead = yield* secondsFromNow(synced.pair.nextSyncAt)
+      const ahead = yield* secondsFromNow(synced.pair.nextSyncAt!)
       assert.isTrue(ahead >= 3240 && ahead <= 3960, `next sync in ${ahead} s`)
 
       const changed = yield* rescript(pair, {

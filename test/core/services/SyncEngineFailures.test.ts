@@ -8,6 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import { layerMemory } from "../../../core/memory/PairStore.ts"
 import { PairStore, StoreUnavailable } from "../../../core/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
@@ -38,7 +39,7 @@ describe("SyncEngine, when a sync fails", () => {
         [after.pair.integration.consecutiveFailures, after.pair.lastError],
         [1, "portal timed out"]
       )
-      const delay = yield* secondsFromNow(after.pair.nextSyncAt)
+      const delay = yield* secondsFromNow(after.pair.nextSyncAt!)
       assert.isTrue(delay >= 27 && delay <= 33, `retry after ${delay} s`)
 
       const recovered = yield* engine.runPair(yield* rescript(pair, { documents: [document("b")] }), "w")
@@ -73,7 +74,7 @@ describe("SyncEngine, when a sync fails", () => {
       const pair = yield* addPair({ failure })
       yield* engine.runPair(pair, "w")
       // The first backoff would be about 30 s; the portal asked for 15 minutes.
-      assert.strictEqual(yield* secondsFromNow((yield* contents(pair)).pair.nextSyncAt), 900)
+      assert.strictEqual(yield* secondsFromNow((yield* contents(pair)).pair.nextSyncAt!), 900)
     }).pipe(Effect.provide(engineLayer()))
   )
 
@@ -84,7 +85,7 @@ describe("SyncEngine, when a sync fails", () => {
       const pair = yield* addPair({ failure })
       const outcome = yield* engine.runPair(pair, "w")
       const { pair: stored } = yield* contents(pair)
-      assert.strictEqual(yield* secondsFromNow(stored.nextSyncAt), 86_400)
+      assert.strictEqual(yield* secondsFromNow(stored.nextSyncAt!), 86_400)
       assert.match(stored.lastError ?? "", /asked to wait 999999999 s; waiting 1d/)
       assert.strictEqual(outcome._tag === "Failed" && outcome.error, stored.lastError)
     }).pipe(Effect.provide(engineLayer()))
@@ -117,7 +118,7 @@ describe("SyncEngine, when a sync fails", () => {
       // The memory store as an outage leaves it: the next `outage` attempts to record a failure die.
       const unreliable = Layer.effectContext(
         Effect.gen(function* () {
-          const context = yield* Layer.build(layerMemory)
+          const context = yield* Layer.build(layerMemory.pipe(Layer.provide(MemoryState.layer)))
           const store = Context.get(context, PairStore)
           return Context.add(context, PairStore, {
             ...store,
@@ -146,7 +147,7 @@ describe("SyncEngine, when a sync fails", () => {
         const after = yield* contents(pair)
         assert.deepStrictEqual([after.pair.lease, after.runs.map((r) => r.outcome)], [undefined, ["failed"]])
         // The first retry's backoff (30 s with jitter), not the ten minutes of an expiring lease.
-        assert.isBelow(yield* secondsFromNow(after.pair.nextSyncAt), 40)
+        assert.isBelow(yield* secondsFromNow(after.pair.nextSyncAt!), 40)
       }).pipe(Effect.provide(engineLayer({}, unreliable)))
     }
   )
@@ -155,7 +156,7 @@ describe("SyncEngine, when a sync fails", () => {
     let attempts = 0
     const refusing = Layer.effectContext(
       Effect.gen(function* () {
-        const context = yield* Layer.build(layerMemory)
+        const context = yield* Layer.build(layerMemory.pipe(Layer.provide(MemoryState.layer)))
         const store = Context.get(context, PairStore)
         return Context.add(context, PairStore, {
           ...store,
@@ -185,7 +186,7 @@ describe("SyncEngine, when a sync fails", () => {
       for (const pair of [misconfigured, unknown]) {
         const outcome = yield* engine.runPair(pair, "w")
         assert.strictEqual(outcome._tag, "Failed")
-        assert.isAbove(yield* secondsFromNow((yield* contents(pair)).pair.nextSyncAt), 50 * 60)
+        assert.isAbove(yield* secondsFromNow((yield* contents(pair)).pair.nextSyncAt!), 50 * 60)
       }
       assert.match((yield* contents(unknown)).pair.lastError ?? "", /no connector of kind "nowhere"/)
     }).pipe(Effect.provide(engineLayer()))

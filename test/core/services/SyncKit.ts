@@ -8,6 +8,7 @@ import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effec
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../../core/memory/PairStore.ts"
 import { IdSource } from "../../../core/ports/IdSource.ts"
 import type { Integration, PairStore } from "../../../core/ports/PairStore.ts"
@@ -88,7 +89,7 @@ const support = Layer.mergeAll(
 /** The engine over a store (the memory twin unless given), with the store and its seeding exposed. */
 export const engineLayer = (
   options: { readonly chunkSize?: number } = {},
-  store: Layer.Layer<PairStore | MemoryPairs> = layerMemory
+  store: Layer.Layer<PairStore | MemoryPairs> = layerMemory.pipe(Layer.provide(MemoryState.layer))
 ) =>
   SyncEngine.layerWith({ deadline: defaultDeadline, chunkSize: options.chunkSize }).pipe(
     Layer.provideMerge(store),

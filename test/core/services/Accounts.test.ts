@@ -13,14 +13,16 @@ import { accountThrottle, inviteLifetime, pairThrottle, sessionPolicy } from "..
 import { layerMemory as ApiKeyStoreMemory } from "../../../core/memory/ApiKeyStore.ts"
 import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
 import { layerMemory as UsersMemory } from "../../../core/memory/DashboardUserStore.ts"
+import * as MemoryKeyUsageStore from "../../../core/memory/KeyUsageStore.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
 import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
+import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../core/services/Accounts.ts"
 import { ApiKeys } from "../../../core/services/ApiKeys.ts"
-import { DashboardAccess, type SecondStepRequired, type SignInRefused } from "../../../core/services/DashboardAccess.ts"
-import { DashboardKeys } from "../../../core/services/DashboardKeys.ts"
-import { DashboardTwoFactor } from "../../../core/services/DashboardTwoFactor.ts"
+import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
+import { SecondFactors } from "../../../core/services/SecondFactors.ts"
 
 /** What the audit log was given, every entry, including those of no organization; and a switch to make it fail. */
 class AuditTrail extends Context.Service<
@@ -43,12 +45,12 @@ const RecordingAudit = Layer.effect(
   })
 ).pipe(Layer.provide(AuditMemory), Layer.provideMerge(Layer.sync(AuditTrail, () => ({ entries: [], failing: false }))))
 
-const Services = DashboardKeys.layer.pipe(
-  Layer.provideMerge(Layer.merge(DashboardAccess.layer, ApiKeys.layerWith({ brand: "pr" }))),
-  Layer.provideMerge(DashboardTwoFactor.layer.pipe(Layer.provide(OtpauthCodes.layer))),
+const Services = KeyAdministration.layer.pipe(
+  Layer.provideMerge(Layer.merge(Accounts.layer, ApiKeys.layerWith({ brand: "pr" }))),
+  Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
-  Layer.provideMerge(MemoryOrganizations.layerMemory),
-  Layer.provide([ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
+  Layer.provide([MemoryState.layer, ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
 )
 
 const password = Redacted.make("correct horse battery staple")
@@ -60,7 +62,7 @@ const errorTag = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>)
 /** A signed-in user of a new organization, through an invite as every user is made. */
 const onboard = (role: "admin" | "member", email = `${role}-${Math.random()}@example.com`, orgId?: string) =>
   Effect.gen(function* () {
-    const access = yield* DashboardAccess
+    const access = yield* Accounts
     const org = orgId ?? (yield* (yield* Organizations).create("Org")).id
     const { token } = yield* access.invite(org, email, role)
     const signed = yield* access.acceptInvite(Redacted.value(token), password, address)
@@ -68,9 +70,8 @@ const onboard = (role: "admin" | "member", email = `${role}-${Math.random()}@exa
     return { org, email, token: Redacted.value(signed.sessionToken), session }
   })
 
-const run = <A, E>(
-  effect: Effect.Effect<A, E, DashboardAccess | DashboardKeys | ApiKeys | Organizations | AuditTrail>
-) => effect.pipe(Effect.provide(Services))
+const run = <A, E>(effect: Effect.Effect<A, E, Accounts | KeyAdministration | ApiKeys | Organizations | AuditTrail>) =>
+  effect.pipe(Effect.provide(Services))
 
 const wrongPassword = Redacted.make("wrong password!")
 
@@ -80,7 +81,7 @@ const refused = <A, R>(attempt: Effect.Effect<A, SignInRefused | SecondStepRequi
 
 /** What each attempt was answered: a refused password ("credentials") or "throttled". */
 const refusals = (email: string, addresses: ReadonlyArray<string>) =>
-  Effect.flatMap(DashboardAccess, (access) =>
+  Effect.flatMap(Accounts, (access) =>
     Effect.forEach(
       addresses,
       (from) => Effect.map(refused(access.signIn(email, wrongPassword, from)), (r) => r.reason),
@@ -92,11 +93,11 @@ const refusals = (email: string, addresses: ReadonlyArray<string>) =>
 
 const count = (reasons: ReadonlyArray<string>, reason: string) => reasons.filter((r) => r === reason).length
 
-describe("DashboardAccess", () => {
+describe("Accounts", () => {
   it.effect("an invite sets the password once; a used or expired link is refused", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const org = yield* (yield* Organizations).create("Org")
         const { token } = yield* access.invite(org.id, " Ada@Example.com ", "admin")
         assert.strictEqual((yield* access.inviteFor(Redacted.value(token))).email, "ada@example.com")
@@ -119,7 +120,7 @@ describe("DashboardAccess", () => {
   it.effect("a session goes idle after 30 minutes unused and ends 12 hours after sign-in however busy", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { token } = yield* onboard("member")
         yield* TestClock.adjust(Duration.subtract(sessionPolicy.idle, Duration.millis(1)))
         yield* access.authenticate(token)
@@ -141,7 +142,7 @@ describe("DashboardAccess", () => {
   it.effect("sign-in rotates the session; sign-out ends it; sign-out everywhere ends every one of the user's", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { email, token: first } = yield* onboard("admin")
         const second = yield* access.signIn(email, password, address, first)
         assert.notStrictEqual(Redacted.value(second.sessionToken), first)
@@ -163,7 +164,7 @@ describe("DashboardAccess", () => {
   it.effect("five wrong passwords lock the account for that address only: its owner elsewhere still gets in", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { email } = yield* onboard("member")
         const attacker = "203.0.113.9"
         for (let i = 0; i < pairThrottle.failures; i++) {
@@ -184,7 +185,7 @@ describe("DashboardAccess", () => {
   it.effect("wrong passwords sent all at once are checked no more often than the limits allow", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { email } = yield* onboard("member")
         yield* access.signIn(email, password, address)
 
@@ -217,7 +218,7 @@ describe("DashboardAccess", () => {
   it.effect("text that is not an e-mail address is a wrong attempt of the client's, not an account's", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { email } = yield* onboard("member")
         const client = "198.51.100.50"
         const answers = yield* Effect.forEach(
@@ -235,7 +236,7 @@ describe("DashboardAccess", () => {
   it.effect("a wrong password is audited whether or not the address has an account; a throttled attempt is not", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const trail = yield* AuditTrail
         const { email, session } = yield* onboard("member")
         trail.entries.length = 0
@@ -259,7 +260,7 @@ describe("DashboardAccess", () => {
   it.effect("a new invite for an existing user ends the user's sessions and the address's older links", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const { org, email, token } = yield* onboard("member")
         const older = yield* access.invite(org, email, "member")
         const newer = yield* access.invite(org, email, "admin")
@@ -281,7 +282,7 @@ describe("DashboardAccess", () => {
   it.effect("the CSRF token is the session's own", () =>
     run(
       Effect.gen(function* () {
-        const access = yield* DashboardAccess
+        const access = yield* Accounts
         const one = yield* onboard("member")
         const two = yield* onboard("member")
         assert.isTrue(access.checkCsrf(one.session, one.session.csrfToken))
@@ -292,11 +293,11 @@ describe("DashboardAccess", () => {
   )
 })
 
-describe("DashboardKeys", () => {
+describe("KeyAdministration", () => {
   it.effect("admins create and revoke their organization's keys; members only read; others' keys are not found", () =>
     run(
       Effect.gen(function* () {
-        const keys = yield* DashboardKeys
+        const keys = yield* KeyAdministration
         const admin = yield* onboard("admin")
         const member = yield* onboard("member", undefined, admin.org)
         const stranger = yield* onboard("admin")
@@ -333,7 +334,7 @@ describe("DashboardKeys", () => {
   it.effect("a key's name is 1 to 100 characters once trimmed, without control characters", () =>
     run(
       Effect.gen(function* () {
-        const keys = yield* DashboardKeys
+        const keys = yield* KeyAdministration
         const admin = yield* onboard("admin")
         const actor = { user: admin.session.user, clientAddress: address }
         const padded = yield* keys.create(actor, ` ${"n".repeat(100)}   `)
@@ -348,7 +349,7 @@ describe("DashboardKeys", () => {
   it.effect("a key is revoked once, by its id in any case; revoking it again is not found and not audited", () =>
     run(
       Effect.gen(function* () {
-        const keys = yield* DashboardKeys
+        const keys = yield* KeyAdministration
         const trail = yield* AuditTrail
         const admin = yield* onboard("admin")
         const actor = { user: admin.session.user, clientAddress: address }
@@ -369,7 +370,7 @@ describe("DashboardKeys", () => {
   it.effect("when the audit log cannot be written, no key is revoked and no usable key is created", () =>
     run(
       Effect.gen(function* () {
-        const keys = yield* DashboardKeys
+        const keys = yield* KeyAdministration
         const trail = yield* AuditTrail
         const admin = yield* onboard("admin")
         const actor = { user: admin.session.user, clientAddress: address }

@@ -14,23 +14,19 @@ import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { pairThrottle } from "../../../core/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
 import { layerMemory as UsersMemory } from "../../../core/memory/DashboardUserStore.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
 import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
 import { DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
-import { DashboardAccess } from "../../../core/services/DashboardAccess.ts"
-import {
-  DashboardTwoFactor,
-  heldSignInLifetime,
-  maxWrongCodes,
-  stepMillis
-} from "../../../core/services/DashboardTwoFactor.ts"
+import { Accounts } from "../../../core/services/Accounts.ts"
+import { heldSignInLifetime, maxWrongCodes, SecondFactors, stepMillis } from "../../../core/services/SecondFactors.ts"
 
-const Services = DashboardAccess.layer.pipe(
-  Layer.provideMerge(DashboardTwoFactor.layer),
+const Services = Accounts.layer.pipe(
+  Layer.provideMerge(SecondFactors.layer),
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
-  Layer.provide([ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provide([MemoryState.layer, ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
 )
 
 const password = Redacted.make("correct horse battery")
@@ -56,8 +52,8 @@ const refusal = <A, E extends { readonly _tag: string }, R>(effect: Effect.Effec
 /** A member with the second factor on, confirmed by the code of the step before the current one. */
 const enrolled = Effect.gen(function* () {
   yield* TestClock.setTime(start)
-  const access = yield* DashboardAccess
-  const twoFactor = yield* DashboardTwoFactor
+  const access = yield* Accounts
+  const twoFactor = yield* SecondFactors
   const org = yield* (yield* Organizations).create("Org")
   const email = `member-${Math.random()}@example.com`
   const { token } = yield* access.invite(org.id, email, "member")
@@ -69,19 +65,19 @@ const enrolled = Effect.gen(function* () {
 
 /** The token of a sign-in held for its code. */
 const held = (email: string, from = address) =>
-  Effect.flatMap(DashboardAccess, (access) =>
+  Effect.flatMap(Accounts, (access) =>
     Effect.map(Effect.flip(access.signIn(email, password, from)), (refused) => {
       assert.strictEqual(refused._tag, "SecondStepRequired")
       return refused._tag === "SecondStepRequired" ? Redacted.value(refused.token) : ""
     })
   )
 
-describe("DashboardTwoFactor", () => {
+describe("SecondFactors", () => {
   it.effect("is turned on by a code of the new secret, one step of drift either way and not two", () =>
     Effect.gen(function* () {
       yield* TestClock.setTime(start)
-      const access = yield* DashboardAccess
-      const twoFactor = yield* DashboardTwoFactor
+      const access = yield* Accounts
+      const twoFactor = yield* SecondFactors
       const org = yield* (yield* Organizations).create("Org")
       const { token } = yield* access.invite(org.id, "ada@example.com", "admin")
       const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
@@ -122,7 +118,7 @@ describe("DashboardTwoFactor", () => {
 
   it.effect("a sign-in is held until its code; a code is accepted once, within one step either way", () =>
     Effect.gen(function* () {
-      const access = yield* DashboardAccess
+      const access = yield* Accounts
       const { user, email, secret } = yield* enrolled
       // The enabling code's step is used up: it cannot sign in as well.
       const replayOfEnabling = access.signInWithCode(yield* held(email), codeAt(secret, startStep - 1), address)
@@ -155,7 +151,7 @@ describe("DashboardTwoFactor", () => {
 
   it.effect("wrong codes in a row, however slowly they come, lock the factor; a right one starts the count again", () =>
     Effect.gen(function* () {
-      const access = yield* DashboardAccess
+      const access = yield* Accounts
       const { email, secret } = yield* enrolled
       // Slower than any throttle window remembers: each try a quarter of an hour after the last.
       const stepNow = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / stepMillis))
@@ -183,7 +179,7 @@ describe("DashboardTwoFactor", () => {
 
   it.effect("wrong codes are audited as failed sign-ins and throttled like wrong passwords", () =>
     Effect.gen(function* () {
-      const access = yield* DashboardAccess
+      const access = yield* Accounts
       const { org, user, email, secret } = yield* enrolled
       for (let i = 0; i < pairThrottle.failures; i++) {
         const wrong = yield* Effect.flip(access.signInWithCode(yield* held(email), wrongAt(secret, startStep), address))
@@ -204,8 +200,8 @@ describe("DashboardTwoFactor", () => {
 
   it.effect("is turned off with the password and a code, after which the password alone signs in", () =>
     Effect.gen(function* () {
-      const access = yield* DashboardAccess
-      const twoFactor = yield* DashboardTwoFactor
+      const access = yield* Accounts
+      const twoFactor = yield* SecondFactors
       const { org, user, email, secret } = yield* enrolled
       const wrongPassword = twoFactor.disable(
         user,

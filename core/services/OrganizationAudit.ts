@@ -9,8 +9,8 @@ import { Context, DateTime, Duration, Effect, Layer } from "effect"
 import type { ApiKeyId } from "../domain/Ids.ts"
 import { AuditLog, type AuditPosition, type AuditSearch, type StoredAuditEntry } from "../ports/AuditLog.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
-import type { Actor } from "./DashboardAccess.ts"
-import { DashboardKeys, NotPermitted } from "./DashboardKeys.ts"
+import type { Actor } from "./Accounts.ts"
+import { KeyAdministration, NotPermitted } from "./KeyAdministration.ts"
 
 /** Requests per page. */
 export const requestsPerPage = 50
@@ -34,26 +34,26 @@ export interface RequestPage {
   readonly until: DateTime.Utc
 }
 
-export class DashboardAudit extends Context.Service<
-  DashboardAudit,
+export class OrganizationAudit extends Context.Service<
+  OrganizationAudit,
   {
     /** A page of the organization's API requests, newest first; none for a key not of the organization. */
     readonly requests: (actor: Actor, filters: RequestFilters) => Effect.Effect<RequestPage, NotPermitted>
     /** The organization's newest dashboard actions, newest first. */
     readonly actions: (actor: Actor) => Effect.Effect<ReadonlyArray<DashboardAuditEntry>, NotPermitted>
   }
->()("core/DashboardAudit") {
+>()("core/OrganizationAudit") {
   static readonly layer = Layer.effect(
-    DashboardAudit,
+    OrganizationAudit,
     Effect.gen(function* () {
       const audit = yield* AuditLog
       const dashboardAudit = yield* DashboardAuditLog
-      const keys = yield* DashboardKeys
+      const keys = yield* KeyAdministration
 
       const adminOnly = (actor: Actor) =>
         actor.user.role === "admin" ? Effect.void : Effect.fail(new NotPermitted({ action: "read the audit log" }))
 
-      const requests = Effect.fn("DashboardAudit.requests")(function* (actor: Actor, filters: RequestFilters) {
+      const requests = Effect.fn("OrganizationAudit.requests")(function* (actor: Actor, filters: RequestFilters) {
         yield* adminOnly(actor)
         const now = yield* DateTime.now
         // A minute ahead, so entries of requests just answered are inside an open-ended window.
@@ -84,12 +84,12 @@ export class DashboardAudit extends Context.Service<
         }
       })
 
-      const actions = Effect.fn("DashboardAudit.actions")(function* (actor: Actor) {
+      const actions = Effect.fn("OrganizationAudit.actions")(function* (actor: Actor) {
         yield* adminOnly(actor)
         return yield* dashboardAudit.recent(actor.user.orgId, actionsShown)
       })
 
-      return DashboardAudit.of({ requests, actions })
+      return OrganizationAudit.of({ requests, actions })
     })
   )
 }

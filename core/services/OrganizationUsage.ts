@@ -1,13 +1,13 @@
 /**
- * The organization's API requests per day as the Keys page charts them: the last 30 UTC days,
- * today included, each day's requests of all its keys (revoked ones too) by how they were
- * answered. Read from the per-key daily counts the audit log keeps (`ApiKeys.usage`), which count
- * 3xx with 2xx as "not refused". Depends on effect and the core alone.
+ * The organization's API requests per day as the dashboard's Keys page charts them: the last 30
+ * UTC days, today included, each day's requests of all its keys (revoked ones too) by how they
+ * were answered. Read from the per-key daily counts of the `KeyUsageStore`, which count 3xx with
+ * 2xx as "not refused". Depends on effect and the core alone.
  */
 import { Context, DateTime, Effect, Layer } from "effect"
-import { ApiKeys } from "./ApiKeys.ts"
-import type { Actor } from "./DashboardAccess.ts"
-import { DashboardKeys } from "./DashboardKeys.ts"
+import { KeyUsageStore } from "../ports/KeyUsageStore.ts"
+import type { Actor } from "./Accounts.ts"
+import { KeyAdministration } from "./KeyAdministration.ts"
 
 /** Days charted, today the last. */
 export const usageDays = 30
@@ -27,29 +27,28 @@ const window = (today: DateTime.Utc) =>
     DateTime.formatIso(DateTime.subtract(today, { days: usageDays - 1 - index })).slice(0, 10)
   )
 
-export class DashboardUsage extends Context.Service<
-  DashboardUsage,
+export class OrganizationUsage extends Context.Service<
+  OrganizationUsage,
   {
     /** Every day of the window, oldest first, with zeros where there were no requests. */
     readonly daily: (actor: Actor) => Effect.Effect<ReadonlyArray<UsageDay>>
   }
->()("core/DashboardUsage") {
+>()("core/OrganizationUsage") {
   static readonly layer = Layer.effect(
-    DashboardUsage,
+    OrganizationUsage,
     Effect.gen(function* () {
-      const apiKeys = yield* ApiKeys
-      const keys = yield* DashboardKeys
+      const usage = yield* KeyUsageStore
+      const keys = yield* KeyAdministration
 
-      const daily = Effect.fn("DashboardUsage.daily")(function* (actor: Actor) {
+      const daily = Effect.fn("OrganizationUsage.daily")(function* (actor: Actor) {
         const days = window(yield* DateTime.now)
         const totals = new Map(days.map((day) => [day, { day, succeeded: 0, clientErrors: 0, serverErrors: 0 }]))
         const records = yield* keys.list(actor)
-        // Keys are revoked, never deleted: a key listed a moment ago still has its usage.
-        const usages = yield* Effect.forEach(records, (record) => Effect.orDie(apiKeys.usage(record.id)), {
+        const usages = yield* Effect.forEach(records, (record) => usage.days(actor.user.orgId, record.id), {
           concurrency: 4
         })
-        for (const usage of usages) {
-          for (const day of usage.days) {
+        for (const keyDays of usages) {
+          for (const day of keyDays) {
             const total = totals.get(day.day)
             if (total === undefined) continue
             total.succeeded += day.requests2xx
@@ -60,7 +59,7 @@ export class DashboardUsage extends Context.Service<
         return days.map((day) => totals.get(day)!)
       })
 
-      return DashboardUsage.of({ daily })
+      return OrganizationUsage.of({ daily })
     })
   )
 }

@@ -7,8 +7,8 @@
  */
 import { Context, Effect, Layer, type Redacted, Schema } from "effect"
 import { ApiKeyNotFound, type ApiKeyRecord } from "../ports/ApiKeyStore.ts"
+import { Accounts, type Actor } from "./Accounts.ts"
 import { ApiKeys } from "./ApiKeys.ts"
-import { type Actor, DashboardAccess } from "./DashboardAccess.ts"
 
 /** The user's role does not allow the action. */
 export class NotPermitted extends Schema.TaggedError<NotPermitted>()("NotPermitted", {
@@ -31,8 +31,8 @@ export const keyNameProblem = (name: string): string | undefined => {
 /** Key ids as the dashboard compares them: UUIDs, whatever the case they are written in. */
 const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
 
-export class DashboardKeys extends Context.Service<
-  DashboardKeys,
+export class KeyAdministration extends Context.Service<
+  KeyAdministration,
   {
     readonly list: (actor: Actor) => Effect.Effect<ReadonlyArray<ApiKeyRecord>>
     /** One of the organization's keys, by id; undefined for another organization's or none. */
@@ -47,16 +47,16 @@ export class DashboardKeys extends Context.Service<
     /** Revokes one of the organization's keys that is not revoked yet; any other is not found. */
     readonly revoke: (actor: Actor, keyId: string) => Effect.Effect<ApiKeyRecord, NotPermitted | ApiKeyNotFound>
   }
->()("core/DashboardKeys") {
+>()("core/KeyAdministration") {
   static readonly layer = Layer.effect(
-    DashboardKeys,
+    KeyAdministration,
     Effect.gen(function* () {
       const keys = yield* ApiKeys
-      const access = yield* DashboardAccess
+      const access = yield* Accounts
 
       // The user's organization exists for as long as the user does: its absence is a fault.
       const list = (actor: Actor) =>
-        keys.list(actor.user.orgId).pipe(Effect.orDie, Effect.withSpan("DashboardKeys.list"))
+        keys.list(actor.user.orgId).pipe(Effect.orDie, Effect.withSpan("KeyAdministration.list"))
 
       const find = (actor: Actor, keyId: string) =>
         Effect.map(list(actor), (records) => records.find((record) => sameId(record.id, keyId)))
@@ -67,7 +67,7 @@ export class DashboardKeys extends Context.Service<
       // The key is made first, since its audit entry names its id, but it is shown only once
       // that entry is committed; if the entry cannot be written, the key is revoked unseen. A key
       // whose secret nobody was ever shown cannot be used, so no usable key goes unaudited.
-      const create = Effect.fn("DashboardKeys.create")(function* (actor: Actor, name: string) {
+      const create = Effect.fn("KeyAdministration.create")(function* (actor: Actor, name: string) {
         yield* requireAdmin(actor, "create keys")
         const problem = keyNameProblem(name)
         if (problem !== undefined) return yield* new KeyNameRejected({ message: problem })
@@ -80,7 +80,7 @@ export class DashboardKeys extends Context.Service<
 
       // The audit entry is written first, then the key revoked: a revocation is never without its
       // entry. Only a key found active is recorded, so revoking a revoked key records nothing.
-      const revoke = Effect.fn("DashboardKeys.revoke")(function* (actor: Actor, keyId: string) {
+      const revoke = Effect.fn("KeyAdministration.revoke")(function* (actor: Actor, keyId: string) {
         yield* requireAdmin(actor, "revoke keys")
         const own = yield* find(actor, keyId)
         if (own === undefined || own.revokedAt !== null) return yield* new ApiKeyNotFound({ id: keyId })
@@ -88,7 +88,7 @@ export class DashboardKeys extends Context.Service<
         return yield* keys.revokeActive(actor.user.orgId, own.id)
       })
 
-      return DashboardKeys.of({ list, find, create, revoke })
+      return KeyAdministration.of({ list, find, create, revoke })
     })
   )
 }

@@ -9,9 +9,9 @@
 import { Context, Effect, Layer, Schema } from "effect"
 import type { Integration } from "../domain/Resources.ts"
 import type { SyncRunRecord } from "../ports/DirectoryStore.ts"
-import { type Actor, DashboardAccess } from "./DashboardAccess.ts"
-import { NotPermitted } from "./DashboardKeys.ts"
+import { Accounts, type Actor } from "./Accounts.ts"
 import { Directory } from "./Directory.ts"
+import { NotPermitted } from "./KeyAdministration.ts"
 import { Receivables } from "./Receivables.ts"
 
 /** No pair of the user's organization has the id. */
@@ -25,8 +25,8 @@ export interface IntegrationDetail {
   readonly runs: ReadonlyArray<SyncRunRecord>
 }
 
-export class DashboardIntegrations extends Context.Service<
-  DashboardIntegrations,
+export class IntegrationAdministration extends Context.Service<
+  IntegrationAdministration,
   {
     /** The organization's pairs, by vendor name, debtor name, then id. */
     readonly list: (actor: Actor) => Effect.Effect<ReadonlyArray<Integration>>
@@ -37,16 +37,16 @@ export class DashboardIntegrations extends Context.Service<
       paused: boolean
     ) => Effect.Effect<Integration, NotPermitted | IntegrationNotFound>
   }
->()("core/DashboardIntegrations") {
+>()("core/IntegrationAdministration") {
   static readonly layer = Layer.effect(
-    DashboardIntegrations,
+    IntegrationAdministration,
     Effect.gen(function* () {
       const receivables = yield* Receivables
       const directory = yield* Directory
-      const access = yield* DashboardAccess
+      const access = yield* Accounts
 
       const list = (actor: Actor) =>
-        receivables.integrations(actor.user.orgId, {}).pipe(Effect.withSpan("DashboardIntegrations.list"))
+        receivables.integrations(actor.user.orgId, {}).pipe(Effect.withSpan("IntegrationAdministration.list"))
 
       // Ids are UUIDs: compared whatever their case.
       const own = Effect.fnUntraced(function* (actor: Actor, id: string) {
@@ -58,13 +58,13 @@ export class DashboardIntegrations extends Context.Service<
       // The directory's refusal can only mean the pair went away since it was listed.
       const gone = (id: string) => Effect.mapError(() => new IntegrationNotFound({ id }))
 
-      const show = Effect.fn("DashboardIntegrations.show")(function* (actor: Actor, id: string) {
+      const show = Effect.fn("IntegrationAdministration.show")(function* (actor: Actor, id: string) {
         const integration = yield* own(actor, id)
         const { runs } = yield* directory.showIntegration(integration.id).pipe(gone(id))
         return { integration, runs }
       })
 
-      const setPaused = Effect.fn("DashboardIntegrations.setPaused")(function* (
+      const setPaused = Effect.fn("IntegrationAdministration.setPaused")(function* (
         actor: Actor,
         id: string,
         paused: boolean
@@ -78,7 +78,7 @@ export class DashboardIntegrations extends Context.Service<
         return yield* own(actor, id)
       })
 
-      return DashboardIntegrations.of({ list, show, setPaused })
+      return IntegrationAdministration.of({ list, show, setPaused })
     })
   )
 }

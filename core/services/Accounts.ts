@@ -4,7 +4,7 @@
  * passwords set through them, sign-in throttled (`SignInThrottle.ts`), server-side
  * sessions with an idle and an absolute expiry, and the CSRF token bound to each session. Tokens
  * are 256 bits from effect's `SecureRandom`, stored only as SHA-256 digests. A user with a second
- * factor gets a session only once `DashboardTwoFactor` accepts their code. Depends on effect and
+ * factor gets a session only once `SecondFactors` accepts their code. Depends on effect and
  * the core alone.
  */
 import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -23,7 +23,7 @@ import {
 } from "../ports/DashboardUserStore.ts"
 import { PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
-import { type CodeRefused, DashboardTwoFactor } from "./DashboardTwoFactor.ts"
+import { type CodeRefused, SecondFactors } from "./SecondFactors.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 /** Unknown, already used or expired: the same answer for all three. */
@@ -70,8 +70,8 @@ export interface CurrentSession {
 
 const utf8 = new TextEncoder()
 
-export class DashboardAccess extends Context.Service<
-  DashboardAccess,
+export class Accounts extends Context.Service<
+  Accounts,
   {
     readonly invite: (
       org: string,
@@ -111,12 +111,12 @@ export class DashboardAccess extends Context.Service<
     readonly checkCsrf: (session: CurrentSession, presented: string) => boolean
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
     readonly signOutEverywhere: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
-    /** Records what a signed-in user did (key changes come from `DashboardKeys`). */
+    /** Records what a signed-in user did (key changes come from `KeyAdministration`). */
     readonly record: (actor: Actor, action: DashboardAction, subject: string | null) => Effect.Effect<void>
   }
->()("core/DashboardAccess") {
+>()("core/Accounts") {
   static readonly layer = Layer.effect(
-    DashboardAccess,
+    Accounts,
     Effect.gen(function* () {
       const users = yield* DashboardUserStore
       const sessions = yield* SessionStore
@@ -124,7 +124,7 @@ export class DashboardAccess extends Context.Service<
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
-      const twoFactor = yield* DashboardTwoFactor
+      const twoFactor = yield* SecondFactors
       const throttle = makeThrottle()
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
@@ -167,7 +167,7 @@ export class DashboardAccess extends Context.Service<
         return { user, sessionToken: Redacted.make(token) } satisfies SignedIn
       })
 
-      const invite = Effect.fn("DashboardAccess.invite")(function* (org: string, email: string, role: Policy.Role) {
+      const invite = Effect.fn("Accounts.invite")(function* (org: string, email: string, role: Policy.Role) {
         const normalized = Policy.normalizeEmail(email)
         if (normalized === undefined) return yield* new InvalidEmail()
         const token = yield* newToken
@@ -181,7 +181,7 @@ export class DashboardAccess extends Context.Service<
         return { token: Redacted.make(token), invite: stored }
       })
 
-      const inviteFor = Effect.fn("DashboardAccess.inviteFor")(function* (token: string) {
+      const inviteFor = Effect.fn("Accounts.inviteFor")(function* (token: string) {
         if (!Policy.isWellFormedToken(token)) return yield* new InviteUnusable()
         const found = yield* users.findInvite(yield* sha256(token))
         const now = yield* DateTime.now
@@ -191,7 +191,7 @@ export class DashboardAccess extends Context.Service<
         return found.value
       })
 
-      const acceptInvite = Effect.fn("DashboardAccess.acceptInvite")(function* (
+      const acceptInvite = Effect.fn("Accounts.acceptInvite")(function* (
         token: string,
         password: Redacted.Redacted<string>,
         clientAddress: string | null,
@@ -209,7 +209,7 @@ export class DashboardAccess extends Context.Service<
         return yield* startSession(redeemed.value, replacing)
       })
 
-      const signIn = Effect.fn("DashboardAccess.signIn")(function* (
+      const signIn = Effect.fn("Accounts.signIn")(function* (
         email: string,
         password: Redacted.Redacted<string>,
         clientAddress: string | null,
@@ -246,7 +246,7 @@ export class DashboardAccess extends Context.Service<
         return yield* startSession(found.value.user, replacing)
       })
 
-      const signInWithCode = Effect.fn("DashboardAccess.signInWithCode")(function* (
+      const signInWithCode = Effect.fn("Accounts.signInWithCode")(function* (
         token: string,
         code: string,
         clientAddress: string | null,
@@ -257,7 +257,7 @@ export class DashboardAccess extends Context.Service<
         return yield* startSession(user, replacing)
       })
 
-      const authenticate = Effect.fn("DashboardAccess.authenticate")(function* (token: string) {
+      const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {
         if (!Policy.isWellFormedToken(token)) return yield* new SessionInvalid()
         const tokenHash = yield* sha256(token)
         const found = yield* sessions.find(tokenHash)
@@ -278,15 +278,12 @@ export class DashboardAccess extends Context.Service<
         return { user: user.value, tokenHash, csrfToken } satisfies CurrentSession
       })
 
-      const signOut = Effect.fn("DashboardAccess.signOut")(function* (
-        session: CurrentSession,
-        clientAddress: string | null
-      ) {
+      const signOut = Effect.fn("Accounts.signOut")(function* (session: CurrentSession, clientAddress: string | null) {
         yield* sessions.remove(session.user.orgId, session.tokenHash)
         yield* record({ user: session.user, clientAddress }, "sign_out", null)
       })
 
-      const signOutEverywhere = Effect.fn("DashboardAccess.signOutEverywhere")(function* (
+      const signOutEverywhere = Effect.fn("Accounts.signOutEverywhere")(function* (
         session: CurrentSession,
         clientAddress: string | null
       ) {
@@ -294,7 +291,7 @@ export class DashboardAccess extends Context.Service<
         yield* record({ user: session.user, clientAddress }, "sign_out_everywhere", null)
       })
 
-      return DashboardAccess.of({
+      return Accounts.of({
         invite,
         inviteFor,
         acceptInvite,

@@ -52,8 +52,8 @@ const codePattern = /^\d{6}$/
 const secretPattern = /^[A-Z2-7]{32}$/
 const utf8 = new TextEncoder()
 
-export class DashboardTwoFactor extends Context.Service<
-  DashboardTwoFactor,
+export class SecondFactors extends Context.Service<
+  SecondFactors,
   {
     readonly isOn: (user: DashboardUser) => Effect.Effect<boolean>
     /** A new secret to show on the enabling page; nothing is stored until a code confirms it. */
@@ -84,9 +84,9 @@ export class DashboardTwoFactor extends Context.Service<
       clientAddress: string | null
     ) => Effect.Effect<DashboardUser, CodeRefused>
   }
->()("core/DashboardTwoFactor") {
+>()("core/SecondFactors") {
   static readonly layer = Layer.effect(
-    DashboardTwoFactor,
+    SecondFactors,
     Effect.gen(function* () {
       const users = yield* DashboardUserStore
       const codes = yield* OneTimeCodes
@@ -148,7 +148,7 @@ export class DashboardTwoFactor extends Context.Service<
 
       const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)
 
-      const setup = Effect.fn("DashboardTwoFactor.setup")(function* (user: DashboardUser) {
+      const setup = Effect.fn("SecondFactors.setup")(function* (user: DashboardUser) {
         const secret = yield* codes.newSecret
         return { secret, uri: codes.uri(secret, issuer, user.email) } satisfies Setup
       })
@@ -159,7 +159,7 @@ export class DashboardTwoFactor extends Context.Service<
           Option.isNone(credentials) ? Effect.succeed(false) : hasher.verify(password, credentials.value.passwordHash)
         )
 
-      const enable = Effect.fn("DashboardTwoFactor.enable")(function* (
+      const enable = Effect.fn("SecondFactors.enable")(function* (
         user: DashboardUser,
         password: Redacted.Redacted<string>,
         secret: Redacted.Redacted<string>,
@@ -186,7 +186,7 @@ export class DashboardTwoFactor extends Context.Service<
         )
       })
 
-      const disable = Effect.fn("DashboardTwoFactor.disable")(function* (
+      const disable = Effect.fn("SecondFactors.disable")(function* (
         user: DashboardUser,
         password: Redacted.Redacted<string>,
         code: string,
@@ -203,14 +203,14 @@ export class DashboardTwoFactor extends Context.Service<
         yield* users.setSecondFactor(user.orgId, user.id, null)
       })
 
-      const hold = Effect.fn("DashboardTwoFactor.hold")(function* (user: DashboardUser) {
+      const hold = Effect.fn("SecondFactors.hold")(function* (user: DashboardUser) {
         const token = Policy.tokenFromBytes(yield* random.randomBytes(Policy.tokenBytes))
         const expiresAt = DateTime.addDuration(yield* DateTime.now, heldSignInLifetime)
         yield* users.holdSignIn(user.orgId, user.id, yield* sha256(token), expiresAt)
         return Redacted.make(token)
       })
 
-      const complete = Effect.fn("DashboardTwoFactor.complete")(function* (
+      const complete = Effect.fn("SecondFactors.complete")(function* (
         token: string,
         code: string,
         clientAddress: string | null
@@ -227,7 +227,7 @@ export class DashboardTwoFactor extends Context.Service<
         return user
       })
 
-      return DashboardTwoFactor.of({ isOn, setup, enable, disable, hold, complete })
+      return SecondFactors.of({ isOn, setup, enable, disable, hold, complete })
     })
   )
 }

@@ -1,0 +1,193 @@
+/**
+ * The one state every memory twin reads and writes: the PostgreSQL schema's tables as maps, so
+ * that what one twin writes the others read, as they would in the database (a sync's receivables
+ * in the receivables list and the events feed, a key created through one twin verified through
+ * another, a request's usage on its key). `MemoryStorage.layer` provides every twin over one
+ * fresh state; a twin alone requires it. Rows are keyed by ids in lower case, as PostgreSQL's
+ * `uuid` type compares them. Depends on `effect` and core only.
+ */
+import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Semaphore } from "effect"
+import type { StoredEvent } from "../domain/Events.ts"
+import type { OrgId } from "../domain/Ids.ts"
+import type { PlannedEvent } from "../domain/PairSync.ts"
+import type { Changes, ReceivableState } from "../domain/Resources.ts"
+import type { ApiKeyRecord } from "../ports/ApiKeyStore.ts"
+import type { StoredAuditEntry } from "../ports/AuditLog.ts"
+import type { DashboardAuditEntry } from "../ports/DashboardAuditLog.ts"
+import type { Credentials, Invite, SecondFactor } from "../ports/DashboardUserStore.ts"
+import type { DebtorRecord, SyncRunRecord, VendorRecord } from "../ports/DirectoryStore.ts"
+import type { KeyUsageDay } from "../ports/KeyUsageStore.ts"
+import type { Organization } from "../ports/Organizations.ts"
+import type { Session } from "../ports/SessionStore.ts"
+
+/** A vendor-debtor pair (`integrations`): what the directory, the sync and the read path know of it. */
+export interface PairRow {
+  readonly id: string
+  readonly orgId: string
+  readonly vendorId: string
+  readonly debtorId: string
+  readonly connector: string
+  readonly config: unknown
+  readonly interval: Duration.Duration
+  /** The pair's own sync deadline; null for the engine's default. */
+  readonly deadline: Duration.Duration | null
+  readonly paused: boolean
+  /** Null while paused. */
+  readonly nextSyncAt: DateTime.Utc | null
+  readonly lease?: { readonly owner: string; readonly expiresAt: DateTime.Utc } | undefined
+  readonly lastOutcome: "succeeded" | "failed" | null
+  readonly lastError: string | null
+  readonly consecutiveFailures: number
+  /** Set while a sync of the pair is in flight: the read path's watermark stays before it. */
+  readonly syncStartedAt: DateTime.Utc | null
+  /** One sync of the pair at a time. */
+  readonly lock: Semaphore.Semaphore
+}
+
+export interface ReceivableRow {
+  readonly id: string
+  readonly orgId: string
+  readonly pairId: string
+  readonly documentKey: string
+  readonly state: ReceivableState
+  readonly detectedAt: DateTime.Utc
+  readonly updatedAt: DateTime.Utc
+}
+
+export interface HistoryRow {
+  readonly changedAt: DateTime.Utc
+  readonly changes: Changes
+  /** The order in which entries were written, across every receivable. */
+  readonly written: number
+}
+
+/** A run of a pair as `sync_runs` records it, with the quarantined documents it kept. */
+export interface RunRow extends SyncRunRecord {
+  readonly worker: string
+}
+
+/** An event of an organization's feed, with the time its sync finished. */
+export interface EventRow extends StoredEvent {
+  readonly committedAt: DateTime.Utc
+}
+
+export interface FeedRow {
+  readonly events: Array<EventRow>
+  latestSequence: number
+  prunedThrough: number
+}
+
+export interface HeldSignIn {
+  readonly userKey: string
+  readonly expiresAt: DateTime.Utc
+}
+
+export interface Tables {
+  readonly organizations: Map<string, Organization>
+  readonly apiKeys: Map<string, ApiKeyRecord>
+  /** Key ids by the hex of their digest. */
+  readonly apiKeyDigests: Map<string, string>
+  /** Revoked keys' ids, announced to every subscriber as the database's trigger does. */
+  readonly revocations: PubSub.PubSub<string>
+  /** Per key, per UTC day (`YYYY-MM-DD`). */
+  readonly keyUsage: Map<string, Map<string, KeyUsageDay>>
+  readonly auditLog: Array<StoredAuditEntry>
+  readonly vendors: Map<string, VendorRecord>
+  readonly debtors: Map<string, DebtorRecord>
+  readonly pairs: Map<string, PairRow>
+  /** By `rowKey(org, id)`: receivable ids are unique per organization, as the table's key is. */
+  readonly receivables: Map<string, ReceivableRow>
+  /** A pair's receivables: their row keys by document key. */
+  readonly documents: Map<string, Map<string, string>>
+  /** A receivable's entries by its row key, in the order written. */
+  readonly history: Map<string, Array<HistoryRow>>
+  /** Per pair, in the order recorded. */
+  readonly runs: Map<string, Array<RunRow>>
+  /** Per pair, the events its syncs wrote, in the order written (the outbox, before numbering). */
+  readonly pairEvents: Map<string, Array<PlannedEvent>>
+  readonly feeds: Map<string, FeedRow>
+  /** Invites by the hex of their token's digest. */
+  readonly invites: Map<string, Invite>
+  /** Users with their password hash, by e-mail address (one user per address). */
+  readonly users: Map<string, Credentials>
+  /** By `rowKey(org, user)`. */
+  readonly secondFactors: Map<string, SecondFactor>
+  /** By the hex of their token's digest. */
+  readonly heldSignIns: Map<string, HeldSignIn>
+  /** By the hex of their token's digest. */
+  readonly sessions: Map<string, Session>
+  readonly dashboardAudit: Array<DashboardAuditEntry>
+  /** A counter for the order of writes where rows need one (history entries). */
+  written: number
+}
+
+/** An id as the tables key it: UUIDs compare without regard to case. */
+export const idKey = <A extends string>(id: A): A => id.toLowerCase() as A
+
+/** The key of a row whose id is unique within its organization. */
+export const rowKey = (org: string, id: string) => `${idKey(org)}/${idKey(id)}`
+
+/** Text in code point order, as PostgreSQL's C collation (the embedded server's) orders it. */
+export const compareText = (a: string, b: string): number => {
+  const x = Array.from(a, (c) => c.codePointAt(0)!)
+  const y = Array.from(b, (c) => c.codePointAt(0)!)
+  for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! - y[i]!
+  return x.length - y.length
+}
+
+/** Stores a receivable row, or replaces it, and indexes it under its pair's document key. */
+export const putReceivable = (tables: Tables, row: ReceivableRow) => {
+  const at = rowKey(row.orgId, row.id)
+  tables.receivables.set(at, row)
+  const documents = tables.documents.get(row.pairId) ?? new Map<string, string>()
+  tables.documents.set(row.pairId, documents)
+  documents.set(row.documentKey, at)
+}
+
+/** Appends a history entry of a receivable, numbered in the order of all writes. */
+export const addHistory = (tables: Tables, at: string, entry: Omit<HistoryRow, "written">) => {
+  tables.written += 1
+  tables.history.set(at, [...(tables.history.get(at) ?? []), { ...entry, written: tables.written }])
+}
+
+/** The organization's feed, created empty on first use. */
+export const feedOf = (tables: Tables, org: OrgId | string): FeedRow => {
+  const found = tables.feeds.get(idKey(org))
+  if (found !== undefined) return found
+  const feed: FeedRow = { events: [], latestSequence: 0, prunedThrough: 0 }
+  tables.feeds.set(idKey(org), feed)
+  return feed
+}
+
+export class MemoryState extends Context.Service<MemoryState, Tables>()("core/memory/MemoryState") {
+  /** A fresh, empty state each time the layer is built. */
+  static readonly layer: Layer.Layer<MemoryState> = Layer.effect(
+    MemoryState,
+    Effect.map(PubSub.unbounded<string>(), (revocations) =>
+      MemoryState.of({
+        organizations: new Map(),
+        apiKeys: new Map(),
+        apiKeyDigests: new Map(),
+        revocations,
+        keyUsage: new Map(),
+        auditLog: [],
+        vendors: new Map(),
+        debtors: new Map(),
+        pairs: new Map(),
+        receivables: new Map(),
+        documents: new Map(),
+        history: new Map(),
+        runs: new Map(),
+        pairEvents: new Map(),
+        feeds: new Map(),
+        invites: new Map(),
+        users: new Map(),
+        secondFactors: new Map(),
+        heldSignIns: new Map(),
+        sessions: new Map(),
+        dashboardAudit: [],
+        written: 0
+      })
+    )
+  )
+}
