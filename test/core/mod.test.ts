@@ -1,5 +1,5 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Layer } from "effect"
+import { Context, Effect, Layer, Option } from "effect"
 import * as Core from "../../core/mod.ts"
 
 describe("core/mod.ts", () => {
@@ -7,28 +7,35 @@ describe("core/mod.ts", () => {
     assert.strictEqual(Core.Status.normalizeStatus("Approved for payment"), "APPROVED")
     assert.isFunction(Core.PairSync.planPairSync)
     assert.isFunction(Core.Api.Api)
-    assert.isFunction(Core.ReceivableStore.ReceivableStore)
-    assert.isFunction(Core.SyncEngine.SyncEngine)
-    assert.isFunction(Core.Receivables.Receivables)
     assert.isFunction(Core.PortalConnector.validateConfig)
-    assert.isFunction(Core.Secrets.Secrets)
   })
 })
 
 describe("the in-memory twins", () => {
-  it("are exported for embedders, each as a layer", () => {
-    for (const twin of [
-      Core.MemoryApiKeyStore,
-      Core.MemoryAuditLog,
-      Core.MemoryDashboardAuditLog,
-      Core.MemoryDashboardUserStore,
-      Core.MemoryDirectoryStore,
-      Core.MemoryOrganizations,
-      Core.MemoryPairStore,
-      Core.MemoryReceivableStore,
-      Core.MemorySessionStore
-    ]) {
-      assert.isTrue(Layer.isLayer(twin.layerMemory))
-    }
-  })
+  it.effect("MemoryStorage.layer provides every storage port, each over the one state it provides", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const context = yield* Layer.build(Core.MemoryStorage.layer)
+        const ports: ReadonlyArray<Context.Key<unknown, unknown>> = [
+          Core.ApiKeyStore.ApiKeyStore,
+          Core.AuditLog.AuditLog,
+          Core.DashboardAuditLog.DashboardAuditLog,
+          Core.DashboardUserStore.DashboardUserStore,
+          Core.DirectoryStore.DirectoryStore,
+          Core.EventFeed.EventFeed,
+          Core.KeyUsageStore.KeyUsageStore,
+          Core.Organizations.Organizations,
+          Core.PairStore.PairStore,
+          Core.ReceivableStore.ReceivableStore,
+          Core.SessionStore.SessionStore,
+          Core.MemoryState.MemoryState
+        ]
+        for (const port of ports) assert.isTrue(Option.isSome(Context.getOption(context, port)), port.key)
+        // One state: an organization created through one twin is the one a key is stored for.
+        const org = yield* Context.get(context, Core.Organizations.Organizations).create("Shared")
+        const tables = Context.get(context, Core.MemoryState.MemoryState)
+        assert.strictEqual(tables.organizations.get(org.id), org)
+      })
+    )
+  )
 })

@@ -1,0 +1,165 @@
+/**
+ * Every service the library exports can be built by an embedder from the package's exports
+ * alone: `partner-receivables` is packed, installed from its tarball beside `effect` (its one
+ * dependency) in a new project, and a program that imports nothing else builds every exported
+ * service's layer over the memory twins (`MemoryStorage.layer`) and the few ports that are the
+ * embedder's to provide (password hashing, one-time codes, connectors, secrets, ids). The program
+ * type-checks against the package's declarations and runs under plain Node.
+ */
+import { execFile } from "node:child_process"
+import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { tmpdir } from "node:os"
+import { join } from "node:path"
+import { promisify } from "node:util"
+import { afterAll, assert, beforeAll, describe, it } from "@effect/vitest"
+
+const run = promisify(execFile)
+const root = join(import.meta.dirname, "..", "..")
+let work = ""
+let consumer = ""
+
+/** Builds every exported service's layer, then reports which exported keys the built context lacks. */
+const program = `import { Context, Effect, Layer, Option, Redacted } from "effect"
+import { Digest, SecureRandom } from "effect/crypto"
+import { FetchHttpClient } from "effect/http"
+import * as Library from "partner-receivables"
+
+const {
+  Accounts, ApiClient, ApiKeys, Directory, EventsService, IdSource, Ids, IntegrationAdministration, KeyAdministration,
+  MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage, PasswordHasher, PortalConnector, Receivables,
+  SecondFactors, Secrets, SyncEngine, VerifiedKeyCache
+} = Library
+
+// What only the embedder can provide; a real one hashes with scrypt or argon2 and reads secrets
+// from its vault.
+const embedder = Layer.mergeAll(
+  Layer.succeed(PasswordHasher.PasswordHasher, {
+    hash: (password) => Effect.succeed(\`plain:\${Redacted.value(password)}\`),
+    verify: (password, stored) => Effect.succeed(stored === \`plain:\${Redacted.value(password)}\`)
+  }),
+  Layer.succeed(OneTimeCodes.OneTimeCodes, {
+    newSecret: Effect.succeed(Redacted.make("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP")),
+    codeAt: (_secret, step) => String(step % 1_000_000).padStart(6, "0"),
+    uri: (_secret, issuer, account) => \`otpauth://totp/\${issuer}:\${account}\`
+  }),
+  Layer.succeed(PortalConnector.PortalConnectors, { get: () => Option.none() }),
+  Layer.succeed(Secrets.Secrets, {
+    resolve: () => Effect.fail(new Secrets.SecretUnavailable({ message: "no secrets in this program" }))
+  }),
+  Layer.succeed(IdSource.IdSource, {
+    receivableId: () => Ids.receivableIdFromBytes(crypto.getRandomValues(new Uint8Array(16))),
+    requestId: () => \`req_\${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}\`
+  }),
+  Digest.layerWebCrypto,
+  SecureRandom.layerWebCrypto,
+  FetchHttpClient.layer
+)
+
+const services = Layer.mergeAll(
+  IntegrationAdministration.IntegrationAdministration.layer,
+  OrganizationAudit.OrganizationAudit.layer,
+  OrganizationUsage.OrganizationUsage.layer,
+  ApiClient.ApiClient.layer({ baseUrl: "https://receivables.example", apiKey: Redacted.make("pr_live_x") })
+).pipe(
+  Layer.provideMerge(KeyAdministration.KeyAdministration.layer),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      Accounts.Accounts.layer,
+      ApiKeys.ApiKeys.layerWith({ brand: "pr" }).pipe(Layer.provide(VerifiedKeyCache.layerWith({ ttl: "10 seconds" }))),
+      Directory.Directory.layer,
+      EventsService.Events.layer,
+      Receivables.Receivables.layer,
+      SyncEngine.SyncEngine.layer
+    )
+  ),
+  Layer.provideMerge(SecondFactors.SecondFactors.layer),
+  Layer.provideMerge(MemoryStorage.layer),
+  Layer.provideMerge(embedder)
+)
+
+/** Every exported service that has a layer of its own: \`Module.Name\`. */
+const exported = Object.entries(Library).flatMap(([module, members]) =>
+  Object.entries(members).flatMap(([name, value]) =>
+    Context.isKey(value) && ("layer" in value || "layerWith" in value) ? [{ name: \`\${module}.\${name}\`, key: value }] : []
+  )
+)
+
+const report = Effect.scoped(
+  Effect.map(Layer.build(services), (context) => ({
+    services: exported.map(({ name }) => name).sort(),
+    missing: exported.filter(({ key }) => Option.isNone(Context.getOption(context, key))).map(({ name }) => name)
+  }))
+)
+
+console.log(JSON.stringify(await Effect.runPromise(report)))
+`
+
+beforeAll(async () => {
+  work = await mkdtemp(join(tmpdir(), "pr-library-layers-"))
+  // Built into a copy of the package, not core/dist, which the package's own test packs.
+  const library = join(work, "partner-receivables")
+  await mkdir(library)
+  await copyFile(join(root, "core", "package.json"), join(library, "package.json"))
+  const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+  await run(process.execPath, [tsc, "-p", join(root, "core", "tsconfig.build.json"), "--outDir", join(library, "dist")])
+  const { stdout } = await run("npm", ["pack", library, "--ignore-scripts", "--pack-destination", work, "--json"])
+  const [packed] = JSON.parse(stdout.slice(stdout.indexOf("["))) as Array<{ filename: string }>
+
+  consumer = join(work, "consumer")
+  await mkdir(consumer)
+  const dependencies = { effect: "4.1.0", "partner-receivables": `file:../${packed!.filename}` }
+  await writeFile(join(consumer, "package.json"), JSON.stringify({ private: true, type: "module", dependencies }))
+  await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: consumer })
+  await writeFile(join(consumer, "layers.ts"), program)
+}, 180_000)
+
+afterAll(() => (work === "" ? undefined : rm(work, { recursive: true, force: true })))
+
+describe("the packed library, beside effect alone", () => {
+  it("builds every exported service's layer from the package's exports, over its memory twins", async () => {
+    const { stdout } = await run(process.execPath, ["layers.ts"], { cwd: consumer })
+    const { services, missing } = JSON.parse(stdout) as { services: Array<string>; missing: Array<string> }
+    assert.deepStrictEqual(missing, [])
+    for (const service of [
+      "Accounts.Accounts",
+      "ApiClient.ApiClient",
+      "ApiKeys.ApiKeys",
+      "Directory.Directory",
+      "EventsService.Events",
+      "IntegrationAdministration.IntegrationAdministration",
+      "KeyAdministration.KeyAdministration",
+      "OrganizationAudit.OrganizationAudit",
+      "OrganizationUsage.OrganizationUsage",
+      "Receivables.Receivables",
+      "SecondFactors.SecondFactors",
+      "SyncEngine.SyncEngine"
+    ]) {
+      assert.include(services, service)
+    }
+  })
+
+  it("type-checks that program against the package's declarations", async () => {
+    await writeFile(
+      join(consumer, "tsconfig.json"),
+      JSON.stringify({
+        compilerOptions: {
+          module: "nodenext",
+          moduleResolution: "nodenext",
+          target: "es2024",
+          lib: ["es2024", "dom"],
+          strict: true,
+          noEmit: true,
+          allowImportingTsExtensions: true,
+          types: []
+        },
+        files: ["layers.ts"]
+      })
+    )
+    const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
+    const result = await run(process.execPath, [tsc, "-p", consumer]).then(
+      () => "",
+      (error: { stdout?: string }) => error.stdout ?? String(error)
+    )
+    assert.strictEqual(result, "")
+  })
+})
