@@ -3,7 +3,7 @@
  * sending the bytes uncompressed, side by side in one run, on real list pages (the service's own
  * wire encoding, `core/api/Wire.ts`, of receivables shaped like `bench/api`'s dataset) at limit
  * 100 and 500, and on small answers for the threshold. Part one: CPU per compression and size, in
- * this process, through `adapters/api-server/Compression.ts` itself. Part two: a server process
+ * this process, through `adapters/http/transport/Compression.ts` itself. Part two: a server process
  * that digests (ETag) and compresses every answer as the service does, loaded over loopback; its
  * CPU per request (all threads, from `/proc`) includes writing the bytes to the socket, so the
  * identity line is what sending uncompressed costs. Options: BENCH_SECONDS (3 per line).
@@ -12,8 +12,8 @@ import { fork } from "node:child_process"
 import { createServer } from "node:http"
 import autocannon from "autocannon"
 import { Effect, Schema } from "effect"
-import * as Compression from "../../adapters/api-server/Compression.ts"
-import * as EntityTag from "../../adapters/api-server/EntityTag.ts"
+import * as Compression from "../../adapters/http/transport/Compression.ts"
+import * as EntityTag from "../../adapters/http/transport/EntityTag.ts"
 import * as Wire from "../../core/api/Wire.ts"
 import { Receivable } from "../../core/domain/Resources.ts"
 import { processCpuSeconds } from "../ProcessCpu.ts"
