@@ -16,7 +16,7 @@ import { AddressLimiter } from "./AddressLimiter.ts"
 import { ClientAddress } from "./ClientAddress.ts"
 import { observeRequest } from "./Metrics.ts"
 
-/** The limits of the listener (README, "Limits"). */
+/** The limits of the listener (docs/operators.md, "Limits"). */
 export const limits = {
   /** The request line and every header together, in bytes; more is 431. */
   maxHeaderBytes: 16 * 1024,
