@@ -19,7 +19,7 @@ import { ClientAddress } from "./pipeline/ClientAddress.ts"
 import { RequestContext } from "./pipeline/RequestContext.ts"
 import { observeRequest } from "./probes/Metrics.ts"
 
-/** The limits of the listener (README, "Limits"). */
+/** The limits of the listener (docs/operators.md, "Limits"). */
 export const limits = {
   /** The request line and every header together, in bytes; more is 431. */
   maxHeaderBytes: 16 * 1024,
