@@ -3,33 +3,40 @@
  * 100,000 receivables over 1,000 pairs from the simulator, then a resync in which 5% of them
  * changed; receivables per second for both, and in the same run the floor: `COPY` of the same
  * rows into a bare table. Then peak memory of one pair of 200,000 receivables against ten pairs
- * of 20,000, each in a process of its own. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
- * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
+ * of 20,000, each in a process of its own. Every run gets a fresh database of its own. Options
+ * (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100), SYNC_CONCURRENCY (4),
+ * BENCH_SKIP_MEMORY=1; BENCH_SMOKE=1 for a run of seconds (8 pairs of 10, memory at 2 × 50 and 1 × 100).
  */
 import { execFileSync } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../adapters/portals/simulator/SimulatorConnector.ts"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import * as EnvironmentSecrets from "../../adapters/secrets/EnvironmentSecrets.ts"
 import type { FetchedDocument } from "../../core/domain/PairSync.ts"
 import type { PortalConnector } from "../../core/ports/PortalConnector.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../core/services/SyncEngine.ts"
-import { freePort } from "../../test/support/ports.ts"
 import { postgresCpuSeconds, postmasterPid } from "../ProcessCpu.ts"
+import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
+import { option, sized } from "../support/Smoke.ts"
 
-const pairs = Number(process.env.BENCH_PAIRS ?? 1000)
-const perPair = Number(process.env.BENCH_PER_PAIR ?? 100)
-const concurrency = Number(process.env.SYNC_CONCURRENCY ?? 4)
+const pairs = option("BENCH_PAIRS", 1000, 8)
+const perPair = option("BENCH_PER_PAIR", 100, 10)
+const concurrency = option("SYNC_CONCURRENCY", 4, 4)
+const memoryConfigurations = sized(
+  [
+    [10, 20_000],
+    [1, 200_000]
+  ] as const,
+  [
+    [2, 50],
+    [1, 100]
+  ] as const
+)
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 // The simulator at a fixed moment, every document issued; on the resync, one document in twenty
@@ -50,10 +57,10 @@ const benchConnector: PortalConnector = {
     )
 }
 
+// On a fresh database: an organization, its vendors, ten debtors and `count` pairs.
 const setup = (count: number, receivables: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`TRUNCATE receivables, receivable_history, events, sync_runs, integrations, vendors, debtors, organizations CASCADE`
     const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`
     const vendors = Math.ceil(count / 10)
     yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, ${vendors}) g`
@@ -112,14 +119,13 @@ const copyFloor = Effect.gen(function* () {
   // with no index, constraint or trigger: the fastest any load of them can be.
   yield* sql`DROP TABLE IF EXISTS copy_floor`
   yield* sql`CREATE TABLE copy_floor (LIKE receivables)`
-  yield* sql`COPY (SELECT * FROM receivables) TO '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
-    Effect.catch(() => sql`COPY (SELECT * FROM receivables) TO 'receivables-copy-floor.csv' WITH (FORMAT csv)`)
-  )
+  // A file in the server's data directory, removed with the cluster.
+  const [where] = yield* sql<{ dir: string }>`SELECT current_setting('data_directory') AS dir`
+  const file = `${where!.dir}/receivables-copy-floor.csv`
+  yield* sql`COPY (SELECT * FROM receivables) TO ${sql.literal(`'${file}'`)} WITH (FORMAT csv)`
   const started = performance.now()
-  const copied = yield* sql`COPY copy_floor FROM '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
-    Effect.catch(() => sql`COPY copy_floor FROM 'receivables-copy-floor.csv' WITH (FORMAT csv)`),
-    Effect.map(() => (performance.now() - started) / 1000)
-  )
+  yield* sql`COPY copy_floor FROM ${sql.literal(`'${file}'`)} WITH (FORMAT csv)`
+  const copied = (performance.now() - started) / 1000
   const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM copy_floor`
   yield* sql`DROP TABLE copy_floor`
   return { seconds: copied, rows: Number(row!.n) }
@@ -135,8 +141,8 @@ const engineOn = (url: string) => {
 }
 
 // Peak memory is measured in a fresh process per configuration (this script, started again with
-// BENCH_MEMORY_RUN), as the operating system's peak resident set: a process that has already
-// synced keeps the heap it grew, which would favour whichever configuration runs first.
+// BENCH_MEMORY_RUN, on a fresh database), as the operating system's peak resident set: a process
+// that has already synced keeps the heap it grew, which would favour whichever configuration runs first.
 const memoryRun = (url: string, count: number, size: number) =>
   Effect.gen(function* () {
     yield* setup(count, size)
@@ -146,30 +152,21 @@ const memoryRun = (url: string, count: number, size: number) =>
     )
   }).pipe(Effect.provide(engineOn(url)))
 
-const measureMemory = (url: string, count: number, size: number) => {
-  const output = execFileSync(process.execPath, [...process.execArgv, import.meta.filename], {
-    env: { ...process.env, BENCH_MEMORY_RUN: `${count}x${size}`, BENCH_MEMORY_URL: url },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
-}
+const measureMemory = (adminUrl: string, count: number, size: number) =>
+  Effect.scoped(
+    Effect.map(migratedDatabase(adminUrl), (url) => {
+      const output = execFileSync(process.execPath, [...process.execArgv, import.meta.filename], {
+        env: { ...process.env, BENCH_MEMORY_RUN: `${count}x${size}`, BENCH_MEMORY_URL: url },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
+    })
+  )
 
 const main = Effect.gen(function* () {
-  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-sync-bench-")))
-  yield* Effect.promise(() => chmod(baseDir, 0o755))
-  yield* Effect.addFinalizer(() =>
-    Effect.promise(() =>
-      Promise.all([
-        rm(baseDir, { recursive: true, force: true }),
-        rm("/tmp/receivables-copy-floor.csv", { force: true })
-      ])
-    )
-  )
-  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-  const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: concurrency + 2 })
-  const engine = engineOn(server.url)
-  yield* Migrations.migrate.pipe(Effect.provide(db))
+  const server = yield* startCluster("sync")
+  const engine = engineOn(yield* migratedDatabase(server.url))
 
   const results = yield* Effect.gen(function* () {
     yield* setup(pairs, perPair)
@@ -185,11 +182,8 @@ const main = Effect.gen(function* () {
     log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
     if (process.env.BENCH_SKIP_MEMORY !== "1") {
-      for (const [count, size] of [
-        [10, 20_000],
-        [1, 200_000]
-      ] as const) {
-        const run = measureMemory(server.url, count, size)
+      for (const [count, size] of memoryConfigurations) {
+        const run = yield* measureMemory(server.url, count, size)
         memory.push(
           `| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${Math.round(run.peakRssMiB)} |`
         )
