@@ -12,7 +12,9 @@
  * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it,
  * BENCH_ROUNDS to measure each scenario's servers in turn that many times (default 1),
  * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end,
- * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops.
+ * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops,
+ * BENCH_BEFORE=<directory of another checkout> to measure that checkout's server too, as "before",
+ * in turn with ours (a change's before and after, side by side in one run).
  * BENCH_SMOKE=1 runs every server and scenario in seconds: a tiny dataset, 4 connections, a fixed
  * number of requests a line, no warm-up. Our server runs in its `serve` role: the API alone,
  * without the sync scheduler.
@@ -21,7 +23,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
 import http from "node:http"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { isAbsolute, join, resolve } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import autocannon from "autocannon"
 import { Effect, Exit, Redacted, Scope } from "effect"
@@ -51,7 +53,7 @@ const startServer = async (
   nodeArgs: ReadonlyArray<string> = []
 ) => {
   const [script, ...args] = command as [string, ...Array<string>]
-  const child = spawn(process.execPath, [...nodeArgs, join(root, script), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, isAbsolute(script) ? script : join(root, script), ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
   })
@@ -187,6 +189,15 @@ const main = Effect.gen(function* () {
     Effect.promise(() => startServer(["app/main.ts", "serve"], env, ourPort, profileArgs)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
+  const beforeTree = process.env.BENCH_BEFORE
+  const beforePort = yield* Effect.promise(freePort)
+  const before =
+    beforeTree === undefined
+      ? undefined
+      : yield* Effect.acquireRelease(
+          Effect.promise(() => startServer([join(resolve(beforeTree), "app", "main.ts"), "serve"], env, beforePort)),
+          (child) => Effect.sync(() => child.kill("SIGTERM"))
+        )
   const baseline = yield* Effect.acquireRelease(
     Effect.promise(() => startServer(["bench/baseline/server.ts"], env, basePort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
@@ -271,6 +282,7 @@ const main = Effect.gen(function* () {
     for (const scenario of scenarios.filter((s) => only === undefined || s.name.includes(only))) {
       const targets = [
         ["ours", ourPort, ours],
+        ...(before === undefined ? [] : [["before", beforePort, before] as const]),
         ...(scenario.baseline ? [["reference", basePort, baseline] as const] : []),
         ...(scenario.floor
           ? ([
