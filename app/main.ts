@@ -10,6 +10,7 @@
 
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
@@ -34,7 +35,7 @@ const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
 const HttpLive = ({ port, host }: AppConfig.Http, dashboard: boolean) =>
   NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer])
+    Layer.provide([ServicesLive, RateLimiter.layer, InFlight.layer, AddressLimiter.layer, ClientAddress.layer])
   )
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the

@@ -2,7 +2,8 @@
  * The service's HTTP routes on a real socket (loopback, a free port) over the test file's own
  * database, exactly as `app/main.ts` wires them. Yields the base URL; requests go through `fetch`.
  */
-import { Context, Effect, Layer } from "effect"
+import { ConfigProvider, Context, Effect, Layer } from "effect"
+import * as InFlight from "../../adapters/http/api/InFlight.ts"
 import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
@@ -18,11 +19,15 @@ export class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") 
 export interface ServerOptions {
   /** Per key; by default no practical limit. */
   readonly rateLimit?: RateLimitPolicy
+  /** Requests in flight per key and per organization; by default no practical limit. */
+  readonly inFlight?: InFlight.InFlightPolicy
   /** Per client address, for requests no accepted key vouches for; by default no practical limit. */
   readonly addressLimit?: RateLimitPolicy
   readonly trustedProxies?: ReadonlyArray<string>
   /** The listener's limits, where a test shortens them. */
   readonly limits?: Partial<NodeServer.Limits>
+  /** Settings the server reads as the app would from its environment (`REQUEST_DEADLINE_SECONDS`, ...). */
+  readonly settings?: Record<string, string>
   /** The dashboard's pages beside the API, as `DASHBOARD=on` serves them; off by default. */
   readonly dashboard?: boolean
 }
@@ -44,9 +49,18 @@ export const serverLayer = (options: ServerOptions = {}) =>
           host: "127.0.0.1",
           limits: options.limits
         }).pipe(
+          Layer.provide(
+            options.settings === undefined
+              ? Layer.empty
+              : ConfigProvider.layer(ConfigProvider.fromUnknown(options.settings))
+          ),
           Layer.provide(ServicesLive),
           Layer.provide([
             Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
+            Layer.effect(
+              InFlight.InFlight,
+              InFlight.make(options.inFlight ?? { perKey: 10_000, perOrganization: 10_000 })
+            ),
             Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
             Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
           ])

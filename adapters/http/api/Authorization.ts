@@ -1,6 +1,7 @@
 /**
  * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
- * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit is 429.
+ * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit, or with
+ * too many requests in flight (its own or its organization's, `InFlight`), is 429.
  * The caller's organization is then provided to the handlers, which scope every query with it,
  * and noted on the request (`CurrentRequest`) for the audit log and the rate-limit headers.
  */
@@ -11,6 +12,7 @@ import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
 import type { OrgId } from "../../../core/domain/Ids.ts"
 import { ApiKeys, type KeyOwner } from "../../../core/services/ApiKeys.ts"
 import { CurrentRequest, type RateLimitState } from "../pipeline/RequestContext.ts"
+import { InFlight } from "./InFlight.ts"
 import { RateLimiter } from "./RateLimiter.ts"
 
 // Outside the pipeline (a handler run on its own) what would be noted goes nowhere.
@@ -29,6 +31,7 @@ export const layer = Layer.effect(
   Effect.gen(function* () {
     const keys = yield* ApiKeys
     const limiter = yield* RateLimiter
+    const inFlight = yield* InFlight
     return Authorization.of({
       bearer: Effect.fn("Authorization.bearer")(function* (httpEffect, { credential }) {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -53,7 +56,11 @@ export const layer = Layer.effect(
           retryAfterSeconds: decision.retryAfterSeconds
         }
         if (!decision.allowed) return yield* RateLimited.of(decision.retryAfterSeconds)
-        return yield* Effect.provideService(httpEffect, CurrentPrincipal, owner)
+        return yield* inFlight.admit(owner, Effect.provideService(httpEffect, CurrentPrincipal, owner), (scope) => {
+          // Refused for what is held now, not for the rate: a second is soon enough to retry.
+          state.rateLimit = { ...state.rateLimit!, retryAfterSeconds: 1 }
+          return Effect.fail(RateLimited.inFlight(scope, 1))
+        })
       })
     })
   })

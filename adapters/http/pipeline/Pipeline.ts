@@ -14,6 +14,7 @@ import * as AddressBudget from "./AddressBudget.ts"
 import * as Audit from "./Audit.ts"
 import { ClientAddress } from "./ClientAddress.ts"
 import * as Cors from "./Cors.ts"
+import * as Deadline from "./Deadline.ts"
 import * as Failures from "./Failures.ts"
 import * as Observe from "./Observe.ts"
 import * as RateLimitHeaders from "./RateLimitHeaders.ts"
@@ -38,7 +39,8 @@ export const layer = HttpRouter.middleware(
       UnknownPath.step, // a path that names no route: 404
       yield* Cors.preflightStep, // an allowed origin's preflight: 204
       RateLimitHeaders.step, // where the caller's key stands with its rate limit
-      yield* Transfer.step // ETag, 304 and compression
+      yield* Transfer.step, // ETag, 304 and compression
+      yield* Deadline.step // answered in time, or 503
     ]
     // Innermost: the router (the key's check and rate limit run there, as the API's
     // middlewares), and what its failures are answered with.
