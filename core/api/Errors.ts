@@ -139,12 +139,35 @@ export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
       }
     })
   }
+  /** Too many requests of one key, or of one organization's keys together, being answered at once. */
+  static inFlight(scope: "key" | "organization", retryAfterSeconds: number) {
+    return new RateLimited({
+      error: {
+        type: "rate_limit_error",
+        code: "rate_limited",
+        message: `Too many requests ${scope === "key" ? "with this key" : "of this organization"} are being answered at once; retry after ${retryAfterSeconds} s.`
+      }
+    })
+  }
 }
 
 export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("ServiceUnavailable")(
   { error: body("api_error", ["service_unavailable"]) },
-  { httpApiStatus: 503, description: "The service cannot record the request for audit right now; retry" }
+  {
+    httpApiStatus: 503,
+    description:
+      "The service cannot answer right now (the request could not be recorded for audit, or not answered within the request deadline): retry after the seconds of the Retry-After header, if any"
+  }
 ) {
+  static deadline(seconds: number) {
+    return new ServiceUnavailable({
+      error: {
+        type: "api_error",
+        code: "service_unavailable",
+        message: `The request could not be answered within ${seconds} s; retry later.`
+      }
+    })
+  }
   static auditUnavailable(requestId: string) {
     return new ServiceUnavailable({
       error: {
@@ -173,7 +196,7 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 
 /**
  * What Node.js's listener refuses before any route sees the request, answered in the same body
- * by `adapters/api-server/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
+ * by `adapters/http/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
  * whose headers are too large.
  */
 const listenerCodes = ["request_malformed", "request_timeout", "request_headers_too_large"] as const

@@ -1,0 +1,76 @@
+/**
+ * Requests in flight per key and per organization, in this process: a key may have
+ * `KEY_MAX_IN_FLIGHT` requests being answered at once (default 4), an organization's keys together
+ * `ORG_MAX_IN_FLIGHT` (default 8). Rate limits count requests over time; these count the work held
+ * at one moment (database connections, memory for answers), so that one tenant's slow or heavy
+ * requests cannot hold what another tenant's need. A request past either is refused at once.
+ */
+import { Config, Context, Effect, Layer, Schema } from "effect"
+import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
+
+export interface InFlightPolicy {
+  readonly perKey: number
+  readonly perOrganization: number
+}
+
+export class InFlight extends Context.Service<
+  InFlight,
+  {
+    readonly policy: InFlightPolicy
+    /**
+     * Runs `answer` as one of the owner's requests in flight, or answers which allowance is spent
+     * without running it.
+     */
+    readonly admit: <A, E, R, Refused>(
+      owner: KeyOwner,
+      answer: Effect.Effect<A, E, R>,
+      refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
+    ) => Effect.Effect<A, E | Refused, R>
+  }
+>()("adapters/http/InFlight") {}
+
+const count = (name: string, fallback: number) =>
+  Config.schema(
+    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 })),
+    name
+  ).pipe(Config.withDefault(fallback))
+
+export const policy = Config.all({
+  perKey: count("KEY_MAX_IN_FLIGHT", 4),
+  perOrganization: count("ORG_MAX_IN_FLIGHT", 8)
+})
+
+export const make = (limits: InFlightPolicy) =>
+  Effect.sync(() => {
+    // Only what is in flight is kept: an entry leaves when its count returns to zero.
+    const byKey = new Map<string, number>()
+    const byOrganization = new Map<string, number>()
+    const add = (counts: Map<string, number>, id: string, delta: number) => {
+      const next = (counts.get(id) ?? 0) + delta
+      if (next === 0) counts.delete(id)
+      else counts.set(id, next)
+    }
+    return InFlight.of({
+      policy: limits,
+      admit: <A, E, R, Refused>(
+        owner: KeyOwner,
+        answer: Effect.Effect<A, E, R>,
+        refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
+      ): Effect.Effect<A, E | Refused, R> =>
+        Effect.suspend((): Effect.Effect<A, E | Refused, R> => {
+          if ((byKey.get(owner.keyId) ?? 0) >= limits.perKey) return refused("key")
+          if ((byOrganization.get(owner.orgId) ?? 0) >= limits.perOrganization) return refused("organization")
+          add(byKey, owner.keyId, 1)
+          add(byOrganization, owner.orgId, 1)
+          return Effect.ensuring(
+            answer,
+            Effect.sync(() => {
+              add(byKey, owner.keyId, -1)
+              add(byOrganization, owner.orgId, -1)
+            })
+          )
+        })
+    })
+  })
+
+export const layer = Layer.effect(InFlight, Effect.flatMap(policy, make))
