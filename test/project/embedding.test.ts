@@ -1,13 +1,13 @@
 /**
- * Every service the library exports can be built by an embedder from the package's exports
- * alone: `partner-receivables` is packed, installed from its tarball beside `effect` (its one
- * dependency) in a new project, and a program that imports nothing else builds every exported
- * service's layer over the memory twins (`MemoryStorage.layer`) and the few ports that are the
- * embedder's to provide (password hashing, one-time codes, connectors, secrets, ids). The program
- * type-checks against the package's declarations and runs under plain Node.
+ * The library as an embedder gets it: `partner-receivables` packed, installed from its tarball
+ * beside `effect` (its one dependency) in a new project. A program that imports nothing else
+ * builds every exported service's layer over the memory twins (`MemoryStorage.layer`) and the few
+ * ports that are the embedder's to provide (password hashing, one-time codes, connectors,
+ * secrets, ids); and the in-memory example of docs/embedding.md, taken from the page as written,
+ * runs the whole flow. Both type-check against the package's declarations and run under Node.
  */
 import { execFile } from "node:child_process"
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises"
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { promisify } from "node:util"
@@ -94,8 +94,17 @@ const report = Effect.scoped(
 console.log(JSON.stringify(await Effect.runPromise(report)))
 `
 
+/** The first TypeScript block of docs/embedding.md's section on running in memory, as written. */
+const inMemoryExample = async () => {
+  const page = await readFile(join(root, "docs", "embedding.md"), "utf8")
+  const section = page.slice(page.indexOf("## In memory, without PostgreSQL"))
+  const block = /```ts\n([\s\S]*?)\n```/.exec(section)?.[1]
+  assert.isDefined(block, "docs/embedding.md has a TypeScript block under ## In memory, without PostgreSQL")
+  return block!
+}
+
 beforeAll(async () => {
-  work = await mkdtemp(join(tmpdir(), "pr-library-layers-"))
+  work = await mkdtemp(join(tmpdir(), "pr-embedding-"))
   // Built into a copy of the package, not core/dist, which the package's own test packs.
   const library = join(work, "partner-receivables")
   await mkdir(library)
@@ -111,6 +120,7 @@ beforeAll(async () => {
   await writeFile(join(consumer, "package.json"), JSON.stringify({ private: true, type: "module", dependencies }))
   await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], { cwd: consumer })
   await writeFile(join(consumer, "layers.ts"), program)
+  await writeFile(join(consumer, "embedding.ts"), await inMemoryExample())
 }, 180_000)
 
 afterAll(() => (work === "" ? undefined : rm(work, { recursive: true, force: true })))
@@ -138,7 +148,27 @@ describe("the packed library, beside effect alone", () => {
     }
   })
 
-  it("type-checks that program against the package's declarations", async () => {
+  it("runs docs/embedding.md's in-memory example as written: an integration synced, listed and in the feed", async () => {
+    const { stdout } = await run(process.execPath, ["embedding.ts"], { cwd: consumer })
+    const result = JSON.parse(stdout) as {
+      sync: string
+      receivables: Array<[string, string, string]>
+      events: Array<[number, string]>
+      keyOfTheOrganization: boolean
+    }
+    assert.strictEqual(result.sync, "Succeeded")
+    assert.sameDeepMembers(result.receivables, [
+      ["INV-1", "APPROVED", "Globex Corporation"],
+      ["INV-2", "PAID", "Globex Corporation"]
+    ])
+    assert.deepStrictEqual(result.events, [
+      [1, "receivable.created"],
+      [2, "receivable.created"]
+    ])
+    assert.isTrue(result.keyOfTheOrganization)
+  })
+
+  it("type-checks both programs against the package's declarations", async () => {
     await writeFile(
       join(consumer, "tsconfig.json"),
       JSON.stringify({
@@ -152,7 +182,7 @@ describe("the packed library, beside effect alone", () => {
           allowImportingTsExtensions: true,
           types: []
         },
-        files: ["layers.ts"]
+        files: ["layers.ts", "embedding.ts"]
       })
     )
     const tsc = join(root, "node_modules", "typescript", "bin", "tsc")
