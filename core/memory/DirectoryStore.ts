@@ -36,7 +36,7 @@ const fault = (message: string) => Effect.die(new Error(message))
 const newId = <A extends string>() => SecureRandom.uuidV4Unsafe() as A
 
 /** A pair as the directory shows it, its vendor's and debtor's names joined in. */
-export const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => ({
+const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => ({
   id: pair.id as IntegrationId,
   orgId: pair.orgId as OrgId,
   vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)?.name ?? "" },

@@ -150,6 +150,17 @@ export const addHistory = (tables: Tables, at: string, entry: Omit<HistoryRow, "
   tables.history.set(at, [...(tables.history.get(at) ?? []), { ...entry, written: tables.written }])
 }
 
+/** Changes the pair's row, which is replaced rather than changed in place. */
+export const updatePair = (tables: Tables, id: string, change: Partial<PairRow>) => {
+  const row = tables.pairs.get(id)
+  if (row !== undefined) tables.pairs.set(id, { ...row, ...change })
+}
+
+/** Records a run of the pair, after its earlier ones. */
+export const addRun = (tables: Tables, pairId: string, run: RunRow) => {
+  tables.runs.set(pairId, [...(tables.runs.get(pairId) ?? []), run])
+}
+
 /** The organization's feed, created empty on first use. */
 export const feedOf = (tables: Tables, org: OrgId | string): FeedRow => {
   const found = tables.feeds.get(idKey(org))

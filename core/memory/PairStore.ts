@@ -1,36 +1,27 @@
 /**
  * `PairStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL store for
  * embedders and fast tests, holding to the same contract (`test/contracts/PairStore.contract.ts`):
- * a session holds its pair's lock, marks the pair as syncing (so the read path's watermark stays
- * before its rows) and shows nothing to others until `finish` applies all of it at once; claims
- * are leased, the longest overdue first. `MemoryPairs` seeds and inspects it. A session's events
- * are numbered in their organization's feed as it finishes, for the memory `EventFeed` to serve.
- * Depends on `effect` and core only.
+ * claims are leased, the longest overdue first, and a sync's session (`PairSession.ts`) shows
+ * nothing to others until it finishes. `MemoryPairs` seeds and inspects it. Depends on `effect`
+ * and core only.
  */
-import { Context, DateTime, type Duration, Effect, Layer, Random, Semaphore } from "effect"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
+import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
+import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
+import { type FailedRun, type FinishedRun, type Integration, PairNotFound, PairStore } from "../ports/PairStore.ts"
 import {
-  type FailedRun,
-  type FinishedRun,
-  type Integration,
-  PairNotFound,
-  PairStore,
-  type PairWrites
-} from "../ports/PairStore.ts"
-import {
-  addHistory,
-  feedOf,
+  addRun,
   idKey,
   MemoryState,
   type PairRow,
   putReceivable,
-  type ReceivableRow,
   type RunRow,
   rowKey,
-  type Tables
+  type Tables,
+  updatePair
 } from "./MemoryState.ts"
+import { asPairReceivable, openSession } from "./PairSession.ts"
 
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
@@ -90,14 +81,6 @@ export class MemoryPairs extends Context.Service<
 const byKey = (a: StoredReceivable, b: StoredReceivable) =>
   a.documentKey < b.documentKey ? -1 : a.documentKey > b.documentKey ? 1 : 0
 
-const asPairReceivable = (row: ReceivableRow): StoredReceivable => ({
-  id: row.id as ReceivableId,
-  documentKey: row.documentKey,
-  state: row.state,
-  detectedAt: row.detectedAt,
-  updatedAt: row.updatedAt
-})
-
 /** The pair's integration as the sync engine reads it, its vendor's and debtor's names joined in. */
 const integrationOf = (tables: Tables, pair: PairRow): Integration => ({
   id: pair.id as IntegrationId,
@@ -135,10 +118,7 @@ const make = Effect.gen(function* () {
       const row = pairs.get(idKey(id))
       return row === undefined ? Effect.fail(new PairNotFound({ id })) : Effect.succeed(row)
     })
-  const update = (id: string, change: Partial<PairRow>) => {
-    const row = pairs.get(id)
-    if (row !== undefined) pairs.set(id, { ...row, ...change })
-  }
+  const update = (id: string, change: Partial<PairRow>) => updatePair(tables, id, change)
   const leaseHeld = (pair: PairRow, now: DateTime.Utc) =>
     pair.lease !== undefined && !DateTime.isLessThan(pair.lease.expiresAt, now)
   const receivablesOf = (pairId: string) =>
@@ -227,8 +207,6 @@ const make = Effect.gen(function* () {
 
   const get = (id: string) => Effect.map(rowOf(id), (pair) => integrationOf(tables, pair))
 
-  const addRun = (pairId: string, run: RunRow) => tables.runs.set(pairId, [...(tables.runs.get(pairId) ?? []), run])
-
   const recordFailure = (integration: Integration, run: FailedRun) =>
     Effect.gen(function* () {
       const pair = yield* Effect.orDie(rowOf(integration.id))
@@ -240,7 +218,7 @@ const make = Effect.gen(function* () {
         lastOutcome: "failed",
         lastError: run.error
       })
-      addRun(pair.id, {
+      addRun(tables, pair.id, {
         worker: run.worker,
         startedAt: run.startedAt,
         finishedAt: now,
@@ -271,111 +249,8 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const session = Effect.fnUntraced(function* (integration: Integration, worker: string, startedAt: DateTime.Utc) {
-    const pair = yield* Effect.orDie(rowOf(integration.id))
-    yield* pair.lock.takeScoped(1)
-    const at = yield* DateTime.now
-    // The mark the read path's watermark stays before, until the sync ends either way.
-    update(pair.id, { syncStartedAt: at })
-    yield* Effect.addFinalizer(() =>
-      Effect.sync(() => {
-        if (pairs.get(pair.id)?.syncStartedAt === at) update(pair.id, { syncStartedAt: null })
-      })
-    )
-    const batch = BigInt(yield* Random.nextIntBetween(1, Number.MAX_SAFE_INTEGER))
-    // Writes wait here until `finish` applies them in one synchronous step: no reader sees part.
-    const staged = new Map<string, ReceivableRow>()
-    const history: Array<{ readonly at: string; readonly changes: Changes }> = []
-    const events: Array<PlannedEvent> = []
-    let finished = false
-    const open = <A>(f: () => A) =>
-      Effect.suspend(() =>
-        finished
-          ? Effect.die(new Error(`the sync session of pair ${integration.id} is already finished`))
-          : Effect.sync(f)
-      )
-    const current = (key: string): ReceivableRow | undefined => {
-      const stored = tables.documents.get(pair.id)?.get(key)
-      return staged.get(key) ?? (stored === undefined ? undefined : tables.receivables.get(stored))
-    }
-
-    const receivablesByKeys = (keys: ReadonlyArray<string>) =>
-      open(() =>
-        [...new Set(keys)].flatMap((key) => {
-          const row = current(key)
-          return row === undefined ? [] : [asPairReceivable(row)]
-        })
-      )
-
-    // What a database's constraints would refuse is refused here too: a key stored twice, a change
-    // to a receivable the pair does not have.
-    const writeChunk = (writes: PairWrites) =>
-      Effect.flatMap(
-        open(() => {
-          for (const r of writes.inserts) {
-            if (current(r.documentKey) !== undefined) return `document key ${r.documentKey} is already stored`
-            staged.set(r.documentKey, {
-              id: r.id,
-              orgId: pair.orgId,
-              pairId: pair.id,
-              documentKey: r.documentKey,
-              state: r.state,
-              detectedAt: at,
-              updatedAt: at
-            })
-          }
-          for (const r of writes.updates) {
-            const existing = current(r.documentKey)
-            if (existing?.id !== r.id) return `receivable ${r.id} is not stored under ${r.documentKey}`
-            staged.set(r.documentKey, { ...existing, state: r.state, updatedAt: at })
-            history.push({ at: rowKey(pair.orgId, r.id), changes: r.history.changes })
-          }
-          events.push(...writes.events)
-          return undefined
-        }),
-        (refused) => (refused === undefined ? Effect.void : Effect.die(new Error(refused)))
-      )
-
-    const finish = (run: FinishedRun) =>
-      open(() => {
-        finished = true
-        for (const row of staged.values()) putReceivable(tables, row)
-        for (const entry of history) addHistory(tables, entry.at, { changedAt: at, changes: entry.changes })
-        tables.pairEvents.set(pair.id, [...(tables.pairEvents.get(pair.id) ?? []), ...events])
-        const feed = feedOf(tables, pair.orgId)
-        for (const [index, event] of events.entries()) {
-          feed.events.push({
-            batch,
-            ordinal: index + 1,
-            sequence: feed.latestSequence + index + 1,
-            type: event.type,
-            createdAt: event.createdAt,
-            data: event.data,
-            committedAt: at
-          })
-        }
-        feed.latestSequence += events.length
-        addRun(pair.id, {
-          worker,
-          startedAt,
-          finishedAt: at,
-          outcome: "succeeded",
-          ...run.counts,
-          quarantine: run.quarantine,
-          error: null
-        })
-        update(pair.id, {
-          consecutiveFailures: 0,
-          nextSyncAt: run.nextSyncAt,
-          lease: undefined,
-          lastOutcome: "succeeded",
-          lastError: null,
-          syncStartedAt: null
-        })
-      })
-
-    return { at, receivablesByKeys, writeChunk, finish }
-  })
+  const session = (integration: Integration, worker: string, startedAt: DateTime.Utc) =>
+    Effect.flatMap(Effect.orDie(rowOf(integration.id)), (pair) => openSession(tables, pair, worker, startedAt))
 
   return {
     store: PairStore.of({ claimDue, get, session, recordFailure, countOverdue, releaseClaims }),

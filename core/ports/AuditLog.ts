@@ -1,7 +1,7 @@
 /**
  * The audit log: every request, accepted or refused, with who made it and how it was answered,
  * never the key itself. `record` completes only once the entry is durably stored, so a response
- * can wait for it; usage per key is counted from the same entries.
+ * can wait for it; usage per key is counted from the same entries, as `KeyUsageStore` counts it.
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
 import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
