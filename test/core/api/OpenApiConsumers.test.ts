@@ -3,7 +3,7 @@
  * schema of an answer refuses a field it does not name (spec section 9), while records keep the
  * type of their values; each id in a path carries the pattern of every id the service makes; the
  * answers that surprise consumers (an events cursor past the newest, `If-None-Match: *`) are
- * written where the operation is. A client that validates strictly is generated and run in
+ * written where the operation is; the reference page preselects a scheme the document has. A client that validates strictly is generated and run in
  * test/generated-clients/strict-validation.test.ts.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -11,6 +11,7 @@ import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import fc from "fast-check"
 import { Api } from "../../../core/api/Api.ts"
+import { preferredScheme } from "../../../core/api/openapi/SecuritySchemes.ts"
 import { eventId, parseEventId } from "../../../core/domain/Events.ts"
 import { ReceivableId, receivableIdFromBytes } from "../../../core/domain/Ids.ts"
 
@@ -28,7 +29,7 @@ const closedObjects = (value: unknown, at = "$"): Array<string> => {
 
 const idPattern = (path: string) => new RegExp((parameter(path, "id").schema as { pattern: string }).pattern)
 
-describe("the OpenAPI document, for an API that grows", () => {
+describe("the OpenAPI document, for an API that grows and the tools that read it", () => {
   it("lets every object of every answer carry fields it does not name", () => {
     assert.deepStrictEqual(closedObjects(document.components.schemas), [])
     for (const [path, item] of Object.entries(document.paths)) {
@@ -86,6 +87,11 @@ describe("the OpenAPI document, for an API that grows", () => {
       assert.include(description, "`*` matches any current answer", path)
       assert.include(description, "the receivables list included", path)
     }
+  })
+
+  it("names the bearer scheme the reference page selects from the start", () => {
+    assert.strictEqual(document.components.securitySchemes[preferredScheme]?.type, "http")
+    assert.deepStrictEqual(operation("/v1/receivables").security, [{ [preferredScheme]: [] }])
   })
 
   it("tells a consumer keeping a copy where each receivable's schedule comes from", () => {
