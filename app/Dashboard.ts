@@ -1,12 +1,12 @@
 /**
  * The dashboard in the app: whether it is served (`DASHBOARD`, on unless `off`), and the HTTP
  * routes of the `serve` role with the dashboard's pages mounted beside the API's, both under the
- * API's envelope. The two adapters never import each other: they meet here.
+ * request pipeline (`adapters/http`). The dashboard's services over PostgreSQL are chosen here.
  */
 import { Config, Effect, Layer, Schema } from "effect"
-import { DashboardMounted } from "../adapters/api-server/RequestPath.ts"
-import * as Routes from "../adapters/api-server/Server.ts"
-import * as DashboardRoutes from "../adapters/dashboard/Routes.ts"
+import * as DashboardRoutes from "../adapters/http/dashboard/Routes.ts"
+import { DashboardMounted } from "../adapters/http/pipeline/RequestPath.ts"
+import * as Routes from "../adapters/http/Routes.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
 import { DashboardAudit } from "../core/services/DashboardAudit.ts"
 import { DashboardIntegrations } from "../core/services/DashboardIntegrations.ts"
@@ -27,7 +27,7 @@ const pages = Layer.unwrap(
   })
 ).pipe(
   Layer.provide(
-    // The request log (`AuditLog`) is the API's own, shared with the envelope that writes it.
+    // The request log (`AuditLog`) is the API's own, shared with the pipeline that writes it.
     Layer.mergeAll(
       Layer.mergeAll(DashboardAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)), DashboardUsage.layer).pipe(
         Layer.provideMerge(DashboardKeys.layer)

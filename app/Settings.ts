@@ -3,10 +3,10 @@
  * line of its own (not only the first), and nothing starts until all are right.
  */
 import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
-import * as AddressLimiter from "../adapters/api-server/AddressLimiter.ts"
-import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
-import * as Cors from "../adapters/api-server/Cors.ts"
-import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
+import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
+import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
+import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
+import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as Events from "../core/services/Events.ts"

@@ -1,19 +1,19 @@
 /**
  * The service's entry point: `npm start` (API and scheduler), `npm run serve` (API only) or
  * `npm run worker` (scheduler only), so that each can be scaled on its own against one database.
- * Connect to PostgreSQL (embedded unless DATABASE_URL is set), migrate, serve and/or sync; on SIGINT/SIGTERM stop serving and
- * syncing (a sync in flight rolls back), close the pool and stop the embedded server. A failure
- * to start prints one line saying what is wrong and exits non-zero.
+ * Connect to PostgreSQL (embedded unless DATABASE_URL is set), migrate, serve and/or sync. On
+ * SIGINT/SIGTERM (effect's `runMain`) the program is interrupted and its layers released in
+ * reverse: HTTP first drains the requests in flight (`NodeServer.serve`), the scheduler stops (a
+ * sync in flight rolls back), the pool closes and the embedded server stops; the process then
+ * exits 0. A failure to start prints one line saying what is wrong and exits non-zero.
  */
 
-import type { Server } from "node:http"
-import { NodeHttpServer } from "@effect/platform-node"
+import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Redacted } from "effect"
-import { HttpRouter } from "effect/http"
-import * as AddressLimiter from "../adapters/api-server/AddressLimiter.ts"
-import * as ClientAddress from "../adapters/api-server/ClientAddress.ts"
-import * as NodeServer from "../adapters/api-server/NodeServer.ts"
-import * as RateLimiter from "../adapters/api-server/RateLimiter.ts"
+import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
+import * as NodeServer from "../adapters/http/NodeServer.ts"
+import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
+import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
@@ -32,20 +32,10 @@ import * as Tracing from "./Tracing.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-// The Node server, kept so that a stop can close it before anything else is torn down.
-let server: Server | undefined
-
-const HttpLive = ({ port, host }: AppConfig.Http, dashboard: boolean) => {
-  const node = NodeServer.create()
-  server = node
-  return Layer.merge(
-    HttpRouter.serve(Dashboard.routes(dashboard), { disableLogger: true }),
-    NodeServer.rejectionsLayer(node)
-  ).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer]),
-    Layer.provide(NodeHttpServer.layer(() => node, { port, host }))
+const HttpLive = ({ port, host }: AppConfig.Http, dashboard: boolean) =>
+  NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }).pipe(
+    Layer.provide([ServicesLive, RateLimiter.layer, AddressLimiter.layer, ClientAddress.layer])
   )
-}
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
 // dashboard on) a link for the demo's admin to set a password.
@@ -99,18 +89,9 @@ const program = main.pipe(
   )
 )
 
-// Signals are handled here rather than by interrupting at once: first drain HTTP, then interrupt,
-// which stops the scheduler (a sync in flight rolls back), flushes and closes the pool and stops
-// the embedded PostgreSQL. A stop asked for by SIGINT/SIGTERM exits 0.
-const fiber = Effect.runFork(program)
-let stopping = false
-const stop = () => {
-  if (stopping) return
-  stopping = true
-  void (server === undefined ? Promise.resolve() : NodeServer.drain(server)).then(() => fiber.interruptUnsafe(fiber.id))
-}
-process.on("SIGINT", stop)
-process.on("SIGTERM", stop)
-fiber.addObserver((exit) => {
-  process.exit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : Number(process.exitCode ?? 0))
+// A stop asked for by SIGINT/SIGTERM (an interruption) exits 0; a failure to start has set 1.
+NodeRuntime.runMain(program, {
+  disableErrorReporting: true,
+  teardown: (exit, onExit) =>
+    onExit(Exit.isFailure(exit) && !Cause.hasInterruptsOnly(exit.cause) ? 1 : Number(process.exitCode ?? 0))
 })

@@ -53,7 +53,6 @@ export * as PasswordHasher from "./ports/PasswordHasher.ts"
 export * as PortalConnector from "./ports/PortalConnector.ts"
 export * as Readiness from "./ports/Readiness.ts"
 export * as ReceivableStore from "./ports/ReceivableStore.ts"
-export * as RequestOrigin from "./ports/RequestOrigin.ts"
 export * as Secrets from "./ports/Secrets.ts"
 export * as SessionStore from "./ports/SessionStore.ts"
 

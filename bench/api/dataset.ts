@@ -3,13 +3,16 @@
  * vendors paired with 5 of 50 shared debtors (5,000 pairs), 200 receivables per pair (1,000,000),
  * 5 to 10 metadata keys each, 1 to 5 history entries each (about 3,000,000), and one API key per
  * organization, `keyOf(n)`. About 3% of receivables were updated in the last 24 hours,
- * so the default list window holds a few pages per organization.
+ * so the default list window holds a few pages per organization. In smoke mode: 3 organizations,
+ * 2 receivables per pair.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { sized } from "../support/Smoke.ts"
 
-export const organizations = 100
+export const organizations = sized(100, 3)
+const perPair = sized(200, 2)
 /** The key of the n-th organization (from 1), made from fixed bytes so runs can reuse a dataset. */
 export const keyOf = (org: number) => makeApiKey("pr", new Uint8Array(secretBytes).fill(org))
 
@@ -49,7 +52,7 @@ export const generate = Effect.gen(function* () {
             'channel', 'portal', 'priority', 'normal')
           ELSE '{}'::jsonb END,
       d.detected, CASE WHEN g % 33 = 0 THEN now() - random() * interval '23 hours' ELSE d.detected + interval '1 day' END
-    FROM integrations i, generate_series(1, 200) g,
+    FROM integrations i, generate_series(1, ${perPair}) g,
       LATERAL (SELECT (ARRAY['PENDING','APPROVED','PAID','SOLD','DISPUTED','ACKNOWLEDGED'])[1 + g % 6] AS status,
                       (ARRAY['Submitted','Approved for payment','Paid','Factored','Rejected','Received'])[1 + g % 6] AS portal) s,
       LATERAL (SELECT now() - interval '400 days' + (g * interval '1 day') + random() * interval '1 day' AS detected) d`

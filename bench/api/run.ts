@@ -12,14 +12,18 @@
  * temporary directory, removed at the end), BENCH_ONLY to run the scenarios whose name contains it,
  * BENCH_ROUNDS to measure each scenario's servers in turn that many times (default 1),
  * BENCH_STATEMENTS=1 to report PostgreSQL's planning and execution time per statement at the end,
- * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops.
- * Our server runs in its `serve` role: the API alone, without the sync scheduler.
+ * BENCH_PROFILE=<directory> to write our server's CPU profile there (`node --cpu-prof`) when it stops,
+ * BENCH_BEFORE=<directory of another checkout> to measure that checkout's server too, as "before",
+ * in turn with ours (a change's before and after, side by side in one run).
+ * BENCH_SMOKE=1 runs every server and scenario in seconds: a tiny dataset, 4 connections, a fixed
+ * number of requests a line, no warm-up. Our server runs in its `serve` role: the API alone,
+ * without the sync scheduler.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { chmod, mkdir, mkdtemp, readFile, rm } from "node:fs/promises"
 import http from "node:http"
 import { tmpdir } from "node:os"
-import { join } from "node:path"
+import { isAbsolute, join, resolve } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import autocannon from "autocannon"
 import { Effect, Exit, Redacted, Scope } from "effect"
@@ -28,11 +32,14 @@ import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
 import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import { freePort } from "../../test/support/ports.ts"
 import { postgresCpuSeconds, postmasterPid, processCpuSeconds } from "../ProcessCpu.ts"
+import { option, sized, smoke } from "../support/Smoke.ts"
 import { generate, keyOf, organizations } from "./dataset.ts"
 
-const seconds = Number(process.env.BENCH_SECONDS ?? 10)
-const warmup = Number(process.env.BENCH_WARMUP ?? 3)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 1)
+const seconds = option("BENCH_SECONDS", 10, 1)
+const warmup = option("BENCH_WARMUP", 3, 0)
+const rounds = option("BENCH_ROUNDS", 1, 1)
+// A smoke run sends a fixed number of requests a line rather than loading for seconds.
+const smokeRequests = 20
 const root = join(import.meta.dirname, "..", "..")
 const statements = process.env.BENCH_STATEMENTS === "1"
 const profileArgs = process.env.BENCH_PROFILE ? ["--cpu-prof", `--cpu-prof-dir=${process.env.BENCH_PROFILE}`] : []
@@ -46,7 +53,7 @@ const startServer = async (
   nodeArgs: ReadonlyArray<string> = []
 ) => {
   const [script, ...args] = command as [string, ...Array<string>]
-  const child = spawn(process.execPath, [...nodeArgs, join(root, script), ...args], {
+  const child = spawn(process.execPath, [...nodeArgs, isAbsolute(script) ? script : join(root, script), ...args], {
     env: { ...process.env, ...env, PORT: String(port) },
     stdio: ["ignore", "ignore", "inherit"]
   })
@@ -79,7 +86,8 @@ const load = async (port: number, connections: number, scenario: Scenario, durat
   const result = await autocannon({
     url: `http://127.0.0.1:${port}`,
     connections,
-    duration,
+    // autocannon ends a run on its next sample tick, by default a second away.
+    ...(smoke ? { amount: smokeRequests, sampleInt: 50 } : { duration }),
     requests: [
       {
         setupRequest: (request) => {
@@ -135,7 +143,7 @@ const main = Effect.gen(function* () {
     baseDir: join(baseDir, "postgres"),
     port: yield* Effect.promise(freePort),
     settings: {
-      shared_buffers: "2GB",
+      shared_buffers: sized("2GB", "128MB"),
       max_connections: "100",
       ...(statements
         ? { shared_preload_libraries: "pg_stat_statements", "pg_stat_statements.track_planning": "on" }
@@ -181,6 +189,15 @@ const main = Effect.gen(function* () {
     Effect.promise(() => startServer(["app/main.ts", "serve"], env, ourPort, profileArgs)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
   )
+  const beforeTree = process.env.BENCH_BEFORE
+  const beforePort = yield* Effect.promise(freePort)
+  const before =
+    beforeTree === undefined
+      ? undefined
+      : yield* Effect.acquireRelease(
+          Effect.promise(() => startServer([join(resolve(beforeTree), "app", "main.ts"), "serve"], env, beforePort)),
+          (child) => Effect.sync(() => child.kill("SIGTERM"))
+        )
   const baseline = yield* Effect.acquireRelease(
     Effect.promise(() => startServer(["bench/baseline/server.ts"], env, basePort)),
     (child) => Effect.sync(() => child.kill("SIGTERM"))
@@ -261,10 +278,11 @@ const main = Effect.gen(function* () {
   const postmaster = yield* postmasterPid.pipe(Effect.provide(db))
   const rows: Array<string> = []
   const only = process.env.BENCH_ONLY
-  for (const connections of [32, 128]) {
+  for (const connections of sized([32, 128], [4])) {
     for (const scenario of scenarios.filter((s) => only === undefined || s.name.includes(only))) {
       const targets = [
         ["ours", ourPort, ours],
+        ...(before === undefined ? [] : [["before", beforePort, before] as const]),
         ...(scenario.baseline ? [["reference", basePort, baseline] as const] : []),
         ...(scenario.floor
           ? ([
@@ -276,11 +294,15 @@ const main = Effect.gen(function* () {
       // Round after round, so that the servers compared share the machine's speed of the minute.
       const measured = Array.from({ length: rounds }, () => targets).flat()
       for (const [who, port, child] of measured) {
-        yield* Effect.promise(() => load(port, connections, scenario, warmup))
+        if (warmup > 0) yield* Effect.promise(() => load(port, connections, scenario, warmup))
         const serverCpuBefore = processCpuSeconds(child.pid!)
         const postgresCpuBefore = postgresCpuSeconds(postmaster)
         const loadCpuBefore = processCpuSeconds(process.pid)
         const figures = yield* Effect.promise(() => load(port, connections, scenario, seconds))
+        // A smoke run checks that every server answers; a full run reports errors in its table.
+        if (smoke && figures.errors > 0) {
+          return yield* Effect.die(new Error(`${who}, ${scenario.name}: ${figures.errors} errors`))
+        }
         const perRequest = (cpuSeconds: number) => ((cpuSeconds * 1000) / figures.requests).toFixed(2)
         const serverCpu = perRequest(processCpuSeconds(child.pid!) - serverCpuBefore)
         const postgresCpu = perRequest(postgresCpuSeconds(postmaster) - postgresCpuBefore)
@@ -321,9 +343,9 @@ const main = Effect.gen(function* () {
   const health: Scenario = { name: "health", next: () => ({ path: "/health", org: 1 }) }
   const median = (port: number, scenario: Scenario) =>
     Effect.promise(async () => {
-      await sequentialMedianMs(port, scenario, 1_000)
+      await sequentialMedianMs(port, scenario, sized(1_000, 5))
       const started = new Date()
-      const p50 = await sequentialMedianMs(port, scenario, 3_000)
+      const p50 = await sequentialMedianMs(port, scenario, sized(3_000, 10))
       return { p50, started }
     })
   const healthRun = yield* median(ourPort, health)

@@ -3,20 +3,22 @@
  * sending the bytes uncompressed, side by side in one run, on real list pages (the service's own
  * wire encoding, `core/api/Wire.ts`, of receivables shaped like `bench/api`'s dataset) at limit
  * 100 and 500, and on small answers for the threshold. Part one: CPU per compression and size, in
- * this process, through `adapters/api-server/Compression.ts` itself. Part two: a server process
+ * this process, through `adapters/http/transport/Compression.ts` itself. Part two: a server process
  * that digests (ETag) and compresses every answer as the service does, loaded over loopback; its
  * CPU per request (all threads, from `/proc`) includes writing the bytes to the socket, so the
- * identity line is what sending uncompressed costs. Options: BENCH_SECONDS (3 per line).
+ * identity line is what sending uncompressed costs. Options: BENCH_SECONDS (3 per line);
+ * BENCH_SMOKE=1 for a run of seconds (one compression per line, a fixed number of requests).
  */
 import { fork } from "node:child_process"
 import { createServer } from "node:http"
 import autocannon from "autocannon"
 import { Effect, Schema } from "effect"
-import * as Compression from "../../adapters/api-server/Compression.ts"
-import * as EntityTag from "../../adapters/api-server/EntityTag.ts"
+import * as Compression from "../../adapters/http/transport/Compression.ts"
+import * as EntityTag from "../../adapters/http/transport/EntityTag.ts"
 import * as Wire from "../../core/api/Wire.ts"
 import { Receivable } from "../../core/domain/Resources.ts"
 import { processCpuSeconds } from "../ProcessCpu.ts"
+import { option, sized, smoke } from "../support/Smoke.ts"
 
 const statuses = ["PENDING", "APPROVED", "PAID", "SOLD", "DISPUTED", "ACKNOWLEDGED"] as const
 const portal = ["Submitted", "Approved for payment", "Paid", "Factored", "Rejected", "Received"] as const
@@ -137,7 +139,8 @@ if (process.argv[2] === "serve") {
     process.send?.(typeof address === "object" && address !== null ? address.port : 0)
   })
 } else {
-  const seconds = Number(process.env.BENCH_SECONDS ?? 3)
+  const seconds = option("BENCH_SECONDS", 3, 1)
+  const rounds = sized(5, 1)
   const kib = (n: number) => (n / 1024).toFixed(1)
   // Time to move the bytes at a client's bandwidth: what compression buys a consumer.
   const transferMs = (n: number, mbit: number) => ((n * 8) / (mbit * 1000)).toFixed(1)
@@ -147,22 +150,23 @@ if (process.argv[2] === "serve") {
   console.log("| --- | ---: | --- | ---: | ---: | ---: | ---: |")
   for (const body of bodies) {
     for (const setting of settings.filter((s) => s.coding !== "identity")) {
-      const rounds: Array<{ cpu: number; wall: number; size: number }> = []
-      const iterations = Math.max(3, Math.min(200, Math.floor(2_000_000 / body.bytes.length)))
-      for (let round = 0; round < 5; round++) {
+      const measured: Array<{ cpu: number; wall: number; size: number }> = []
+      const iterations = sized(Math.max(3, Math.min(200, Math.floor(2_000_000 / body.bytes.length))), 1)
+      for (let round = 0; round < rounds; round++) {
         const cpu = process.cpuUsage()
         const wall = performance.now()
         let size = 0
         for (let i = 0; i < iterations; i++) size = (await run(body.bytes, setting)).length
         const used = process.cpuUsage(cpu)
-        rounds.push({
+        measured.push({
           cpu: (used.user + used.system) / 1000 / iterations,
           wall: (performance.now() - wall) / iterations,
           size
         })
       }
-      const median = (f: (r: (typeof rounds)[number]) => number) => rounds.map(f).sort((a, b) => a - b)[2]!
-      const size = rounds[0]!.size
+      const median = (f: (r: (typeof measured)[number]) => number) =>
+        measured.map(f).sort((a, b) => a - b)[Math.floor(rounds / 2)]!
+      const size = measured[0]!.size
       console.log(
         `| ${body.name} | ${kib(body.bytes.length)} | ${label(setting)} | ${kib(size)} | ${(body.bytes.length / size).toFixed(1)} | ${median((r) => r.cpu).toFixed(3)} | ${median((r) => r.wall).toFixed(3)} |`
       )
@@ -192,7 +196,8 @@ if (process.argv[2] === "serve") {
       const result = await autocannon({
         url: `http://127.0.0.1:${port}/${index}/${setting.coding}/${setting.level}`,
         connections: 4,
-        duration: seconds
+        // autocannon ends a run on its next sample tick, by default a second away.
+        ...(smoke ? { amount: 20, sampleInt: 50 } : { duration: seconds })
       })
       const cpuMs = ((processCpuSeconds(child.pid!) - before) * 1000) / result.requests.total
       console.log(

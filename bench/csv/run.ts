@@ -5,7 +5,8 @@
  * alone (the floor: what the scanner adds), side by side in one run, rounds interleaved. The
  * export is the shape debtors send: quoted names with delimiters and doubled quotes, amounts,
  * dates, status text. Options (environment): BENCH_CSV_MB (50), BENCH_ROUNDS (5: each figure is
- * the median), BENCH_OLD_REF (the commit holding the hand-written reader).
+ * the median), BENCH_OLD_REF (the commit holding the hand-written reader); BENCH_SMOKE=1 for a
+ * run of seconds (1 MiB, one round).
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -14,11 +15,12 @@ import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { parse } from "csv-parse"
 import { csvReader } from "../../adapters/portals/file/Csv.ts"
+import { option } from "../support/Smoke.ts"
 
 const oldRef = process.env.BENCH_OLD_REF ?? "0714f70c7ec260adb6a8636617af15390b7c2659"
 const MiB = 2 ** 20
-const targetMiB = Number(process.env.BENCH_CSV_MB ?? 50)
-const rounds = Number(process.env.BENCH_ROUNDS ?? 5)
+const targetMiB = option("BENCH_CSV_MB", 50, 1)
+const rounds = option("BENCH_ROUNDS", 5, 1)
 const chunkSize = 64 * 1024
 
 const row = (i: number) =>

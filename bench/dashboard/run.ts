@@ -7,7 +7,8 @@
  * for a year, so a browser fetches them once). Prints the median and 95th percentile per page, in
  * milliseconds, against the issue's bound of one second.
  *
- * Options (environment): BENCH_ROUNDS (default 50) requests per page.
+ * Options (environment): BENCH_ROUNDS (default 50) requests per page; BENCH_SMOKE=1 for a run of
+ * seconds on 1,000 receivables.
  */
 import { execFile } from "node:child_process"
 import { join } from "node:path"
@@ -16,10 +17,13 @@ import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
-import { quantile, seedOrganization, startServer, timedRequest, withFreshDatabase } from "../support/OneOrganization.ts"
+import { withFreshDatabase } from "../support/FreshDatabase.ts"
+import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { option, sized } from "../support/Smoke.ts"
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 50)
-const receivables = 100_000
+const rounds = option("BENCH_ROUNDS", 50, 2)
+const receivables = sized(100_000, 1_000)
+const audited = sized(20_000, 200)
 const root = join(import.meta.dirname, "..", "..")
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(9))
 const log = (line: string) => process.stderr.write(`${line}\n`)
@@ -42,13 +46,13 @@ const main = withFreshDatabase("dashboard", (url) =>
       INSERT INTO audit_log (at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address)
       SELECT now() - g * interval '30 seconds', 'req_' || lpad(to_hex(g), 24, '0'), k.id, ${org}, 'GET',
         '/v1/receivables', 'limit=100', (ARRAY[200, 200, 200, 400, 401, 429])[1 + g % 6], 12, '127.0.0.1'
-      FROM generate_series(1, 20000) g CROSS JOIN (SELECT id FROM api_keys WHERE org_id = ${org} LIMIT 1) k`
+      FROM generate_series(1, ${audited}) g CROSS JOIN (SELECT id FROM api_keys WHERE org_id = ${org} LIMIT 1) k`
     yield* sql`ANALYZE`
     log(
       `seeded ${receivables.toLocaleString("en")} receivables in ${((performance.now() - started) / 1000).toFixed(1)} s`
     )
     const [deep] = yield* sql<{ id: string }>`
-      SELECT id FROM receivables WHERE org_id = ${org} ORDER BY detected_at, id OFFSET 50000 LIMIT 1`
+      SELECT id FROM receivables WHERE org_id = ${org} ORDER BY detected_at, id OFFSET ${receivables / 2} LIMIT 1`
     const [pair] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} LIMIT 1`
 
     const port = yield* Effect.promise(freePort)
@@ -100,7 +104,10 @@ const main = withFreshDatabase("dashboard", (url) =>
       ["a pair", `/dashboard/integrations/${pair!.id}`],
       ["receivables", "/dashboard/receivables"],
       ["receivables, status=PAID", "/dashboard/receivables?status=PAID"],
-      ["receivables, 50,000 in", `/dashboard/receivables?starting_after=${deep!.id}`],
+      [
+        `receivables, ${(receivables / 2).toLocaleString("en")} in`,
+        `/dashboard/receivables?starting_after=${deep!.id}`
+      ],
       ["a receivable", `/dashboard/receivables/${deep!.id}`],
       ["keys, with the usage chart", "/dashboard/keys"],
       ["audit log", "/dashboard/audit"],

@@ -4,26 +4,23 @@
  * receivables, then a resync changing a tenth of them), and a reader pages through the whole
  * feed at `limit=500` through the PostgreSQL adapter. Reports events per second, and the time of
  * a page at the start, the middle and the end of the feed side by side (a page must cost the
- * same at any depth).
+ * same at any depth). Options (environment): BENCH_PAIRS, BENCH_PER_PAIR; BENCH_SMOKE=1 for a run
+ * of seconds (4 pairs of 50).
  */
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Exit, Layer, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import type { OrgId, ReceivableId } from "../../core/domain/Ids.ts"
 import { type FetchedDocument, planPairSync } from "../../core/domain/PairSync.ts"
 import { EventFeed } from "../../core/ports/EventFeed.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
-import { freePort } from "../../test/support/ports.ts"
+import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
+import { option } from "../support/Smoke.ts"
 
-const pairs = Number(process.env.BENCH_PAIRS ?? 200)
-const perPair = Number(process.env.BENCH_PER_PAIR ?? 500)
+const pairs = option("BENCH_PAIRS", 200, 4)
+const perPair = option("BENCH_PER_PAIR", 500, 50)
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 const document = (key: string, revised: boolean): FetchedDocument => ({
@@ -60,12 +57,8 @@ const syncPair = (id: string, revise: boolean) =>
   )
 
 const main = Effect.gen(function* () {
-  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-events-bench-")))
-  yield* Effect.promise(() => chmod(baseDir, 0o755))
-  yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
-  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-  const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: 4 })
-  yield* Migrations.migrate.pipe(Effect.provide(db))
+  const server = yield* startCluster("events")
+  const db = PgClient.layer({ url: Redacted.make(yield* migratedDatabase(server.url)), maxConnections: 4 })
 
   yield* Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -107,7 +100,7 @@ const main = Effect.gen(function* () {
       for (const [name, at] of [
         ["start", 0],
         ["middle", Math.floor(written / 2)],
-        ["end", written - 500]
+        ["end", Math.max(0, written - 500)]
       ] as const) {
         for (let i = 0; i < 5; i++) depth[name].push((yield* page(at)).ms)
       }

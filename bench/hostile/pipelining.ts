@@ -5,10 +5,12 @@
  *   node bench/hostile/pipelining.ts http://127.0.0.1:3000 <server pid> [clients=150] [requests=4]
  *
  * Prints the server's resident memory before, while the clients hold their connections, and its
- * peak, from /proc (Linux). Traffic goes to the given URL only: point it at loopback.
+ * peak, from /proc (Linux). Traffic goes to the given URL only: point it at loopback. With
+ * BENCH_SMOKE=1 it holds the connections for a fraction of a second (`smoke.ts` runs it so).
  */
 import { readFileSync } from "node:fs"
 import { connect, type Socket } from "node:net"
+import { sized } from "../support/Smoke.ts"
 
 const [base = "http://127.0.0.1:3000", pidText = "", clientsText = "150", requestsText = "4"] = process.argv.slice(2)
 const pid = Number(pidText)
@@ -37,10 +39,10 @@ for (let i = 0; i < Number(clientsText); i++) {
   socket.write(request.repeat(Number(requestsText)))
   sockets.push(socket)
 }
-await sleep(8_000)
+await sleep(sized(8_000, 300))
 const holding = memory()
 for (const socket of sockets) socket.destroy()
-await sleep(2_000)
+await sleep(sized(2_000, 100))
 const after = memory()
 process.stdout.write(
   `${JSON.stringify({ clients: Number(clientsText), requestsEach: Number(requestsText), before, holding, after })}\n`

@@ -9,7 +9,7 @@
  * kept-alive connection. Prints a Markdown table.
  *
  * Options (environment): BENCH_ROUNDS (default 200) requests per line, BENCH_PLANS (default 50)
- * EXPLAIN ANALYZE runs per line.
+ * EXPLAIN ANALYZE runs per line; BENCH_SMOKE=1 for a run of seconds on 2,000 receivables (limit 10).
  */
 import { Effect, Exit, Option, Scope } from "effect"
 import { SqlClient } from "effect/sql"
@@ -18,12 +18,14 @@ import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivablesPageRequest } from "../../core/ports/ReceivableStore.ts"
 import { freePort } from "../../test/support/ports.ts"
-import { quantile, seedOrganization, startServer, timedRequest, withFreshDatabase } from "../support/OneOrganization.ts"
+import { withFreshDatabase } from "../support/FreshDatabase.ts"
+import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { option, sized } from "../support/Smoke.ts"
 
-const rounds = Number(process.env.BENCH_ROUNDS ?? 200)
-const plans = Number(process.env.BENCH_PLANS ?? 50)
-const total = 100_000
-const limit = 100
+const rounds = option("BENCH_ROUNDS", 200, 3)
+const plans = option("BENCH_PLANS", 50, 2)
+const total = sized(100_000, 2_000)
+const limit = sized(100, 10)
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
@@ -83,10 +85,10 @@ const main = withFreshDatabase("keyset", (url) =>
         `SELECT id FROM receivables WHERE org_id = $1 ${where} ORDER BY detected_at, id OFFSET $2 LIMIT 1`,
         [org, position - 1]
       )
-    const deep = 1_000
+    const deep = sized(1_000, 100)
     const [all] = yield* cursorAt("", (deep - 1) * limit)
     // A sixth of the receivables are PENDING: 16,667, so 167 pages; page 160 is as deep as it goes.
-    const pendingDepth = 160
+    const pendingDepth = sized(160, 30)
     const [pending] = yield* cursorAt("AND status = 'PENDING'", (pendingDepth - 1) * limit)
     const lines = [
       ...linesOf("all", "verified_since=all", {}, deep, all!.id),
@@ -142,7 +144,7 @@ const main = withFreshDatabase("keyset", (url) =>
       (child) => Effect.sync(() => child.kill("SIGTERM"))
     )
     const requests = new Map(lines.map((line) => [line.name, [] as Array<number>]))
-    for (let round = -20; round < rounds; round++) {
+    for (let round = -sized(20, 1); round < rounds; round++) {
       for (const line of lines) {
         const answer = yield* Effect.promise(() =>
           timedRequest(port, line.path, { headers: { authorization: `Bearer ${key}` } }).then((answer) => ({

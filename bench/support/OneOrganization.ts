@@ -3,40 +3,14 @@
  * PostgreSQL in seconds (100 pairs; receivable g of pair g % 100 detected by sync g / 100, so a
  * sync's receivables share their `detected_at` and `id` breaks many ties; the six statuses in
  * turn), the app started in its `serve` role against it, requests timed one at a time, and a
- * quantile of timings.
+ * quantile of timings. Its fresh database comes from `FreshDatabase.ts`.
  */
 import { spawn } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
 import http from "node:http"
-import { tmpdir } from "node:os"
 import { join } from "node:path"
-import { PgClient } from "@effect/sql-pg"
-import { Effect, Redacted, type Scope } from "effect"
+import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
-import { freePort } from "../../test/support/ports.ts"
-
-/**
- * Runs `body` against a fresh, migrated embedded PostgreSQL in a temporary directory, removed at
- * the end; `body` gets the database's URL for the app it starts.
- */
-export const withFreshDatabase = <A, E>(
-  name: string,
-  body: (url: string) => Effect.Effect<A, E, SqlClient.SqlClient | Scope.Scope>
-) =>
-  Effect.gen(function* () {
-    const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), `receivables-${name}-bench-`)))
-    // The server may run as another user (when we are root): let it reach the directory.
-    yield* Effect.promise(() => chmod(baseDir, 0o755))
-    yield* Effect.addFinalizer(() => Effect.promise(() => rm(baseDir, { recursive: true, force: true })))
-    const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-    return yield* Effect.gen(function* () {
-      yield* Migrations.migrate
-      return yield* body(server.url)
-    }).pipe(Effect.provide(PgClient.layer({ url: Redacted.make(server.url), maxConnections: 2 })))
-  })
 
 export const seedOrganization = (options: {
   readonly name: string

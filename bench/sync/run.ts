@@ -1,35 +1,44 @@
 /**
  * The sync benchmark (`npm run bench:sync`): on a fresh embedded PostgreSQL, a first sync of
  * 100,000 receivables over 1,000 pairs from the simulator, then a resync in which 5% of them
- * changed; receivables per second for both, and in the same run the floor: `COPY` of the same
- * rows into a bare table. Then peak memory of one pair of 200,000 receivables against ten pairs
- * of 20,000, each in a process of its own. Options (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100),
- * SYNC_CONCURRENCY (4), BENCH_SKIP_MEMORY=1.
+ * changed; receivables per second for both, and in the same run two floors: `COPY` of the rows
+ * the first sync wrote (receivables, their events and batches, the runs) into the real schema of
+ * a fresh database, indexes, constraints and triggers and all (the fair floor), and `COPY` of the
+ * receivables alone into a bare table (the bare floor). Then peak memory of one pair of 200,000 receivables against ten pairs
+ * of 20,000, each in a process of its own. Every run gets a fresh database of its own. Options
+ * (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100), SYNC_CONCURRENCY (4),
+ * BENCH_SKIP_MEMORY=1; BENCH_SMOKE=1 for a run of seconds (8 pairs of 10, memory at 2 × 50 and 1 × 100).
  */
 import { execFileSync } from "node:child_process"
-import { chmod, mkdtemp, rm } from "node:fs/promises"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RandomIds from "../../adapters/keys/RandomIds.ts"
 import * as Connectors from "../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../adapters/portals/simulator/SimulatorConnector.ts"
-import * as Embedded from "../../adapters/postgres/embedded/Embedded.ts"
-import * as Migrations from "../../adapters/postgres/Migrations.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import * as EnvironmentSecrets from "../../adapters/secrets/EnvironmentSecrets.ts"
 import type { FetchedDocument } from "../../core/domain/PairSync.ts"
 import type { PortalConnector } from "../../core/ports/PortalConnector.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
 import { SyncEngine } from "../../core/services/SyncEngine.ts"
-import { freePort } from "../../test/support/ports.ts"
 import { postgresCpuSeconds, postmasterPid } from "../ProcessCpu.ts"
+import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
+import { option, sized } from "../support/Smoke.ts"
 
-const pairs = Number(process.env.BENCH_PAIRS ?? 1000)
-const perPair = Number(process.env.BENCH_PER_PAIR ?? 100)
-const concurrency = Number(process.env.SYNC_CONCURRENCY ?? 4)
+const pairs = option("BENCH_PAIRS", 1000, 8)
+const perPair = option("BENCH_PER_PAIR", 100, 10)
+const concurrency = option("SYNC_CONCURRENCY", 4, 4)
+const memoryConfigurations = sized(
+  [
+    [10, 20_000],
+    [1, 200_000]
+  ] as const,
+  [
+    [2, 50],
+    [1, 100]
+  ] as const
+)
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
 // The simulator at a fixed moment, every document issued; on the resync, one document in twenty
@@ -50,10 +59,10 @@ const benchConnector: PortalConnector = {
     )
 }
 
+// On a fresh database: an organization, its vendors, ten debtors and `count` pairs.
 const setup = (count: number, receivables: number) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    yield* sql`TRUNCATE receivables, receivable_history, events, sync_runs, integrations, vendors, debtors, organizations CASCADE`
     const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`
     const vendors = Math.ceil(count / 10)
     yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, ${vendors}) g`
@@ -106,24 +115,70 @@ const syncAll = Effect.gen(function* () {
   }
 })
 
-const copyFloor = Effect.gen(function* () {
+// A table's rows in a file of the server's data directory (removed with the cluster), and back.
+const fileOf = (sql: SqlClient.SqlClient, table: string) =>
+  Effect.map(sql<{ dir: string }>`SELECT current_setting('data_directory') AS dir`, ([row]) =>
+    sql.literal(`'${row!.dir}/copy-floor-${table}.csv'`)
+  )
+const copyOut = (table: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`COPY (SELECT * FROM ${sql(table)}) TO ${yield* fileOf(sql, table)} WITH (FORMAT csv)`
+  })
+const copyIn = (table: string, into = table) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`COPY ${sql(into)} FROM ${yield* fileOf(sql, table)} WITH (FORMAT csv)`
+  })
+
+const bareFloor = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  // The same rows, written by the server to a file of its own, then timed as a COPY into a table
-  // with no index, constraint or trigger: the fastest any load of them can be.
+  // The receivables, timed as a COPY into a table with no index, constraint or trigger: the
+  // fastest any load of them can be.
   yield* sql`DROP TABLE IF EXISTS copy_floor`
   yield* sql`CREATE TABLE copy_floor (LIKE receivables)`
-  yield* sql`COPY (SELECT * FROM receivables) TO '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
-    Effect.catch(() => sql`COPY (SELECT * FROM receivables) TO 'receivables-copy-floor.csv' WITH (FORMAT csv)`)
-  )
+  yield* copyOut("receivables")
   const started = performance.now()
-  const copied = yield* sql`COPY copy_floor FROM '/tmp/receivables-copy-floor.csv' WITH (FORMAT csv)`.pipe(
-    Effect.catch(() => sql`COPY copy_floor FROM 'receivables-copy-floor.csv' WITH (FORMAT csv)`),
-    Effect.map(() => (performance.now() - started) / 1000)
-  )
+  yield* copyIn("receivables", "copy_floor")
+  const copied = (performance.now() - started) / 1000
   const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM copy_floor`
   yield* sql`DROP TABLE copy_floor`
   return { seconds: copied, rows: Number(row!.n) }
 })
+
+// The tables a pair's rows hang from, and those a sync writes rows to (history only on a resync).
+const parents = ["organizations", "vendors", "debtors", "integrations", "event_counters"]
+const written = ["receivables", "receivable_history", "events", "event_batches", "sync_runs"]
+
+/**
+ * The fair floor of the first sync: the rows it wrote, timed as a `COPY` of each table into a
+ * fresh database of the same schema (every index, constraint and trigger), their parents copied
+ * and analyzed first, untimed. To be taken right after the first sync, from its database.
+ */
+const fairFloor = (adminUrl: string) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const present = (yield* sql<{ name: string }>`
+      SELECT t AS name FROM unnest(${[...parents, ...written]}::text[]) t WHERE to_regclass(t) IS NOT NULL`).map(
+      (row) => row.name
+    )
+    for (const table of present) yield* copyOut(table)
+    const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
+    return yield* Effect.gen(function* () {
+      for (const table of parents.filter((t) => present.includes(t))) yield* copyIn(table)
+      // As any loader would: with the parents' statistics, a reference check reads by index.
+      yield* Effect.flatMap(SqlClient.SqlClient, (floorSql) => floorSql`ANALYZE`)
+      const started = performance.now()
+      for (const table of written.filter((t) => present.includes(t))) {
+        const tableStarted = performance.now()
+        yield* copyIn(table)
+        log(`  fair floor, ${table}: ${((performance.now() - tableStarted) / 1000).toFixed(2)} s`)
+      }
+      return { seconds: (performance.now() - started) / 1000, rows: Number(row!.n) }
+    }).pipe(
+      Effect.provide(PgClient.layer({ url: Redacted.make(yield* migratedDatabase(adminUrl)), maxConnections: 1 }))
+    )
+  }).pipe(Effect.scoped)
 
 const engineOn = (url: string) => {
   const db = PgClient.layer({ url: Redacted.make(url), maxConnections: concurrency + 2 })
@@ -135,8 +190,8 @@ const engineOn = (url: string) => {
 }
 
 // Peak memory is measured in a fresh process per configuration (this script, started again with
-// BENCH_MEMORY_RUN), as the operating system's peak resident set: a process that has already
-// synced keeps the heap it grew, which would favour whichever configuration runs first.
+// BENCH_MEMORY_RUN, on a fresh database), as the operating system's peak resident set: a process
+// that has already synced keeps the heap it grew, which would favour whichever configuration runs first.
 const memoryRun = (url: string, count: number, size: number) =>
   Effect.gen(function* () {
     yield* setup(count, size)
@@ -146,30 +201,23 @@ const memoryRun = (url: string, count: number, size: number) =>
     )
   }).pipe(Effect.provide(engineOn(url)))
 
-const measureMemory = (url: string, count: number, size: number) => {
-  const output = execFileSync(process.execPath, [...process.execArgv, import.meta.filename], {
-    env: { ...process.env, BENCH_MEMORY_RUN: `${count}x${size}`, BENCH_MEMORY_URL: url },
-    encoding: "utf8",
-    stdio: ["ignore", "pipe", "inherit"]
-  })
-  return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
-}
+const measureMemory = (adminUrl: string, count: number, size: number) =>
+  Effect.scoped(
+    Effect.map(migratedDatabase(adminUrl), (url) => {
+      const output = execFileSync(process.execPath, [...process.execArgv, import.meta.filename], {
+        env: { ...process.env, BENCH_MEMORY_RUN: `${count}x${size}`, BENCH_MEMORY_URL: url },
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "inherit"]
+      })
+      return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
+    })
+  )
 
 const main = Effect.gen(function* () {
-  const baseDir = yield* Effect.promise(() => mkdtemp(join(tmpdir(), "receivables-sync-bench-")))
-  yield* Effect.promise(() => chmod(baseDir, 0o755))
-  yield* Effect.addFinalizer(() =>
-    Effect.promise(() =>
-      Promise.all([
-        rm(baseDir, { recursive: true, force: true }),
-        rm("/tmp/receivables-copy-floor.csv", { force: true })
-      ])
-    )
-  )
-  const server = yield* Embedded.start({ baseDir: join(baseDir, "postgres"), port: yield* Effect.promise(freePort) })
-  const db = PgClient.layer({ url: Redacted.make(server.url), maxConnections: concurrency + 2 })
-  const engine = engineOn(server.url)
-  yield* Migrations.migrate.pipe(Effect.provide(db))
+  const server = yield* startCluster("sync")
+  const engine = engineOn(yield* migratedDatabase(server.url))
+  const rate = (n: number, s: number) => Math.round(n / s).toLocaleString("en")
+  const share = (floor: { seconds: number }, run: { seconds: number }) => `${(floor.seconds / run.seconds).toFixed(2)}x`
 
   const results = yield* Effect.gen(function* () {
     yield* setup(pairs, perPair)
@@ -177,36 +225,36 @@ const main = Effect.gen(function* () {
     const first = yield* syncAll
     log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s, ${first.checkpoints} checkpoint(s)`)
     log(`  CPU: PostgreSQL ${first.postgresCpu.toFixed(2)} s, engine ${first.engineCpu.toFixed(2)} s`)
+    const fair = yield* fairFloor(server.url)
+    log(`fair COPY floor: the first sync's rows (${fair.rows} receivables) in ${fair.seconds.toFixed(2)} s`)
     resync = true
     const second = yield* syncAll
     log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s, ${second.checkpoints} checkpoint(s)`)
     log(`  CPU: PostgreSQL ${second.postgresCpu.toFixed(2)} s, engine ${second.engineCpu.toFixed(2)} s`)
-    const floor = yield* copyFloor
-    log(`COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
+    const floor = yield* bareFloor
+    log(`bare COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
     if (process.env.BENCH_SKIP_MEMORY !== "1") {
-      for (const [count, size] of [
-        [10, 20_000],
-        [1, 200_000]
-      ] as const) {
-        const run = measureMemory(server.url, count, size)
+      for (const [count, size] of memoryConfigurations) {
+        const run = yield* measureMemory(server.url, count, size)
         memory.push(
           `| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${Math.round(run.peakRssMiB)} |`
         )
         log(memory.at(-1)!)
       }
     }
-    return { first, second, floor, memory }
+    return { first, second, fair, floor, memory }
   }).pipe(Effect.provide(engine))
 
-  const rate = (n: number, s: number) => Math.round(n / s).toLocaleString("en")
+  const { first, second, fair, floor } = results
   process.stdout.write(
     `${[
-      `| run | receivables | seconds | receivables/s | share of the COPY floor | PostgreSQL CPU s | engine CPU s |`,
-      "|---|---|---|---|---|---|---|",
-      `| first sync, ${pairs} pairs | ${results.first.synced} | ${results.first.seconds.toFixed(1)} | ${rate(results.first.synced, results.first.seconds)} | ${((results.floor.seconds / results.first.seconds) * 100).toFixed(1)}% | ${results.first.postgresCpu.toFixed(1)} | ${results.first.engineCpu.toFixed(1)} |`,
-      `| resync, 5% changed | ${results.second.synced} | ${results.second.seconds.toFixed(1)} | ${rate(results.second.synced, results.second.seconds)} | ${((results.floor.seconds / results.second.seconds) * 100).toFixed(1)}% | ${results.second.postgresCpu.toFixed(1)} | ${results.second.engineCpu.toFixed(1)} |`,
-      `| COPY into a bare table | ${results.floor.rows} | ${results.floor.seconds.toFixed(2)} | ${rate(results.floor.rows, results.floor.seconds)} | 100% | | |`,
+      `| run | receivables | seconds | receivables/s | vs the fair floor | vs the bare floor | PostgreSQL CPU s | engine CPU s |`,
+      "|---|---|---|---|---|---|---|---|",
+      `| first sync, ${pairs} pairs | ${first.synced} | ${first.seconds.toFixed(2)} | ${rate(first.synced, first.seconds)} | ${share(fair, first)} | ${share(floor, first)} | ${first.postgresCpu.toFixed(1)} | ${first.engineCpu.toFixed(1)} |`,
+      `| resync, 5% changed | ${second.synced} | ${second.seconds.toFixed(2)} | ${rate(second.synced, second.seconds)} | | ${share(floor, second)} | ${second.postgresCpu.toFixed(1)} | ${second.engineCpu.toFixed(1)} |`,
+      `| fair floor: COPY of the first sync's rows into the real schema | ${fair.rows} | ${fair.seconds.toFixed(2)} | ${rate(fair.rows, fair.seconds)} | 1x | | | |`,
+      `| bare floor: COPY of the receivables into a bare table | ${floor.rows} | ${floor.seconds.toFixed(2)} | ${rate(floor.rows, floor.seconds)} | | 1x | | |`,
       ...(results.memory.length === 0
         ? []
         : ["", "| pairs × receivables | seconds | peak RSS MiB |", "|---|---|---|", ...results.memory])

@@ -5,7 +5,9 @@
  * 1, 4 and 16 MB. Each case runs in a process of its own, so its peak RSS is its own. Options
  * (environment): BENCH_OLD_REF (the commit holding the old reader), BENCH_OLD_HOSTILE_MB (4: the
  * largest hostile file the old reader is given; its quadratic case runs at 32 to 128 KiB, once),
- * BENCH_REPEAT (3: each case's time is the best of that many runs; peak RSS is over all of them).
+ * BENCH_REPEAT (3: each case's time is the best of that many runs; peak RSS is over all of them);
+ * BENCH_SMOKE=1 for a run of seconds (64 KiB files, the old reader's quadratic case at 8 KiB, once).
+ * Without the old reader in the clone's history (a shallow clone), the new reader runs alone.
  */
 import { execFileSync } from "node:child_process"
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs"
@@ -15,13 +17,14 @@ import { pathToFileURL } from "node:url"
 import { type XmlEvent, xmlReader } from "../../adapters/portals/cxml/Xml.ts"
 import { invoiceDocument } from "../../test/adapters/portals/fixtures/cxml.ts"
 import { sampleDocuments } from "../../test/support/conformance/Conformance.ts"
+import { option, sized } from "../support/Smoke.ts"
 
 // The last commit with the hand-written reader; the figures compare against it.
 const oldRef = process.env.BENCH_OLD_REF ?? "5c4d3f6094565da4439201276c21b0462d73a541"
-const oldHostileMiB = Number(process.env.BENCH_OLD_HOSTILE_MB ?? 4)
+const oldHostileMiB = option("BENCH_OLD_HOSTILE_MB", 4, 1 / 16)
 const MiB = 2 ** 20
 const chunkSize = 64 * 1024
-const sizes = [1, 4, 16]
+const sizes = sized([1, 4, 16], [1 / 16])
 
 type Shape = "normal" | "no-equals" | "huge-attribute" | "deep-nesting" | "no-closing-tag"
 
@@ -142,7 +145,7 @@ if (role === "--case") {
   const run = (kind: Shape, size: number) =>
     reader === "new" ? Promise.resolve(runNew(kind, size)) : runOld(kind, size, source as string)
   // Warmed up on a small normal file first, so that the figures are the reader's, not the JIT's.
-  await run("normal", MiB / 4)
+  await run("normal", sized(MiB / 4, MiB / 64))
   const baseRssMiB = process.memoryUsage().rss / MiB
   // The best of a few runs: on a shared machine the slowest say more about neighbours than about the reader.
   let seconds = Number.POSITIVE_INFINITY
@@ -164,9 +167,20 @@ if (role === "--case") {
 
 const scratch = mkdtempSync(join(tmpdir(), "bench-xml-"))
 const oldSource = join(scratch, "OldXml.ts")
-writeFileSync(oldSource, execFileSync("git", ["show", `${oldRef}:adapters/portals/cxml/Xml.ts`], { encoding: "utf8" }))
+const hasOld = (() => {
+  try {
+    const text = execFileSync("git", ["show", `${oldRef}:adapters/portals/cxml/Xml.ts`], {
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "ignore"]
+    })
+    writeFileSync(oldSource, text)
+    return true
+  } catch {
+    return false
+  }
+})()
 
-const repeats = Number(process.env.BENCH_REPEAT ?? 3)
+const repeats = option("BENCH_REPEAT", 3, 1)
 const measure = (which: "old" | "new", shape: Shape, size: number): Figures => {
   // The old reader's quadratic case takes long enough once.
   const times = which === "old" && shape === "no-equals" ? 1 : repeats
@@ -192,7 +206,11 @@ const cells = (figures: Figures | undefined, size: number) =>
       ]
 
 const log = (line: string) => process.stdout.write(`${line}\n`)
-log(`old reader: ${oldRef.slice(0, 12)}:adapters/portals/cxml/Xml.ts; Node ${process.version}; best of ${repeats}`)
+log(
+  hasOld
+    ? `old reader: ${oldRef.slice(0, 12)}:adapters/portals/cxml/Xml.ts; Node ${process.version}; best of ${repeats}`
+    : `(the old reader is not at ${oldRef}: the new reader alone); Node ${process.version}; best of ${repeats}`
+)
 log("")
 log(
   "| file | MB | old s/MB | old RSS MiB (base → peak) | old outcome | new s/MB | new RSS MiB (base → peak) | new outcome |"
@@ -201,11 +219,13 @@ log("|---|---|---|---|---|---|---|---|")
 const shapes: ReadonlyArray<Shape> = ["normal", "no-equals", "huge-attribute", "deep-nesting", "no-closing-tag"]
 // The old reader's quadratic cases take minutes past a few hundred KB: it runs them small.
 const oldSizes = (shape: Shape) =>
-  shape === "normal"
-    ? sizes
-    : shape === "no-equals"
-      ? [0.03125, 0.0625, 0.125]
-      : sizes.filter((size) => size <= oldHostileMiB)
+  !hasOld
+    ? []
+    : shape === "normal"
+      ? sizes
+      : shape === "no-equals"
+        ? sized([0.03125, 0.0625, 0.125], [1 / 128])
+        : sizes.filter((size) => size <= oldHostileMiB)
 for (const shape of shapes) {
   const all = [...new Set([...oldSizes(shape), ...sizes])].sort((a, b) => a - b)
   for (const size of all) {

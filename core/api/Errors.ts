@@ -173,7 +173,7 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 
 /**
  * What Node.js's listener refuses before any route sees the request, answered in the same body
- * by `adapters/api-server/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
+ * by `adapters/http/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
  * whose headers are too large.
  */
 const listenerCodes = ["request_malformed", "request_timeout", "request_headers_too_large"] as const

@@ -23,7 +23,7 @@ const importsOf = (file: string): ReadonlyArray<string> => {
   )
 }
 
-/** The repository path (`adapters/api-server/Envelope.ts`) a relative import of `file` resolves to. */
+/** The repository path (`adapters/http/pipeline/Pipeline.ts`) a relative import of `file` resolves to. */
 const target = (file: string, specifier: string) => relative(root, resolve(dirname(file), specifier))
 
 describe("dependencies", () => {

@@ -2,13 +2,11 @@
  * The service's HTTP routes on a real socket (loopback, a free port) over the test file's own
  * database, exactly as `app/main.ts` wires them. Yields the base URL; requests go through `fetch`.
  */
-import { NodeHttpServer } from "@effect/platform-node"
 import { Context, Effect, Layer } from "effect"
-import { HttpRouter } from "effect/http"
-import * as AddressLimiter from "../../adapters/api-server/AddressLimiter.ts"
-import * as ClientAddress from "../../adapters/api-server/ClientAddress.ts"
-import * as NodeServer from "../../adapters/api-server/NodeServer.ts"
-import { make, RateLimiter } from "../../adapters/api-server/RateLimiter.ts"
+import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
+import * as NodeServer from "../../adapters/http/NodeServer.ts"
+import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
+import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
 import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
@@ -38,27 +36,22 @@ const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
  */
 export const serverLayer = (options: ServerOptions = {}) =>
   Layer.unwrap(
-    Effect.map(
-      Effect.all([Effect.promise(freePort), Effect.sync(() => NodeServer.create(options.limits))]),
-      ([port, node]) =>
-        Layer.mergeAll(
-          Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
-          Layer.merge(
-            HttpRouter.serve(Dashboard.routes(options.dashboard ?? false), {
-              disableLogger: true,
-              disableListenLog: true
-            }),
-            NodeServer.rejectionsLayer(node)
-          ).pipe(
-            Layer.provide(ServicesLive),
-            Layer.provide([
-              Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
-              Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
-              Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
-            ]),
-            Layer.provide(NodeHttpServer.layer(() => node, { port, host: "127.0.0.1" }))
-          )
+    Effect.map(Effect.promise(freePort), (port) =>
+      Layer.mergeAll(
+        Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
+        NodeServer.serve(Dashboard.routes(options.dashboard ?? false), {
+          port,
+          host: "127.0.0.1",
+          limits: options.limits
+        }).pipe(
+          Layer.provide(ServicesLive),
+          Layer.provide([
+            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
+            Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
+            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
+          ])
         )
+      )
     )
   )
 

@@ -1,7 +1,7 @@
 /**
  * Every answer an operation can get, with its headers, as the service sends it. HttpApi documents
- * what the endpoints and their middlewares declare; the envelope around them
- * (`adapters/api-server/Envelope.ts`, `Representation.ts`) adds to every operation under `/v1`:
+ * what the endpoints and their middlewares declare; the request pipeline around them
+ * (`adapters/http/pipeline/Pipeline.ts`, `transport/Representation.ts`) adds to every operation under `/v1`:
  * a `Request-Id` on every answer; the rate-limit headers on answers to an accepted key; an `ETag`
  * on a success, and 304 when `If-None-Match` names it; 405 for any other method; 500 for anything
  * unexpected; 503 when the request could not be audited. Every error answer has the one body of
@@ -80,7 +80,7 @@ const errorContent = { "application/json": { schema: componentRef(SchemaAST.reso
 
 const descriptionOf = (error: { readonly ast: SchemaAST.AST }) => SchemaAST.resolveDescription(error.ast)!
 
-/** The answers the envelope gives, whatever the operation. */
+/** The answers the request pipeline gives, whatever the operation. */
 const envelopeResponses: Record<number, OpenApi.OpenApiSpecResponse> = {
   405: {
     description: `Any other method on this path. ${descriptionOf(MethodNotAllowed)}.`,

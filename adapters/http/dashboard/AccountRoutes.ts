@@ -1,0 +1,86 @@
+/**
+ * The account page, for every signed-in user: the second factor turned on (a new secret
+ * confirmed by a code) and off (the password and a code). The core decides what a code is
+ * worth, throttles wrong ones and audits both changes.
+ */
+import { Effect, Redacted } from "effect"
+import { type HttpRouter, HttpServerResponse } from "effect/http"
+import type { CurrentSession } from "../../../core/services/DashboardAccess.ts"
+import { type CodeRefused, DashboardTwoFactor } from "../../../core/services/DashboardTwoFactor.ts"
+import * as AccountPages from "./AccountPages.ts"
+import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
+
+export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
+  const twoFactor = yield* DashboardTwoFactor
+  const { signedIn, signedInChange } = guards
+
+  /** The account page as it is now, with a message; a new secret whenever the factor is off. */
+  const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
+    Effect.gen(function* () {
+      const on = yield* twoFactor.isOn(session.user)
+      const state = on ? { on: true as const } : { on: false as const, setup: yield* twoFactor.setup(session.user) }
+      return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
+    })
+
+  const refusedPage = (session: CurrentSession, refused: CodeRefused, wrong: string) =>
+    refused.reason === "throttled"
+      ? Effect.map(
+          accountPage(
+            session,
+            { problem: `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.` },
+            429
+          ),
+          HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
+        )
+      : refused.reason === "locked"
+        ? accountPage(
+            session,
+            { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
+            403
+          )
+        : accountPage(session, { problem: wrong }, 400)
+
+  yield* router.add(
+    "GET",
+    AccountPages.accountPath,
+    signedIn((session) => accountPage(session, {}))
+  )
+
+  yield* router.add(
+    "POST",
+    `${AccountPages.accountPath}/totp/enable`,
+    signedInChange((session, clientAddress, field) =>
+      twoFactor
+        .enable(
+          session.user,
+          Redacted.make(field("password")),
+          Redacted.make(field("secret")),
+          field("code"),
+          clientAddress
+        )
+        .pipe(
+          Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
+          Effect.catchTag("CodeRefused", (refused) =>
+            refusedPage(
+              session,
+              refused,
+              "Not turned on: wrong password, or a code that is not the current one. Here is a new secret."
+            )
+          )
+        )
+    )
+  )
+
+  yield* router.add(
+    "POST",
+    `${AccountPages.accountPath}/totp/disable`,
+    signedInChange((session, clientAddress, field) =>
+      twoFactor.disable(session.user, Redacted.make(field("password")), field("code"), clientAddress).pipe(
+        Effect.flatMap(() => accountPage(session, { notice: "The second factor is off." })),
+        Effect.catchTag("CodeRefused", (refused) =>
+          refusedPage(session, refused, "Not turned off: wrong password, or a code that is not the current one.")
+        )
+      )
+    )
+  )
+})

@@ -1,0 +1,123 @@
+/**
+ * The audit page (`/dashboard/audit`) over the core's `DashboardAudit`: the filters arrive as a
+ * GET form's query; a value that cannot be read is shown as a problem (400), never guessed.
+ * Admins only: the core refuses a member, and so does the answer (403). Never storage.
+ */
+import { DateTime, Effect, Option } from "effect"
+import { type HttpRouter, HttpServerRequest } from "effect/http"
+import type { AuditPosition, StatusClass } from "../../../core/ports/AuditLog.ts"
+import { DashboardAudit, type RequestFilters } from "../../../core/services/DashboardAudit.ts"
+import { DashboardKeys } from "../../../core/services/DashboardKeys.ts"
+import { type AuditFilters, auditLink, audit as auditPage, auditPath } from "./AuditPages.ts"
+import { type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
+import * as Pages from "./Pages.ts"
+
+const statusClasses = new Map<string, StatusClass>([
+  ["2xx", 2],
+  ["3xx", 3],
+  ["4xx", 4],
+  ["5xx", 5]
+])
+
+/** A `datetime-local` field's text (minutes, perhaps seconds), read as UTC; or a full ISO instant. */
+const instantOf = (text: string) =>
+  /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z)?$/.test(text)
+    ? DateTime.make(text.endsWith("Z") ? text : `${text}Z`)
+    : Option.none()
+
+type Read = { readonly filters: RequestFilters } | { readonly problem: string }
+
+/** The core's filters from the form's, or what is wrong with them in the words the page shows. */
+const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => {
+  const statusClass = statusClasses.get(form.status)
+  if (form.status !== "" && statusClass === undefined) return { problem: "The status is not 2xx, 3xx, 4xx or 5xx." }
+  if (form.path !== "" && form.match !== "prefix" && form.match !== "exact") {
+    return { problem: "A path matches exactly or by its start." }
+  }
+  const since = form.from === "" ? Option.none() : instantOf(form.from)
+  const until = form.to === "" ? Option.none() : instantOf(form.to)
+  if (form.from !== "" && Option.isNone(since)) return { problem: "“From” is not a date and time (2026-11-24T08:00)." }
+  if (form.to !== "" && Option.isNone(until)) return { problem: "“To” is not a date and time (2026-11-24T18:00)." }
+  let before: AuditPosition | undefined
+  if (beforeAt !== "" || beforeSeq !== "") {
+    const at = instantOf(beforeAt)
+    if (Option.isNone(at) || !/^\d{1,15}$/.test(beforeSeq)) return { problem: "The page to continue from is unknown." }
+    before = { at: at.value, sequence: Number(beforeSeq) }
+  }
+  return {
+    filters: {
+      keyId: form.key === "" ? undefined : form.key,
+      statusClass,
+      path: form.path === "" ? undefined : { value: form.path, match: form.match === "exact" ? "exact" : "prefix" },
+      requestId: form.requestId === "" ? undefined : form.requestId,
+      since: Option.getOrUndefined(since),
+      until: Option.getOrUndefined(until),
+      before
+    }
+  }
+}
+
+const minute = (instant: DateTime.Utc) => DateTime.formatIso(instant).slice(0, 16).replace("T", " ")
+
+export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
+  const auditService = yield* DashboardAudit
+  const keys = yield* DashboardKeys
+
+  yield* router.add(
+    "GET",
+    auditPath,
+    guards.signedIn((session, clientAddress) =>
+      Effect.gen(function* () {
+        const actor = { user: session.user, clientAddress }
+        const viewer = viewerOf(session)
+        const query = queryOf(yield* HttpServerRequest.HttpServerRequest)
+        const field = (name: string) => (query.get(name) ?? "").trim()
+        const form: AuditFilters = {
+          key: field("key"),
+          status: field("status"),
+          path: field("path"),
+          match: field("match") === "" ? "prefix" : field("match"),
+          from: field("from"),
+          to: field("to"),
+          requestId: field("request_id")
+        }
+        const parsed = read(form, field("before_at"), field("before_seq"))
+        return yield* Effect.gen(function* () {
+          const [actions, orgKeys] = yield* Effect.all([auditService.actions(actor), keys.list(actor)], {
+            concurrency: "unbounded"
+          })
+          const view = { filters: form, keys: orgKeys, actions, continued: field("before_at") !== "" }
+          if ("problem" in parsed) {
+            return htmlPage(
+              auditPage(viewer, { ...view, requests: [], window: "", next: undefined, problem: parsed.problem }),
+              400
+            )
+          }
+          const found = yield* auditService.requests(actor, parsed.filters)
+          const next =
+            found.next === undefined
+              ? undefined
+              : auditLink(form, { at: DateTime.formatIso(found.next.at), sequence: found.next.sequence })
+          return htmlPage(
+            auditPage(viewer, {
+              ...view,
+              requests: found.entries,
+              window: `from ${minute(found.since)} to ${minute(found.until)} UTC`,
+              next,
+              problem: undefined
+            })
+          )
+        }).pipe(
+          Effect.catchTag("NotPermitted", () =>
+            Effect.succeed(
+              htmlPage(
+                Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewer),
+                403
+              )
+            )
+          )
+        )
+      })
+    )
+  )
+})

@@ -1,0 +1,83 @@
+/**
+ * The page every dashboard view sits in, rendered on the server with preact and htm (tagged
+ * templates, no build step): landmarks, the signed-in user with the sign-out forms, the local
+ * stylesheet and script. Text reaches the HTML through preact, which escapes it.
+ */
+import { html } from "htm/preact"
+import type { VNode } from "preact"
+import { render } from "preact-render-to-string"
+import type { DashboardUser } from "../../../core/ports/DashboardUserStore.ts"
+import { assetPath } from "./Assets.ts"
+
+export interface Viewer {
+  readonly user: DashboardUser
+  readonly csrfToken: string
+}
+
+export const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value=${viewer.csrfToken} />`
+
+const signOutForms = (viewer: Viewer) => html`
+  <ul>
+    <li><span>${viewer.user.email} (${viewer.user.role})</span></li>
+    <li>
+      <form method="post" action="/dashboard/sign-out" class="inline">
+        ${csrfField(viewer)}
+        <button type="submit" class="secondary outline">Sign out</button>
+      </form>
+    </li>
+    <li>
+      <form method="post" action="/dashboard/sign-out-everywhere" class="inline">
+        ${csrfField(viewer)}
+        <button type="submit" class="secondary outline">Sign out everywhere</button>
+      </form>
+    </li>
+  </ul>
+`
+
+/** The navigation bar's pages. */
+const sections: ReadonlyArray<readonly [string, string]> = [
+  ["/dashboard/overview", "Overview"],
+  ["/dashboard/integrations", "Integrations"],
+  ["/dashboard/receivables", "Receivables"],
+  ["/dashboard/keys", "API keys"],
+  ["/dashboard/account", "Account"]
+]
+
+/** Pages for admins only: members get no link to them (and a 403 when they ask). */
+const adminSections: ReadonlyArray<readonly [string, string]> = [["/dashboard/audit", "Audit log"]]
+
+const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
+
+/** A whole page as HTML text; `chart` adds the charting library and its feeder (the Keys page). */
+export const page = (title: string, body: VNode, viewer?: Viewer, options: { readonly chart?: boolean } = {}): string =>
+  `<!doctype html>${render(html`
+    <html lang="en">
+      <head>
+        <meta charset="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <title>${title} · Partner Receivables</title>
+        <link rel="stylesheet" href=${assetPath("pico.css")} />
+        <link rel="stylesheet" href=${assetPath("dashboard.css")} />
+        <script src=${assetPath("dashboard.js")} defer></script>
+        ${
+          options.chart === true
+            ? html`<link rel="stylesheet" href=${assetPath("uplot.css")} />
+                <script src=${assetPath("uplot.js")} defer></script>
+                <script src=${assetPath("usage-chart.js")} defer></script>`
+            : null
+        }
+      </head>
+      <body>
+        <header class="container">
+          <nav aria-label="Main">
+            <ul>
+              <li><a href="/dashboard/overview"><strong>Partner Receivables</strong></a></li>
+              ${viewer === undefined ? null : sectionsOf(viewer).map(([href, label]) => html`<li><a href=${href}>${label}</a></li>`)}
+            </ul>
+            ${viewer === undefined ? null : signOutForms(viewer)}
+          </nav>
+        </header>
+        <main class="container">${body}</main>
+      </body>
+    </html>
+  `)}`

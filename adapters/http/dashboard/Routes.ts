@@ -1,0 +1,55 @@
+/**
+ * The dashboard's routes under `/dashboard`, registered on the service's HTTP router beside the
+ * API (whose request pipeline audits and address-limits them): getting in and out (`AccessRoutes.ts`),
+ * the account's second factor (`AccountRoutes.ts`), the keys (`KeyRoutes.ts`), the overview and the
+ * pairs (`IntegrationRoutes.ts`), the receivables (`ReceivableRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
+ * same-origin check first, then (once signed in) the session's CSRF token (`Handlers.ts`). Uses
+ * the core's services, never storage; imports nothing from other
+ * adapters.
+ */
+import { Effect } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import * as AccessRoutes from "./AccessRoutes.ts"
+import * as AccountRoutes from "./AccountRoutes.ts"
+import { assetCacheControl, assetsPrefix, findAsset } from "./Assets.ts"
+import * as AuditRoutes from "./AuditRoutes.ts"
+import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
+import * as IntegrationRoutes from "./IntegrationRoutes.ts"
+import * as KeyRoutes from "./KeyRoutes.ts"
+import * as ReceivableRoutes from "./ReceivableRoutes.ts"
+import * as Security from "./Security.ts"
+
+export const routes = (options: GuardOptions) =>
+  HttpRouter.use(
+    Effect.fn(function* (router) {
+      const guards = yield* makeGuards(options)
+      yield* AccessRoutes.register(router, guards)
+      yield* AccountRoutes.register(router, guards)
+      yield* KeyRoutes.register(router, guards)
+      yield* IntegrationRoutes.register(router, guards)
+      yield* ReceivableRoutes.register(router, guards)
+      yield* AuditRoutes.register(router, guards)
+
+      // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page.
+      yield* router.add(
+        "GET",
+        `${assetsPrefix}:name`,
+        Effect.map(HttpRouter.params, ({ name }) => {
+          const asset = name === undefined ? undefined : findAsset(name)
+          return asset === undefined
+            ? notFound
+            : HttpServerResponse.setHeader(
+                Security.secured(HttpServerResponse.text(asset.body, { contentType: asset.contentType })),
+                "cache-control",
+                assetCacheControl
+              )
+        })
+      )
+
+      // `/dashboard` itself leads to the overview; anything else under it is the dashboard's own 404
+      // page, whatever the method (the router's wildcard also takes `/dashboard`).
+      yield* router.add("*", "/dashboard/*", (request) =>
+        Effect.succeed(request.method === "GET" && request.url === "/dashboard" ? seeOther(overviewPath) : notFound)
+      )
+    })
+  )

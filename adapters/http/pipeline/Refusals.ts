@@ -1,0 +1,30 @@
+/**
+ * How the pipeline itself answers when it refuses or fails a request: the API's documented JSON
+ * error body, or, for a dashboard page, a short plain text under the dashboard's headers (never
+ * cached, never framed), since a person reads it in a browser.
+ */
+import type { Schema } from "effect"
+import { HttpServerResponse } from "effect/http"
+import * as ErrorResponse from "./ErrorResponse.ts"
+import type { RequestContext } from "./RequestContext.ts"
+
+const pageHeaders = {
+  "content-security-policy": "default-src 'none'; frame-ancestors 'none'",
+  "x-frame-options": "DENY",
+  "x-content-type-options": "nosniff",
+  "referrer-policy": "no-referrer",
+  "cache-control": "no-store"
+}
+
+/** A dashboard page's refusal: `text` for the person reading it. */
+export const pageText = (status: number, text: string) =>
+  HttpServerResponse.text(text, { status, headers: pageHeaders })
+
+/** The refusal `request` gets: `page` for a dashboard page, the API's error body otherwise. */
+export const refuse = <S extends Schema.Codec<unknown, unknown>>(
+  request: RequestContext,
+  status: number,
+  api: { readonly schema: S; readonly error: S["Type"] },
+  page: string
+): HttpServerResponse.HttpServerResponse =>
+  request.dashboard ? pageText(status, page) : ErrorResponse.of(api.schema, api.error, status)

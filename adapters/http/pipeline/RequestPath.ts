@@ -1,0 +1,110 @@
+/**
+ * The one decision about a request's path, taken before anything else looks at it: the path as
+ * received (never resolved, decoded or normalized) and the route it names exactly, if any.
+ * Routing, the audit log, metrics and the probe exemptions all read this decision, so no two of
+ * them can disagree about which resource a request reached. Paths are exact: case-sensitive, no
+ * trailing slash, no empty segment, no `;` parameters, no dot segments, no backslash, and only
+ * the id of a receivable is a variable segment. The dashboard, when the app mounts it, owns every
+ * path under exactly `/dashboard` made of plain segments (it routes them itself).
+ */
+import { Context } from "effect"
+import { HttpApi } from "effect/http-api"
+import { Api } from "../../../core/api/Api.ts"
+
+/** A route: its pattern (as metrics label it) and the methods it answers. */
+export interface Route {
+  readonly pattern: string
+  /** Liveness, readiness and metrics: not audited, so that probes never depend on the database. */
+  readonly probe: boolean
+  /** An answer that does not change while the process runs: served compressed and cached. */
+  readonly static?: boolean
+  /** An endpoint of the API: its answers carry an ETag and are compressed per request. */
+  readonly api?: boolean
+  /** A page of the dashboard: audited and limited per address, but answered as HTML, not API JSON. */
+  readonly dashboard?: boolean
+}
+
+/** Whether the dashboard's pages are served here; set by the app (`DASHBOARD`), off by default. */
+export const DashboardMounted = Context.Reference<boolean>("adapters/http/DashboardMounted", {
+  defaultValue: () => false
+})
+
+export const dashboardPath = "/dashboard"
+const dashboardRoute: Route = { pattern: dashboardPath, probe: false, dashboard: true }
+// Plain segments only: letters, digits, `-`, `_`, and one dotted extension (`pico.css`). No
+// percent-encoding, dot segment, empty segment, `;` or backslash can pass.
+const dashboardPaths = /^\/dashboard(?:\/[A-Za-z0-9_-]+(?:\.[a-z]+)?)*$/
+
+/** The path as the audit log keeps it: an invite link's token is a secret, like a key. */
+export const redactDashboardPath = (path: string) =>
+  path.replace(/^\/dashboard\/invite\/[^/]+/, "/dashboard/invite/[redacted]")
+
+export interface PathDecision {
+  /** The path exactly as the request line carried it, without the query. */
+  readonly path: string
+  /** The query as received, without the `?`. */
+  readonly query: string
+  /** The route the path names exactly; undefined for every other path (answered 404). */
+  readonly route: Route | undefined
+}
+
+// The API's endpoints, read from the contract (`/v1/receivables/:id` and the like).
+const apiPatterns: Array<string> = []
+HttpApi.reflect(Api, {
+  onGroup: () => undefined,
+  onEndpoint: ({ endpoint }) => {
+    apiPatterns.push(endpoint.path)
+  }
+})
+
+export const openApiPath = "/v1/openapi.json"
+export const docsPath = "/docs"
+export const faviconPath = "/favicon.ico"
+/** The reference page's script, by name (`DocsAssets.ts`). */
+export const docsAssetsPrefix = "/docs/assets/"
+export const docsAssetPattern = `${docsAssetsPrefix}:name`
+
+const fixedRoutes: ReadonlyArray<Route> = [
+  ...apiPatterns.filter((pattern) => !pattern.includes(":")).map((pattern) => ({ pattern, probe: false, api: true })),
+  { pattern: openApiPath, probe: false, static: true },
+  { pattern: docsPath, probe: false, static: true },
+  { pattern: faviconPath, probe: false, static: true },
+  { pattern: "/health", probe: true },
+  { pattern: "/ready", probe: true },
+  { pattern: "/metrics", probe: true }
+]
+const byPath = new Map(fixedRoutes.map((route) => [route.pattern, route]))
+
+// Patterns with one variable last segment (`/v1/receivables/:id`), by their fixed part.
+const variableRoutes = new Map<string, Route>([
+  ...apiPatterns
+    .filter((pattern) => /^[^:]*\/:[a-z]+$/i.test(pattern))
+    .map((pattern): [string, Route] => [
+      pattern.slice(0, pattern.lastIndexOf("/") + 1),
+      { pattern, probe: false, api: true }
+    ]),
+  [docsAssetsPrefix, { pattern: docsAssetPattern, probe: false, static: true }]
+])
+
+// A variable segment is passed to its route as it is (a malformed id is then "no such
+// receivable", like an unknown one), except what could be read as more than one segment or as
+// another path: a `;` parameter, a backslash, an encoded slash or backslash, a dot segment.
+const isVariableSegment = (segment: string) =>
+  segment !== "" && !/[;\\]|%2f|%5c/i.test(segment) && !/^(?:\.|%2e){1,2}$/i.test(segment)
+
+/** Every path that names a route exactly, for tests and the router's own table. */
+export const routePatterns: ReadonlyArray<string> = [...fixedRoutes.map((r) => r.pattern), ...variableRoutes.keys()]
+
+/** The decision for a request target (`request.url`: the path and query as received). */
+export const decide = (target: string, options: { readonly dashboard?: boolean } = {}): PathDecision => {
+  const queryAt = target.indexOf("?")
+  const path = queryAt < 0 ? target : target.slice(0, queryAt)
+  const query = queryAt < 0 ? "" : target.slice(queryAt + 1)
+  if (options.dashboard === true && dashboardPaths.test(path)) return { path, query, route: dashboardRoute }
+  const fixed = byPath.get(path)
+  if (fixed !== undefined) return { path, query, route: fixed }
+  const slash = path.lastIndexOf("/")
+  const variable = variableRoutes.get(path.slice(0, slash + 1))
+  const route = variable !== undefined && isVariableSegment(path.slice(slash + 1)) ? variable : undefined
+  return { path, query, route }
+}

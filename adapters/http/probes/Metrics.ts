@@ -1,0 +1,66 @@
+/**
+ * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, and
+ * `GET /metrics`, which exports every metric of the process (the sync engine's among them) with
+ * effect's Prometheus support. Two gauges are read at scrape time through ports: pairs overdue
+ * and the audit queue. Routes are the patterns of `RequestPath` (never raw paths, which would
+ * grow without bound). Like the probes it needs no key and is not audited: keep it on the
+ * operators' network.
+ */
+import { Duration, Effect, Metric } from "effect"
+import { HttpRouter, HttpServerResponse } from "effect/http"
+import { PrometheusMetrics } from "effect/observability"
+import { AuditLog } from "../../../core/ports/AuditLog.ts"
+import { PairStore } from "../../../core/ports/PairStore.ts"
+
+const requests = Metric.counter("http_requests_total", {
+  description: "HTTP requests answered, by route, method and status.",
+  incremental: true
+})
+
+const latency = Metric.histogram("http_request_duration_seconds", {
+  description: "Time to answer a request, by route.",
+  boundaries: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+})
+
+const overdue = Metric.gauge("sync_pairs_overdue", {
+  description: "Unpaused pairs whose sync is more than a minute late."
+})
+
+const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })
+
+// Label values come from a closed set: a method is whatever bytes a client sent, and each new
+// label value would be a new series held for the life of the process.
+const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"])
+
+/** Counts an answered request. `route` is the route's pattern (`RequestPath`), `unmatched` or `unparsed`. */
+export const observeRequest = (method: string, route: string, status: number, seconds: number) =>
+  Effect.andThen(
+    Metric.update(
+      Metric.withAttributes(requests, {
+        route,
+        method: knownMethods.has(method) ? method : "other",
+        status: String(status)
+      }),
+      1
+    ),
+    Metric.update(Metric.withAttributes(latency, { route }), seconds)
+  )
+
+/** `GET /metrics`: every metric of the process, the two gauges read first. */
+export const routes = HttpRouter.use(
+  Effect.fn(function* (router) {
+    const pairs = yield* PairStore
+    const audit = yield* AuditLog
+    yield* router.add(
+      "GET",
+      "/metrics",
+      Effect.gen(function* () {
+        yield* Metric.update(overdue, yield* pairs.countOverdue(Duration.minutes(1)))
+        yield* Metric.update(auditQueue, yield* audit.pending)
+        return HttpServerResponse.text(yield* PrometheusMetrics.format(), {
+          contentType: "text/plain; version=0.0.4"
+        })
+      })
+    )
+  })
+)

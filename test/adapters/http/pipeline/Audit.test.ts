@@ -1,0 +1,71 @@
+/**
+ * The audit step: one entry per request, built from the request as the pipeline decided it (keys
+ * and invite tokens redacted, the caller's key by id), committed before the answer leaves; an
+ * answer that cannot be recorded is replaced by 503.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { DateTime, Effect, Layer } from "effect"
+import { HttpServerResponse } from "effect/http"
+import * as Audit from "../../../../adapters/http/pipeline/Audit.ts"
+import { makeApiKey, secretBytes } from "../../../../core/domain/ApiKey.ts"
+import type { ApiKeyId, OrgId } from "../../../../core/domain/Ids.ts"
+import { layerMemory } from "../../../../core/memory/AuditLog.ts"
+import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../../../core/ports/AuditLog.ts"
+import { bodyOf, counted, requestFor } from "./Requests.ts"
+
+const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
+
+describe("Audit.entryOf", () => {
+  it("keeps the path and query with keys and invite tokens redacted, and the caller by key id", () => {
+    const request = requestFor(`/v1/receivables?vendor_id=${key}&limit=5`)
+    request.owner = { keyId: "key-1" as ApiKeyId, orgId: "org-1" as OrgId }
+    const entry = Audit.entryOf(request, 200, 12.5)
+    assert.notInclude(JSON.stringify(entry), key)
+    assert.include(entry.query, "limit=5")
+    assert.deepInclude(entry as unknown as Record<string, unknown>, {
+      keyId: "key-1",
+      orgId: "org-1",
+      method: "GET",
+      status: 200,
+      durationMs: 12.5
+    })
+    assert.isTrue(DateTime.isDateTime(entry.at))
+    const invite = Audit.entryOf(requestFor("/dashboard/invite/s3cret-token", { dashboardMounted: true }), 200, 1)
+    assert.strictEqual(invite.path, "/dashboard/invite/[redacted]")
+  })
+})
+
+describe("Audit.step", () => {
+  it.effect("records one entry with the status that leaves, before answering", () =>
+    Effect.gen(function* () {
+      const step = yield* Audit.step
+      const request = requestFor("/v1/vendors")
+      const answer = yield* step(request, counted(HttpServerResponse.empty({ status: 304 })).next)
+      assert.strictEqual(answer.status, 304)
+      const entries = yield* (yield* AuditLog).recent({ limit: 10 })
+      assert.deepStrictEqual(
+        entries.map((e: AuditEntry) => [e.requestId, e.status]),
+        [[request.requestId, 304]]
+      )
+      assert.isDefined(request.answeredNanos)
+    }).pipe(Effect.provide(layerMemory))
+  )
+
+  it.effect("answers 503 service_unavailable when the entry cannot be recorded", () =>
+    Effect.gen(function* () {
+      const step = yield* Audit.step
+      const answer = yield* step(requestFor("/v1/vendors"), counted().next)
+      assert.strictEqual(answer.status, 503)
+      assert.deepInclude((bodyOf(answer) as { error: object }).error, { type: "api_error" })
+    }).pipe(
+      Effect.provide(
+        Layer.succeed(AuditLog, {
+          record: () => Effect.fail(new AuditLogUnavailable({ message: "down" })),
+          recent: () => Effect.succeed([]),
+          search: () => Effect.succeed([]),
+          pending: Effect.succeed(0)
+        } as never)
+      )
+    )
+  )
+})
