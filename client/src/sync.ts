@@ -9,7 +9,7 @@
  *
  * Receivables are handed over as a full load lists them (with `metadata`, without `history`), and
  * each call ends with every pair's schedule, which moves without a change (`schedules.ts`): a copy
- * that applies both is, once a call returns, what a full load would read at that moment.
+ * that applies both equals a full load read after the call, when no sync commits in between.
  */
 import { InvalidRequestError } from "./errors.ts"
 import { eventPages, receivablePages } from "./pages.ts"
