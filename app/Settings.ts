@@ -5,6 +5,7 @@
 import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
+import * as ConnectionBudget from "../adapters/http/ConnectionBudget.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as Cors from "../adapters/http/pipeline/Cors.ts"
@@ -35,6 +36,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   RateLimiter.policy,
   InFlight.policy,
   AddressLimiter.policy,
+  ConnectionBudget.maxPerAddress,
   Deadline.deadlineSeconds,
   ClientAddress.trustedProxies,
   Cors.settings,

@@ -13,6 +13,7 @@ import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
+import * as ConnectionBudget from "./ConnectionBudget.ts"
 import { AddressLimiter } from "./pipeline/AddressLimiter.ts"
 import * as Audit from "./pipeline/Audit.ts"
 import { ClientAddress } from "./pipeline/ClientAddress.ts"
@@ -29,7 +30,7 @@ export const limits = {
   requestTimeoutMillis: 30_000,
   /** How long an idle kept-alive connection stays open. */
   keepAliveTimeoutMillis: 5_000,
-  /** Connections open at once; more are refused until some close. */
+  /** Connections open at once; more are refused until some close. Per address: `ConnectionBudget`. */
   maxConnections: 2_000
 } as const
 
@@ -209,8 +210,10 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOpti
     Effect.sync(() => {
       const http = create(options.limits)
       const served = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: options.listenLog !== true })
-      return Layer.merge(drainOnStop(http).pipe(Layer.provideMerge(served)), rejectionsLayer(http)).pipe(
-        Layer.provide(NodeHttpServer.layer(() => http, { port: options.port, host: options.host }))
-      )
+      return Layer.mergeAll(
+        drainOnStop(http).pipe(Layer.provideMerge(served)),
+        rejectionsLayer(http),
+        ConnectionBudget.layer(http)
+      ).pipe(Layer.provide(NodeHttpServer.layer(() => http, { port: options.port, host: options.host })))
     })
   )

@@ -8,6 +8,7 @@
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
 import { Api } from "../../core/api/Api.ts"
+import * as SecuritySchemes from "../../core/api/openapi/SecuritySchemes.ts"
 import * as Authorization from "./api/Authorization.ts"
 import * as DocsAssets from "./api/DocsAssets.ts"
 import * as EventsHttp from "./api/EventsHttp.ts"
@@ -22,7 +23,10 @@ export const routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(
     Layer.provide([ReceivablesHttp.layer, EventsHttp.layer])
   ),
-  HttpApiScalar.layer(Api, { path: RequestPath.docsPath }),
+  HttpApiScalar.layer(Api, {
+    path: RequestPath.docsPath,
+    scalar: { authentication: { preferredSecurityScheme: SecuritySchemes.preferredScheme } }
+  }),
   DocsAssets.routes,
   Health.routes,
   Metrics.routes,

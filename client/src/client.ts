@@ -111,6 +111,8 @@ export class PartnerReceivables {
       get<ReceivableList>("/v1/receivables", params, request)
     const listEvents = (params: ListEventsParams = {}, request?: RequestOptions) =>
       get<EventList>("/v1/events", params, request)
+    const listIntegrations = (params: ListIntegrationsParams = {}, request?: RequestOptions) =>
+      get<List<Integration>>("/v1/integrations", params, request)
 
     this.receivables = {
       list: listReceivables,
@@ -119,12 +121,12 @@ export class PartnerReceivables {
     }
     this.vendors = { list: (params = {}, request) => get("/v1/vendors", params, request) }
     this.debtors = { list: (params = {}, request) => get("/v1/debtors", params, request) }
-    this.integrations = { list: (params = {}, request) => get("/v1/integrations", params, request) }
+    this.integrations = { list: listIntegrations }
     this.events = {
       list: listEvents,
       get: (id, request) => get(path("/v1/events/:id", id), {}, request),
       iterate: (params = {}, request = {}) => items(eventPages(listEvents, params, request))
     }
-    this.sync = (syncOptions) => sync({ listReceivables, listEvents }, syncOptions)
+    this.sync = (syncOptions) => sync({ listReceivables, listEvents, listIntegrations }, syncOptions)
   }
 }

@@ -14,6 +14,7 @@ export {
 } from "./errors.ts"
 export type * from "./params.ts"
 export type { RetryOptions } from "./retry.ts"
+export type { PairSchedule } from "./schedules.ts"
 export type {
   EventsCheckpoint,
   SyncCheckpoint,

@@ -6,12 +6,25 @@
  * Two ways to learn what changed. `events` (the default) follows the events feed from the
  * `latest_sequence` noted before the full load; `watermark` polls the receivables list with
  * `verified_since` set to the `next_verified_since` of the previous poll's first page.
+ *
+ * Receivables are handed over as a full load lists them (with `metadata`, without `history`), and
+ * each call ends with every pair's schedule, which moves without a change (`schedules.ts`): a copy
+ * that applies both equals a full load read after the call, when no sync commits in between.
  */
 import { InvalidRequestError } from "./errors.ts"
 import { eventPages, receivablePages } from "./pages.ts"
 import type { ListEventsParams, ListReceivablesParams } from "./params.ts"
+import { type ListIntegrations, type PairSchedule, readSchedules, scheduleLookup } from "./schedules.ts"
 import type { RequestOptions } from "./transport.ts"
-import type { Event, EventList, EventReceivable, Receivable, ReceivableList } from "./wire.ts"
+import type {
+  Event,
+  EventList,
+  EventReceivable,
+  Metadata,
+  Receivable,
+  ReceivableFields,
+  ReceivableList
+} from "./wire.ts"
 
 export interface EventsCheckpoint {
   readonly feed: "events"
@@ -32,8 +45,15 @@ export interface WatermarkCheckpoint {
 /** Plain JSON: store it as it is (`JSON.stringify`) and pass it back as it was. */
 export type SyncCheckpoint = EventsCheckpoint | WatermarkCheckpoint
 
-/** A receivable as `sync` hands it over: the same fields whether it came from the list or the feed. */
-export type SyncedReceivable = EventReceivable
+/**
+ * A receivable as `sync` hands it over, whether it came from the list or the feed: as a full load
+ * (`verified_since=all&expand[]=metadata`) lists it.
+ */
+export interface SyncedReceivable extends ReceivableFields {
+  /** Its pair's schedule when it was handed over; `onSchedule` brings the later ones. */
+  readonly estimated_next_update_at: string | null
+  readonly metadata: Metadata
+}
 
 export interface SyncOptions {
   /** Where the last call left off; none for a first full load. */
@@ -42,9 +62,15 @@ export interface SyncOptions {
   readonly feed?: "events" | "watermark"
   /** Upsert it by `id`. Called in order, one at a time; a receivable may come more than once. */
   readonly onReceivable: (receivable: SyncedReceivable) => void | Promise<void>
+  /**
+   * Set `estimated_next_update_at` of every receivable of this pair in your copy. Called once per
+   * pair at the end of each call, after its receivables: a pair's schedule moves at each of its
+   * syncs, also one that changes nothing and so brings no receivable.
+   */
+  readonly onSchedule?: (schedule: PairSchedule) => void | Promise<void>
   /** Every event of the feed, after its receivable was handed over (events feed only). */
   readonly onEvent?: (event: Event) => void | Promise<void>
-  /** Store the checkpoint durably; called after each page. */
+  /** Store the checkpoint durably; called after each page, and after the schedules. */
   readonly saveCheckpoint: (checkpoint: SyncCheckpoint) => void | Promise<void>
   /**
    * When the feed no longer holds every event after the checkpoint (`cursor_expired`, past the
@@ -69,11 +95,12 @@ export interface SyncResult {
 export interface SyncApi {
   readonly listReceivables: (params: ListReceivablesParams, options: RequestOptions) => Promise<ReceivableList>
   readonly listEvents: (params: ListEventsParams, options: RequestOptions) => Promise<EventList>
+  readonly listIntegrations: ListIntegrations
 }
 
-/** The list item in the feed's shape: metadata was expanded; the schedule and history are not synced. */
+/** A list item as handed over: metadata was expanded, history is not synced. */
 const synced = (item: Receivable): SyncedReceivable => {
-  const { estimated_next_update_at: _schedule, history: _history, metadata, ...fields } = item
+  const { history: _history, metadata, ...fields } = item
   return { ...fields, metadata: metadata ?? {} }
 }
 
@@ -83,6 +110,8 @@ export const sync = async (api: SyncApi, options: SyncOptions): Promise<SyncResu
   const limit = options.limit ?? 500
   let delivered = 0
   let fullLoad = false
+  // An event's receivable carries no schedule (it moves without events): its pair's is added.
+  const scheduleOf = scheduleLookup(api.listIntegrations, request)
   const save = async <C extends SyncCheckpoint>(checkpoint: C): Promise<C> => {
     await options.saveCheckpoint(checkpoint)
     return checkpoint
@@ -129,7 +158,7 @@ export const sync = async (api: SyncApi, options: SyncOptions): Promise<SyncResu
         // Created and updated events carry the receivable; a status change repeats its update.
         const receivable = (event.data as { readonly receivable?: EventReceivable }).receivable
         if (receivable !== undefined) {
-          await options.onReceivable(receivable)
+          await options.onReceivable({ ...receivable, estimated_next_update_at: await scheduleOf(receivable) })
           delivered++
         }
         await options.onEvent?.(event)
@@ -178,5 +207,11 @@ export const sync = async (api: SyncApi, options: SyncOptions): Promise<SyncResu
   const start: SyncCheckpoint | undefined =
     options.checkpoint ?? (options.feed === "watermark" ? { feed: "watermark", verified_since: "all" } : undefined)
   const checkpoint = start?.feed === "watermark" ? await watermark(start) : await events(start ?? (await startEvents()))
+  // Read after the receivables, so that no schedule handed over is older than one they carry;
+  // saved again after them, for a caller that stores its copy when its checkpoint is saved.
+  if (options.onSchedule !== undefined) {
+    for (const schedule of await readSchedules(api.listIntegrations, request)) await options.onSchedule(schedule)
+    await options.saveCheckpoint(checkpoint)
+  }
   return { checkpoint, fullLoad, receivables: delivered }
 }

@@ -32,7 +32,7 @@ export class ReceivablesGroup extends HttpApiGroup.make("receivables")
       OpenApi.annotations({
         summary: "List receivables",
         description:
-          "Receivables of your organization, ordered by detection time (oldest first), then id. Filters combine. Page with `page`, or with `starting_after=<id of the last item received>`, which never skips or repeats an item that keeps matching while syncs run and costs the same at any depth.\n\nPolling: load everything once with `verified_since=all`, then poll with `verified_since` set to the `next_verified_since` of your previous poll's first page, and upsert by `id`. No change committed after a response has an `updated_at` before its `next_verified_since`, so nothing is missed and no overlap window is needed. (Or follow `GET /v1/events`.)"
+          "Receivables of your organization, ordered by detection time (oldest first), then id. Filters combine. Page with `page`, or with `starting_after=<id of the last item received>`, which never skips or repeats an item that keeps matching while syncs run and costs the same at any depth.\n\nPolling: load everything once with `verified_since=all`, then poll with `verified_since` set to the `next_verified_since` of your previous poll's first page, and upsert by `id`. No change committed after a response has an `updated_at` before its `next_verified_since`, so nothing is missed and no overlap window is needed. (Or follow `GET /v1/events`.) A receivable's `estimated_next_update_at` is its vendor-debtor pair's next sync, which moves at every sync of the pair, also one that changes nothing and so moves no `updated_at`: after each poll, set it on every receivable of each pair from `GET /v1/integrations`. With `expand[]=metadata` on the load and the polls, the copy then equals a full load, field for field."
       })
     ),
     HttpApiEndpoint.get("get", "/receivables/:id", {
@@ -92,7 +92,7 @@ export class IntegrationsGroup extends HttpApiGroup.make("integrations")
       OpenApi.annotations({
         summary: "List integrations",
         description:
-          "Your organization's vendor-debtor pairs, each with its connector's kind (never its configuration), its state, its last finished sync and when it is next synced. Ordered by vendor name, debtor name, then id. A vendor or debtor that is not yours gives an empty list."
+          "Your organization's vendor-debtor pairs, each with its connector's kind (never its configuration), its state, its last finished sync and when it is next synced: its `estimated_next_update_at` is the one every receivable of the pair shows, and a copy of the receivables takes it from here, as it moves without a change to them. Ordered by vendor name, debtor name, then id. A vendor or debtor that is not yours gives an empty list."
       })
     )
   )
@@ -125,7 +125,7 @@ export class Api extends endpoints
       title: "Partner Receivables API",
       version: "1.0.0",
       description:
-        "Read-only access to receivables verified by debtors' procurement portals, with their vendors and debtors.",
+        "Read-only access to receivables verified by debtors' procurement portals, with their vendors and debtors.\n\nThe API grows within v1 (new fields, new endpoints): any object in an answer may carry fields this document does not name yet, so keep or ignore the fields you do not know. Parameters are strict: one the endpoint does not define is refused.",
       license: { name: "MIT", identifier: "MIT" },
       // Relative: the API is where this document is, so "try it" and generated clients stay on
       // the origin that served it, whatever the deployment's address.

@@ -12,7 +12,7 @@ export const After = IntegerParam({
   minimum: 0,
   fallback: 0,
   description:
-    "Events with a sequence greater than this one: the `sequence` of the last event you processed, or the `latest_sequence` noted before a full load. Default 0, the oldest kept."
+    "Events with a sequence greater than this one: the `sequence` of the last event you processed, or the `latest_sequence` noted before a full load. Default 0, the oldest kept. Older than the retention: 400 `cursor_expired`. Greater than your organization's newest sequence (`latest_sequence`), which no position in your feed is: 400 `parameter_invalid`."
 })
 
 export const eventsQuery = {
@@ -39,7 +39,7 @@ export class EventsGroup extends HttpApiGroup.make("events")
       OpenApi.annotations({
         summary: "List events",
         description:
-          "Your organization's receivable events in the order their syncs committed, each with a `sequence` that strictly increases. `after=<sequence>` returns exactly the events committed after it: none twice, none skipped, however many pairs sync at once. Keep the last `sequence` you processed and pass it next time. Events are kept for the retention period (30 days by default); an `after` older than that is refused with `cursor_expired`: do a full load again."
+          "Your organization's receivable events in the order their syncs committed, each with a `sequence` that strictly increases. `after=<sequence>` returns exactly the events committed after it: none twice, none skipped, however many pairs sync at once. Keep the last `sequence` you processed and pass it next time. Events are kept for the retention period (30 days by default); an `after` older than that is refused with `cursor_expired`: do a full load again. An `after` past your newest sequence is refused with `parameter_invalid`.\n\nKeeping a copy: note `latest_sequence`, load everything (`GET /v1/receivables?verified_since=all&expand[]=metadata`), then follow the feed from it and upsert the `data.receivable` of each `receivable.created` and `receivable.updated` by `id`. A `receivable.status_changed` carries no receivable: it repeats the `receivable.updated` of the same change. An event's receivable has no `estimated_next_update_at`, which is its pair's schedule and moves at every sync of the pair, also one that changes nothing: after each round, set it on every receivable of each pair from `GET /v1/integrations`. The copy then equals a full load, field for field."
       })
     ),
     HttpApiEndpoint.get("get", "/events/:id", {

@@ -50,6 +50,22 @@ describe("the client's wire types", () => {
     >()
   })
 
+  it("hand a synced receivable over as a full load lists it, and each pair's schedule as integrations carry it", () => {
+    // Mutual assignability: an interface and a mapped type are never "identical" to `Equals`.
+    type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false
+    type ListItem = Encoded<typeof Receivable>
+    holds<
+      Same<Client.SyncedReceivable, Omit<ListItem, "history" | "metadata"> & Required<Pick<ListItem, "metadata">>>
+    >()
+    type Pair = Encoded<typeof Integration>
+    holds<
+      Same<
+        Client.PairSchedule,
+        { vendor_id: Pair["vendor"]["id"]; debtor_id: Pair["debtor"]["id"] } & Pick<Pair, "estimated_next_update_at">
+      >
+    >()
+  })
+
   it("name the parameters the contract defines, no more and no fewer", () => {
     holds<Equals<WireNames<Client.ListReceivablesParams>, keyof typeof Query.receivablesListQuery>>()
     holds<Equals<WireNames<Client.GetReceivableParams>, keyof typeof Query.receivableGetQuery>>()

@@ -1,7 +1,8 @@
 /**
  * `sync` over the fake API: a full load then the changes, on either feed, leaves the caller's copy
- * equal to the API's, whatever commits while it pages; a crash at any receivable resumes from the
- * last stored checkpoint and still misses nothing; an expired events cursor reloads (or is thrown).
+ * equal to a full load field for field (schedules included, which move without a change),
+ * whatever commits while it pages; a crash at any receivable resumes from the last stored
+ * checkpoint and still misses nothing; an expired events cursor reloads (or is thrown).
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
@@ -16,7 +17,7 @@ import { FakeApi } from "./FakeApi.ts"
 const feeds = ["events", "watermark"] as const
 type Feed = (typeof feeds)[number]
 
-/** A consumer: its copy, upserted by id, and its stored checkpoint, as JSON. */
+/** A consumer: its copy, upserted by id and given its pairs' schedules, and its stored checkpoint, as JSON. */
 class Consumer {
   readonly copy = new Map<string, SyncedReceivable>()
   stored: string | undefined
@@ -35,6 +36,13 @@ class Consumer {
         if (handed++ === crashAfter) throw new Error("crash")
         this.copy.set(receivable.id, receivable)
       },
+      onSchedule: (schedule) => {
+        for (const receivable of this.copy.values()) {
+          if (receivable.vendor.id === schedule.vendor_id && receivable.debtor.id === schedule.debtor_id) {
+            this.copy.set(receivable.id, { ...receivable, estimated_next_update_at: schedule.estimated_next_update_at })
+          }
+        }
+      },
       saveCheckpoint: (checkpoint) => {
         this.stored = JSON.stringify(checkpoint)
       }
@@ -50,7 +58,7 @@ const setup = () => {
 
 const assertCopyEqualsApi = (consumer: Consumer, api: FakeApi) => {
   const byId = (a: SyncedReceivable, b: SyncedReceivable) => a.id.localeCompare(b.id)
-  assert.deepStrictEqual([...consumer.copy.values()].sort(byId), [...api.receivables].sort(byId))
+  assert.deepStrictEqual([...consumer.copy.values()].sort(byId), api.fullLoad().sort(byId))
 }
 
 describe("sync", () => {
@@ -71,9 +79,23 @@ describe("sync", () => {
       // The watermark is at or before the last commit it covers: that receivable may come again.
       if (feed === "events") assert.strictEqual(second.receivables, 2)
       else assert.isAtLeast(second.receivables, 2)
-      assert.strictEqual(api.requests.length - requestsBefore, 1)
+      const changesRead = api.requests.slice(requestsBefore).filter((url) => url.pathname !== "/v1/integrations")
+      assert.strictEqual(changesRead.length, 1)
       assertCopyEqualsApi(consumer, api)
       assert.deepStrictEqual(JSON.parse(consumer.stored!), second.checkpoint)
+    })
+
+    it(`(${feed}) brings the schedules of pairs synced without a change, or paused, to the receivables it does not bring`, async () => {
+      const { api, consumer } = setup()
+      api.create(6)
+      await consumer.sync(feed)
+      api.reschedule(0)
+      api.reschedule(1, true)
+      const next = await consumer.sync(feed)
+      // Nothing changed: the events feed brings no receivable, so the schedules alone must reach them.
+      if (feed === "events") assert.strictEqual(next.receivables, 0)
+      assertCopyEqualsApi(consumer, api)
+      assert.isNull(api.pairs[1]!.schedule)
     })
 
     it(`(${feed}) misses nothing committed while it pages, and resumes after a crash at any receivable`, () =>
@@ -81,17 +103,23 @@ describe("sync", () => {
         fc.asyncProperty(
           fc.integer({ min: 0, max: 12 }),
           fc.integer({ min: 0, max: 30 }),
-          fc.array(fc.tuple(fc.nat({ max: 11 }), fc.constantFrom("APPROVED", "PAID" as const), fc.nat()), {
-            maxLength: 6
-          }),
-          async (count, crashAt, updates) => {
+          fc.array(
+            fc.oneof(
+              fc.tuple(fc.nat({ max: 11 }), fc.constantFrom("APPROVED", "PAID" as const), fc.nat()),
+              fc.tuple(fc.constant("reschedule" as const), fc.nat({ max: 1 }), fc.boolean())
+            ),
+            { maxLength: 6 }
+          ),
+          async (count, crashAt, commits) => {
             const { api, consumer } = setup()
             api.create(count)
-            // A sync commits before each of the client's requests, while it pages.
-            const pending = [...updates]
+            // A sync commits before each of the client's requests, while it pages: a change, or
+            // one that finds nothing changed and only moves its pair's schedule (or a pausing).
+            const pending = [...commits]
             api.beforeAnswer = () => {
               const next = pending.shift()
               if (next === undefined) return
+              if (next[0] === "reschedule") return api.reschedule(next[1], next[2])
               const [index, status, amount] = next
               if (index < api.receivables.length) api.update(index, status, amount)
               else api.create(1)

@@ -1,8 +1,8 @@
 /**
  * The reference page in a real browser (headless Chromium through playwright-core): it loads
  * with no request leaving the service's origin and no Content-Security-Policy violation, and its
- * try-it client sends a list request with a bearer key typed into its authentication and shows
- * the 200. Needs Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without
+ * try-it client, the bearer scheme selected from the start, sends a list request with a key
+ * typed into its authentication and shows the 200. Needs Chromium (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without
  * it. A screenshot of the answered request is kept in `test-artifacts/`.
  */
 import { mkdirSync } from "node:fs"
@@ -42,6 +42,8 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
             .first()
             .waitFor({ timeout: 10_000 })
           const body = await page.locator("body").innerText()
+          // The bearer scheme is selected from the start: pasting the key is the only step.
+          const authentication = body.slice(body.indexOf("Authentication"), body.indexOf("Authentication") + 200)
           const example = body.slice(body.indexOf('curl "$PARTNER_RECEIVABLES_URL/v1/receivables"')).split("\n\n")[0]!
           await page
             .getByRole("button", { name: /Test Request/i })
@@ -62,7 +64,8 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
             example,
             status: response.status(),
             url: response.url(),
-            authorization: await response.request().headerValue("authorization")
+            authorization: await response.request().headerValue("authorization"),
+            authentication
           }
         })
         assert.deepStrictEqual(
@@ -75,6 +78,8 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the reference
           "the script is served apart"
         )
         assert.deepStrictEqual(violations, [])
+        assert.match(sent.authentication, /Selected Auth Type:\s*bearer/)
+        assert.notInclude(sent.authentication, "No authentication selected")
         assert.strictEqual(sent.status, 200)
         assert.strictEqual(sent.authorization, `Bearer ${keys.orgA}`)
         assert.include(sent.example, '--header "Authorization: Bearer $PARTNER_RECEIVABLES_KEY"')

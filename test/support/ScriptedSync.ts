@@ -22,17 +22,15 @@ export const document = (key: string, portalStatus: string, source = "e2e"): Fet
 })
 
 /**
- * Syncs `org`'s first pair (by id) with `documents`. New receivables take ids counted up from
- * `idBase`, so that the tests of one database never draw the same one.
+ * Syncs an integration with `documents`, its next sync an hour after the sync. New receivables
+ * take ids counted up from `idBase`, so that the tests of one database never draw the same one.
  */
-export const makeScriptedSync = (idBase: number) => {
+export const makeIntegrationSync = (idBase: number) => {
   let serial = 0
-  return (org: string, documents: ReadonlyArray<FetchedDocument>) =>
+  return (integration: string, documents: ReadonlyArray<FetchedDocument>) =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const store = yield* PairStore
-      const [row] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} ORDER BY id LIMIT 1`
-      const pair = yield* store.get(row!.id)
+      const pair = yield* store.get(integration)
       yield* Effect.scoped(
         Effect.gen(function* () {
           const session = yield* store.session(pair, "e2e", yield* DateTime.now)
@@ -47,5 +45,16 @@ export const makeScriptedSync = (idBase: number) => {
           yield* session.finish({ counts, quarantine: [], nextSyncAt: DateTime.add(session.at, { hours: 1 }) })
         })
       )
+    }).pipe(Effect.orDie)
+}
+
+/** Syncs `org`'s first pair (by id) with `documents`, as `makeIntegrationSync` does. */
+export const makeScriptedSync = (idBase: number) => {
+  const syncIntegration = makeIntegrationSync(idBase)
+  return (org: string, documents: ReadonlyArray<FetchedDocument>) =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ id: string }>`SELECT id FROM integrations WHERE org_id = ${org} ORDER BY id LIMIT 1`
+      yield* syncIntegration(row!.id, documents)
     }).pipe(Effect.orDie)
 }

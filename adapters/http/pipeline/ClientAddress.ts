@@ -17,6 +17,8 @@ export class ClientAddress extends Context.Service<
      * a trusted proxy can say so (`X-Forwarded-Proto: https`, its last value being its own).
      */
     readonly https: (peer: string | undefined, forwardedProto: string | undefined) => boolean
+    /** Whether a connection's peer is one of the proxies the service trusts. */
+    readonly isTrustedProxy: (peer: string) => boolean
   }
 >()("adapters/http/ClientAddress") {}
 
@@ -65,6 +67,7 @@ export const make = (proxies: ReadonlyArray<string>) => {
       }
       return client
     },
+    isTrustedProxy: (peer) => proxies.length > 0 && isTrusted(plain(peer)),
     https: (peer, forwardedProto) =>
       peer !== undefined &&
       forwardedProto !== undefined &&

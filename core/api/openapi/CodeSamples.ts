@@ -7,14 +7,10 @@
  */
 import type { OpenApi } from "effect/http-api"
 import { mapOperations } from "./Operations.ts"
+import { pathIds } from "./PathIds.ts"
 
-// The shell variable a path's `{id}` is taken from, by the path it appears in.
-const idVariables: ReadonlyArray<readonly [string, string]> = [
-  ["/v1/receivables/{id}", "RECEIVABLE_ID"],
-  ["/v1/events/{id}", "EVENT_ID"]
-]
-
-const idVariable = (path: string) => idVariables.find(([template]) => template === path)?.[1]
+// The shell variable a path's `{id}` is taken from.
+const idVariable = (path: string) => pathIds.get(path)?.variable
 
 const shellPath = (path: string) => {
   const variable = idVariable(path)
@@ -51,24 +47,14 @@ export interface CodeSample {
 
 type WithSamples = OpenApi.OpenAPISpecOperation & { readonly "x-codeSamples"?: ReadonlyArray<CodeSample> }
 
-export const addCodeSamples = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec => {
-  // Each operation's path, which `mapOperations` does not pass along.
-  const paths = new Map<string, string>()
-  for (const [path, item] of Object.entries(document.paths)) {
-    for (const operation of Object.values(item)) {
-      const id = (operation as { readonly operationId?: unknown }).operationId
-      if (typeof id === "string") paths.set(id, path)
-    }
-  }
-  return mapOperations(document, (operation): WithSamples => {
-    const path = paths.get(operation.operationId)
-    if (path === undefined) return operation
-    return {
+export const addCodeSamples = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec =>
+  mapOperations(
+    document,
+    (operation, path): WithSamples => ({
       ...operation,
       "x-codeSamples": [
         { lang: "shell", label: "curl", source: curl(path) },
         { lang: "javascript", label: "partner-receivables-client", source: sdk(operation.operationId, path) }
       ]
-    }
-  })
-}
+    })
+  )

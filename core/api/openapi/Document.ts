@@ -1,13 +1,14 @@
 /**
  * The OpenAPI document of the contract as third-party tools need it, refined from what HttpApi
- * generates: linters (Redocly's and Spectral's stock rules) find nothing to report, and client
- * generators produce exact types. `Api` applies it through its `transform` annotation, so that
+ * generates: linters (Redocly's and Spectral's stock rules) find nothing to report, client
+ * generators produce exact types, and answers admit the fields later versions add. `Api` applies it through its `transform` annotation, so that
  * `/v1/openapi.json`, `/docs` and `OpenApi.fromApi(Api)` show the same document.
  */
 import { pipe } from "effect"
 import type { HttpApi, HttpApiGroup, OpenApi } from "effect/http-api"
 import { addCodeSamples } from "./CodeSamples.ts"
 import { addExamples } from "./Examples.ts"
+import { admitNewFields } from "./Growth.ts"
 import { documentParameters } from "./Parameters.ts"
 import { documentResponses } from "./Responses.ts"
 import { dropEncodedSuffixes, liftAnnotations, pruneComponents, referenceCopies } from "./Schemas.ts"
@@ -39,5 +40,6 @@ export const refine =
       dropEncodedSuffixes,
       referenceCopies,
       pruneComponents,
+      admitNewFields,
       addExamples
     )

@@ -1,5 +1,5 @@
 /**
- * The operations of an OpenAPI document, each rebuilt by a function.
+ * The operations of an OpenAPI document, each rebuilt by a function that is also told its path.
  */
 import type { OpenApi } from "effect/http-api"
 
@@ -16,7 +16,7 @@ const methods: ReadonlySet<string> = new Set<OpenApi.OpenAPISpecMethodName>([
 
 export const mapOperations = (
   document: OpenApi.OpenAPISpec,
-  f: (operation: OpenApi.OpenAPISpecOperation) => OpenApi.OpenAPISpecOperation
+  f: (operation: OpenApi.OpenAPISpecOperation, path: string) => OpenApi.OpenAPISpecOperation
 ): OpenApi.OpenAPISpec => ({
   ...document,
   paths: Object.fromEntries(
@@ -25,7 +25,7 @@ export const mapOperations = (
       Object.fromEntries(
         Object.entries(item).map(([key, value]) => [
           key,
-          methods.has(key) ? f(value as OpenApi.OpenAPISpecOperation) : value
+          methods.has(key) ? f(value as OpenApi.OpenAPISpecOperation, path) : value
         ])
       )
     ])

@@ -4,7 +4,8 @@
  * and generated clients would refuse `limit: 500`. The decoded side says what the contract
  * means (an integer from 1 to 500, 100 when omitted; a UUID; an array of two literals), and a
  * client sends it in the usual `form` style: decimal numbers, one `key=value` per array item.
- * Every parameter's description is its own, not its schema's.
+ * Every parameter's description is its own, not its schema's. An id in a path carries the
+ * pattern of a well-formed one (`PathIds.ts`).
  *
  * An optional query parameter also carries its example under the name `default`, marked
  * `x-disabled`: the reference page's try-it (Scalar) otherwise fills every optional parameter
@@ -15,6 +16,7 @@ import { Schema } from "effect"
 import { HttpApi, type HttpApiGroup, type OpenApi } from "effect/http-api"
 import { isJsonObject, type JsonObject } from "./Json.ts"
 import { mapOperations } from "./Operations.ts"
+import { pathIds } from "./PathIds.ts"
 import { liftAnnotations } from "./Schemas.ts"
 
 /** Each operation's query parameters, as JSON Schemas of their decoded values, by name. */
@@ -44,7 +46,13 @@ const described = (parameter: OpenApi.OpenAPISpecParameter, schema: JsonObject):
   return typeof description === "string" ? { ...parameter, description, schema: rest } : { ...parameter, schema }
 }
 
-const documented = (parameter: OpenApi.OpenAPISpecParameter, decoded: unknown): OpenApi.OpenAPISpecParameter => {
+const documented = (
+  parameter: OpenApi.OpenAPISpecParameter,
+  decoded: unknown,
+  path: string
+): OpenApi.OpenAPISpecParameter => {
+  const id = parameter.in === "path" ? pathIds.get(path) : undefined
+  if (id !== undefined) return described(parameter, { ...(parameter.schema as JsonObject), pattern: id.pattern })
   if (parameter.in !== "query") return described(parameter, parameter.schema as JsonObject)
   if (!isJsonObject(decoded)) throw new Error(`The query parameter ${parameter.name} is not in the contract`)
   return described(parameter, decoded)
@@ -74,10 +82,10 @@ export const documentParameters = <Id extends string, Groups extends HttpApiGrou
 ) => {
   const queries = decodedQueries(api)
   return (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec =>
-    mapOperations(document, (operation) => ({
+    mapOperations(document, (operation, path) => ({
       ...operation,
       parameters: operation.parameters.map((parameter) =>
-        offInTryIt(documented(parameter, queries.get(operation.operationId)?.[parameter.name]))
+        offInTryIt(documented(parameter, queries.get(operation.operationId)?.[parameter.name], path))
       )
     }))
 }

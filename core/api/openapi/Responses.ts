@@ -71,7 +71,8 @@ const ifNoneMatch: OpenApi.OpenAPISpecParameter = {
   name: "If-None-Match",
   in: "header",
   required: false,
-  description: "The `ETag` of an answer you hold: if it is still current, the answer is 304 without a body.",
+  description:
+    "The `ETag` of an answer you hold: if it is still current, the answer is 304 without a body. `*` matches any current answer (RFC 9110, 13.1.2), so it is a 304 on every GET, the receivables list included: send the tag you hold instead. A tag held from the receivables list matches again only while its `next_verified_since` stands still, which it does while a sync of one of your pairs runs.",
   schema: { type: "string" }
 }
 

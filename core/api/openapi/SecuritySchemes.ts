@@ -17,3 +17,10 @@ export const lowerCaseSchemes = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPI
     )
   }
 })
+
+/**
+ * The scheme the reference page's try-it selects from the start, so that pasting the key is the
+ * only step (Scalar otherwise starts at "No authentication selected"). It is the name
+ * `Authorization` gives the bearer key (core/api/Security.ts), as the document lists it.
+ */
+export const preferredScheme = "bearer"
