@@ -102,6 +102,32 @@ describe("the memory twins over one state", () => {
     }).pipe(Effect.provide(MemoryStorage.layer))
   )
 
+  it.effect("a sync that ends without finishing leaves nothing, and no mark holding the watermark back", () =>
+    Effect.gen(function* () {
+      const { org, pair } = yield* directoryPair
+      const integration = yield* (yield* PairStore).get(pair.id)
+      const failed = yield* Effect.exit(
+        Effect.scoped(
+          Effect.gen(function* () {
+            const session = yield* (yield* PairStore).session(integration, "worker", yield* DateTime.now)
+            yield* session.writeChunk({
+              inserts: [{ id, documentKey: "doc-1", state, detectedAt: session.at }],
+              updates: [],
+              events: []
+            })
+            return yield* Effect.fail("the portal hung up")
+          })
+        )
+      )
+      assert.isTrue(failed._tag === "Failure")
+      yield* TestClock.adjust("1 minute")
+      const page = yield* everything(org)
+      assert.strictEqual(page.totalCount, 0)
+      assert.strictEqual(DateTime.toEpochMillis(page.nextVerifiedSince), DateTime.toEpochMillis(yield* DateTime.now))
+      assert.strictEqual((yield* (yield* EventFeed).after(org, { limit: 10 })).latestSequence, 0)
+    }).pipe(Effect.provide(MemoryStorage.layer))
+  )
+
   it.effect("a pair the directory pauses is claimed by no worker until it resumes", () =>
     Effect.gen(function* () {
       const { pair } = yield* directoryPair
