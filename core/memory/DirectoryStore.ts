@@ -18,7 +18,7 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
-import { compareText, idKey, MemoryState, type PairRow, type Tables } from "./MemoryState.ts"
+import { addRun, compareText, idKey, MemoryState, type PairRow, type Tables } from "./MemoryState.ts"
 
 /** Seeds the memory store with what other writers (the sync) store. */
 export class MemoryDirectory extends Context.Service<
@@ -142,10 +142,10 @@ const make = Effect.gen(function* () {
       return Option.some(integrationRecord(tables, changed))
     })
 
-  const addRun = (id: IntegrationId, run: SyncRunRecord) =>
+  const seedRun = (id: IntegrationId, run: SyncRunRecord) =>
     Effect.suspend(() => {
       if (!pairs.has(idKey(id))) return fault(`no integration ${id} to add a run to`)
-      runs.set(idKey(id), [...(runs.get(idKey(id)) ?? []), { ...run, worker: "seed" }])
+      addRun(tables, idKey(id), { ...run, worker: "seed" })
       return Effect.void
     })
 
@@ -163,7 +163,7 @@ const make = Effect.gen(function* () {
       recentRuns,
       setPaused
     }),
-    seeding: MemoryDirectory.of({ addRun })
+    seeding: MemoryDirectory.of({ addRun: seedRun })
   }
 })
 

@@ -8,7 +8,6 @@
  */
 import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Semaphore } from "effect"
 import type { StoredEvent } from "../domain/Events.ts"
-import type { OrgId } from "../domain/Ids.ts"
 import type { PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../domain/Resources.ts"
 import type { ApiKeyRecord } from "../ports/ApiKeyStore.ts"
@@ -89,7 +88,7 @@ export interface Tables {
   readonly apiKeyDigests: Map<string, string>
   /** Revoked keys' ids, announced to every subscriber as the database's trigger does. */
   readonly revocations: PubSub.PubSub<string>
-  /** Per key, per UTC day (`YYYY-MM-DD`). */
+  /** By `rowKey(org, key)`, then by UTC day (`YYYY-MM-DD`), as `api_key_usage` is read. */
   readonly keyUsage: Map<string, Map<string, KeyUsageDay>>
   readonly auditLog: Array<StoredAuditEntry>
   readonly vendors: Map<string, VendorRecord>
@@ -147,7 +146,10 @@ export const putReceivable = (tables: Tables, row: ReceivableRow) => {
 /** Appends a history entry of a receivable, numbered in the order of all writes. */
 export const addHistory = (tables: Tables, at: string, entry: Omit<HistoryRow, "written">) => {
   tables.written += 1
-  tables.history.set(at, [...(tables.history.get(at) ?? []), { ...entry, written: tables.written }])
+  const row = { ...entry, written: tables.written }
+  const entries = tables.history.get(at)
+  if (entries === undefined) tables.history.set(at, [row])
+  else entries.push(row)
 }
 
 /** Changes the pair's row, which is replaced rather than changed in place. */
@@ -158,11 +160,13 @@ export const updatePair = (tables: Tables, id: string, change: Partial<PairRow>)
 
 /** Records a run of the pair, after its earlier ones. */
 export const addRun = (tables: Tables, pairId: string, run: RunRow) => {
-  tables.runs.set(pairId, [...(tables.runs.get(pairId) ?? []), run])
+  const runs = tables.runs.get(pairId)
+  if (runs === undefined) tables.runs.set(pairId, [run])
+  else runs.push(run)
 }
 
 /** The organization's feed, created empty on first use. */
-export const feedOf = (tables: Tables, org: OrgId | string): FeedRow => {
+export const feedOf = (tables: Tables, org: string): FeedRow => {
   const found = tables.feeds.get(idKey(org))
   if (found !== undefined) return found
   const feed: FeedRow = { events: [], latestSequence: 0, prunedThrough: 0 }

@@ -30,6 +30,7 @@ import {
 } from "../ports/ReceivableStore.ts"
 import {
   addHistory,
+  addRun,
   compareText,
   idKey,
   MemoryState,
@@ -155,8 +156,7 @@ const make = Effect.gen(function* () {
       }
       for (const { orgId, pairId, ...run } of rows.runs ?? []) {
         if (pairs.get(idKey(pairId))?.orgId !== idKey(orgId)) return fault(`run of ${pairId}: no such pair`)
-        const stored = tables.runs.get(idKey(pairId)) ?? []
-        tables.runs.set(idKey(pairId), [...stored, { ...run, worker: "seed", fetched: 0, quarantine: [] }])
+        addRun(tables, idKey(pairId), { ...run, worker: "seed", fetched: 0, quarantine: [] })
       }
       return Effect.void
     })
