@@ -43,7 +43,7 @@ export const seedOrganization = (options: {
     return org!.id
   })
 
-/** The app in its `serve` role on `port`, once `/health` answers; rate limits out of the way. */
+/** The app in its `serve` role on `port`, once `/health` answers; rate limits and caps of requests in flight out of the way. */
 export const startServer = async (url: string, port: number, env: Record<string, string> = {}) => {
   const root = join(import.meta.dirname, "..", "..")
   const child = spawn(process.execPath, [join(root, "app", "main.ts"), "serve"], {
@@ -54,6 +54,8 @@ export const startServer = async (url: string, port: number, env: Record<string,
       DEMO_SEED: "false",
       RATE_LIMIT_PER_SECOND: "1000000",
       RATE_LIMIT_BURST: "1000000",
+      KEY_MAX_IN_FLIGHT: "10000",
+      ORG_MAX_IN_FLIGHT: "10000",
       ...env
     },
     stdio: ["ignore", "ignore", "inherit"]
