@@ -29,15 +29,11 @@ export class InFlight extends Context.Service<
   }
 >()("adapters/http/InFlight") {}
 
-const count = (name: string, fallback: number) =>
-  Config.schema(
-    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 })),
-    name
-  ).pipe(Config.withDefault(fallback))
+const count = Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 }))
 
 export const policy = Config.all({
-  perKey: count("KEY_MAX_IN_FLIGHT", 4),
-  perOrganization: count("ORG_MAX_IN_FLIGHT", 8)
+  perKey: Config.schema(count, "KEY_MAX_IN_FLIGHT").pipe(Config.withDefault(4)),
+  perOrganization: Config.schema(count, "ORG_MAX_IN_FLIGHT").pipe(Config.withDefault(8))
 })
 
 export const make = (limits: InFlightPolicy) =>
