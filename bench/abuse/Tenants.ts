@@ -1,0 +1,131 @@
+/**
+ * What every abuse benchmark shares: a fresh database with two tenants (a well-behaved one and an
+ * attacker), the app in its `serve` role (and, with BENCH_BEFORE=<another checkout>, that
+ * checkout's app too, measured the same way in the same run), the well-behaved tenant's requests
+ * timed one at a time from a loopback address of its own, and the server's memory sampled from
+ * `/proc`. Every loop is bounded in count and time; traffic stays on loopback.
+ */
+
+import { readFileSync } from "node:fs"
+import http from "node:http"
+import { resolve } from "node:path"
+import { Effect } from "effect"
+import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { freePort } from "../../test/support/ports.ts"
+import { quantile, seedOrganization, startServer } from "../support/OneOrganization.ts"
+
+export const victimKey = makeApiKey("pr", new Uint8Array(secretBytes).fill(91))
+export const attackerKey = makeApiKey("pr", new Uint8Array(secretBytes).fill(92))
+
+/** The well-behaved tenant's address, apart from the attacker's. */
+export const victimAddress = "127.0.0.9"
+
+/** Seeds the two tenants: the victim with `receivables`, the attacker with as many. */
+export const seedTenants = (receivables: number) =>
+  Effect.all([
+    seedOrganization({ name: "Well-behaved", receivables, key: victimKey }),
+    seedOrganization({ name: "Attacker", receivables, key: attackerKey })
+  ])
+
+export interface Server {
+  readonly name: string
+  readonly port: number
+  readonly pid: number
+}
+
+/** Ours, and the checkout named by BENCH_BEFORE if any, each on a port of its own. */
+export const startServers = (url: string, env: Record<string, string> = {}) =>
+  Effect.gen(function* () {
+    const trees: Array<[string, string | undefined]> = [["ours", undefined]]
+    if (process.env.BENCH_BEFORE) trees.push(["before", resolve(process.env.BENCH_BEFORE)])
+    const servers: Array<Server> = []
+    for (const [name, tree] of trees) {
+      const port = yield* Effect.promise(freePort)
+      const child = yield* Effect.acquireRelease(
+        Effect.promise(() => startServer(url, port, { DEMO_SEED: "false", ...env }, tree)),
+        (child) => Effect.sync(() => child.kill("SIGTERM"))
+      )
+      servers.push({ name, port, pid: child.pid! })
+    }
+    return servers
+  })
+
+/** Resident memory of a process now, in MiB (NaN where `/proc` is not there). */
+export const rssMiB = (pid: number): number => {
+  try {
+    const line = readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmRSS:"))
+    return Number(line?.split(/\s+/)[1]) / 1024
+  } catch {
+    return Number.NaN
+  }
+}
+
+/** Samples a process's memory every 100 ms while `during` runs; the peak seen. */
+export const peakRss = async <A>(pid: number, during: Promise<A>): Promise<[A, number]> => {
+  let peak = rssMiB(pid)
+  const timer = setInterval(() => {
+    peak = Math.max(peak, rssMiB(pid))
+  }, 100)
+  try {
+    return [await during, Math.max(peak, rssMiB(pid))]
+  } finally {
+    clearInterval(timer)
+  }
+}
+
+const victimAgent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: victimAddress })
+
+/** One request of the victim, timed; a failure (refused, reset, timed out, 5xx) counts as failed. */
+const victimRequest = (port: number, path: string) =>
+  new Promise<{ ms: number; ok: boolean }>((done) => {
+    const started = process.hrtime.bigint()
+    const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6
+    const sent = http.get(
+      { host: "127.0.0.1", port, path, agent: victimAgent, headers: { authorization: `Bearer ${victimKey}` } },
+      (response) => {
+        response.resume()
+        response.on("end", () => done({ ms: elapsed(), ok: (response.statusCode ?? 0) < 400 }))
+        response.on("error", () => done({ ms: elapsed(), ok: false }))
+      }
+    )
+    sent.setTimeout(30_000, () => sent.destroy())
+    sent.on("error", () => done({ ms: elapsed(), ok: false }))
+  })
+
+export interface VictimFigures {
+  readonly p50: number
+  readonly p99: number
+  readonly successPercent: number
+  readonly requests: number
+}
+
+/** The victim's requests, one at a time, for `seconds` (at most `maxRequests`). */
+export const measureVictim = async (
+  port: number,
+  options: { readonly seconds: number; readonly maxRequests: number; readonly path?: string }
+): Promise<VictimFigures> => {
+  const until = Date.now() + options.seconds * 1000
+  const timings: Array<number> = []
+  let ok = 0
+  while (Date.now() < until && timings.length < options.maxRequests) {
+    const result = await victimRequest(port, options.path ?? "/v1/vendors")
+    timings.push(result.ms)
+    if (result.ok) ok++
+  }
+  return {
+    p50: quantile(timings, 0.5),
+    p99: quantile(timings, 0.99),
+    successPercent: (100 * ok) / Math.max(1, timings.length),
+    requests: timings.length
+  }
+}
+
+export const tableHeader = [
+  "| server | phase | victim requests | victim success % | victim p50 ms | victim p99 ms | p99 vs quiet | server RSS peak MiB |",
+  "|---|---|---|---|---|---|---|---|"
+]
+
+export const tableRow = (server: string, phase: string, figures: VictimFigures, quiet: VictimFigures, rss: number) =>
+  `| ${server} | ${phase} | ${figures.requests} | ${figures.successPercent.toFixed(1)} | ${figures.p50.toFixed(1)} | ${figures.p99.toFixed(1)} | ${(figures.p99 / quiet.p99).toFixed(2)}x | ${rss.toFixed(0)} |`
