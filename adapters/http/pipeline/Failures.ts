@@ -1,6 +1,7 @@
 /**
  * The innermost step: runs the router with the request at hand (`CurrentRequest`) and turns every
- * way it can fail into an answer. A path the router has no route for under this method is 405
+ * way it can fail into an answer. The router runs within the request's deadline (`Deadline`): past
+ * it, 503 with `Retry-After`. A path the router has no route for under this method is 405
  * with `Allow: GET` (the path itself was decided to exist: the API is read-only), or a plain 404
  * page inside the dashboard; a client that left before its answer is recorded as 499 (nginx's
  * convention), not as a server error; anything else is 500 `internal_error`, logged with the
@@ -10,6 +11,7 @@ import { Cause, Effect, type Types } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerError, HttpServerResponse } from "effect/http"
 import { InternalError, MethodNotAllowed } from "../../../core/api/Errors.ts"
+import * as Deadline from "./Deadline.ts"
 import * as Refusals from "./Refusals.ts"
 import { CurrentRequest, type RequestContext } from "./RequestContext.ts"
 import type { Answer } from "./Step.ts"
@@ -70,11 +72,12 @@ export const answerFor = (request: RequestContext, cause: Cause.Cause<unknown>):
   )
 }
 
-/** The router's answer to `request`, whatever happened in it. */
-export const run =
-  (router: Router) =>
-  (request: RequestContext): Answer<HttpServerRequest.HttpServerRequest> =>
-    router.pipe(
+/** The router's answer to `request` within `deadlineSeconds`, whatever happened in it. */
+export const run = (router: Router, deadlineSeconds: number) => {
+  const timed = Deadline.within(deadlineSeconds)
+  return (request: RequestContext): Answer<HttpServerRequest.HttpServerRequest> =>
+    timed(router, () => Deadline.refusal(request, deadlineSeconds)).pipe(
       Effect.provideService(CurrentRequest, request),
       Effect.catchCause((cause) => answerFor(request, cause))
     )
+}

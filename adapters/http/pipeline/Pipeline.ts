@@ -39,15 +39,15 @@ export const layer = HttpRouter.middleware(
       UnknownPath.step, // a path that names no route: 404
       yield* Cors.preflightStep, // an allowed origin's preflight: 204
       RateLimitHeaders.step, // where the caller's key stands with its rate limit
-      yield* Transfer.step, // ETag, 304 and compression
-      yield* Deadline.step // answered in time, or 503
+      yield* Transfer.step // ETag, 304 and compression
     ]
-    // Innermost: the router (the key's check and rate limit run there, as the API's
-    // middlewares), and what its failures are answered with.
+    // Innermost: the router (the key's check, its limits and the handlers run there) within the
+    // request's deadline, and what its failures (a deadline passed among them) are answered with.
+    const deadline = yield* Effect.orDie(Deadline.deadlineSeconds)
     return (
       router
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> => {
-      const answered = Failures.run(router)
+      const answered = Failures.run(router, deadline)
       const request = chain(steps, answered)
       const probe = chain([RequestIdHeader.step], answered)
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (incoming) =>

@@ -16,7 +16,7 @@ const notFound = Effect.fail(
 )
 
 const answer = (router: Failures.Router, request = requestFor("/v1/vendors", { method: "POST" })) =>
-  Failures.run(router)(request).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, incoming))
+  Failures.run(router, 10)(request).pipe(Effect.provideService(HttpServerRequest.HttpServerRequest, incoming))
 
 describe("Failures", () => {
   it.effect("no route for the method: 405 method_not_allowed with Allow: GET", () =>
