@@ -21,7 +21,6 @@ const needsDatabase = (file: string) =>
   databaseFolders.test(file) || databaseImport.test(readFileSync(new URL(file, import.meta.url), "utf8"))
 
 const databaseFiles = globSync(testFiles, { cwd: import.meta.dirname, exclude: configDefaults.exclude })
-  .map((file) => file.split("\\").join("/"))
   .filter(needsDatabase)
   .sort()
 

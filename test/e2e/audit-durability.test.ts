@@ -77,7 +77,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("audi
       const ids = yield* Effect.promise(async () => {
         const all: Array<string | null> = []
         let running = true
-        // Under load: the kill comes once 100 requests have their answers, with 20 clients still sending.
+        // Under load: the kill comes once 50 requests have their answers, with 20 clients still sending.
         let loaded: () => void = () => undefined
         const underLoad = new Promise<void>((resolve) => {
           loaded = resolve
@@ -87,7 +87,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("audi
           while (running) {
             const id = await answered(app.base)
             all.push(id)
-            if (id !== null && ++answers === 100) loaded()
+            if (id !== null && ++answers === 50) loaded()
           }
         })
         const first = await Promise.race([underLoad.then(() => "loaded"), app.exited.then(() => "exited")])
