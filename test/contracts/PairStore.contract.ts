@@ -5,7 +5,7 @@
  * leased the longest overdue first. A test file needs one line: `describePairStoreContract(name, layer)`.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
-import { DateTime, Deferred, Duration, Effect, Exit, Fiber, type Layer } from "effect"
+import { DateTime, Deferred, Effect, Exit, Fiber, type Layer } from "effect"
 import fc from "fast-check"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import { type FinishedRun, PairNotFound, PairStore } from "../../core/ports/PairStore.ts"
@@ -143,18 +143,20 @@ export const describePairStoreContract = (name: string, layer: Layer.Layer<PairS
           )
         )
         yield* Deferred.await(opened)
+        const secondOpened = yield* Deferred.make<void>()
         const second = yield* Effect.forkChild(
           Effect.scoped(
             Effect.gen(function* () {
               const session = yield* store.session(pair, "second", now)
+              yield* Deferred.succeed(secondOpened, undefined)
               const seen = yield* session.receivablesByKeys(["a"])
               yield* session.finish(finishing(now))
               return seen
             })
           )
         )
-        // Time for the second session to read, were it not kept waiting for the first.
-        yield* Effect.sleep(Duration.millis(200))
+        yield* harness.sessionWaiting(pair)
+        assert.isFalse(yield* Deferred.isDone(secondOpened), "the second session opened while the first held the pair")
         yield* Deferred.succeed(go, undefined)
         yield* Fiber.join(first)
         assert.deepStrictEqual(

@@ -51,6 +51,11 @@ export class PairStoreHarness extends Context.Service<
     readonly stored: (pair: Integration) => Effect.Effect<StoredPair>
     /** Lets the pair's lease run out, as a crashed worker's does. */
     readonly expireLease: (pair: Integration) => Effect.Effect<void>
+    /**
+     * Succeeds once a session of the pair, asked for while another holds the pair, is seen
+     * waiting for it (each store shows that its own way); dies when it is not.
+     */
+    readonly sessionWaiting: (pair: Integration) => Effect.Effect<void>
   }
 >()("test/PairStoreHarness") {}
 

@@ -11,6 +11,9 @@ import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"
 import type { Integration } from "../../core/ports/PairStore.ts"
 import { eventTag, PairStoreHarness } from "./PairStore.harness.ts"
 
+// Far more turns than a session takes to open when nothing holds its pair.
+const schedulerTurns = 100
+
 const harness = Layer.effect(
   PairStoreHarness,
   Effect.gen(function* () {
@@ -60,6 +63,9 @@ const harness = Layer.effect(
       addPair,
       importReceivable: (pair, receivable) => memory.importReceivables(pair.id, [receivable]),
       expireLease,
+      // The memory store does no I/O: once every fiber that can run has run, a session still
+      // being opened is one that waits for the pair (the contract checks that it has not opened).
+      sessionWaiting: () => Effect.repeat(Effect.yieldNow, { times: schedulerTurns }),
       stored: (integration) =>
         Effect.map(contents(integration), (stored) => ({
           receivables: stored.receivables.map(({ id, documentKey, state, updatedAt }) => ({

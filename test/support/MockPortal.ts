@@ -7,7 +7,10 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net"
 import { Effect } from "effect"
 
-export type Handler = (request: IncomingMessage, url: URL, body: string) => MockAnswer | undefined
+/** What a handler sees of a request: its method and headers (names in lower case). */
+export type MockRequest = Pick<IncomingMessage, "method" | "headers">
+
+export type Handler = (request: MockRequest, url: URL, body: string) => MockAnswer | undefined
 
 /** An answer: a status, headers and a JSON body; `undefined` never answers (a hung portal). */
 export interface MockAnswer {

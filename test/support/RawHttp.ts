@@ -1,8 +1,8 @@
 /**
  * HTTP requests sent exactly as written: `fetch` resolves dot segments, folds `\` into `/` and
  * re-encodes paths before they leave, so a probe of how the server reads crafted paths needs a
- * client that sends the request target verbatim. Also a request abandoned after a delay, as a
- * client that hangs up would.
+ * client that sends the request target verbatim. Also a request abandoned when the test says, as
+ * a client that hangs up would.
  */
 import { request } from "node:http"
 
@@ -41,12 +41,15 @@ export const rawGet = (
     sent.end()
   })
 
-/** Sends the request and hangs up after `millis`, before any answer; resolves once the socket is closed. */
+/**
+ * Sends the request and hangs up, before any answer, once `hangUp` settles (the test says when);
+ * resolves once the socket is closed.
+ */
 export const abandon = (
   base: string,
   target: string,
   headers: Record<string, string>,
-  millis: number,
+  hangUp: Promise<unknown>,
   localAddress?: string
 ) =>
   new Promise<void>((resolve) => {
@@ -55,5 +58,5 @@ export const abandon = (
     sent.on("error", () => resolve())
     sent.on("close", () => resolve())
     sent.end()
-    setTimeout(() => sent.destroy(), millis)
+    void hangUp.finally(() => sent.destroy())
   })

@@ -10,7 +10,19 @@ import { inject } from "vitest"
 import * as Database from "../../adapters/postgres/Database.ts"
 import { databaseUrl } from "./urls.ts"
 
-const adminUrl = () => inject("adminDatabaseUrl")
+/** A value the database's global setup provides; a file run without it fails here, saying why. */
+const provided = (name: "adminDatabaseUrl" | "templateDatabase") => {
+  const value = inject(name)
+  if (value === undefined) {
+    throw new Error(
+      "this test file uses the test database but runs in the project without one: " +
+        "the top of vitest.config.ts says how a file is put in the database project"
+    )
+  }
+  return value
+}
+
+const adminUrl = () => provided("adminDatabaseUrl")
 
 const withAdmin = <A, E>(use: (sql: SqlClient.SqlClient) => Effect.Effect<A, E>) =>
   Effect.flatMap(SqlClient.SqlClient, use).pipe(
@@ -29,7 +41,7 @@ const create = (template: () => string) =>
   )
 
 /** Creates a fresh migrated database; returns its URL. Dropped when the scope closes. */
-export const createDatabase = create(() => inject("templateDatabase"))
+export const createDatabase = create(() => provided("templateDatabase"))
 
 /** Creates a database without any migration applied, for tests of the migrations themselves. */
 export const createEmptyDatabase = create(() => "template1")

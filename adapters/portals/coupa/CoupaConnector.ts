@@ -13,13 +13,9 @@ import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
 import { makeStatusMapping, type Status } from "../../../core/domain/Status.ts"
-import {
-  configOf,
-  type PairToFetch,
-  type PortalConnector,
-  permanentFailure
-} from "../../../core/ports/PortalConnector.ts"
+import { configOf, type PairToFetch, permanentFailure } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
+import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import { jsonText, PortalUrl, requestJson, valueAt } from "../portal-client/PortalHttp.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 
@@ -165,4 +161,4 @@ export const connector = {
   statusMapping,
   defaultInterval: Duration.hours(1),
   fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
-} satisfies PortalConnector
+} satisfies HttpPortalConnector

@@ -15,10 +15,10 @@ import {
   configOf,
   configuredStatusMapping,
   type PairToFetch,
-  type PortalConnector,
   permanentFailure
 } from "../../../core/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/ports/Secrets.ts"
+import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import {
   defaultMaxBodyBytes,
   jsonText,
@@ -275,4 +275,4 @@ export const connector = {
   statusMappingOf: configuredStatusMapping,
   defaultInterval: Duration.minutes(30),
   fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
-} satisfies PortalConnector
+} satisfies HttpPortalConnector

@@ -1,13 +1,14 @@
 /**
- * HTTP for connectors that poll a portal's API, over effect's `HttpClient` (the runtime's `fetch`).
- * One origin per integration: every request, page link and redirect must stay on the configured
- * scheme, host and port, so credentials never reach another host. The client refuses any request
- * to another origin before it is sent, and redirects are followed here, hop by hop through that
- * client (the transport never follows one itself). Answers are classified the way the scheduler
- * needs them: timeouts, network errors, 408, 429 and 5xx are retryable (with the portal's
- * `Retry-After`); refused credentials and other 4xx are permanent. Messages name the origin and
- * path, never a header. An answer is read up to a size limit and no further, and decoded strictly
- * (its byte-order mark, else its `charset`, else UTF-8): a page too large or not text fails for good.
+ * HTTP for connectors that poll a portal's API, over the `HttpClient` of the context (the app's
+ * is the runtime's `fetch`, see `HttpConnector.ts`). One origin per integration: every request,
+ * page link and redirect must stay on the configured scheme, host and port, so credentials never
+ * reach another host. The client refuses any request to another origin before it is sent, and
+ * redirects are followed here, hop by hop through that client (a fetch-based client is told not
+ * to follow one itself). Answers are classified the way the scheduler needs them: timeouts,
+ * network errors, 408, 429 and 5xx are retryable (with the portal's `Retry-After`); refused
+ * credentials and other 4xx are permanent. Messages name the origin and path, never a header. An
+ * answer is read up to a size limit and no further, and decoded strictly (its byte-order mark,
+ * else its `charset`, else UTF-8): a page too large or not text fails for good.
  */
 import { Clock, Duration, Effect, Option, Result, Schema, Stream } from "effect"
 import {
@@ -170,7 +171,10 @@ const exchange = (client: PortalClient, target: URL, request: PortalRequest) =>
  * Sends a request to the portal at `origin` and reads its JSON answer, following redirects
  * only within that origin.
  */
-export const requestJson = (origin: string, request: PortalRequest): Effect.Effect<PortalAnswer, ConnectorFailed> =>
+export const requestJson = (
+  origin: string,
+  request: PortalRequest
+): Effect.Effect<PortalAnswer, ConnectorFailed, HttpClient.HttpClient> =>
   Effect.gen(function* () {
     const client = yield* portalClient(origin)
     let url = request.url
@@ -186,10 +190,9 @@ export const requestJson = (origin: string, request: PortalRequest): Effect.Effe
       url = new URL(hop.location, target)
     }
   }).pipe(
-    // The transport: the runtime's `fetch`, told to hand redirects back rather than follow them (one
-    // it followed would skip the origin check), and without trace headers: a portal sees the
-    // request it always did.
-    Effect.provide(FetchHttpClient.layer),
+    // A fetch-based client is told to hand redirects back rather than follow them (one it followed
+    // would skip the origin check): the request's context overrides the client's own. No trace
+    // headers either: a portal sees the request it always did.
     Effect.provideService(FetchHttpClient.RequestInit, { redirect: "manual" }),
     Effect.provideService(HttpClient.TracerPropagationEnabled, false)
   )

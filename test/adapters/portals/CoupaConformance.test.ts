@@ -1,4 +1,5 @@
+import { makePortalNetwork } from "../../support/conformance/PortalNetwork.ts"
 import { describeConformance } from "../../support/conformance/vitest.ts"
-import { fixture } from "./fixtures/coupa.ts"
+import { fixtureOn } from "./fixtures/coupa.ts"
 
-describeConformance(fixture)
+describeConformance(fixtureOn(makePortalNetwork()))

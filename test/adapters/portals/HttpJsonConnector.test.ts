@@ -1,6 +1,7 @@
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { connector } from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
+import * as HttpConnector from "../../../adapters/portals/portal-client/HttpConnector.ts"
 import {
   nextLink,
   type PortalRequest,
@@ -15,7 +16,7 @@ import { configFor } from "./fixtures/http-json.ts"
 const notation = { decimalSeparator: ".", groupsThousands: false } as const
 const item = { id: 7, number: "INV-7", total: "10.00", currency: "USD", issued_on: "2026-11-02", state: "open" }
 
-describe("http-json", () => {
+layer(HttpConnector.layer)("http-json", (it) => {
   it.effect("sends bearer and basic credentials from their secret references", () =>
     Effect.gen(function* () {
       const seen: Array<string | undefined> = []
@@ -99,7 +100,7 @@ describe("http-json", () => {
   })
 })
 
-describe("the portal client", () => {
+layer(HttpConnector.layer)("the portal client", (it) => {
   const secret = "Bearer tok-s3cret-42"
   const get = (origin: string, path: string, extra: Partial<PortalRequest> = {}) =>
     requestJson(origin, { url: new URL(path, origin), headers: { authorization: secret }, timeoutSeconds: 5, ...extra })

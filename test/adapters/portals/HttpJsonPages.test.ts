@@ -5,9 +5,10 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { assert, describe, it } from "@effect/vitest"
+import { assert, layer } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import { connector } from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
+import * as HttpConnector from "../../../adapters/portals/portal-client/HttpConnector.ts"
 import { pairToFetch } from "../../support/conformance/Conformance.ts"
 import { json, mockPortal } from "../../support/MockPortal.ts"
 import { configFor } from "./fixtures/http-json.ts"
@@ -38,7 +39,7 @@ const unpaged = (origin: string, extra: Readonly<Record<string, unknown>> = {}) 
 
 const fetchFrom = (config: unknown) => Stream.runCollect(connector.fetch(pairToFetch(config, secrets)))
 
-describe("http-json pages", () => {
+layer(HttpConnector.layer)("http-json pages", (it) => {
   it.effect(
     "an endless page fails for good once past maxPageBytes, naming the setting, without waiting for its end",
     () =>
@@ -118,7 +119,7 @@ describe("http-json pages", () => {
   )
 })
 
-describe("http-json text", () => {
+layer(HttpConnector.layer)("http-json text", (it) => {
   const answering = (bytes: Buffer, contentType: string) =>
     rawPortal((_, response) => {
       response.writeHead(200, { "content-type": contentType, "content-length": bytes.length })

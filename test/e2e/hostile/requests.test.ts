@@ -8,8 +8,9 @@
 import { randomUUID } from "node:crypto"
 import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Fiber, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import { eventually } from "../../support/Eventually.ts"
 import { insertFixture, keys } from "../../support/Fixtures.ts"
 import { abandon, rawGet } from "../../support/RawHttp.ts"
 import { BaseUrl, layerWith } from "../../support/TestServer.ts"
@@ -180,24 +181,50 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("hostile reque
       const sql = yield* SqlClient.SqlClient
       const base = yield* BaseUrl
       // Hold the receivables so that the list waits, then hang up while it does.
-      const locked = yield* Effect.forkChild(
+      const locked = yield* Deferred.make<void>()
+      const release = yield* Deferred.make<void>()
+      const holder = yield* Effect.forkChild(
         sql.withTransaction(
           Effect.gen(function* () {
             yield* sql`LOCK TABLE receivables IN ACCESS EXCLUSIVE MODE`
-            yield* Effect.sleep("1500 millis")
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(release)
           })
         )
       )
-      yield* Effect.sleep("200 millis")
+      yield* Deferred.await(locked)
       const marker = randomUUID()
-      yield* Effect.promise(() =>
-        abandon(base, `/v1/receivables?verified_since=all&vendor_id=${marker}`, bearer(keys.orgA), 300, "127.0.0.3")
+      let hangUp: () => void = () => undefined
+      const hungUp = abandon(
+        base,
+        `/v1/receivables?verified_since=all&vendor_id=${marker}`,
+        bearer(keys.orgA),
+        new Promise<void>((resolve) => {
+          hangUp = resolve
+        }),
+        "127.0.0.3"
       )
-      yield* Effect.sleep("1800 millis")
-      yield* Effect.ignore(Fiber.await(locked))
-      const rows = yield* sql<{ status: number }>`SELECT status FROM audit_log WHERE query LIKE ${`%${marker}%`}`
+      // The file's tests run one at a time: a connection of its database kept waiting is the list's.
+      yield* eventually(
+        "the list waiting for the locked receivables",
+        Effect.map(
+          sql<{ waiting: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
+            WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0) AS waiting`,
+          ([row]) => row!.waiting
+        )
+      )
+      hangUp()
+      yield* Effect.promise(() => hungUp)
+      const statuses = sql<{ status: number }>`SELECT status FROM audit_log WHERE query LIKE ${`%${marker}%`}`
+      // The entry does not wait for the list, which still waits for the lock.
+      yield* eventually(
+        "the audit entry of the request",
+        Effect.map(statuses, (rows) => rows.length > 0)
+      )
+      yield* Deferred.succeed(release, undefined)
+      yield* Fiber.join(holder)
       assert.deepStrictEqual(
-        rows.map((row) => row.status),
+        (yield* statuses).map((row) => row.status),
         [499]
       )
     })
