@@ -23,6 +23,7 @@ import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
+import * as AnswerSize from "../core/domain/AnswerSize.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
@@ -58,8 +59,18 @@ export const AccountsLive = Accounts.layer.pipe(
 /** The events feed over its PostgreSQL store. */
 export const EventsLive = Events.layer.pipe(Layer.provide(PgEventFeed.layer))
 
+/** The largest answer a page of receivables may make (`MAX_ANSWER_BYTES`, default 8 MiB). */
+export const maxAnswerBytes = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 65_536, maximum: 268_435_456 })),
+  "MAX_ANSWER_BYTES"
+).pipe(Config.withDefault(AnswerSize.defaultMaxAnswerBytes))
+
+const ReceivablesLive = Layer.unwrap(
+  Effect.map(maxAnswerBytes, (bytes) => Receivables.layerWith({ maxAnswerBytes: bytes }))
+).pipe(Layer.provide(PgReceivableStore.layer))
+
 export const ServicesLive = Layer.mergeAll(
-  Receivables.layer.pipe(Layer.provide(PgReceivableStore.layer)),
+  ReceivablesLive,
   EventsLive,
   ApiKeysLive,
   PgAuditLog.layer,

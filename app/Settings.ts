@@ -18,7 +18,7 @@ import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
-import { syncDeadlineSeconds } from "./Layers.ts"
+import { maxAnswerBytes, syncDeadlineSeconds } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as Sync from "./Sync.ts"
@@ -42,6 +42,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Cors.settings,
   Sync.settings,
   syncDeadlineSeconds,
+  maxAnswerBytes,
   AuditRetention.retentionDays,
   Events.retentionDays,
   Demo.enabled,

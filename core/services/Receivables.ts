@@ -1,16 +1,25 @@
 /**
  * The read side of the API as a service over the `ReceivableStore` port: applies the list rules
  * (defaults, the 24-hour window, paging by number or after an item, expansion) and turns "not
- * there" into a domain error.
+ * there" into a domain error. A page that expands metadata or history is read a few receivables
+ * at a time and cut short once it would pass the largest answer allowed (`maxAnswerBytes`, 8 MiB
+ * by default): `hasMore` then says so, and the page continues after its last item. So a page of
+ * the heaviest receivables the portals may send is never held whole in memory.
  */
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
+import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { DebtorId, OrgId, VendorId } from "../domain/Ids.ts"
 import { ReceivableId } from "../domain/Ids.ts"
 import { defaultVerifiedSince, parseVerifiedSince } from "../domain/ListQuery.ts"
 import { hasMore, pageWindow } from "../domain/Pagination.ts"
 import type { Debtor, Integration, Receivable, Vendor } from "../domain/Resources.ts"
 import type { Status } from "../domain/Status.ts"
-import { type IntegrationFilter, ReceivableStore, type StartingAfterNotFound } from "../ports/ReceivableStore.ts"
+import {
+  type IntegrationFilter,
+  ReceivableStore,
+  type ReceivablesPageRequest,
+  type StartingAfterNotFound
+} from "../ports/ReceivableStore.ts"
 
 export class ReceivableNotFound extends Schema.TaggedError<ReceivableNotFound>()("ReceivableNotFound", {
   id: Schema.String
@@ -62,57 +71,110 @@ export class Receivables extends Context.Service<
     readonly integrations: (org: OrgId, filter: IntegrationFilter) => Effect.Effect<ReadonlyArray<Integration>>
   }
 >()("core/Receivables") {
-  static readonly layer = Layer.effect(
-    Receivables,
-    Effect.gen(function* () {
-      const store = yield* ReceivableStore
+  /** The service with the largest answer a page of receivables may make. */
+  static readonly layerWith = (options: { readonly maxAnswerBytes: number }) =>
+    Layer.effect(
+      Receivables,
+      Effect.gen(function* () {
+        const store = yield* ReceivableStore
 
-      const list = Effect.fn("Receivables.list")(function* (org: OrgId, query: ListReceivablesQuery) {
-        if (query.startingAfter !== undefined && query.page !== 1) {
-          return yield* new PageWithStartingAfter({ page: query.page })
-        }
-        const now = yield* DateTime.now
-        const since =
-          query.verifiedSince === undefined
-            ? defaultVerifiedSince(now)
-            : Option.getOrElse(parseVerifiedSince(query.verifiedSince), () => defaultVerifiedSince(now))
-        const page = yield* store.listReceivables(org, {
-          filter: {
-            vendorId: query.vendorId,
-            debtorId: query.debtorId,
-            status: query.status,
-            updatedSince: since._tag === "Since" ? since.at : undefined
-          },
-          window: pageWindow(query.page, query.limit),
-          startingAfter: query.startingAfter,
-          history: query.expand?.includes("history") ? Option.some(query.historyLimit) : Option.none(),
-          metadata: query.expand?.includes("metadata") ?? false
+        /** Reads an expanded page a chunk at a time, up to `limit` items or the answer's size. */
+        const expandedPage = Effect.fnUntraced(function* (org: OrgId, request: ReceivablesPageRequest) {
+          const limit = request.window.limit
+          const first = yield* store.listReceivables(org, {
+            ...request,
+            window: { offset: request.window.offset, limit: Math.min(AnswerSize.expandedChunk, limit) }
+          })
+          const items: Array<Receivable> = []
+          let bytes = 0
+          let chunk = first
+          let chunkOffset = request.window.offset
+          let chunkAsked = Math.min(AnswerSize.expandedChunk, limit)
+          while (true) {
+            let taken = 0
+            for (const item of chunk.items) {
+              const size = AnswerSize.receivableBytes(item)
+              // At least one item, however large: a page is never empty while items remain.
+              if (items.length > 0 && bytes + size > options.maxAnswerBytes) {
+                return { first, items, hasMore: true }
+              }
+              items.push(item)
+              bytes += size
+              taken++
+            }
+            const exhausted = chunk.items.length < chunkAsked
+            if (exhausted || items.length >= limit) {
+              return { first, items, hasMore: chunk.followingCount > chunkOffset + taken }
+            }
+            chunkAsked = Math.min(AnswerSize.expandedChunk, limit - items.length)
+            chunkOffset = 0
+            chunk = yield* store.listReceivables(org, {
+              ...request,
+              window: { offset: 0, limit: chunkAsked },
+              startingAfter: items[items.length - 1]!.id
+            })
+          }
         })
-        return {
-          items: page.items,
-          totalCount: page.totalCount,
-          // Counted from the cursor when there is one: the page is the first after it.
-          hasMore: hasMore(query.page, query.limit, page.followingCount),
-          nextVerifiedSince: page.nextVerifiedSince
-        }
+
+        const list = Effect.fn("Receivables.list")(function* (org: OrgId, query: ListReceivablesQuery) {
+          if (query.startingAfter !== undefined && query.page !== 1) {
+            return yield* new PageWithStartingAfter({ page: query.page })
+          }
+          const now = yield* DateTime.now
+          const since =
+            query.verifiedSince === undefined
+              ? defaultVerifiedSince(now)
+              : Option.getOrElse(parseVerifiedSince(query.verifiedSince), () => defaultVerifiedSince(now))
+          const request: ReceivablesPageRequest = {
+            filter: {
+              vendorId: query.vendorId,
+              debtorId: query.debtorId,
+              status: query.status,
+              updatedSince: since._tag === "Since" ? since.at : undefined
+            },
+            window: pageWindow(query.page, query.limit),
+            startingAfter: query.startingAfter,
+            history: query.expand?.includes("history") ? Option.some(query.historyLimit) : Option.none(),
+            metadata: query.expand?.includes("metadata") ?? false
+          }
+          if (query.expand !== undefined && query.expand.length > 0) {
+            const { first, items, hasMore } = yield* expandedPage(org, request)
+            return {
+              items,
+              totalCount: first.totalCount,
+              hasMore,
+              // The first read's: the earliest, so no change committed after any read is missed.
+              nextVerifiedSince: first.nextVerifiedSince
+            }
+          }
+          const page = yield* store.listReceivables(org, request)
+          return {
+            items: page.items,
+            totalCount: page.totalCount,
+            // Counted from the cursor when there is one: the page is the first after it.
+            hasMore: hasMore(query.page, query.limit, page.followingCount),
+            nextVerifiedSince: page.nextVerifiedSince
+          }
+        })
+
+        const get = Effect.fn("Receivables.get")(function* (org: OrgId, id: string, historyLimit: number) {
+          // A malformed id cannot exist: it is "not found" without a query.
+          const found = isReceivableId(id) ? yield* store.getReceivable(org, id, historyLimit) : Option.none()
+          if (Option.isNone(found)) return yield* new ReceivableNotFound({ id })
+          return found.value
+        })
+
+        const vendors = (org: OrgId, debtorId?: DebtorId) =>
+          store.listVendors(org, { debtorId }).pipe(Effect.withSpan("Receivables.vendors"))
+        const debtors = (org: OrgId, vendorId?: VendorId) =>
+          store.listDebtors(org, { vendorId }).pipe(Effect.withSpan("Receivables.debtors"))
+
+        const integrations = (org: OrgId, filter: IntegrationFilter) =>
+          store.listIntegrations(org, filter).pipe(Effect.withSpan("Receivables.integrations"))
+
+        return Receivables.of({ list, get, vendors, debtors, integrations })
       })
+    )
 
-      const get = Effect.fn("Receivables.get")(function* (org: OrgId, id: string, historyLimit: number) {
-        // A malformed id cannot exist: it is "not found" without a query.
-        const found = isReceivableId(id) ? yield* store.getReceivable(org, id, historyLimit) : Option.none()
-        if (Option.isNone(found)) return yield* new ReceivableNotFound({ id })
-        return found.value
-      })
-
-      const vendors = (org: OrgId, debtorId?: DebtorId) =>
-        store.listVendors(org, { debtorId }).pipe(Effect.withSpan("Receivables.vendors"))
-      const debtors = (org: OrgId, vendorId?: VendorId) =>
-        store.listDebtors(org, { vendorId }).pipe(Effect.withSpan("Receivables.debtors"))
-
-      const integrations = (org: OrgId, filter: IntegrationFilter) =>
-        store.listIntegrations(org, filter).pipe(Effect.withSpan("Receivables.integrations"))
-
-      return Receivables.of({ list, get, vendors, debtors, integrations })
-    })
-  )
+  static readonly layer = Receivables.layerWith({ maxAnswerBytes: AnswerSize.defaultMaxAnswerBytes })
 }

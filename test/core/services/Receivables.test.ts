@@ -9,6 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
+import * as AnswerSize from "../../../core/domain/AnswerSize.ts"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
@@ -25,11 +26,20 @@ const defaults: ListReceivablesQuery = { historyLimit: 10, page: 1, limit: 100 }
  * A fresh service over a fresh store, the clock at `now`, with receivables updated so many hours
  * ago (detected in that order) on one pair, in flight since `syncStartedAt` if given.
  */
-const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org, syncStartedAt: DateTime.Utc | null = null) =>
+const setup = (
+  updatedHoursAgo: ReadonlyArray<number>,
+  owner: OrgId = org,
+  syncStartedAt: DateTime.Utc | null = null,
+  sizes: { readonly maxAnswerBytes?: number; readonly metadataBytes?: ReadonlyArray<number> } = {}
+) =>
   Effect.gen(function* () {
     yield* TestClock.setTime(DateTime.toEpochMillis(now))
+    const service =
+      sizes.maxAnswerBytes === undefined
+        ? Receivables.layer
+        : Receivables.layerWith({ maxAnswerBytes: sizes.maxAnswerBytes })
     const context = yield* Layer.build(
-      Receivables.layer.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
+      service.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
     )
     const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }
     const debtor = { id: randomUUID() as DebtorId, name: "Globex", createdAt: hoursAgo(1000) }
@@ -50,7 +60,8 @@ const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org, syncS
       orgId: owner,
       pairId: pair.id,
       detectedAt: hoursAgo(1000 - index),
-      updatedAt: hoursAgo(hours)
+      updatedAt: hoursAgo(hours),
+      ...(sizes.metadataBytes === undefined ? {} : { metadata: { note: "x".repeat(sizes.metadataBytes[index] ?? 0) } })
     }))
     const history = receivables.map((r) => ({
       orgId: owner,
@@ -188,6 +199,50 @@ describe("Receivables", () => {
           assert.deepInclude(refused, { _tag: "ReceivableNotFound", id })
         }
       })
+  )
+
+  it.effect(
+    "an expanded page stops before passing the largest answer, and pages after its last item read every item once",
+    () =>
+      Effect.promise(() =>
+        fc.assert(
+          fc.asyncProperty(
+            fc.array(fc.integer({ min: 0, max: 3_000 }), { maxLength: 120 }),
+            fc.integer({ min: 1, max: 150 }),
+            fc.integer({ min: 2_000, max: 20_000 }),
+            (metadataBytes, limit, maxAnswerBytes) =>
+              Effect.runPromise(
+                Effect.gen(function* () {
+                  const hours = metadataBytes.map(() => 1)
+                  const { service, receivables } = yield* setup(hours, org, null, { maxAnswerBytes, metadataBytes })
+                  const seen: Array<string> = []
+                  let startingAfter: ReceivableId | undefined
+                  for (let pages = 0; pages <= receivables.length + 1; pages++) {
+                    const page = yield* service.list(org, {
+                      ...defaults,
+                      verifiedSince: "all",
+                      expand: ["metadata"],
+                      limit,
+                      startingAfter
+                    })
+                    assert.isAtMost(page.items.length, limit)
+                    const bytes = page.items.reduce((sum, item) => sum + AnswerSize.receivableBytes(item), 0)
+                    if (page.items.length > 1) assert.isAtMost(bytes, maxAnswerBytes)
+                    seen.push(...listedIds(page))
+                    if (!page.hasMore) break
+                    assert.isAbove(page.items.length, 0, "a page that says more follows is never empty")
+                    startingAfter = page.items.at(-1)!.id
+                  }
+                  assert.deepStrictEqual(
+                    seen,
+                    receivables.map((r) => r.id)
+                  )
+                }).pipe(Effect.provide(TestClock.layer()))
+              )
+          ),
+          { numRuns: 40 }
+        )
+      )
   )
 
   it.effect("vendors and debtors are the store's lists, filtered by the other party", () =>
