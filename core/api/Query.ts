@@ -80,7 +80,7 @@ export const receivablesListQuery = {
   ),
   "expand[]": optional(
     Expand,
-    "`history` and/or `metadata`, added to every item; repeat the parameter for both (`expand[]=history&expand[]=metadata`)."
+    "`history` and/or `metadata`, added to every item; repeat the parameter for both (`expand[]=history&expand[]=metadata`). An expanded page is at most 8 MiB of JSON by default: one that would pass it is cut short, with `has_more` true; continue with `starting_after` set to its last item's id."
   ),
   history_limit: HistoryLimit,
   page: Page,
