@@ -4,11 +4,13 @@
  * `Retry-After`, never a 500 and never a wait as long as a stalled database's. The audit entry,
  * written after, records the time the request really took.
  *
- * The router races its deadline inside the step that answers its failures (`Failures`), so the
- * request's own fiber is never the one interrupted: a client's hang-up still reaches that step as
- * before (499), and whatever runs after the answer (its audit entry) runs as for any answer.
+ * The deadline interrupts the request's own fiber, marked `DeadlineExceeded`, exactly as effect's
+ * Node server interrupts it, marked `ClientAbort`, when the client hangs up; the step that answers
+ * the router's failures (`Failures`) tells the two apart. Running the router in a fiber of its
+ * own, or racing it, was tried: a hang-up then no longer reached the router at once (the 499 of
+ * `test/e2e/hostile/requests.test.ts` came only at the deadline). No fiber is forked per request.
  */
-import { Config, Duration, Effect, Schema } from "effect"
+import { Cause, Config, Context, Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { ServiceUnavailable } from "../../../core/api/Errors.ts"
 import * as Refusals from "./Refusals.ts"
@@ -22,11 +24,27 @@ export const deadlineSeconds = Config.schema(
 /** How long a client is asked to wait before trying again. */
 export const retryAfterSeconds = 2
 
-/** `router`, or `late` once `seconds` have passed without its answer (the router is then interrupted). */
+/** Marks the interruption of a router that ran out of time. */
+export class DeadlineExceeded extends Context.Service<DeadlineExceeded, true>()("adapters/http/DeadlineExceeded") {
+  static annotation = this.context(true)
+}
+
+/** `router`, its fiber interrupted with `DeadlineExceeded` if it has not finished after `seconds`. */
 export const within =
   (seconds: number) =>
-  <A, E, R, B>(router: Effect.Effect<A, E, R>, late: () => B): Effect.Effect<A | B, E, R> =>
-    Effect.timeoutOrElse(router, { duration: Duration.seconds(seconds), orElse: () => Effect.sync(late) })
+  <A, E, R>(router: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+    Effect.withFiber((fiber) => {
+      const timer = setTimeout(() => fiber.interruptUnsafe(undefined, DeadlineExceeded.annotation), seconds * 1000)
+      return Effect.ensuring(
+        router,
+        Effect.sync(() => clearTimeout(timer))
+      )
+    })
+
+/** Whether `cause` is the deadline's interruption of the router and nothing else. */
+export const isExceeded = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.length > 0 &&
+  cause.reasons.every((reason) => Cause.isInterruptReason(reason) && reason.annotations.has(DeadlineExceeded.key))
 
 /** The answer to a request that ran out of time. */
 export const refusal = (request: RequestContext, seconds: number) =>

@@ -40,8 +40,13 @@ const isClientAbort = (cause: Cause.Cause<unknown>) =>
     (reason) => Cause.isInterruptReason(reason) && reason.annotations.has(HttpServerError.ClientAbort.key)
   )
 
-/** The answer for a router that failed with `cause`. */
-export const answerFor = (request: RequestContext, cause: Cause.Cause<unknown>): Answer<never> => {
+/** The answer for a router that failed with `cause` (`deadlineSeconds`: the deadline it had). */
+export const answerFor = (
+  request: RequestContext,
+  cause: Cause.Cause<unknown>,
+  deadlineSeconds: number
+): Answer<never> => {
+  if (Deadline.isExceeded(cause)) return Effect.succeed(Deadline.refusal(request, deadlineSeconds))
   if (isRouteNotFound(cause)) {
     return Effect.succeed(
       request.dashboard
@@ -74,10 +79,10 @@ export const answerFor = (request: RequestContext, cause: Cause.Cause<unknown>):
 
 /** The router's answer to `request` within `deadlineSeconds`, whatever happened in it. */
 export const run = (router: Router, deadlineSeconds: number) => {
-  const timed = Deadline.within(deadlineSeconds)
+  const timed = Deadline.within(deadlineSeconds)(router)
   return (request: RequestContext): Answer<HttpServerRequest.HttpServerRequest> =>
-    timed(router, () => Deadline.refusal(request, deadlineSeconds)).pipe(
+    timed.pipe(
       Effect.provideService(CurrentRequest, request),
-      Effect.catchCause((cause) => answerFor(request, cause))
+      Effect.catchCause((cause) => answerFor(request, cause, deadlineSeconds))
     )
 }
