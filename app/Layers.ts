@@ -6,7 +6,7 @@
  */
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
-import * as RandomIds from "../adapters/keys/RandomIds.ts"
+import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"

@@ -12,7 +12,7 @@
  */
 import { createServer } from "node:http"
 import { DateTime, Effect, Layer, ManagedRuntime, Redacted } from "effect"
-import { randomSource } from "../../adapters/keys/RandomIds.ts"
+import { randomSource } from "../../adapters/ids/RandomIds.ts"
 import * as Database from "../../adapters/postgres/Database.ts"
 import { ServicesLive } from "../../app/Layers.ts"
 import * as Wire from "../../core/api/Wire.ts"

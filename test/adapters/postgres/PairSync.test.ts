@@ -10,7 +10,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Clock, DateTime, Deferred, Duration, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
+import * as RandomIds from "../../../adapters/ids/RandomIds.ts"
 import * as Connectors from "../../../adapters/portals/Connectors.ts"
 import * as Simulator from "../../../adapters/portals/simulator/SimulatorConnector.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
-import * as RandomIds from "../../../adapters/keys/RandomIds.ts"
+import * as RandomIds from "../../../adapters/ids/RandomIds.ts"
 import { IdSource } from "../../../core/ports/IdSource.ts"
 
 const { randomSource, timeOrdered } = RandomIds
