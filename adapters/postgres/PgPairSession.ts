@@ -87,9 +87,12 @@ export const makeSessions = Effect.gen(function* () {
     // them: the first sets the mark, the others keep it (earlier than any of their writes), and
     // only the last to end clears it; a first sync's end can then never clear the mark of a second
     // that has yet to write. The end counts itself out in its last statement; a run that ends
-    // unfinished does so after its rollback. A crashed run's count is never taken back: its mark
-    // goes stale after the longest deadline, and the next sync to mark the pair starts the count
-    // anew. The mark's commit does not wait for the disk (a mark lost in a crash went with its sync).
+    // unfinished does so after its rollback, on the pair's row, so behind a sync of the pair that
+    // has locked it meanwhile (as the failure's record is). A crashed run's count is never taken
+    // back: its mark goes stale after the longest deadline, and the next sync to mark the pair
+    // starts the count anew. The mark's commit does not wait for the disk (a mark lost in a crash
+    // went with its sync).
+
     // A sync counting itself out of its pair's syncs in flight; the last one clears the mark.
     const countOut = sql`syncs_in_flight = greatest(syncs_in_flight - 1, 0),
       sync_started_at = CASE WHEN syncs_in_flight > 1 THEN sync_started_at END`
