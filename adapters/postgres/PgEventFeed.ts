@@ -44,7 +44,7 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
 
     // A write that takes no lock a reader could wait on for long: the counter row of an
-    // organization with events, which a sync locks only for its last statement and commit.
+    // organization with events, which a sync locks only while it commits (migration 0013).
     const durable = (org: OrgId) =>
       Effect.gen(function* () {
         const [wal] = yield* sql<{ flushed: boolean }>`

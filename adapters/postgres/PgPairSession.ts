@@ -5,13 +5,16 @@
  * set-based writes, the run's end, event numbering and the planner-statistics upkeep); what to
  * write is decided in core. Imports no other adapter.
  *
- * Events get their feed sequence at the run's end, in commit order (migration 0009): the run
- * takes a range from its organization's counter in its last statement and holds that row's lock
- * until its commit, so the next run of the organization to end numbers after it.
+ * Events get their feed sequence at the run's commit, in commit order (migrations 0009, 0013): the
+ * run's record names its batch and count, and a deferred trigger takes the range from the
+ * organization's counter as the transaction commits, so the next run of the organization to end
+ * numbers after it. Nothing here holds a lock or a setting across transactions: the service can
+ * run behind a pooler in transaction mode.
  */
 import { randomBytes } from "node:crypto"
-import { DateTime, Effect, type Scope, Semaphore } from "effect"
+import { DateTime, Duration, Effect, type Scope, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
+import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import type { FinishedRun, Integration, PairSession, PairWrites } from "../../core/ports/PairStore.ts"
 import { type PairWritesSql, pairWritesSql, type ReceivableRow, texts, toPairReceivable } from "./PgPairRows.ts"
@@ -77,34 +80,34 @@ export const makeSessions = Effect.gen(function* () {
     const inTransaction = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
       Effect.orDie(Effect.provideService(effect, sql.transactionService, [connection, 0] as const))
     let committed = false
-    // One sync of a pair at a time, from before its mark to after its end: a second one waits on
-    // a lock its connection holds (and loses if it dies), taken in the mark's statement before the
-    // row is marked, until the first has committed or rolled back and cleared its mark. Without
-    // it, a second sync could mark the pair between the first's mark and its row lock, and the
-    // first's end would clear the second's mark while the second still ran.
     // The pair is marked in flight, by the database clock and committed, before the transaction
     // begins: every row the sync writes then carries a time at or after the mark, and a reader of
-    // the receivables list knows up to when it has seen everything (`next_verified_since`). The
-    // sync's end clears the mark. A run that ends unfinished clears its own mark; a crashed one's
-    // mark goes stale after the longest deadline. The mark is compared as text: a JavaScript date
-    // would lose its microseconds. Its commit does not wait for the disk (a mark lost in a crash
+    // the receivables list knows up to when it has seen everything (`next_verified_since`).
+    // Syncs of one pair can overlap between their marks and their row locks, so the row counts
+    // them: the first sets the mark, the others keep it (earlier than any of their writes), and
+    // only the last to end clears it; a first sync's end can then never clear the mark of a second
+    // that has yet to write. The end counts itself out in its last statement; a run that ends
+    // unfinished does so after its rollback, on the pair's row, so behind a sync of the pair that
+    // has locked it meanwhile (as the failure's record is). A crashed run's count is never taken
+    // back: its mark goes stale after the longest deadline, and the next sync to mark the pair
+    // starts the count anew. The mark's commit does not wait for the disk (a mark lost in a crash
     // went with its sync).
-    const pairLock = sql`hashtextextended(${integration.id}, 0)`
-    yield* Effect.addFinalizer(() => Effect.ignore(inTransaction(sql`SELECT pg_advisory_unlock(${pairLock})`)))
+
+    // A sync counting itself out of its pair's syncs in flight; the last one clears the mark.
+    const countOut = sql`syncs_in_flight = greatest(syncs_in_flight - 1, 0),
+      sync_started_at = CASE WHEN syncs_in_flight > 1 THEN sync_started_at END`
+    const countedOut = sql`UPDATE integrations SET ${countOut} WHERE id = ${integration.id}`
+    const stale = sql`clock_timestamp() - ${Duration.toMillis(syncMarkStaleAfter)} * interval '1 millisecond'`
+    const joins = sql`syncs_in_flight > 0 AND sync_started_at >= ${stale}`
     yield* Effect.acquireRelease(
-      inTransaction(sql<{ mark: string }>`
-        UPDATE integrations SET sync_started_at = clock_timestamp()
-        FROM (SELECT set_config('synchronous_commit', 'off', true), pg_advisory_lock(${pairLock})) AS quick
+      inTransaction(sql<{ marked: boolean }>`
+        UPDATE integrations SET
+          sync_started_at = CASE WHEN ${joins} THEN sync_started_at ELSE clock_timestamp() END,
+          syncs_in_flight = CASE WHEN ${joins} THEN syncs_in_flight + 1 ELSE 1 END
+        FROM (SELECT set_config('synchronous_commit', 'off', true)) AS quick
         WHERE id = ${integration.id}
-        RETURNING sync_started_at::text AS mark`),
-      ([row]) =>
-        committed || row === undefined
-          ? Effect.void
-          : Effect.ignore(
-              inTransaction(sql`
-                UPDATE integrations SET sync_started_at = NULL
-                WHERE id = ${integration.id} AND sync_started_at = ${row.mark}::timestamptz`)
-            )
+        RETURNING true AS marked`),
+      ([row]) => (committed || row === undefined ? Effect.void : Effect.ignore(inTransaction(countedOut)))
     )
     let open = false
     yield* Effect.acquireRelease(
@@ -181,24 +184,11 @@ export const makeSessions = Effect.gen(function* () {
         empty = false
       })
 
-    // The events' sequence range, taken last, on its own just before the commit: the counter's row
-    // stays locked until the commit, and every other sync of the organization that ends meanwhile
-    // waits for it, so the lock is held for this statement and the commit only, not for the run's
-    // last writes (in the same statement, they made an organization's syncs end one at a time).
-    const numbering = (count: number) =>
-      inTransaction(sql`
-        WITH counter AS (
-          INSERT INTO event_counters (org_id, last_sequence) VALUES (${integration.orgId}, ${count})
-          ON CONFLICT (org_id) DO UPDATE SET last_sequence = event_counters.last_sequence + ${count}
-          RETURNING last_sequence)
-        INSERT INTO event_batches (id, org_id, first_sequence, last_sequence, committed_at)
-        SELECT ${batch.toString()}::bigint, ${integration.orgId}, last_sequence - ${count} + 1, last_sequence,
-          clock_timestamp()
-        FROM counter`)
-
-    // The run's end: the pair's next sync, its run record and the last chunk's writes in one
-    // statement; after creations, it also answers which tables grew (see above). Then the events'
-    // numbering, and the commit, which a deadline cannot cut in two: it either happened or it did not.
+    // The run's end: the pair's next sync, its run record (with its events' batch and count, which
+    // the commit numbers) and the last chunk's writes in one statement; after creations, it also
+    // answers which tables grew (see above). Then the commit, which a deadline cannot cut in two:
+    // it either happened or it did not. The counter's row is locked for the commit alone, so the
+    // syncs of an organization do not end one at a time.
     const finish = Effect.fn("PgPairStore.finish")(function* (run: FinishedRun) {
       yield* stillOpen
       finished = true
@@ -211,16 +201,16 @@ export const makeSessions = Effect.gen(function* () {
           sql`finished AS (
             UPDATE integrations SET next_sync_at = ${DateTime.toDateUtc(run.nextSyncAt)}, last_run_at = ${at},
               last_outcome = 'succeeded', last_error = NULL, consecutive_failures = 0,
-              lease_owner = NULL, lease_expires_at = NULL, sync_started_at = NULL
+              lease_owner = NULL, lease_expires_at = NULL, ${countOut}
             WHERE id = ${integration.id})`
         ])}
         INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, fetched, created,
-          updated, unchanged, quarantined, quarantine)
+          updated, unchanged, quarantined, quarantine, event_batch, events)
         VALUES (${integration.orgId}, ${integration.id}, ${worker}, ${DateTime.toDateUtc(startedAt)},
           ${at}, 'succeeded', ${run.counts.fetched}, ${run.counts.created}, ${run.counts.updated},
-          ${run.counts.unchanged}, ${run.counts.quarantined}, ${JSON.stringify(run.quarantine)}::jsonb)
+          ${run.counts.unchanged}, ${run.counts.quarantined}, ${JSON.stringify(run.quarantine)}::jsonb,
+          ${eventsWritten > 0 ? batch.toString() : null}::bigint, ${eventsWritten})
         ${run.counts.created > 0 ? growth : sql``}`)
-      if (eventsWritten > 0) yield* numbering(eventsWritten)
       const result = yield* Effect.uninterruptible(
         Effect.orDie(connection.executeRaw("COMMIT", [])).pipe(
           Effect.ensuring(

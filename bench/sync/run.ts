@@ -25,6 +25,7 @@ import { SyncEngine } from "../../core/services/SyncEngine.ts"
 import { postgresCpuSeconds, postmasterPid } from "../ProcessCpu.ts"
 import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
 import { option, sized } from "../support/Smoke.ts"
+import { bareFloor, fairFloor } from "./Floors.ts"
 
 const pairs = option("BENCH_PAIRS", 1000, 8)
 const perPair = option("BENCH_PER_PAIR", 100, 10)
@@ -114,71 +115,6 @@ const syncAll = Effect.gen(function* () {
     engineCpu: (engineCpu.user + engineCpu.system) / 1e6
   }
 })
-
-// A table's rows in a file of the server's data directory (removed with the cluster), and back.
-const fileOf = (sql: SqlClient.SqlClient, table: string) =>
-  Effect.map(sql<{ dir: string }>`SELECT current_setting('data_directory') AS dir`, ([row]) =>
-    sql.literal(`'${row!.dir}/copy-floor-${table}.csv'`)
-  )
-const copyOut = (table: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`COPY (SELECT * FROM ${sql(table)}) TO ${yield* fileOf(sql, table)} WITH (FORMAT csv)`
-  })
-const copyIn = (table: string, into = table) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    yield* sql`COPY ${sql(into)} FROM ${yield* fileOf(sql, table)} WITH (FORMAT csv)`
-  })
-
-const bareFloor = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  // The receivables, timed as a COPY into a table with no index, constraint or trigger: the
-  // fastest any load of them can be.
-  yield* sql`DROP TABLE IF EXISTS copy_floor`
-  yield* sql`CREATE TABLE copy_floor (LIKE receivables)`
-  yield* copyOut("receivables")
-  const started = performance.now()
-  yield* copyIn("receivables", "copy_floor")
-  const copied = (performance.now() - started) / 1000
-  const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM copy_floor`
-  yield* sql`DROP TABLE copy_floor`
-  return { seconds: copied, rows: Number(row!.n) }
-})
-
-// The tables a pair's rows hang from, and those a sync writes rows to (history only on a resync).
-const parents = ["organizations", "vendors", "debtors", "integrations", "event_counters"]
-const written = ["receivables", "receivable_history", "events", "event_batches", "sync_runs"]
-
-/**
- * The fair floor of the first sync: the rows it wrote, timed as a `COPY` of each table into a
- * fresh database of the same schema (every index, constraint and trigger), their parents copied
- * and analyzed first, untimed. To be taken right after the first sync, from its database.
- */
-const fairFloor = (adminUrl: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const present = (yield* sql<{ name: string }>`
-      SELECT t AS name FROM unnest(${[...parents, ...written]}::text[]) t WHERE to_regclass(t) IS NOT NULL`).map(
-      (row) => row.name
-    )
-    for (const table of present) yield* copyOut(table)
-    const [row] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
-    return yield* Effect.gen(function* () {
-      for (const table of parents.filter((t) => present.includes(t))) yield* copyIn(table)
-      // As any loader would: with the parents' statistics, a reference check reads by index.
-      yield* Effect.flatMap(SqlClient.SqlClient, (floorSql) => floorSql`ANALYZE`)
-      const started = performance.now()
-      for (const table of written.filter((t) => present.includes(t))) {
-        const tableStarted = performance.now()
-        yield* copyIn(table)
-        log(`  fair floor, ${table}: ${((performance.now() - tableStarted) / 1000).toFixed(2)} s`)
-      }
-      return { seconds: (performance.now() - started) / 1000, rows: Number(row!.n) }
-    }).pipe(
-      Effect.provide(PgClient.layer({ url: Redacted.make(yield* migratedDatabase(adminUrl)), maxConnections: 1 }))
-    )
-  }).pipe(Effect.scoped)
 
 const engineOn = (url: string) => {
   const db = PgClient.layer({ url: Redacted.make(url), maxConnections: concurrency + 2 })
