@@ -4,8 +4,10 @@
  * (organizations, keys, vendors, debtors, integrations), the dashboard's access, and the sync engine. The rate limiter
  * is chosen by the caller (the app reads its policy from the environment).
  */
+
+import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
-import { Digest, SecureRandom } from "effect/crypto"
+import { SecureRandom } from "effect/crypto"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
@@ -36,7 +38,7 @@ import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 /** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
 const ApiKeysLive = ApiKeys.layer.pipe(
   Layer.provide(VerifiedKeyCache.layer),
-  Layer.provide([PgApiKeyStore.layer, PgKeyUsageStore.layer, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provide([PgApiKeyStore.layer, PgKeyUsageStore.layer, NodeCrypto.layerDigest, SecureRandom.layerWebCrypto])
 )
 
 /**
@@ -51,7 +53,7 @@ export const AccountsLive = Accounts.layer.pipe(
     PgSessionStore.layer,
     PgDashboardAuditLog.layer,
     ScryptPasswordHasher.layer,
-    Digest.layerWebCrypto,
+    NodeCrypto.layerDigest,
     SecureRandom.layerWebCrypto
   ])
 )

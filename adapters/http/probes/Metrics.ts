@@ -32,19 +32,33 @@ const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entri
 // label value would be a new series held for the life of the process.
 const knownMethods = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT"])
 
+// The series of each label set, made once: attaching attributes anew on every request showed in
+// profiles, and the label sets are few (routes, known methods and statuses are closed sets).
+const requestSeries = new Map<string, Metric.Metric<number, unknown>>()
+const latencySeries = new Map<string, Metric.Metric<number, unknown>>()
+
+const seriesOf = <M extends Metric.Metric<number, unknown>>(
+  cache: Map<string, Metric.Metric<number, unknown>>,
+  key: string,
+  make: () => M
+) => {
+  let found = cache.get(key)
+  if (found === undefined) {
+    found = make()
+    cache.set(key, found)
+  }
+  return found
+}
+
 /** Counts an answered request. `route` is the route's pattern (`RequestPath`), `unmatched` or `unparsed`. */
-export const observeRequest = (method: string, route: string, status: number, seconds: number) =>
-  Effect.andThen(
-    Metric.update(
-      Metric.withAttributes(requests, {
-        route,
-        method: knownMethods.has(method) ? method : "other",
-        status: String(status)
-      }),
-      1
-    ),
-    Metric.update(Metric.withAttributes(latency, { route }), seconds)
+export const observeRequest = (method: string, route: string, status: number, seconds: number) => {
+  const known = knownMethods.has(method) ? method : "other"
+  const counted = seriesOf(requestSeries, `${route} ${known} ${status}`, () =>
+    Metric.withAttributes(requests, { route, method: known, status: String(status) })
   )
+  const timed = seriesOf(latencySeries, route, () => Metric.withAttributes(latency, { route }))
+  return Effect.andThen(Metric.update(counted, 1), Metric.update(timed, seconds))
+}
 
 /** `GET /metrics`: every metric of the process, the two gauges read first. */
 export const routes = HttpRouter.use(
