@@ -6,13 +6,13 @@
  * Run: `node bench/status/run.ts`.
  */
 import { canonicalStatusText, normalizeStatus, type Status, statuses } from "../../core/domain/Status.ts"
-import { decideRule, statusRules } from "../../core/domain/StatusRules.ts"
+import { decideStatusRule, statusRules } from "../../core/domain/StatusRules.ts"
 import { statusVocabulary } from "../../core/domain/StatusVocabulary.ts"
 import { halfOf, type StatusCase, statusCases } from "./cases.ts"
 
 const key = (text: string) => canonicalStatusText(text).replaceAll(" ", "")
 const byRules = (text: string): Status => {
-  const rule = decideRule(key(text))
+  const rule = decideStatusRule(canonicalStatusText(text)).rule
   return rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
 }
 const developmentTable = new Map<string, Status>()
