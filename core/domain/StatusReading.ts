@@ -6,6 +6,7 @@
  * Pure: depends on nothing but `StatusWords.ts`.
  */
 import {
+  AUXILIARY,
   ENDABLE,
   ENDS,
   FILLER,
@@ -52,6 +53,7 @@ const zeros = /^0+$/
 const letters: Readonly<Record<string, number>> = { N: NEG, Y: YES }
 const answers = new Set(["N", "NO", "NON", "FALSE", "0", "Y", "YES", "TRUE", "OUI", "1"])
 
+const isAmount = (read: Read) => read.word.charCodeAt(0) <= 57
 const isNegation = (roles: number) => (roles & NEG) !== 0 && (roles & ~(NEG | YET)) === 0
 const isFiller = (roles: number) => roles === 0 || (roles & (FILLER | YET | PARTIAL | FULL | YES)) !== 0
 /** A word the rules weigh: not a negation, a filler, a degree or a mark. */
@@ -69,12 +71,12 @@ const word = (text: string, roles: number, at: number): Read => ({
 
 /**
  * The known words of a run of letter tokens, read without its spaces, so that "partially paid",
- * "PartiallyPaid" and "PARTIALLY_PAID" read alike. Of all readings (unknown letters skipped), the
+ * "PartiallyPaid" and "PARTIALLY_PAID" read alike (a word spans tokens only whole ones). Of all readings (unknown letters skipped), the
  * one that covers the most letters with known words, then the one with the fewest words: "not
  * executed" is NOT EXECUTED, never NOTE and unknown letters. Linear: each letter tries words of at
  * most `longestWord` letters.
  */
-const scanLetters = (text: string, start: number, end: number, out: Array<Lexed>) => {
+const scanLetters = (text: string, start: number, end: number, out: Array<Lexed>, work: ReadingWork) => {
   const at: Array<number> = []
   const slots: Array<number> = []
   for (let i = start; i < end; i++) {
@@ -84,18 +86,20 @@ const scanLetters = (text: string, start: number, end: number, out: Array<Lexed>
     slots.push(slot(code))
   }
   const n = at.length
+  const tokenStart = (i: number) => i === 0 || at[i]! !== at[i - 1]! + 1
   // Where a known word starts: a word that only bears on others must end at one ("NOTPAID"), not
   // inside an unknown word ("NOW").
   const startsWord = new Uint8Array(n + 1)
   for (let i = 0; i < n; i++) {
     let node: WordNode | undefined = knownWords
     for (let j = i; j < n && node !== undefined && startsWord[i] === 0; j++) {
+      work.steps += 1
       node = node.next[slots[j]!]
       if (node?.word !== undefined) startsWord[i] = 1
     }
   }
-  // Two states per position: odd where a word may start anchored (the run's start, or where the
-  // previous word ended), even after a skipped letter. A score counts covered letters, then fewer
+  // Two states per position: odd where the previous word ended (or the run starts), even after a
+  // skipped letter; an anchored word starts only at the first or at a token's start. A score counts covered letters, then fewer
   // words; -1 is unreached.
   const score = new Float64Array(2 * (n + 1)).fill(-1)
   const from = new Int32Array(2 * (n + 1))
@@ -113,10 +117,16 @@ const scanLetters = (text: string, start: number, end: number, out: Array<Lexed>
     const i = here >> 1
     relax(2 * (i + 1), base, here, undefined)
     let node: WordNode | undefined = knownWords
+    let crossed = false
     for (let j = i; j < n && node !== undefined; j++) {
+      work.steps += 1
       node = node.next[slots[j]!]
+      crossed ||= j > i && tokenStart(j)
       if (node?.word === undefined) continue
-      if ((here & 1) === 0 && isAnchored(node)) continue
+      // A word may span tokens ("CREDIT NOTE", "IN HAND") only when it starts and ends with them:
+      // "yes ca not approved" holds no SCAN.
+      if (crossed && !(tokenStart(i) && (j + 1 === n || tokenStart(j + 1)))) continue
+      if ((here & 1) === 0 && !tokenStart(i) && isAnchored(node)) continue
       if (isBearing(node) && j + 1 < n && startsWord[j + 1] === 0) continue
       relax(2 * (j + 1) + 1, base + node.word.length * 64 - 1, here, node)
     }
@@ -132,16 +142,17 @@ const scanLetters = (text: string, start: number, end: number, out: Array<Lexed>
 }
 
 /** The tokens of the text: runs of letter tokens read as words, marks, numbers and single letters. */
-const lex = (text: string): Array<Lexed> => {
+const lex = (text: string, work: ReadingWork): Array<Lexed> => {
   const out: Array<Lexed> = []
   let run = -1 // where the current run of letter tokens starts
   for (let i = 0; i < text.length; ) {
     let end = text.indexOf(" ", i)
     if (end < 0) end = text.length
     const token = text.slice(i, end)
+    work.steps += 1
     const letter = letters[token]
     if (marks.has(token) || digits.test(token) || letter !== undefined) {
-      if (run >= 0) scanLetters(text, run, i - 1, out)
+      if (run >= 0) scanLetters(text, run, i - 1, out, work)
       run = -1
       if (marks.has(token)) out.push({ word: token, roles: 0, at: i, mark: token, reading: "asserted" })
       else if (letter === undefined) out.push({ digits: token, at: i })
@@ -149,14 +160,14 @@ const lex = (text: string): Array<Lexed> => {
     } else if (run < 0) run = i
     i = end + 1
   }
-  if (run >= 0) scanLetters(text, run, text.length, out)
+  if (run >= 0) scanLetters(text, run, text.length, out, work)
   return out
 }
 
 /**
  * Numbers as words: a zero amount ("0", "0.00", "0%") is a negation of what it bears on, a
- * percentage of 100 is a full amount, any other percentage a part. Other numbers (dates,
- * references, amounts whose whole is unknown) are left out.
+ * percentage of 100 or "1200 of 1200" a full amount, any other percentage or "600 of 1200" a part.
+ * Other numbers (dates, times, references, amounts whose whole is unknown) are left out.
  */
 const numbers = (items: ReadonlyArray<Lexed>): Array<Read> => {
   const out: Array<Read> = []
@@ -178,18 +189,38 @@ const numbers = (items: ReadonlyArray<Lexed>): Array<Read> => {
     const percent = (items[k] as Read | undefined)?.mark === "%"
     if (percent) k += 1
     const text = percent ? `${run.join(".")}%` : run.join(".")
-    if (zero) out.push(word(run.length === 1 && !percent ? "0" : text, NEG, item.at))
+    if (zero && !percent && (items[k] as Read | undefined)?.word === "OF" && isDigits(items[k + 1])) {
+      // "Paid 0 of 3": nothing of the whole.
+      const total: Array<string> = []
+      for (k += 1; isDigits(items[k]); k++) total.push((items[k] as { digits: string }).digits)
+      out.push(word(`${text} OF ${total.join(".")}`, NEG, item.at))
+    } else if (zero) out.push(word(run.length === 1 && !percent ? "0" : text, NEG, item.at))
     else if (percent) {
       const whole = Number(run[0]) === 100 && run.slice(1).every((part) => zeros.test(part))
       out.push(word(text, whole ? FULL : PARTIAL, item.at))
+    } else if ((items[k] as Read | undefined)?.word === "OF" && isDigits(items[k + 1])) {
+      // "Paid 600 of 1200": a part, unless the two amounts are the same.
+      const total: Array<string> = []
+      for (k += 1; isDigits(items[k]); k++) total.push((items[k] as { digits: string }).digits)
+      out.push(word(`${text} OF ${total.join(".")}`, amount(run) === amount(total) ? FULL : PARTIAL, item.at))
     } else if (run.length === 1 && run[0] === "1") out.push(word("1", YES, item.at))
   }
   return out
 }
+const isDigits = (item: Lexed | undefined) => item !== undefined && "digits" in item
+const amount = (run: ReadonlyArray<string>) => Number(run.length === 1 ? run[0] : `${run[0]}.${run.slice(1).join("")}`)
+
+/**
+ * The work a reading did: one step per token and per character the word matcher looked at. Tests
+ * hold it linear in the text's length, which wall time cannot show reliably.
+ */
+export interface ReadingWork {
+  steps: number
+}
 
 /** Reads a canonical text (`canonicalStatusText`): its words with how the text puts each. */
-export const readStatusText = (canonical: string): Array<Read> => {
-  const reads = numbers(lex(canonical))
+export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0 }): Array<Read> => {
+  const reads = numbers(lex(canonical, work))
   let lastContent = -1 // the last content word, which a trailing negation or a question bears on
   let keyOfMark = -1 // the content word before the last "?", "=" or ":", which an answer bears on
   let sinceMark = -1 // the last content word since the last mark
@@ -226,11 +257,16 @@ export const readStatusText = (canonical: string): Array<Read> => {
       continue
     }
     if (isNegation(read.roles)) {
-      negation ??= { degree: -1 }
+      // A zero amount between a word and no other is its value ("Paid 0", "Paid $0.00", "Paid 0 of
+      // 3"); anywhere else it bears on the word after it ("0% paid", "$0 paid", "sold, 0 paid").
+      const next = reads[k + 1]
+      if (isAmount(read) && previous !== undefined && isContent(previous) && !(next && isContent(next))) negate(k - 1)
+      else negation ??= { degree: -1 }
       continue
     }
     // A known word with no role is what a negation before it governs ("no invoice"): it is spent.
     if (read.roles === 0) {
+      if (negation !== undefined && negation.degree >= 0) negate(negation.degree)
       negation = undefined
       continue
     }
@@ -239,6 +275,11 @@ export const readStatusText = (canonical: string): Array<Read> => {
         lastDegree = k
         if (negation !== undefined && negation.degree < 0) negation.degree = k
       }
+      continue
+    }
+    if ((read.roles & AUXILIARY) !== 0 && negation !== undefined) {
+      lastContent = k
+      sinceMark = k
       continue
     }
     // "Mark as paid", "Approve", "Pay now": everything after an imperative is asked for, not done.

@@ -66,11 +66,13 @@ export interface StatusDecision {
 }
 
 // Words that, put in doubt, leave a money status unsupported. A withheld approval or check blocks
-// all three; a doubted payment, completion or financing word blocks what it could have meant.
+// all three; a doubted payment or completion word blocks PAID, a doubted financing word SOLD; and
+// any doubted money, waiting or offer word blocks the APPROVED that is only inferred (payment in
+// flight, partial payment, financing offered), which needs a text that doubts nothing.
 const blocksAll = DECISION | CHECK
 const blocksPaid = blocksAll | PAID | PAYMENT | DONE
 const blocksSold = blocksAll | SOLD | FINANCING
-const blocksInFlight = blocksPaid | SOLD | FINANCING | OFFER | MODAL
+const blocksInFlight = blocksPaid | SOLD | FINANCING | OFFER | MODAL | WAITER | PENDING
 
 const asWordRead = (read: Read): WordRead => ({ word: read.word, reading: read.reading, at: read.at })
 
@@ -91,6 +93,7 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
     if (read.reading === "ended") ended = true
     if (read.roles & PARTIAL && read.mark === undefined && !isContent(read)) {
       if (read.reading === "asserted") seen |= PARTIAL
+      else doubted |= PARTIAL
       continue
     }
     if (!isContent(read)) continue
@@ -126,9 +129,9 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   const conditional = has(MODAL) || has(OFFER)
   if (has(SOLD) && !conditional && !soldBlocked) return decided(1, first(SOLD))
   if ((has(SOLD) || has(FINANCING)) && conditional && !soldBlocked && !inFlightBlocked)
-    return decided(2, first(MODAL | OFFER))
+    return decided(2, first(SOLD | FINANCING))
   // A bare "Partial" is how payables tools write partly paid (Invoice Ninja, Harpoon).
-  const onlyPartial = (seen & ~(PARTIAL | WAITER | MODAL)) === 0 && doubted === 0
+  const onlyPartial = (seen & ~(PARTIAL | WAITER | MODAL)) === 0 && doubted === 0 && !ended
   if (has(PARTIAL) && !inFlightBlocked && (has(PAID) || has(PAYMENT) || onlyPartial))
     return decided(3, first(PAID | PAYMENT) ?? partialWord())
   if (has(PARTIAL) && has(DECISION)) return decided(4)
@@ -140,7 +143,8 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   if (negated & DECISION && !yet) return decided(9)
   if (requested) return decided(10)
   if (ended) return decided(11)
-  if (has(PENDING) || has(STEP) || doubted & (PAID | PAYMENT | DECISION | CHECK | PENDING | DONE)) return decided(12)
+  if (has(PENDING) || has(STEP) || doubted & (PAID | PAYMENT | DECISION | CHECK | PENDING | DONE | MODAL))
+    return decided(12)
   if (has(ACK)) return decided(13)
   return decided(-1)
 }

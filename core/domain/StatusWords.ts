@@ -37,17 +37,25 @@ export const IMPERATIVE = 1 << 24
 export const YES = 1 << 25
 /** A full amount ("100%", "in full"): reads like a filler. */
 export const FULL = 1 << 26
+/** An auxiliary ("be", "will"): a negation before it bears on the verb after it. */
+export const AUXILIARY = 1 << 27
 
 const words: ReadonlyArray<readonly [number, string]> = [
   [NEG, "NOT NO NON WITHOUT FALSE ISNT HASNT HAVENT WASNT WERENT ARENT DONT DOESNT DIDNT CANNOT CANT PAS AUCUN SANS"],
   [NEG | YET, "NEVER JAMAIS"],
   [YET, "YET ENCORE"],
   [YES, "YES TRUE OUI"],
-  [FILLER, "BEEN FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL COMME EN DE"],
+  [
+    FILLER,
+    "BEEN FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL ON AT TO COMME EN DE MARKED DECLARED"
+  ],
   [PARTIAL, "PARTIALLY PARTLY PARTIAL PART SHORT UNDERPAID PARTIELLEMENT PARTIELLE PARTIEL"],
-  [MODAL, "NEED WILL BE EXPECTED UPCOMING PLANNED"],
+  [MODAL, "NEED EXPECTED UPCOMING PLANNED"],
+  // Auxiliaries: a negation passes through them to the verb ("cannot be paid", "will not be approved").
+  [MODAL | AUXILIARY, "WILL BE"],
   [MODAL | WAITER, "NEEDS READY REQUIRES REQUIRED"],
-  [MODAL | OFFER, "REQUESTED REQUEST"],
+  [MODAL | OFFER, "REQUESTED"],
+  [MODAL | OFFER | IMPERATIVE, "REQUEST"],
   [OFFER, "AVAILABLE OFFERED OFFER PROPOSED"],
   [OFFER | CHECK, "ELIGIBLE CLEARING"],
   [MODAL | WAITER | PENDING, "PENDING AWAITING WAITING ATTENTE"],
@@ -65,7 +73,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
   ],
   // "Pay now", "Pay invoice": the verb first is an action offered, not a payment under way.
   [PAYMENT | IMPERATIVE, "PAY"],
-  [DONE, "COMPLETED COMPLETE CONFIRMED SUCCEEDED SUCCESSFUL SUCCESS DONE RECONCILED EXECUTED"],
+  [DONE, "COMPLETED COMPLETE CONFIRMED SUCCEEDED SUCCESSFUL SUCCESS DONE RECONCILED EXECUTED EFFECTUE EFFECTUEE"],
   [DONE | ENDS, "CLEARED"],
   [DONE | PENDING, "RECEIVED RECU RECUE"],
   [DONE | CHECK, "POSTED"],
@@ -78,7 +86,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
       "FAILED FAILURE FAIL ECHOUE ECHOUEE RETURNED RETURN RETOURNE RETOURNEE REVERSAL REFUNDED REFUND " +
       "CHARGEBACK UNCOLLECTIBLE EXPIRED ESCHEATED BOUNCED STOPPED CREDITNOTE CREDITMEMO CREDITED DEBITNOTE AVOIR " +
       "OFFSET NETTED WRITTENOFF WRITEOFF UNDELIVERED UNPAYABLE TIMEDOUT INVALID DELIVERYERROR SENDERROR " +
-      "ROUTINGERROR ENTEREDINERROR RESCINDED RECALLED"
+      "ROUTINGERROR ENTEREDINERROR RESCINDED RECALLED TERMINATED"
   ],
   // Reversals: a refusal of what they bear on, or the end of a dispute, rejection or hold next to them.
   [REFUSAL | ENDS, "WITHDRAWN REVOKED REVOQUEE REVOQUE REVERSED CANCELED ABANDONED ABANDONNEE RETIREE OVERTURNED"],
@@ -88,7 +96,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [SUSPECT | PENDING, "SUSPECTED POSSIBLE POTENTIAL"],
   [ENDS, "LIFTED REMOVED RESOLVED RESOLU RESOLUE CLOSED CLOS ENDED DROPPED LEVEE LEVE"],
   [ENDS | DECISION, "RELEASED"],
-  [DECISION, "APPROVED APPROUVEE APPROUVE VALIDEE AUTHORIZED ACCEPTED ACCEPTEE AWARDED OK"],
+  [DECISION, "APPROVED APPROUVEE APPROUVE VALIDEE AUTHORIZED ACCEPTED ACCEPTEE AWARDED GRANTED OK"],
   [CHECK, "VALIDATED PROCESSED"],
   [STEP | PENDING, "APPROVAL APPROVALS REVIEW VALIDATION REVALIDATION VERIFICATION MATCHING MATCH RECEIPT"],
   [STEP | PENDING, "CODING ACTION CONFIRMATION SIGNATURE SIGN SCAN SUBMISSION AUTHORIZATION ACCEPTANCE APPROBATION"],
@@ -105,7 +113,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
   ],
   [
     IMPERATIVE,
-    "MARK SET PLEASE APPROVE ACCEPT AUTHORIZE VALIDATE SELL FACTOR CONFIRM MARQUER APPROUVER VALIDER REGLER"
+    "MARK SET PLEASE CLICK APPROVE ACCEPT AUTHORIZE VALIDATE SELL FACTOR CONFIRM RECORD MARQUER APPROUVER VALIDER REGLER"
   ],
   [ACK, "ACKNOWLEDGED ACKNOWLEDGMENT ACKNOWLEDGE SYNCED ARCHIVED ARCHIVE HISTORICAL"],
   // Known words with no role, so that longest match does not find roles inside them ("NOTICE",
@@ -114,8 +122,8 @@ const words: ReadonlyArray<readonly [number, string]> = [
     0,
     "INVOICE INVOICES INVOICING BILL BILLS BILLING PAYEE PAYER PAYROLL PARTNER PARTY DEPARTMENT NOTE NOTICE " +
       "NOTIFICATION NOTIFIED BALANCED NONE CREDIT DEBIT DOCUMENT COMPLETION PLATFORM RECIPIENT CUSTOMER SUPPLIER " +
-      "VENDOR BUYER BANK TRANSFER INTERNAL ONLINE PROCESSOR NOTHING ANNOTATED ASSIGNED STATUS MARKED DECLARED " +
-      "REMARK REMARKS MARKET SELLER APPROVER APPROVERS SETTINGS SETUP PASSED PASSE LEVEL EXTENDED AMENDED"
+      "VENDOR BUYER BANK TRANSFER INTERNAL ONLINE PROCESSOR NOTHING ANNOTATED ASSIGNED STATUS " +
+      "REMARK REMARKS MARKET SELLER APPROVER APPROVERS SETTINGS SETUP RECORDED INSTALLMENT INSTALLMENTS PASSED PASSE LEVEL EXTENDED AMENDED"
   ]
 ]
 
@@ -164,9 +172,10 @@ const bearing = NEG | YET | ENDS | YES | FILLER
 /** A word that only bears on others: a negation, an ending, a "yes", a filler. */
 export const isBearing = (found: WordNode) => found.roles !== 0 && (found.roles & ~bearing) === 0
 /**
- * Words matched only where a word starts (a token's start, or right where the previous known word
- * ended): short words, imperatives and words that only bear on others (negations, endings), which
- * would otherwise be found inside unknown words ("OK" in "revoked", "MARK" in "benchmark", "ENDED"
- * in "extended").
+ * Words matched only where a word starts (where the run of letters starts, or right where the
+ * previous known word ended): short words that decide something and imperatives, which would
+ * otherwise be found inside unknown words ("OK" in "booked", "MARK" in "benchmark"). Short fillers
+ * match anywhere, so that "paidInOn" reads IN ON rather than a NON across them.
  */
-export const isAnchored = (found: WordNode) => found.word!.length <= 2 || found.roles === IMPERATIVE || isBearing(found)
+export const isAnchored = (found: WordNode) =>
+  (found.word!.length <= 2 && (found.roles & ~(FILLER | WAITER)) !== 0) || found.roles === IMPERATIVE
