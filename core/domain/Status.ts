@@ -31,6 +31,8 @@ const separators = /[^\p{L}\p{N}]+/gu
 // Punctuation that changes the reading ("Paid?", "Is Paid = N", "Paid: no", "0% paid") is kept, as
 // a token of its own; everything else that is not a letter or a digit separates words.
 const meaningful = /[?=:%]/
+// Anything but printable ASCII other than "%", ":", "=" and "?": one class, as cheap as `nonAscii`.
+const unusual = /[^ -$&-9;<>@-~\t\n\r]/
 const meaningfulAscii = /[^A-Z0-9?=:%]+|[?=:%]/g
 const meaningfulUnicode = /[^\p{L}\p{N}?=:%]+|[?=:%]/gu
 const asToken = (match: string) => (meaningful.test(match) ? ` ${match} ` : " ")
@@ -48,9 +50,10 @@ export const canonicalStatusText = (text: string): string => respelt(spacedUpper
 // and rewrites spellings only on a miss, which keeps the common case to two regular expressions.
 const spacedUpper = (text: string) => {
   const upper = text.toUpperCase()
-  // Unicode classes cost several times more than ASCII ones: only text with accents or other
-  // scripts pays for them ("Encaissée", "Déposée"), and only text with kept punctuation pays for
-  // keeping it.
+  // Most texts are plain ASCII without kept punctuation: one test and one replace. Unicode classes
+  // cost several times more than ASCII ones, so only text with accents or other scripts pays for
+  // them ("Encaissée", "Déposée"), and only text with kept punctuation pays for keeping it.
+  if (!unusual.test(upper)) return upper.replace(asciiSeparators, " ").trim()
   const ascii = !nonAscii.test(upper)
   const unaccented = ascii
     ? upper
@@ -161,9 +164,22 @@ export const normalizeStatus = (portalStatus: string, connectorMapping?: StatusM
   const key = compactKey(canonical)
   const respeltFound = canonical === spaced ? undefined : lookUp(canonical, key, connectorMapping)
   if (respeltFound !== undefined) return respeltFound
-  // Long texts are rare and cheap to read once; the rules are linear in the text's length.
+  return byRules(canonical)
+}
+
+// The rules' answers by canonical text. A portal repeats a handful of wordings across thousands of
+// documents, and reading a text by the rules costs some microseconds, so answers are remembered;
+// the bound keeps hostile or endlessly varied texts from growing the map.
+const ruleAnswers = new Map<string, Status>()
+const rememberedAnswers = 4_096
+const byRules = (canonical: string): Status => {
+  const remembered = ruleAnswers.get(canonical)
+  if (remembered !== undefined) return remembered
   const rule = decideStatusRule(canonical).rule
-  return rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
+  const status = rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
+  if (ruleAnswers.size >= rememberedAnswers) ruleAnswers.clear()
+  ruleAnswers.set(canonical, status)
+  return status
 }
 
 /** Which step decided a status, and why, in plain words. */
