@@ -5,14 +5,27 @@
  * pass over the words: linear in the input. Pure: depends on nothing but the status word modules.
  */
 import { type Read, type ReadingWork, statusTokens } from "./StatusTokens.ts"
-import { AUXILIARY, ENDABLE, ENDS, FILLER, FULL, IMPERATIVE, NEG, PARTIAL, YES, YET } from "./StatusWords.ts"
+import {
+  AMOUNT,
+  AUXILIARY,
+  ENDABLE,
+  ENDS,
+  FILLER,
+  FULL,
+  IMPERATIVE,
+  NEG,
+  PARTIAL,
+  REFUSAL,
+  YES,
+  YET
+} from "./StatusWords.ts"
 
 export type { Read, Reading, ReadingWork, WordRead } from "./StatusTokens.ts"
 
 const answers = new Set(["N", "NO", "NON", "FALSE", "0", "Y", "YES", "TRUE", "OUI", "1"])
 
-const isAmount = (read: Read) => read.word.charCodeAt(0) <= 57
-const isNegation = (roles: number) => (roles & NEG) !== 0 && (roles & ~(NEG | YET)) === 0
+const isAmount = (read: Read) => (read.roles & AMOUNT) !== 0
+const isNegation = (roles: number) => (roles & NEG) !== 0 && (roles & ~(NEG | YET | AMOUNT)) === 0
 const isFiller = (roles: number) => roles === 0 || (roles & (FILLER | YET | PARTIAL | FULL | YES)) !== 0
 /** A word the rules weigh: not a negation, a filler, a degree or a mark. */
 export const isContent = (read: Read) => read.mark === undefined && !isNegation(read.roles) && !isFiller(read.roles)
@@ -25,7 +38,7 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
   let sinceMark = -1 // the last content word since the last mark
   let negation: { degree: number } | undefined // a negation waiting for the word it governs
   let lastDegree = -1
-  let requesting = false
+  let requesting: "verb" | "noun-like" | undefined // what started asking for an action, if anything
   const negate = (k: number) => {
     const read = reads[k]!
     if (read.reading === "asserted" || read.reading === "questioned") read.reading = "negated"
@@ -84,9 +97,12 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     // "Mark as paid", "Approve", "Pay now": everything after an imperative is asked for, not done.
     // A verb with another meaning ("pay", "submit") is one only where the text starts (not "autopay").
     const imperative = (read.roles & IMPERATIVE) !== 0 && (read.roles === IMPERATIVE || read.at === 0)
-    if (requesting || imperative) read.reading = "requested"
+    // After such a verb a refusal is one ("Request failed", "Pay rejected"); after a verb that is
+    // only one, it is asked for too ("Approve or reject").
+    const refusedAfterVerb = requesting === "noun-like" && (read.roles & REFUSAL) !== 0
+    if ((requesting !== undefined || imperative) && !refusedAfterVerb) read.reading = "requested"
     else if (negation !== undefined || (read.roles & NEG) !== 0) read.reading = "negated"
-    if (imperative) requesting = true
+    if (imperative) requesting ??= read.roles === IMPERATIVE ? "verb" : "noun-like"
     negation = undefined
     lastContent = k
     sinceMark = k

@@ -9,6 +9,7 @@ import type { Status } from "./Status.ts"
 import { isContent, type Read, readStatusText, type WordRead } from "./StatusReading.ts"
 import {
   ACK,
+  AMOUNT,
   CHECK,
   DECISION,
   DONE,
@@ -88,12 +89,16 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   let awaiting = false
   let waiterAt = -100 // index (in content words) of the last word that waits for a step
   let content = 0
+  let saysPartial = false // a word that says partial, not just an amount ("Partial" alone is partly paid)
   for (const read of reads) {
     if (read.roles & YET) yet = true
     if (read.reading === "ended") ended = true
     if (read.roles & PARTIAL && read.mark === undefined && !isContent(read)) {
-      if (read.reading === "asserted") seen |= PARTIAL
-      else doubted |= PARTIAL
+      if (read.reading !== "asserted") doubted |= PARTIAL
+      else {
+        seen |= PARTIAL
+        if ((read.roles & AMOUNT) === 0) saysPartial = true
+      }
       continue
     }
     if (!isContent(read)) continue
@@ -131,7 +136,7 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   if ((has(SOLD) || has(FINANCING)) && conditional && !soldBlocked && !inFlightBlocked)
     return decided(2, first(SOLD | FINANCING))
   // A bare "Partial" is how payables tools write partly paid (Invoice Ninja, Harpoon).
-  const onlyPartial = (seen & ~(PARTIAL | WAITER | MODAL)) === 0 && doubted === 0 && !ended
+  const onlyPartial = saysPartial && (seen & ~(PARTIAL | WAITER | MODAL)) === 0 && doubted === 0 && !ended
   if (has(PARTIAL) && !inFlightBlocked && (has(PAID) || has(PAYMENT) || onlyPartial))
     return decided(3, first(PAID | PAYMENT) ?? partialWord())
   if (has(PARTIAL) && has(DECISION)) return decided(4)

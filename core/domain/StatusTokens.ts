@@ -4,7 +4,18 @@
  * Linear in the input: each position tries words of at most `longestWord` letters, which a test
  * holds by counting the steps. Pure: depends on nothing but `StatusWords.ts`.
  */
-import { FULL, isAnchored, isBearing, knownWords, NEG, PARTIAL, slot, type WordNode, YES } from "./StatusWords.ts"
+import {
+  AMOUNT,
+  FULL,
+  isAnchored,
+  isBearing,
+  knownWords,
+  NEG,
+  PARTIAL,
+  slot,
+  type WordNode,
+  YES
+} from "./StatusWords.ts"
 
 /**
  * How the text puts a word: as written, negated ("not paid", "Paid? N", "0% paid"), asked ("Paid?"),
@@ -161,27 +172,36 @@ const numbers = (items: ReadonlyArray<Lexed>): Array<Read> => {
       k += 1
       continue
     }
-    const run: Array<string> = []
-    // A time or a ratio ("12:00") is one number: the colon between its digits is no mark.
-    for (; k < items.length; k++) {
+    // Tokens belong to one amount only when nothing stands between them: unknown letters leave no
+    // item behind, so positions are compared. `end` is where the next token of the amount starts.
+    const run: Array<string> = [item.digits]
+    let end = item.at + item.digits.length + 1
+    for (k += 1; k < items.length; k++) {
       const next = items[k]!
-      if ("digits" in next) run.push(next.digits)
-      else if (!(next.mark === ":" && isDigits(items[k + 1]))) break
+      if (next.at !== end) break
+      if ("digits" in next) {
+        run.push(next.digits)
+        end = next.at + next.digits.length + 1
+      } else if (next.mark === ":" && isDigits(items[k + 1]) && items[k + 1]!.at === end + 2) end += 2
+      // A time or a ratio ("12:00") is one number: the colon between its digits is no mark.
+      else break
     }
     const zero = run.every((part) => zeros.test(part))
-    const percent = (items[k] as Read | undefined)?.mark === "%"
+    const percent = (items[k] as Read | undefined)?.mark === "%" && items[k]!.at === end
     if (percent) k += 1
     // "Paid 600 of 1200", "Paid 0 of 3": an amount of a whole.
     const total: Array<string> = []
-    if (!percent && (items[k] as Read | undefined)?.word === "OF" && isDigits(items[k + 1]))
+    const of = items[k] as Read | undefined
+    if (!percent && of?.word === "OF" && of.at === end && isDigits(items[k + 1]) && items[k + 1]!.at === end + 3)
       for (k += 1; isDigits(items[k]); k++) total.push((items[k] as { digits: string }).digits)
     const text = `${run.join(".")}${percent ? "%" : ""}${total.length > 0 ? ` OF ${total.join(".")}` : ""}`
     // Every spelling of a bare zero ("00", "0.00") answers like "0" ("Paid: 0.00").
-    if (zero) out.push(word(percent || total.length > 0 ? text : "0", NEG, item.at))
+    if (zero) out.push(word(percent || total.length > 0 ? text : "0", NEG | AMOUNT, item.at))
     else if (percent) {
       const whole = Number(run[0]) === 100 && run.slice(1).every((part) => zeros.test(part))
-      out.push(word(text, whole ? FULL : PARTIAL, item.at))
-    } else if (total.length > 0) out.push(word(text, amount(run) === amount(total) ? FULL : PARTIAL, item.at))
+      out.push(word(text, (whole ? FULL : PARTIAL) | AMOUNT, item.at))
+    } else if (total.length > 0)
+      out.push(word(text, (amount(run) === amount(total) ? FULL : PARTIAL) | AMOUNT, item.at))
     else if (text === "1") out.push(word(text, YES, item.at))
   }
   return out

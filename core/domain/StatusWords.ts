@@ -39,6 +39,8 @@ export const YES = 1 << 25
 export const FULL = 1 << 26
 /** An auxiliary ("be", "will"): a negation before it bears on the verb after it. */
 export const AUXILIARY = 1 << 27
+/** An amount read from digits ("0%", "600 of 1200"), beside its other roles. */
+export const AMOUNT = 1 << 28
 
 const words: ReadonlyArray<readonly [number, string]> = [
   [NEG, "NOT NO NON WITHOUT FALSE ISNT HASNT HAVENT WASNT WERENT ARENT DONT DOESNT DIDNT CANNOT CANT PAS AUCUN SANS"],

@@ -46,6 +46,20 @@ describe("negation, reversal and answers bind to the word they govern", () => {
     assert.strictEqual(normalizeStatus("Approved, not paid"), "APPROVED")
   })
 
+  it("reads an amount only where its parts stand together, and a bare amount as no status", () => {
+    assert.strictEqual(normalizeStatus("3000 characters, over the limit of 256"), "ACKNOWLEDGED")
+    assert.strictEqual(normalizeStatus("fe80::1%eth0"), "ACKNOWLEDGED")
+    assert.strictEqual(normalizeStatus("Paid 12 of the 3 invoices"), "PAID")
+    assert.strictEqual(normalizeStatus("Paid 0 of 3 installments"), "PENDING")
+  })
+
+  it("keeps a refusal after a verb that is also a noun ('Request failed'), and asks for it after a verb", () => {
+    assert.strictEqual(normalizeStatus("Request failed"), "DISPUTED")
+    assert.strictEqual(normalizeStatus("Pay rejected"), "DISPUTED")
+    assert.strictEqual(normalizeStatus("Request payment"), "PENDING")
+    assert.strictEqual(normalizeStatus("Approve or reject"), "PENDING")
+  })
+
   it("explains an ended dispute and an imperative by their own rules", () => {
     const ended = explainStatus("Dispute resolved")
     assert.strictEqual(ended.step === "rule" && ended.rule, "refusal-ended")
