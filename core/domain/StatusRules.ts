@@ -116,7 +116,8 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   const has = (role: number) => (seen & role) !== 0
   const first = (role: number) =>
     reads.find((read) => read.reading === "asserted" && read.roles & role && isContent(read))
-  const partialWord = () => reads.find((read) => read.reading === "asserted" && read.roles & PARTIAL)
+  const partialWord = () =>
+    reads.find((read) => read.reading === "asserted" && read.roles & PARTIAL && (read.roles & AMOUNT) === 0)
   const decided = (rule: number, by?: Read) => {
     const status = rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
     const money = status === "APPROVED" || status === "PAID" || status === "SOLD"
