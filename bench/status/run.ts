@@ -2,17 +2,19 @@
  * Scores status normalization on the labelled set (`bench/status/cases.ts`), for the development
  * and the test half: accuracy, precision and recall per status, and the confusion matrix. Three
  * normalizers: `normalizeStatus` as shipped; the same with a table built from development-half
- * products only (how it does on products nobody researched); and the rules alone.
+ * products only (how it does on products nobody researched); and the rules alone. Then, apart, the
+ * adversarial set (`bench/status/adversarial.ts`): false APPROVED, PAID and SOLD first.
  * Run: `node bench/status/run.ts`.
  */
 import { canonicalStatusText, normalizeStatus, type Status, statuses } from "../../core/domain/Status.ts"
-import { decideRule, statusRules } from "../../core/domain/StatusRules.ts"
+import { decideStatusRule, statusRules } from "../../core/domain/StatusRules.ts"
 import { statusVocabulary } from "../../core/domain/StatusVocabulary.ts"
+import { adversarialCases } from "./adversarial.ts"
 import { halfOf, type StatusCase, statusCases } from "./cases.ts"
 
 const key = (text: string) => canonicalStatusText(text).replaceAll(" ", "")
 const byRules = (text: string): Status => {
-  const rule = decideRule(key(text))
+  const rule = decideStatusRule(canonicalStatusText(text)).rule
   return rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
 }
 const developmentTable = new Map<string, Status>()
@@ -63,4 +65,25 @@ for (const half of ["development", "test"] as const) {
   const products = new Set(cases.map((c) => c.product)).size
   console.log(`\n${half} half: ${cases.length} cases from ${products} products`)
   for (const [name, normalize] of normalizers) report(name, cases, normalize)
+}
+
+// The adversarial set is no sample of real wordings: it is scored apart, and what matters on it is
+// that no text becomes a money status it does not say.
+const money: ReadonlyArray<Status> = ["APPROVED", "PAID", "SOLD"]
+console.log(
+  `\nadversarial set: ${adversarialCases.length} texts in ${new Set(adversarialCases.map((c) => c.group)).size} groups`
+)
+for (const [name, normalize] of normalizers) {
+  const wrong = adversarialCases.flatMap((c) => {
+    const got = normalize(c.text)
+    return got === c.expected ? [] : [{ ...c, got }]
+  })
+  const falseMoney = money.map((status) => `${status} ${wrong.filter((c) => c.got === status).length}`)
+  console.log(
+    `  ${name}: false ${falseMoney.join(", ")}; accuracy ${percent(adversarialCases.length - wrong.length, adversarialCases.length)} (${adversarialCases.length - wrong.length}/${adversarialCases.length})`
+  )
+  for (const c of wrong)
+    console.log(
+      `    ${money.includes(c.got) ? "FALSE " : ""}${c.group}: "${c.text}" expected ${c.expected}, got ${c.got}`
+    )
 }

@@ -5,7 +5,7 @@
  * rules is `docs/status-policy.md`. Pure functions only: depends on `effect` and nothing else.
  */
 import { Schema } from "effect"
-import { decideRule, type StatusRule, statusRules, type WordRead } from "./StatusRules.ts"
+import { decideStatusRule, type StatusRule, statusRules, type WordRead } from "./StatusRules.ts"
 import { statusVocabulary, type VocabularyEntry } from "./StatusVocabulary.ts"
 
 export const statuses = ["PENDING", "APPROVED", "PAID", "SOLD", "DISPUTED", "ACKNOWLEDGED"] as const
@@ -28,10 +28,20 @@ const nonAscii = /[^ -~\t\n\r]/
 const asciiSeparators = /[^A-Z0-9]+/g
 const marks = /\p{M}+/gu
 const separators = /[^\p{L}\p{N}]+/gu
+// Punctuation that changes the reading ("Paid?", "Is Paid = N", "Paid: no", "0% paid") is kept, as
+// a token of its own; everything else that is not a letter or a digit separates words.
+const meaningful = /[?=:%]/
+// Anything but printable ASCII other than "%", ":", "=" and "?": one class, as cheap as `nonAscii`.
+const unusual = /[^ -$&-9;<>@-~\t\n\r]/
+const meaningfulAscii = /[^A-Z0-9?=:%]+|[?=:%]/g
+const meaningfulUnicode = /[^\p{L}\p{N}?=:%]+|[?=:%]/gu
+const asToken = (match: string) => (meaningful.test(match) ? ` ${match} ` : " ")
+const spaceRuns = / {2,}/g
 
 /**
- * The canonical form used for every comparison: accents dropped, upper case, anything that is not
- * a letter or a digit read as a single space, trimmed, British spellings made American
+ * The canonical form used for every comparison: accents dropped, upper case, "?", "=", ":" and "%"
+ * kept as tokens of their own, anything else that is not a letter or a digit read as a single
+ * space, trimmed, British spellings made American
  * ("Authorised" and "AUTHORIZED" meet). Idempotent.
  */
 export const canonicalStatusText = (text: string): string => respelt(spacedUpper(text))
@@ -40,17 +50,17 @@ export const canonicalStatusText = (text: string): string => respelt(spacedUpper
 // and rewrites spellings only on a miss, which keeps the common case to two regular expressions.
 const spacedUpper = (text: string) => {
   const upper = text.toUpperCase()
-  // Unicode classes cost several times more than ASCII ones: only text with accents or other
-  // scripts pays for them ("Encaissée", "Déposée").
-  const spaced = nonAscii.test(upper)
+  // Most texts are plain ASCII without kept punctuation: one test and one replace. Unicode classes
+  // cost several times more than ASCII ones, so only text with accents or other scripts pays for
+  // them ("Encaissée", "Déposée"), and only text with kept punctuation pays for keeping it.
+  if (!unusual.test(upper)) return upper.replace(asciiSeparators, " ").trim()
+  const ascii = !nonAscii.test(upper)
+  const unaccented = ascii
     ? upper
-        .normalize("NFD")
-        .replace(marks, "")
-        .toUpperCase()
-        .normalize("NFD")
-        .replace(marks, "")
-        .replace(separators, " ")
-    : upper.replace(asciiSeparators, " ")
+    : upper.normalize("NFD").replace(marks, "").toUpperCase().normalize("NFD").replace(marks, "")
+  const spaced = !meaningful.test(unaccented)
+    ? unaccented.replace(ascii ? asciiSeparators : separators, " ")
+    : unaccented.replace(ascii ? meaningfulAscii : meaningfulUnicode, asToken).replace(spaceRuns, " ")
   return spaced.trim()
 }
 const respelt = (spaced: string) => (misspelt.test(spaced) ? spaced.replace(spelling, respell) : spaced)
@@ -154,9 +164,22 @@ export const normalizeStatus = (portalStatus: string, connectorMapping?: StatusM
   const key = compactKey(canonical)
   const respeltFound = canonical === spaced ? undefined : lookUp(canonical, key, connectorMapping)
   if (respeltFound !== undefined) return respeltFound
-  // Long texts are rare and cheap to scan once; the rules are linear in the key's length.
-  const rule = decideRule(key)
-  return rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
+  return byRules(canonical)
+}
+
+// The rules' answers by canonical text. A portal repeats a handful of wordings across thousands of
+// documents, and reading a text by the rules costs some microseconds, so answers are remembered;
+// the bound keeps hostile or endlessly varied texts from growing the map.
+const ruleAnswers = new Map<string, Status>()
+const rememberedAnswers = 4_096
+const byRules = (canonical: string): Status => {
+  const remembered = ruleAnswers.get(canonical)
+  if (remembered !== undefined) return remembered
+  const rule = decideStatusRule(canonical).rule
+  const status = rule < 0 ? "ACKNOWLEDGED" : statusRules[rule]!.status
+  if (ruleAnswers.size >= rememberedAnswers) ruleAnswers.clear()
+  ruleAnswers.set(canonical, status)
+  return status
 }
 
 /** Which step decided a status, and why, in plain words. */
@@ -169,12 +192,18 @@ export type StatusExplanation = {
   | { readonly step: "connector" }
   | { readonly step: "table"; readonly entry: VocabularyEntry }
   | { readonly step: "label" }
-  | { readonly step: "rule"; readonly rule: StatusRule["name"]; readonly words: ReadonlyArray<WordRead> }
+  | {
+      readonly step: "rule"
+      readonly rule: StatusRule["name"]
+      readonly words: ReadonlyArray<WordRead>
+      /** For APPROVED, PAID and SOLD: the word the status rests on (its negation takes it away). */
+      readonly decidedBy: WordRead | undefined
+    }
   | { readonly step: "unknown"; readonly words: ReadonlyArray<WordRead> }
 )
 
 const wordList = (words: ReadonlyArray<WordRead>) =>
-  words.map((read) => (read.negated ? `${read.word} (negated)` : read.word)).join(", ")
+  words.map((read) => (read.reading === "asserted" ? read.word : `${read.word} (${read.reading})`)).join(", ")
 
 /** `normalizeStatus` with its reasons: the same answer, and which step gave it and why. */
 export const explainStatus = (portalStatus: string, connectorMapping?: StatusMapping): StatusExplanation => {
@@ -197,8 +226,7 @@ export const explainStatus = (portalStatus: string, connectorMapping?: StatusMap
     }
   const label = table.get(key)
   if (label !== undefined) return { ...base, status: label, step: "label", reason: `it is the label ${label} itself` }
-  const words: Array<WordRead> = []
-  const index = decideRule(key, words)
+  const { rule: index, words, decidedBy } = decideStatusRule(canonical)
   if (index < 0)
     return {
       ...base,
@@ -217,6 +245,9 @@ export const explainStatus = (portalStatus: string, connectorMapping?: StatusMap
     step: "rule",
     rule: rule.name,
     words,
-    reason: `rule "${rule.name}": ${rule.why} (words read: ${wordList(words)})`
+    decidedBy,
+    reason:
+      `rule "${rule.name}": ${rule.why} (words read: ${wordList(words)})` +
+      (decidedBy === undefined ? "" : `; it rests on ${decidedBy.word}`)
   }
 }
