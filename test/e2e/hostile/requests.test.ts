@@ -6,12 +6,11 @@
  * client that hangs up is recorded as 499, not as a server error.
  */
 import { randomUUID } from "node:crypto"
-import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { insertFixture, keys } from "../../support/Fixtures.ts"
-import { abandon, rawGet } from "../../support/RawHttp.ts"
+import { abandon, exchange, rawGet } from "../../support/RawHttp.ts"
 import { BaseUrl, layerWith } from "../../support/TestServer.ts"
 
 const TestLayer = Layer.effectDiscard(insertFixture).pipe(
@@ -44,23 +43,7 @@ const send = (target: string, headers: Record<string, string> = {}, from?: strin
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
-/** Writes `bytes` on a fresh connection and reads until the server closes it. */
-const rawExchange = (bytes: string) =>
-  Effect.flatMap(BaseUrl, (base) =>
-    Effect.promise(
-      () =>
-        new Promise<string>((resolve) => {
-          const url = new URL(base)
-          const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
-          let received = ""
-          socket.on("data", (chunk) => {
-            received += chunk.toString("latin1")
-          })
-          socket.on("close", () => resolve(received))
-          socket.on("error", () => resolve(received))
-        })
-    )
-  )
+const rawExchange = (bytes: string) => Effect.flatMap(BaseUrl, (base) => Effect.promise(() => exchange(base, bytes)))
 
 const secret = keys.orgA.slice("pr_live_".length)
 
