@@ -17,7 +17,7 @@ const serviceSources = "{app,adapters,core}/**/*.ts"
 
 // Readers of our own that take a setting's name as their first argument. Inside them the name
 // reaching Config is a variable, which is allowed in their files only.
-const ownReaders: Readonly<Record<string, string>> = { commaList: "adapters/api-server/CommaList.ts" }
+const ownReaders: Readonly<Record<string, string>> = { commaList: "adapters/http/pipeline/CommaList.ts" }
 
 /**
  * The text with the contents of comments, string and template literals and regular expressions

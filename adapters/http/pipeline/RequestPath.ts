@@ -14,7 +14,7 @@ import { Api } from "../../../core/api/Api.ts"
 /** A route: its pattern (as metrics label it) and the methods it answers. */
 export interface Route {
   readonly pattern: string
-  /** Liveness, readiness and metrics: not audited, so that probes never depend on the database. */
+  /** Liveness and readiness: not audited, so that probes never depend on the database. */
   readonly probe: boolean
   /** An answer that does not change while the process runs: served compressed and cached. */
   readonly static?: boolean
@@ -70,8 +70,7 @@ const fixedRoutes: ReadonlyArray<Route> = [
   { pattern: docsPath, probe: false, static: true },
   { pattern: faviconPath, probe: false, static: true },
   { pattern: "/health", probe: true },
-  { pattern: "/ready", probe: true },
-  { pattern: "/metrics", probe: true }
+  { pattern: "/ready", probe: true }
 ]
 const byPath = new Map(fixedRoutes.map((route) => [route.pattern, route]))
 
