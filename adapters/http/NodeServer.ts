@@ -14,6 +14,7 @@ import { HttpRouter } from "effect/http"
 import { MethodNotAllowed, ResourceMissing } from "../../core/api/Errors.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
+import * as ApiKeys from "../../core/services/ApiKeys.ts"
 import { AddressLimiter } from "./pipeline/AddressLimiter.ts"
 import * as Audit from "./pipeline/Audit.ts"
 import { ClientAddress } from "./pipeline/ClientAddress.ts"
@@ -136,6 +137,7 @@ export const rejectionsLayer = (server: Server) =>
       const addresses = yield* AddressLimiter
       const ids = yield* IdSource
       const clientAddress = yield* ClientAddress
+      const keyBrand = yield* ApiKeys.brand
       const context = yield* Effect.context<never>()
       const reject = (
         socket: Duplex,
@@ -153,9 +155,10 @@ export const rejectionsLayer = (server: Server) =>
             startedNanos: yield* Clock.currentTimeNanos,
             clientAddress: clientAddress.of(peer, undefined),
             secure: false,
-            // Decided as if the dashboard were served, so that an invite's token is redacted either way.
+            // Decided as if the dashboard were served: its paths are not unknown to this service.
             dashboardMounted: true,
-            headers: {}
+            headers: {},
+            keyBrand
           })
           const rejection = rejectionFor(request)
           // No key vouches for a request answered here: it spends its address's allowance.

@@ -11,6 +11,7 @@
 import { Clock, Effect, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { IdSource } from "../../../core/ports/IdSource.ts"
+import * as ApiKeys from "../../../core/services/ApiKeys.ts"
 import * as ReadyBudget from "../probes/ReadyBudget.ts"
 import * as AddressBudget from "./AddressBudget.ts"
 import * as Audit from "./Audit.ts"
@@ -32,6 +33,7 @@ export const layer = HttpRouter.middleware(
     const clients = yield* ClientAddress
     const dashboardMounted = yield* RequestPath.DashboardMounted
     const readyBudget = yield* ReadyBudget.step
+    const keyBrand = yield* ApiKeys.brand
     const steps = [
       RequestIdHeader.step, // every answer names its request
       Observe.step, // counted in the metrics and logged, with the status that left
@@ -63,7 +65,8 @@ export const layer = HttpRouter.middleware(
             clientAddress: clients.of(peer, incoming.headers["x-forwarded-for"]),
             secure: clients.https(peer, incoming.headers["x-forwarded-proto"]),
             dashboardMounted,
-            headers: incoming.headers
+            headers: incoming.headers,
+            keyBrand
           })
           return context.route?.probe === true ? probe(context) : request(context)
         })

@@ -10,6 +10,8 @@
 import { Context } from "effect"
 import { HttpApi } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
+import { redactKeys } from "../../../core/domain/ApiKey.ts"
+import * as Redaction from "../../../core/domain/Redaction.ts"
 
 /** A route: its pattern (as metrics label it) and the methods it answers. */
 export interface Route {
@@ -35,9 +37,19 @@ const dashboardRoute: Route = { pattern: dashboardPath, probe: false, dashboard:
 // percent-encoding, dot segment, empty segment, `;` or backslash can pass.
 const dashboardPaths = /^\/dashboard(?:\/[A-Za-z0-9_-]+(?:\.[a-z]+)?)*$/
 
-/** The path as the audit log keeps it: an invite link's token is a secret, like a key. */
-export const redactDashboardPath = (path: string) =>
-  path.replace(/^\/dashboard\/invite\/[^/]+/, "/dashboard/invite/[redacted]")
+// The dashboard's secret tokens (an invite link's, a session's): 43 base64url characters,
+// wherever they stand, since a pasted link brings whatever follows it (`.`, `,`, `)`, `/`, `%20`)
+// and may be mangled before it (`//dashboard`).
+const tokenShaped = Redaction.matchesOf(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g)
+// Whatever follows an invite link's `invite/`: a token cut short is still most of a secret.
+const afterInvite = Redaction.matchesOf(/invite\/+(?!\[redacted\])([^/?#&]+)/gi)
+
+/**
+ * A path or query as logs, traces and the audit log keep it: key secrets (`redactKeys`, with the
+ * brand of this service's keys) and the dashboard's tokens redacted, the rest as received.
+ */
+export const redactSecrets = (text: string, keyBrand: string) =>
+  Redaction.redactFound(redactKeys(text, keyBrand), [tokenShaped, afterInvite], "[redacted: an encoded token]")
 
 export interface PathDecision {
   /** The path exactly as the request line carried it, without the query. */
