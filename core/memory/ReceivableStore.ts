@@ -19,6 +19,7 @@ import type {
   ReceivableState,
   Vendor
 } from "../domain/Resources.ts"
+import * as RunError from "../domain/RunError.ts"
 import {
   type IntegrationFilter,
   type ReceivableFilter,
@@ -53,8 +54,8 @@ export interface SeedPair {
   /** Set while a sync of the pair is in flight (`integrations.sync_started_at`). */
   readonly syncStartedAt?: DateTime.Utc | null | undefined
 }
-/** A finished sync run of a pair, as `sync_runs` records it. */
-export interface SeedSyncRun extends LastSync {
+/** A finished sync run of a pair, as `sync_runs` records it: `error` is the recorded detail. */
+export interface SeedSyncRun extends Omit<LastSync, "errorClass"> {
   readonly orgId: OrgId
   readonly pairId: IntegrationId
 }
@@ -263,7 +264,7 @@ const make = Effect.sync(() => {
     )
     if (newest === undefined) return null
     const { orgId: _org, pairId: _pair, ...run } = newest
-    return run
+    return { ...run, ...RunError.forConsumers(run.error) }
   }
 
   const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>
