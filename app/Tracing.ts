@@ -14,15 +14,17 @@ import * as ApiKeys from "../core/services/ApiKeys.ts"
 
 export const settings = Config.all({
   endpoint: Config.option(Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT")),
-  serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("partner-receivables")),
-  keyBrand: ApiKeys.brand
+  serviceName: Config.String("OTEL_SERVICE_NAME").pipe(Config.withDefault("partner-receivables"))
 })
 
-const untracedSecrets = (keyBrand: string) =>
-  Layer.succeed(HttpMiddleware.TracerDisabledWhen)((request) => redactSecrets(request.url, keyBrand) !== request.url)
+const untracedSecrets = Layer.unwrap(
+  Effect.map(ApiKeys.brand, (keyBrand) =>
+    Layer.succeed(HttpMiddleware.TracerDisabledWhen)((request) => redactSecrets(request.url, keyBrand) !== request.url)
+  )
+)
 
 export const layer = Layer.unwrap(
-  Effect.map(settings, ({ endpoint, serviceName, keyBrand }) =>
+  Effect.map(settings, ({ endpoint, serviceName }) =>
     Option.match(endpoint, {
       onNone: () => Layer.empty,
       onSome: (url) =>
@@ -33,7 +35,7 @@ export const layer = Layer.unwrap(
         }).pipe(
           Layer.provide(OtlpSerialization.layerJson),
           Layer.provide(FetchHttpClient.layer),
-          Layer.merge(untracedSecrets(keyBrand))
+          Layer.merge(untracedSecrets)
         )
     })
   )
