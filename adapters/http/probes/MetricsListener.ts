@@ -1,8 +1,9 @@
 /**
  * The metrics' own listener (`METRICS_PORT`, on `METRICS_HOST`, loopback by default): `GET
- * /metrics` and nothing else, in the documented error shape. The counts are service-wide, so they are not the public port's to
- * show, and a scrape loop on it cannot slow the tenants' requests through the API's pipeline.
- * Unaudited and unlimited, like a probe: whoever reaches this address is an operator.
+ * /metrics`, and the documented 404 or 405 for anything else. The counts are service-wide, so
+ * they are not the public port's to show, and a scrape loop here cannot slow the tenants'
+ * requests through the API's pipeline. Unaudited and unlimited, like a probe: whoever reaches
+ * this address is an operator.
  */
 import { createServer } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -12,7 +13,7 @@ import { MethodNotAllowed, ResourceMissing } from "../../../core/api/Errors.ts"
 import * as ErrorResponse from "../pipeline/ErrorResponse.ts"
 import { scrape } from "./Metrics.ts"
 
-export const metricsPath = "/metrics"
+const metricsPath = "/metrics"
 
 /** Where the metrics listen. */
 export interface MetricsAddress {
