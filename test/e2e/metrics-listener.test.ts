@@ -1,15 +1,30 @@
 /**
  * The app as operators run it, with `METRICS_PORT` set: the metrics are served on that port, on
  * loopback, and the public port answers `/metrics` as the unknown path it is there. A port that is
- * taken stops the start with one line naming the settings.
+ * taken stops the start with one line naming the settings. Without the setting, nothing listens.
  */
 import { createServer } from "node:net"
-import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { assert, describe, it, layer } from "@effect/vitest"
+import { ConfigProvider, Effect, Option } from "effect"
+import * as AppConfig from "../../app/Config.ts"
 import { healthy, spawnApp } from "../support/AppProcess.ts"
 import { freePort } from "../support/ports.ts"
 import { rawGet } from "../support/RawHttp.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
+
+describe("the metrics settings", () => {
+  it.effect("listen nowhere without METRICS_PORT, and on loopback unless METRICS_HOST says otherwise", () =>
+    Effect.gen(function* () {
+      const read = (env: Record<string, string>) => AppConfig.metrics.parse(ConfigProvider.fromEnv({ env }))
+      assert.deepStrictEqual(yield* read({}), { port: Option.none(), host: "127.0.0.1" })
+      assert.deepStrictEqual(yield* read({ METRICS_PORT: "9464" }), { port: Option.some(9464), host: "127.0.0.1" })
+      assert.deepStrictEqual(yield* read({ METRICS_PORT: "9464", METRICS_HOST: "192.0.2.10" }), {
+        port: Option.some(9464),
+        host: "192.0.2.10"
+      })
+    })
+  )
+})
 
 layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("the metrics listener", (it) => {
   it.effect("METRICS_PORT serves /metrics on loopback, and the public port does not", () =>
