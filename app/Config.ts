@@ -1,6 +1,6 @@
 /**
- * Settings of the HTTP listener, read from the environment. The database reads its own settings
- * in `adapters/postgres/Database.ts`.
+ * Settings of the HTTP listeners (the public one, and the metrics' own), read from the
+ * environment. The database reads its own settings in `adapters/postgres/Database.ts`.
  */
 import { Config } from "effect"
 
@@ -10,3 +10,14 @@ export const http = Config.all({
 })
 
 export type Http = typeof http extends Config.Config<infer A> ? A : never
+
+/**
+ * Where `GET /metrics` is served: never on the public port. Without `METRICS_PORT`, nowhere:
+ * several processes of the service may share a host, and none opens a port nobody asked for.
+ */
+export const metrics = Config.all({
+  port: Config.option(Config.Port("METRICS_PORT")),
+  host: Config.String("METRICS_HOST").pipe(Config.withDefault("127.0.0.1"))
+})
+
+export type Metrics = typeof metrics extends Config.Config<infer A> ? A : never

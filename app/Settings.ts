@@ -30,6 +30,7 @@ export class InvalidSettings extends Schema.TaggedError<InvalidSettings>()("Inva
 
 const all: ReadonlyArray<Config.Config<unknown>> = [
   AppConfig.http,
+  AppConfig.metrics,
   Database.settings,
   ApiKeys.brand,
   VerifiedKeyCache.ttlSeconds,

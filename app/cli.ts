@@ -11,6 +11,7 @@ import * as NodeRuntime from "@effect/platform-node/NodeRuntime"
 import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
+import { visible } from "../core/domain/VisibleText.ts"
 import { audit } from "./commands/AuditCommands.ts"
 import { withDatabase } from "./commands/Common.ts"
 import { demo } from "./commands/DemoCommands.ts"
@@ -38,9 +39,10 @@ export const cli = Command.make("partner-receivables").pipe(
   ])
 )
 
+// A refusal may repeat what it refuses (an id, a name): shown, never acting on the terminal.
 const refuse = (line: string) =>
   Effect.sync(() => {
-    process.stderr.write(`partner-receivables: ${line}\n`)
+    process.stderr.write(`partner-receivables: ${visible(line)}\n`)
     process.exitCode = 1
   })
 

@@ -9,12 +9,13 @@
  */
 
 import { NodeRuntime } from "@effect/platform-node"
-import { Cause, Effect, Exit, Layer, Redacted } from "effect"
+import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
+import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import { Organizations } from "../core/ports/Organizations.ts"
@@ -33,10 +34,14 @@ import * as Tracing from "./Tracing.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-const HttpLive = ({ port, host }: AppConfig.Http, dashboard: boolean) =>
-  NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }).pipe(
-    Layer.provide([ServicesLive, RateLimiter.layer, InFlight.layer, AddressLimiter.layer, ClientAddress.layer])
-  )
+const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, dashboard: boolean) =>
+  Layer.merge(
+    NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }),
+    Option.match(metrics.port, {
+      onNone: () => Layer.empty,
+      onSome: (port) => MetricsListener.serve({ port, host: metrics.host })
+    })
+  ).pipe(Layer.provide([ServicesLive, RateLimiter.layer, InFlight.layer, AddressLimiter.layer, ClientAddress.layer]))
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
 // dashboard on) a link for the demo's admin to set a password.
@@ -62,10 +67,11 @@ const main = Effect.gen(function* () {
     return yield* Effect.fail(new Error(`unknown role "${role}": use all (the default), serve or worker`))
   }
   const http = yield* AppConfig.http
+  const metrics = yield* AppConfig.metrics
   const demo = yield* Demo.enabled
   const dashboard = yield* Dashboard.enabled
   const api = Layer.mergeAll(
-    HttpLive(http, dashboard),
+    HttpLive(http, metrics, dashboard),
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
     EventRetention.layer.pipe(Layer.provide(EventsLive))

@@ -5,19 +5,22 @@
  * entry committed before the answer leaves, and a count in the metrics; and its graceful drain
  * on a stop. `serve` puts it all together for the app and the tests.
  */
-import { createServer, type Server } from "node:http"
+import { createServer, type IncomingMessage, type Server } from "node:http"
 import { Server as NetServer } from "node:net"
 import type { Duplex } from "node:stream"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Clock, Effect, Layer } from "effect"
 import { HttpRouter } from "effect/http"
+import { MethodNotAllowed, ResourceMissing } from "../../core/api/Errors.ts"
 import { AuditLog } from "../../core/ports/AuditLog.ts"
 import { IdSource } from "../../core/ports/IdSource.ts"
+import * as ApiKeys from "../../core/services/ApiKeys.ts"
 import * as ConnectionBudget from "./ConnectionBudget.ts"
 import { AddressLimiter } from "./pipeline/AddressLimiter.ts"
 import * as Audit from "./pipeline/Audit.ts"
 import { ClientAddress } from "./pipeline/ClientAddress.ts"
 import { RequestContext } from "./pipeline/RequestContext.ts"
+import * as RequestPath from "./pipeline/RequestPath.ts"
 import { observeRequest } from "./probes/Metrics.ts"
 
 /** The limits of the listener (docs/operators.md, "Limits"). */
@@ -56,6 +59,8 @@ interface Rejection {
   readonly reason: string
   readonly code: string
   readonly message: string
+  /** The methods the path answers, for a 405. */
+  readonly allow?: string
 }
 
 const rejectionOf = (error: NodeJS.ErrnoException): Rejection => {
@@ -84,6 +89,25 @@ const rejectionOf = (error: NodeJS.ErrnoException): Rejection => {
   }
 }
 
+// `CONNECT` asks for a tunnel, which Node hands over as a bare socket rather than a request (and
+// closes without a word when nobody takes it). The service is no proxy: the path is answered as
+// the pipeline answers any other method, 404 where it names no route, 405 where it does.
+const connectRejection = (request: RequestContext): Rejection =>
+  request.route === undefined
+    ? {
+        status: 404,
+        reason: "Not Found",
+        code: "resource_missing",
+        message: ResourceMissing.route(request.method, request.shownPath).error.message
+      }
+    : {
+        status: 405,
+        reason: "Method Not Allowed",
+        code: "method_not_allowed",
+        message: MethodNotAllowed.of(request.method, request.shownPath).error.message,
+        allow: "GET"
+      }
+
 // What little of the request line can be read from the bytes Node refused, for the audit log.
 const requestLineOf = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }) => {
   const line = error.rawPacket?.subarray(0, 2_048).toString("latin1").split("\r\n", 1)[0] ?? ""
@@ -97,11 +121,16 @@ const answer = (socket: Duplex, rejection: Rejection, requestId: string) => {
   })
   socket.end(
     `HTTP/1.1 ${rejection.status} ${rejection.reason}\r\ncontent-type: application/json\r\n` +
-      `content-length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\nconnection: close\r\n\r\n${body}`
+      `content-length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\n` +
+      (rejection.allow === undefined ? "" : `allow: ${rejection.allow}\r\n`) +
+      `connection: close\r\n\r\n${body}`
   )
 }
 
-/** Answers, audits and counts Node's own rejections on `server` while the layer lives. */
+/**
+ * Answers, audits and counts Node's own rejections, and `CONNECT` requests, on `server` while the
+ * layer lives.
+ */
 export const rejectionsLayer = (server: Server) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
@@ -109,44 +138,72 @@ export const rejectionsLayer = (server: Server) =>
       const addresses = yield* AddressLimiter
       const ids = yield* IdSource
       const clientAddress = yield* ClientAddress
+      const keyBrand = yield* ApiKeys.brand
       const context = yield* Effect.context<never>()
-      const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
-        // A connection reset has no one to answer; a socket already written to cannot take an answer.
-        if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
-        const rejection = rejectionOf(error)
-        const { method, target } = requestLineOf(error)
+      const reject = (
+        socket: Duplex,
+        line: { readonly method: string; readonly target: string },
+        routeLabel: (request: RequestContext) => string,
+        rejectionFor: (request: RequestContext) => Rejection
+      ) => {
         const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
         const record = Effect.gen(function* () {
           const request = new RequestContext({
             requestId: ids.requestId(),
-            method,
-            target,
+            method: line.method,
+            target: line.target,
             startedMillis: yield* Clock.currentTimeMillis,
             startedNanos: yield* Clock.currentTimeNanos,
             clientAddress: clientAddress.of(peer, undefined),
             secure: false,
-            // Decided as if the dashboard were served, so that an invite's token is redacted either way.
+            // Decided as if the dashboard were served: its paths are not unknown to this service.
             dashboardMounted: true,
-            headers: {}
+            headers: {},
+            keyBrand
           })
-          // No key vouches for a request Node could not even read: it spends its address's allowance.
+          const rejection = rejectionFor(request)
+          // No key vouches for a request answered here: it spends its address's allowance.
           if (request.clientAddress !== null) yield* addresses.spend(request.clientAddress)
           yield* audit.record(Audit.entryOf(request, rejection.status, 0))
-          return request
+          return { request, rejection }
         })
         Effect.runForkWith(context)(
           Effect.matchEffect(record, {
             onFailure: () => Effect.sync(() => socket.destroy()),
-            onSuccess: (request) =>
+            onSuccess: ({ request, rejection }) =>
               Effect.andThen(
-                observeRequest(method, "unparsed", rejection.status, 0),
+                observeRequest(line.method, routeLabel(request), rejection.status, 0),
                 Effect.sync(() => answer(socket, rejection, request.requestId))
               )
           })
         )
       }
+      const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+        // A connection reset has no one to answer; a socket already written to cannot take an answer.
+        if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
+        const rejection = rejectionOf(error)
+        reject(
+          socket,
+          requestLineOf(error),
+          () => "unparsed",
+          () => rejection
+        )
+      }
+      const onConnect = (request: IncomingMessage, socket: Duplex) =>
+        reject(
+          socket,
+          { method: "CONNECT", target: request.url ?? "" },
+          (decided) => decided.route?.pattern ?? "unmatched",
+          connectRejection
+        )
       server.on("clientError", onClientError)
-      yield* Effect.addFinalizer(() => Effect.sync(() => server.off("clientError", onClientError)))
+      server.on("connect", onConnect)
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          server.off("clientError", onClientError)
+          server.off("connect", onConnect)
+        })
+      )
     })
   )
 
@@ -209,7 +266,11 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOpti
   Layer.unwrap(
     Effect.sync(() => {
       const http = create(options.limits)
-      const served = HttpRouter.serve(routes, { disableLogger: true, disableListenLog: options.listenLog !== true })
+      const served = HttpRouter.serve(routes, {
+        routerConfig: RequestPath.routerConfig,
+        disableLogger: true,
+        disableListenLog: options.listenLog !== true
+      })
       return Layer.mergeAll(
         drainOnStop(http).pipe(Layer.provideMerge(served)),
         rejectionsLayer(http),

@@ -1,9 +1,9 @@
 /**
  * All HTTP routes of the service: the v1 API (from the contract), its OpenAPI document at
  * `/v1/openapi.json` and browsable reference at `/docs` with its script and `/favicon.ico` (all
- * public), the probes and `/metrics`,
- * and the pipeline every request meets (`pipeline/Pipeline.ts`). Requires the core `Receivables` and `Events` services,
- * `ApiKeys`, `AuditLog`, `PairStore` (for the overdue-pairs gauge) and `Readiness`.
+ * public), the probes, and the pipeline every request meets (`pipeline/Pipeline.ts`). The metrics
+ * have a listener of their own (`probes/MetricsListener.ts`). Requires the core `Receivables` and
+ * `Events` services, `ApiKeys`, `AuditLog` and `Readiness`.
  */
 import { Layer } from "effect"
 import { HttpApiBuilder, HttpApiScalar } from "effect/http-api"
@@ -17,7 +17,6 @@ import * as RequestValidation from "./api/RequestValidation.ts"
 import * as Pipeline from "./pipeline/Pipeline.ts"
 import * as RequestPath from "./pipeline/RequestPath.ts"
 import * as Health from "./probes/Health.ts"
-import * as Metrics from "./probes/Metrics.ts"
 
 export const routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(
@@ -29,6 +28,5 @@ export const routes = Layer.mergeAll(
   }),
   DocsAssets.routes,
   Health.routes,
-  Metrics.routes,
   Pipeline.layer
 ).pipe(Layer.provide([Authorization.layer, RequestValidation.layer, DocsAssets.layer]))

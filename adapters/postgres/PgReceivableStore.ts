@@ -9,6 +9,7 @@ import { SqlClient } from "effect/sql"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
 import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/domain/Resources.ts"
+import * as RunError from "../../core/domain/RunError.ts"
 import {
   type IntegrationFilter,
   type ReceivableFilter,
@@ -120,7 +121,8 @@ const toIntegration = (row: IntegrationRow): Integration => ({
           updated: row.updated,
           unchanged: row.unchanged,
           quarantined: row.quarantined,
-          error: row.error
+          // Consumers get the failure's class and its sentence; the recorded detail is the operators'.
+          ...RunError.forConsumers(row.error)
         },
   estimatedNextUpdateAt: row.next_sync_at === null ? null : utc(row.next_sync_at)
 })

@@ -33,21 +33,19 @@ const auditTail = Command.make(
       })),
       () =>
         entries.length === 0
-          ? "no requests recorded"
-          : entries
-              .map((e) =>
-                [
-                  time(e.at),
-                  e.status,
-                  e.method,
-                  e.path + (e.query === "" ? "" : `?${e.query}`),
-                  `${e.durationMs.toFixed(1)}ms`,
-                  e.keyId ?? "-",
-                  e.clientAddress ?? "-",
-                  e.requestId
-                ].join("  ")
-              )
-              .join("\n")
+          ? ["no requests recorded"]
+          : entries.map((e) =>
+              [
+                time(e.at),
+                e.status,
+                e.method,
+                e.path + (e.query === "" ? "" : `?${e.query}`),
+                `${e.durationMs.toFixed(1)}ms`,
+                e.keyId ?? "-",
+                e.clientAddress ?? "-",
+                e.requestId
+              ].join("  ")
+            )
     )
   })
 ).pipe(Command.withDescription("Show the most recent requests of the audit log"))
@@ -59,14 +57,12 @@ const auditPrune = Command.make(
     const AuditRetention = yield* Effect.promise(() => import("../AuditRetention.ts"))
     const changes = yield* AuditRetention.apply
     const days = yield* AuditRetention.retentionDays
-    yield* print(json, { retention_days: days, changes }, () =>
-      [
-        `retention: ${days} days (AUDIT_RETENTION_DAYS)`,
-        ...(changes.length === 0
-          ? ["nothing to do: the coming months have their partitions and no month is past the retention"]
-          : changes.map((change) => `${change.action} ${change.partition}`))
-      ].join("\n")
-    )
+    yield* print(json, { retention_days: days, changes }, () => [
+      `retention: ${days} days (AUDIT_RETENTION_DAYS)`,
+      ...(changes.length === 0
+        ? ["nothing to do: the coming months have their partitions and no month is past the retention"]
+        : changes.map((change) => `${change.action} ${change.partition}`))
+    ])
   })
 ).pipe(
   Command.withDescription(

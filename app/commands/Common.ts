@@ -5,11 +5,21 @@
  */
 import { Console, DateTime, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
+import { inertJson, visible } from "../../core/domain/VisibleText.ts"
 
 export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
 
-export const print = (asJson: boolean, value: unknown, text: () => string) =>
-  Console.log(asJson ? JSON.stringify(value, null, 2) : text())
+/**
+ * Readable lines, each with its control and bidirectional characters shown as code points: what
+ * the CLI prints comes from outside (names, paths clients sent, portals' errors), and must never
+ * act on the operator's terminal. A line break inside a line is shown too, so no value can fake
+ * a line of its own.
+ */
+export const show = (lines: ReadonlyArray<string>) => Console.log(lines.map(visible).join("\n"))
+
+/** JSON for scripts (inert on a terminal too), or the readable `lines`. */
+export const print = (asJson: boolean, value: unknown, lines: () => ReadonlyArray<string>) =>
+  asJson ? Console.log(inertJson(value, 2)) : show(lines())
 
 export const time = (instant: DateTime.Utc | null) => (instant === null ? null : DateTime.formatIso(instant))
 

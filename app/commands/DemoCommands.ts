@@ -10,7 +10,8 @@ const demoSeed = Command.make(
   Effect.fn(function* ({ json }) {
     const seeded = yield* Demo.seed()
     yield* print(json, { org_id: seeded.orgId, key: Redacted.value(seeded.key), receivables: seeded.receivables }, () =>
-      Demo.welcome(seeded, "http://localhost:3000")
+      // The welcome is the service's own text, lines of it.
+      Demo.welcome(seeded, "http://localhost:3000").trimEnd().split("\n")
     )
   })
 ).pipe(Command.withDescription("Create a demo organization with simulated portals, synced, and an API key"))

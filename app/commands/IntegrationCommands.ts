@@ -83,7 +83,7 @@ const integrationCreate = Command.make(
       interval: Option.getOrUndefined(interval),
       deadline: Option.getOrUndefined(deadline)
     })
-    yield* print(input.json, integrationJson(integration), () => integrationLine(integration))
+    yield* print(input.json, integrationJson(integration), () => [integrationLine(integration)])
   })
 ).pipe(Command.withDescription("Connect a vendor-debtor pair to its debtor's portal"))
 
@@ -93,7 +93,7 @@ const integrationList = Command.make(
   Effect.fn(function* ({ org, json }) {
     const integrations = yield* (yield* Directory).listIntegrations(org)
     yield* print(json, integrations.map(integrationJson), () =>
-      integrations.length === 0 ? "no integrations" : integrations.map(integrationLine).join("\n")
+      integrations.length === 0 ? ["no integrations"] : integrations.map(integrationLine)
     )
   })
 ).pipe(Command.withDescription("List an organization's integrations"))
@@ -116,17 +116,15 @@ const integrationShow = Command.make(
       quarantined: r.quarantined,
       error: r.error
     }))
-    yield* print(json, { ...integrationJson(integration), runs: runJson }, () =>
-      [
-        integrationLine(integration),
-        ...(runs.length === 0
-          ? ["no runs yet"]
-          : runs.map(
-              (r) =>
-                `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}`
-            ))
-      ].join("\n")
-    )
+    yield* print(json, { ...integrationJson(integration), runs: runJson }, () => [
+      integrationLine(integration),
+      ...(runs.length === 0
+        ? ["no runs yet"]
+        : runs.map(
+            (r) =>
+              `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}`
+          ))
+    ])
   })
 ).pipe(Command.withDescription("An integration's schedule, last runs and last error"))
 
@@ -136,7 +134,7 @@ const setPaused = (paused: boolean) =>
     { id: integrationId, json },
     Effect.fn(function* ({ id, json }) {
       const integration = yield* (yield* Directory).setPaused(id, paused)
-      yield* print(json, integrationJson(integration), () => integrationLine(integration))
+      yield* print(json, integrationJson(integration), () => [integrationLine(integration)])
     })
   ).pipe(Command.withDescription(paused ? "Stop syncing an integration" : "Sync an integration again, from now"))
 

@@ -33,14 +33,12 @@ const keyCreate = Command.make(
   },
   Effect.fn(function* ({ org, name, json }) {
     const { key, record } = yield* (yield* ApiKeys).create(org, name)
-    yield* print(json, { ...keyJson(record), key: Redacted.value(key) }, () =>
-      [
-        Redacted.value(key),
-        "",
-        `API key ${record.id} for organization ${record.orgId}.`,
-        "Store it now: it is shown only this once, and only its SHA-256 is kept."
-      ].join("\n")
-    )
+    yield* print(json, { ...keyJson(record), key: Redacted.value(key) }, () => [
+      Redacted.value(key),
+      "",
+      `API key ${record.id} for organization ${record.orgId}.`,
+      "Store it now: it is shown only this once, and only its SHA-256 is kept."
+    ])
   })
 ).pipe(Command.withDescription("Create an API key (printed once)"))
 
@@ -49,9 +47,7 @@ const keyList = Command.make(
   { org: Flag.String("org").pipe(Flag.withDescription("The organization's id")), json },
   Effect.fn(function* ({ org, json }) {
     const records = yield* (yield* ApiKeys).list(org)
-    yield* print(json, records.map(keyJson), () =>
-      records.length === 0 ? "no API keys" : records.map(keyLine).join("\n")
-    )
+    yield* print(json, records.map(keyJson), () => (records.length === 0 ? ["no API keys"] : records.map(keyLine)))
   })
 ).pipe(Command.withDescription("List an organization's API keys (never the keys themselves)"))
 
@@ -60,7 +56,7 @@ const keyRevoke = Command.make(
   { id: Argument.String("key-id").pipe(Argument.withDescription("The key's id")), json },
   Effect.fn(function* ({ id, json }) {
     const record = yield* (yield* ApiKeys).revoke(id)
-    yield* print(json, keyJson(record), () => `revoked ${record.id} at ${time(record.revokedAt)}`)
+    yield* print(json, keyJson(record), () => [`revoked ${record.id} at ${time(record.revokedAt)}`])
   })
 ).pipe(Command.withDescription("Revoke an API key, from its very next request on"))
 
@@ -80,18 +76,17 @@ const keyUsage = Command.make(
           requests_5xx: d.requests5xx
         }))
       },
-      () =>
-        [
-          keyLine(record),
-          ...(days.length === 0
-            ? ["no requests yet"]
-            : ["day         2xx      4xx      5xx"].concat(
-                days.map(
-                  (d) =>
-                    `${d.day}  ${String(d.requests2xx).padEnd(8)} ${String(d.requests4xx).padEnd(8)} ${d.requests5xx}`
-                )
-              ))
-        ].join("\n")
+      () => [
+        keyLine(record),
+        ...(days.length === 0
+          ? ["no requests yet"]
+          : ["day         2xx      4xx      5xx"].concat(
+              days.map(
+                (d) =>
+                  `${d.day}  ${String(d.requests2xx).padEnd(8)} ${String(d.requests4xx).padEnd(8)} ${d.requests5xx}`
+              )
+            ))
+      ]
     )
   })
 ).pipe(Command.withDescription("Requests per day of an API key, and its last use"))

@@ -9,7 +9,9 @@ const orgCreate = Command.make(
   { name: Flag.String("name").pipe(Flag.withDescription("The organization's name")), json },
   Effect.fn(function* ({ name, json }) {
     const org = yield* (yield* Organizations).create(name)
-    yield* print(json, { id: org.id, name: org.name, created_at: time(org.createdAt) }, () => `${org.id}  ${org.name}`)
+    yield* print(json, { id: org.id, name: org.name, created_at: time(org.createdAt) }, () => [
+      `${org.id}  ${org.name}`
+    ])
   })
 ).pipe(Command.withDescription("Create an organization"))
 
@@ -21,7 +23,7 @@ const orgList = Command.make(
     yield* print(
       json,
       orgs.map((org) => ({ id: org.id, name: org.name, created_at: time(org.createdAt) })),
-      () => (orgs.length === 0 ? "no organizations" : orgs.map((org) => `${org.id}  ${org.name}`).join("\n"))
+      () => (orgs.length === 0 ? ["no organizations"] : orgs.map((org) => `${org.id}  ${org.name}`))
     )
   })
 ).pipe(Command.withDescription("List organizations"))

@@ -13,7 +13,7 @@ const vendorCreate = Command.make(
   { org: orgFlag, name: Flag.String("name").pipe(Flag.withDescription("The vendor's name")), json },
   Effect.fn(function* ({ org, name, json }) {
     const vendor = yield* (yield* Directory).createVendor(org, name)
-    yield* print(json, vendorJson(vendor), () => `${vendor.id}  ${vendor.name}`)
+    yield* print(json, vendorJson(vendor), () => [`${vendor.id}  ${vendor.name}`])
   })
 ).pipe(Command.withDescription("Create a vendor in an organization"))
 
@@ -23,7 +23,7 @@ const vendorList = Command.make(
   Effect.fn(function* ({ org, json }) {
     const vendors = yield* (yield* Directory).listVendors(org)
     yield* print(json, vendors.map(vendorJson), () =>
-      vendors.length === 0 ? "no vendors" : vendors.map((v) => `${v.id}  ${v.name}`).join("\n")
+      vendors.length === 0 ? ["no vendors"] : vendors.map((v) => `${v.id}  ${v.name}`)
     )
   })
 ).pipe(Command.withDescription("List an organization's vendors"))
@@ -38,7 +38,7 @@ const debtorCreate = Command.make(
   { name: Flag.String("name").pipe(Flag.withDescription("The debtor's name")), json },
   Effect.fn(function* ({ name, json }) {
     const debtor = yield* (yield* Directory).createDebtor(name)
-    yield* print(json, debtorJson(debtor), () => `${debtor.id}  ${debtor.name}`)
+    yield* print(json, debtorJson(debtor), () => [`${debtor.id}  ${debtor.name}`])
   })
 ).pipe(Command.withDescription("Create a debtor (a buying company, shared by all organizations)"))
 
@@ -48,7 +48,7 @@ const debtorList = Command.make(
   Effect.fn(function* ({ json }) {
     const debtors = yield* (yield* Directory).listDebtors
     yield* print(json, debtors.map(debtorJson), () =>
-      debtors.length === 0 ? "no debtors" : debtors.map((d) => `${d.id}  ${d.name}`).join("\n")
+      debtors.length === 0 ? ["no debtors"] : debtors.map((d) => `${d.id}  ${d.name}`)
     )
   })
 ).pipe(Command.withDescription("List debtors"))

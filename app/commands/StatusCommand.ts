@@ -3,10 +3,11 @@
  * status text, which step decided (a connector's mapping, a researched wording with its product and
  * source, or a named rule) and why. Pure: it needs no database.
  */
-import { Console, Effect, Option } from "effect"
+import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { explainStatus, type StatusExplanation } from "../../core/domain/Status.ts"
 import { DirectoryRefused } from "../../core/services/Directory.ts"
+import { print } from "./Common.ts"
 
 const decidedBy = (explanation: StatusExplanation) => {
   switch (explanation.step) {
@@ -64,16 +65,12 @@ const explain = Command.make(
       return yield* new DirectoryRefused({ message: `no connector of kind "${kind}" (known: ${known})` })
     }
     const explanation = explainStatus(text, found?.statusMapping)
-    yield* Console.log(
-      json
-        ? JSON.stringify(asJson(explanation, kind ?? null), null, 2)
-        : [
-            `${explanation.status}  "${explanation.text}"`,
-            `  canonical:  ${explanation.canonical === "" ? "(empty)" : explanation.canonical}`,
-            `  decided by: ${decidedBy(explanation)}`,
-            `  why:        ${explanation.reason}`
-          ].join("\n")
-    )
+    yield* print(json, asJson(explanation, kind ?? null), () => [
+      `${explanation.status}  "${explanation.text}"`,
+      `  canonical:  ${explanation.canonical === "" ? "(empty)" : explanation.canonical}`,
+      `  decided by: ${decidedBy(explanation)}`,
+      `  why:        ${explanation.reason}`
+    ])
   })
 ).pipe(Command.withDescription("Explain how a portal status text is normalized, and why"))
 

@@ -1,11 +1,12 @@
 /** `sync run`: sync one integration now, or every due one, printing each run's counts. */
 import { Console, Effect, Option } from "effect"
 import { Command, Flag } from "effect/cli"
+import { inertJson } from "../../core/domain/VisibleText.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
 import { DirectoryRefused } from "../../core/services/Directory.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../../core/services/SyncEngine.ts"
-import { json, time } from "./Common.ts"
+import { json, show, time } from "./Common.ts"
 
 const outcomeLine = (outcome: RunOutcome) =>
   outcome._tag === "Succeeded"
@@ -23,9 +24,7 @@ const syncRun = Command.make(
     const worker = `cli:${process.pid}`
     const outcomes: Array<RunOutcome> = []
     const report = (outcome: RunOutcome) =>
-      Effect.sync(() => outcomes.push(outcome)).pipe(
-        Effect.andThen(json ? Effect.void : Console.log(outcomeLine(outcome)))
-      )
+      Effect.sync(() => outcomes.push(outcome)).pipe(Effect.andThen(json ? Effect.void : show([outcomeLine(outcome)])))
     if (Option.isSome(integration)) {
       const pair = yield* (yield* PairStore)
         .get(integration.value)
@@ -37,13 +36,12 @@ const syncRun = Command.make(
     }
     if (json) {
       yield* Console.log(
-        JSON.stringify(
+        inertJson(
           outcomes.map((o) =>
             o._tag === "Succeeded"
               ? { integration_id: o.integrationId, outcome: "succeeded", ...o.counts }
               : { integration_id: o.integrationId, outcome: "failed", error: o.error, retry_at: time(o.retryAt) }
           ),
-          null,
           2
         )
       )

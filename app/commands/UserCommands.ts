@@ -25,13 +25,12 @@ const userInvite = Command.make(
     yield* print(
       json,
       { link, email: invite.email, role: invite.role, org_id: invite.orgId, expires_at: expires },
-      () =>
-        [
-          link,
-          "",
-          `Invite for ${invite.email} (${invite.role}) of organization ${invite.orgId}.`,
-          `Send it to them: it sets their password once, until ${expires}, and is not shown again.`
-        ].join("\n")
+      () => [
+        link,
+        "",
+        `Invite for ${invite.email} (${invite.role}) of organization ${invite.orgId}.`,
+        `Send it to them: it sets their password once, until ${expires}, and is not shown again.`
+      ]
     )
   })
 ).pipe(Command.withDescription("Invite a dashboard user (prints a one-time link)"))

@@ -77,7 +77,21 @@ export interface LastSync {
   readonly updated: number
   readonly unchanged: number
   readonly quarantined: number
+  /** A sentence of `error_class`: never the portal's address or the run's own detail. */
   readonly error: string | null
+  readonly error_class:
+    | "portal_unreachable"
+    | "portal_timeout"
+    | "portal_rate_limited"
+    | "portal_credentials_refused"
+    | "portal_error"
+    | "portal_answer_unreadable"
+    | "export_unreadable"
+    | "secret_unavailable"
+    | "configuration_invalid"
+    | "deadline_exceeded"
+    | "sync_failed"
+    | null
 }
 
 export interface Integration {

@@ -5,6 +5,7 @@
  * any storage lookup. Pure: randomness and hashing come from the caller.
  */
 import { Schema } from "effect"
+import * as Redaction from "./Redaction.ts"
 
 export const Brand = Schema.String.check(
   Schema.isPattern(/^[a-z][a-z0-9]{1,14}$/, {
@@ -62,56 +63,27 @@ export const isWellFormedApiKey = (brand: string, key: string): boolean => {
 /** What may be shown of a key after its creation: its prefix and four characters. */
 export const displayStart = (brand: string, key: string): string => key.slice(0, prefix(brand).length + 4)
 
-// A key's secret wherever it stands: after `_live_`, letters and digits. Any brand's, since a
-// key pasted from another deployment is a secret too.
-const keySecret = /_live_[0-9A-Za-z]+/g
+/** Whether `token` is the part of one of this brand's keys after its prefix: 39 characters whose checksum holds. */
+export const isKeySecret = (brand: string, token: string): boolean =>
+  isWellFormedApiKey(brand, `${prefix(brand)}${token}`)
 
-// The secret as written, found in the text decoded once, cut from the text as written.
-const redactDecodedOnce = (text: string): string => {
-  if (!text.includes("_") && !text.includes("%")) return text
-  // The decoded text (ASCII escapes only: a key is ASCII) and where each of its characters starts in `text`.
-  let decoded = ""
-  const starts: Array<number> = []
-  for (let i = 0; i < text.length; ) {
-    starts.push(i)
-    const hex = text[i] === "%" ? text.slice(i + 1, i + 3) : ""
-    if (/^[0-7][0-9A-Fa-f]$/.test(hex)) {
-      decoded += String.fromCharCode(Number.parseInt(hex, 16))
-      i += 3
-    } else {
-      decoded += text[i]
-      i += 1
-    }
-  }
-  starts.push(text.length)
-  let redacted = ""
-  let copied = 0
-  for (const match of decoded.matchAll(keySecret)) {
-    const secretStart = starts[match.index + "_live_".length]!
-    redacted += `${text.slice(copied, secretStart)}[redacted]`
-    copied = starts[match.index + match[0].length]!
-  }
-  return redacted + text.slice(copied)
-}
+// A key's secret after `_live_`, in any case (`PR_LIVE_...`), letters and digits: any brand's,
+// since a key pasted from another deployment is a secret too.
+const afterLivePrefix = Redaction.matchesOf(/_live_([0-9A-Za-z]+)/gi)
 
-const hasKeySecret = /_live_[0-9A-Za-z]/
-const asciiEscape = /%([0-7][0-9A-Fa-f])/g
-const unescapeAscii = (text: string) =>
-  text.replace(asciiEscape, (_, hex: string) => String.fromCharCode(Number.parseInt(hex, 16)))
+// A run of exactly 39 letters and digits: a secret without its prefix, if its checksum holds.
+const bareSecret = (brand: string) =>
+  Redaction.matchesOf(/(?<![0-9A-Za-z])[0-9A-Za-z]{39}(?![0-9A-Za-z])/g, (token) => isKeySecret(brand, token))
 
 /**
- * The text with every key-shaped secret replaced by `[redacted]`, also where it is percent-encoded
- * (`pr%5Flive%5F...`): the secret is found in the decoded text and cut from the text as written,
- * which otherwise stays as received. A key encoded more than once (`%255F`) cannot be cut out so
- * exactly: then the whole text is withheld. A few passes over the text: linear in its length.
+ * The text with every key secret replaced by `[redacted]`: whatever follows `_live_` (any brand,
+ * any case), and, given the brand of this service's keys, a secret pasted without its prefix
+ * (found by its checksum). Also where it is percent-encoded (`pr%5Flive%5F...`), keeping the text
+ * as written around it; a key encoded more than once (`%255F`) withholds the whole text.
  */
-export const redactKeys = (text: string): string => {
-  const redacted = redactDecodedOnce(text)
-  let decoded = redacted
-  for (let pass = 0; pass < 4; pass++) {
-    const next = unescapeAscii(decoded)
-    if (next === decoded) break
-    decoded = next
-  }
-  return hasKeySecret.test(decoded) ? "[redacted: an encoded key]" : redacted
-}
+export const redactKeys = (text: string, brand?: string): string =>
+  Redaction.redactFound(
+    text,
+    brand === undefined ? [afterLivePrefix] : [afterLivePrefix, bareSecret(brand)],
+    "[redacted: an encoded key]"
+  )

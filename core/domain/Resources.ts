@@ -7,6 +7,7 @@
 import { DateTime, Schema, SchemaTransformation } from "effect"
 import { DebtorId, IntegrationId, ReceivableId, VendorId } from "./Ids.ts"
 import { isoInstant } from "./IsoText.ts"
+import { RunErrorClass } from "./RunError.ts"
 import { Status } from "./Status.ts"
 import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "./Values.ts"
 
@@ -185,9 +186,15 @@ export const LastSync = Schema.Struct({
   quarantined: Schema.Int.annotate({
     description: "Documents refused by validation; their receivables kept their state"
   }),
-  error: Schema.NullOr(Schema.String).annotate({ description: "Why the run failed, without secrets; null on success" })
+  error: Schema.NullOr(Schema.String).annotate({
+    description:
+      "Why the run failed, in a sentence of its class (never the portal's address or the run's own detail, which only the service's operators see); null on success"
+  }),
+  errorClass: Schema.NullOr(RunErrorClass).annotate({
+    description: "What kind of failure it was, for programs to branch on; null on success"
+  })
 })
-  .pipe(Schema.encodeKeys({ startedAt: "started_at", finishedAt: "finished_at" }))
+  .pipe(Schema.encodeKeys({ startedAt: "started_at", finishedAt: "finished_at", errorClass: "error_class" }))
   .annotate({ identifier: "LastSync" })
 export type LastSync = typeof LastSync.Type
 

@@ -21,6 +21,7 @@ import type {
   ReceivableState,
   Vendor
 } from "../domain/Resources.ts"
+import * as RunError from "../domain/RunError.ts"
 import {
   type IntegrationFilter,
   type ReceivableFilter,
@@ -66,8 +67,8 @@ export interface SeedPair {
   /** Set while a sync of the pair is in flight (`integrations.sync_started_at`). */
   readonly syncStartedAt?: DateTime.Utc | null | undefined
 }
-/** A finished sync run of a pair, as `sync_runs` records it. */
-export interface SeedSyncRun extends LastSync {
+/** A finished sync run of a pair, as `sync_runs` records it: `error` is the recorded detail. */
+export interface SeedSyncRun extends Omit<LastSync, "errorClass"> {
   readonly orgId: OrgId
   readonly pairId: IntegrationId
 }
@@ -280,7 +281,7 @@ const make = Effect.gen(function* () {
 
   // The newest finished run: the latest start, and of runs started together the later stored.
   const lastSync = (pair: PairRow): LastSync | null => {
-    let newest: LastSync | null = null
+    let newest: Omit<LastSync, "errorClass"> | null = null
     for (const { startedAt, finishedAt, outcome, created, updated, unchanged, quarantined, error } of tables.runs.get(
       pair.id
     ) ?? []) {
@@ -289,7 +290,7 @@ const make = Effect.gen(function* () {
         newest = { startedAt, finishedAt, outcome, created, updated, unchanged, quarantined, error }
       }
     }
-    return newest
+    return newest === null ? null : { ...newest, ...RunError.forConsumers(newest.error) }
   }
 
   const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>

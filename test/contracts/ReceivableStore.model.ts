@@ -10,6 +10,7 @@ import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { Integration, Receivable } from "../../core/domain/Resources.ts"
+import * as RunError from "../../core/domain/RunError.ts"
 import { statuses } from "../../core/domain/Status.ts"
 import type { ReceivableRows, SeedReceivable, SeedSyncRun } from "../../core/memory/ReceivableStore.ts"
 import type { IntegrationFilter, ReceivableFilter } from "../../core/ports/ReceivableStore.ts"
@@ -253,7 +254,7 @@ export const modelIntegrations = (world: World, org: OrgId, filter: IntegrationF
                 updated: newest.updated,
                 unchanged: newest.unchanged,
                 quarantined: newest.quarantined,
-                error: newest.error
+                ...RunError.forConsumers(newest.error)
               },
         estimatedNextUpdateAt: p.paused ? null : p.nextSyncAt
       }

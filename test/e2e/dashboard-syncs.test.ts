@@ -10,6 +10,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { AccountsLive } from "../../app/Layers.ts"
+import { consumerMessages } from "../../core/domain/RunError.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -89,7 +90,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       ])
       const failing = section(overview.body, "Failing pairs")
       assert.include(failing, "Acme Supplies → Initech")
-      assert.include(failing, "the portal answered 503")
+      // The organization's people are told the failure's class, as API clients are; the detail is the operators'.
+      assert.include(failing, consumerMessages.portal_error)
+      assert.notInclude(failing, "the portal answered 503")
       assert.notInclude(failing, "Acme Supplies → Globex")
       const next = section(overview.body, "Next updates")
       assert.include(next, "Acme Supplies → Globex")
@@ -122,7 +125,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           [...m[0].matchAll(/<td>(.*?)<\/td>/g)].slice(2).map((cell) => cell[1])
         )
         assert.deepStrictEqual(rows, [
-          ["failed", "0", "0", "0", "0", "0", "the portal answered 503"],
+          ["failed", "0", "0", "0", "0", "0", consumerMessages.portal_error],
           ["succeeded", "9", "4", "3", "1", "1", ""]
         ])
         assert.notInclude(detail.body, "Pause syncing", "a member has no pause button")

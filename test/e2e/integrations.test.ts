@@ -8,6 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
+import { consumerMessages } from "../../core/domain/RunError.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
 import { type Fixture, insertFixture, keys } from "../support/Fixtures.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
@@ -133,7 +134,8 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("GET /v1/integr
         updated: 1,
         unchanged: 1,
         quarantined: 1,
-        error: null
+        error: null,
+        error_class: null
       })
       assert.deepStrictEqual(Object.keys(succeeded.last_sync), [
         "started_at",
@@ -143,7 +145,8 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("GET /v1/integr
         "updated",
         "unchanged",
         "quarantined",
-        "error"
+        "error",
+        "error_class"
       ])
       assert.match(succeeded.last_sync.started_at, iso)
       assert.match(succeeded.last_sync.finished_at, iso)
@@ -152,7 +155,9 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("GET /v1/integr
       assert.deepInclude(failed.last_sync, {
         outcome: "failed",
         created: 0,
-        error: "the portal answered 503 Service Unavailable"
+        // The recorded detail is the operators'; clients get its class and the class's sentence.
+        error: consumerMessages.portal_error,
+        error_class: "portal_error"
       })
       assert.match(failed.estimated_next_update_at, iso)
 

@@ -3,7 +3,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { latestMigrationId } from "../../adapters/postgres/Migrations.ts"
-import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
+import { BaseUrl, MetricsUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 const get = (path: string) =>
   Effect.flatMap(BaseUrl, (base) =>
@@ -38,18 +38,21 @@ layer(serverLayer, { timeout: 60_000, excludeTestServices: true })("probes", (it
     })
   )
 
-  it.effect("/metrics exposes requests by route and status, latency, overdue pairs and the audit queue", () =>
-    Effect.gen(function* () {
-      const base = yield* BaseUrl
-      yield* Effect.promise(() => fetch(`${base}/v1/vendors`))
-      yield* Effect.promise(() => fetch(`${base}/v1/receivables/rcv_unknown`))
-      const text = yield* Effect.promise(() => fetch(`${base}/metrics`).then((r) => r.text()))
-      assert.include(text, 'http_requests_total{route="/v1/vendors",method="GET",status="401"} 1')
-      assert.include(text, 'http_requests_total{route="/v1/receivables/:id",method="GET",status="401"} 1')
-      assert.match(text, /http_request_duration_seconds_bucket\{route="\/v1\/vendors",le="\+Inf"\} 1/)
-      assert.match(text, /^sync_pairs_overdue 0$/m)
-      assert.match(text, /^audit_queue_depth \d+$/m)
-      assert.notInclude(text, "rcv_unknown")
-    })
+  it.effect(
+    "the metrics listener's /metrics exposes requests by route and status, latency, overdue pairs and the audit queue",
+    () =>
+      Effect.gen(function* () {
+        const base = yield* BaseUrl
+        yield* Effect.promise(() => fetch(`${base}/v1/vendors`))
+        yield* Effect.promise(() => fetch(`${base}/v1/receivables/rcv_unknown`))
+        const metrics = yield* MetricsUrl
+        const text = yield* Effect.promise(() => fetch(`${metrics}/metrics`).then((r) => r.text()))
+        assert.include(text, 'http_requests_total{route="/v1/vendors",method="GET",status="401"} 1')
+        assert.include(text, 'http_requests_total{route="/v1/receivables/:id",method="GET",status="401"} 1')
+        assert.match(text, /http_request_duration_seconds_bucket\{route="\/v1\/vendors",le="\+Inf"\} 1/)
+        assert.match(text, /^sync_pairs_overdue 0$/m)
+        assert.match(text, /^audit_queue_depth \d+$/m)
+        assert.notInclude(text, "rcv_unknown")
+      })
   )
 })

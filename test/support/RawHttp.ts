@@ -2,9 +2,10 @@
  * HTTP requests sent exactly as written: `fetch` resolves dot segments, folds `\` into `/` and
  * re-encodes paths before they leave, so a probe of how the server reads crafted paths needs a
  * client that sends the request target verbatim. Also a request abandoned when the test says, as
- * a client that hangs up would.
+ * a client that hangs up would, and bytes written on a socket as they are.
  */
 import { request } from "node:http"
+import { connect } from "node:net"
 
 export interface RawAnswer {
   readonly status: number
@@ -59,4 +60,17 @@ export const abandon = (
     sent.on("close", () => resolve())
     sent.end()
     void hangUp.finally(() => sent.destroy())
+  })
+
+/** Writes `bytes` on a fresh connection and reads, as Latin-1, until the server closes it. */
+export const exchange = (base: string, bytes: string): Promise<string> =>
+  new Promise((resolve) => {
+    const url = new URL(base)
+    const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
+    let received = ""
+    socket.on("data", (chunk) => {
+      received += chunk.toString("latin1")
+    })
+    socket.on("close", () => resolve(received))
+    socket.on("error", () => resolve(received))
   })

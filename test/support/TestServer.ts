@@ -1,6 +1,7 @@
 /**
  * The service's HTTP routes on a real socket (loopback, a free port) over the test file's own
- * database, exactly as `app/main.ts` wires them. Yields the base URL; requests go through `fetch`.
+ * database, exactly as `app/main.ts` wires them, and the metrics' own listener on another. Yields
+ * the base URLs; requests go through `fetch`.
  */
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as InFlight from "../../adapters/http/api/InFlight.ts"
@@ -8,6 +9,7 @@ import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
+import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
 import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
@@ -15,6 +17,9 @@ import { freePort } from "./ports.ts"
 import * as TestDatabase from "./TestDatabase.ts"
 
 export class BaseUrl extends Context.Service<BaseUrl, string>()("test/BaseUrl") {}
+
+/** The metrics' own listener (`METRICS_PORT`), beside the public one. */
+export class MetricsUrl extends Context.Service<MetricsUrl, string>()("test/MetricsUrl") {}
 
 export interface ServerOptions {
   /** Per key; by default no practical limit. */
@@ -41,14 +46,18 @@ const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
  */
 export const serverLayer = (options: ServerOptions = {}) =>
   Layer.unwrap(
-    Effect.map(Effect.promise(freePort), (port) =>
+    Effect.map(Effect.all([Effect.promise(freePort), Effect.promise(freePort)]), ([port, metricsPort]) =>
       Layer.mergeAll(
         Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
-        NodeServer.serve(Dashboard.routes(options.dashboard ?? false), {
-          port,
-          host: "127.0.0.1",
-          limits: options.limits
-        }).pipe(
+        Layer.succeed(MetricsUrl, `http://127.0.0.1:${metricsPort}`),
+        Layer.merge(
+          NodeServer.serve(Dashboard.routes(options.dashboard ?? false), {
+            port,
+            host: "127.0.0.1",
+            limits: options.limits
+          }),
+          MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
+        ).pipe(
           Layer.provide(
             options.settings === undefined
               ? Layer.empty

@@ -10,8 +10,8 @@ import { Context, Effect, Layer } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { HttpApi, HttpApiScalar } from "effect/http-api"
 import { ResourceMissing } from "../../../core/api/Errors.ts"
-import { redactKeys } from "../../../core/domain/ApiKey.ts"
 import * as ErrorResponse from "../pipeline/ErrorResponse.ts"
+import { CurrentRequest } from "../pipeline/RequestContext.ts"
 import { docsAssetPattern, docsAssetsPrefix, faviconPath } from "../pipeline/RequestPath.ts"
 import * as EntityTag from "../transport/EntityTag.ts"
 import * as Favicon from "./Favicon.ts"
@@ -136,11 +136,8 @@ export const routes = HttpRouter.use(
         const { name } = yield* HttpRouter.params
         const found = name === undefined ? undefined : yield* docs.asset(name)
         if (found !== undefined) return found
-        return ErrorResponse.of(
-          ResourceMissing,
-          ResourceMissing.route("GET", redactKeys(`${docsAssetsPrefix}${name}`)),
-          404
-        )
+        const shownPath = (yield* CurrentRequest)?.shownPath ?? docsAssetsPrefix
+        return ErrorResponse.of(ResourceMissing, ResourceMissing.route("GET", shownPath), 404)
       })
     )
     yield* router.add(

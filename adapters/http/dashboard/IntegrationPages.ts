@@ -6,6 +6,7 @@
  */
 import { html } from "htm/preact"
 import type { Integration } from "../../../core/domain/Resources.ts"
+import * as RunError from "../../../core/domain/RunError.ts"
 import type { Status } from "../../../core/domain/Status.ts"
 import type { SyncRunRecord } from "../../../core/ports/DirectoryStore.ts"
 import type { IntegrationDetail } from "../../../core/services/IntegrationAdministration.ts"
@@ -125,7 +126,7 @@ const runRow = (run: SyncRunRecord) => html`<tr>
   <td>${run.updated}</td>
   <td>${run.unchanged}</td>
   <td>${run.quarantined}</td>
-  <td>${run.error ?? ""}</td>
+  <td>${RunError.forConsumers(run.error).error ?? ""}</td>
 </tr>`
 
 /** A run's quarantined documents with their reasons: the first the run record carries, of all. */

@@ -6,6 +6,7 @@
 import { html } from "htm/preact"
 import type { VNode } from "preact"
 import { render } from "preact-render-to-string"
+import { visibleMarkup } from "../../../core/domain/VisibleText.ts"
 import type { DashboardUser } from "../../../core/ports/DashboardUserStore.ts"
 import { assetPath } from "./Assets.ts"
 
@@ -48,9 +49,14 @@ const adminSections: ReadonlyArray<readonly [string, string]> = [["/dashboard/au
 
 const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
 
-/** A whole page as HTML text; `chart` adds the charting library and its feeder (the Keys page). */
+/**
+ * A whole page as HTML text; `chart` adds the charting library and its feeder (the Keys page).
+ * Names and paths come from portals and clients: their bidirectional controls (U+202E, which
+ * shows `exe.txt` for `txt.exe`) and control characters are shown as code points, on every page.
+ */
 export const page = (title: string, body: VNode, viewer?: Viewer, options: { readonly chart?: boolean } = {}): string =>
-  `<!doctype html>${render(html`
+  `<!doctype html>${visibleMarkup(
+    render(html`
     <html lang="en">
       <head>
         <meta charset="utf-8" />
@@ -80,4 +86,5 @@ export const page = (title: string, body: VNode, viewer?: Viewer, options: { rea
         <main class="container">${body}</main>
       </body>
     </html>
-  `)}`
+  `)
+  )}`

@@ -3,12 +3,11 @@
  * answer, a refusal, a client that hung up (499), or a request line Node itself refused
  * (`NodeServer`). The step commits the entry before the answer leaves, so no answered request is
  * missing from the log; a request that cannot be recorded is answered 503 instead of its answer.
- * The key itself never reaches the log: paths and queries are kept with keys and invite tokens
- * redacted, and a key is named by its id.
+ * The key itself never reaches the log: paths and queries are kept with keys and the dashboard's
+ * tokens redacted (`RequestContext`), and a key is named by its id.
  */
 import { Clock, DateTime, Effect } from "effect"
 import { ServiceUnavailable } from "../../../core/api/Errors.ts"
-import { redactKeys } from "../../../core/domain/ApiKey.ts"
 import { type AuditEntry, AuditLog } from "../../../core/ports/AuditLog.ts"
 import * as Refusals from "./Refusals.ts"
 import type { RequestContext } from "./RequestContext.ts"
@@ -22,7 +21,7 @@ export const entryOf = (request: RequestContext, status: number, durationMs: num
   orgId: request.owner?.orgId ?? null,
   method: request.method,
   path: request.shownPath,
-  query: redactKeys(request.query),
+  query: request.shownQuery,
   status,
   durationMs,
   clientAddress: request.clientAddress

@@ -4,12 +4,15 @@
  * (a refusal), or run the rest and change its answer. The request itself is one value
  * (`RequestContext`) made on arrival and passed to every step.
  *
- * The probes (`/health`, `/ready`, `/metrics`, exactly) skip from the first step to the last:
- * they must answer about the database, not depend on it, so they are neither audited nor limited.
+ * The probes (`/health` and `/ready`, exactly) skip from the first step to the last: they must
+ * answer about the database, not depend on it, so they are not audited; `/ready`, which asks the
+ * database, is limited per client address by a budget of its own, held in the process.
  */
 import { Clock, Effect, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
 import { IdSource } from "../../../core/ports/IdSource.ts"
+import * as ApiKeys from "../../../core/services/ApiKeys.ts"
+import * as ReadyBudget from "../probes/ReadyBudget.ts"
 import * as AddressBudget from "./AddressBudget.ts"
 import * as Audit from "./Audit.ts"
 import { ClientAddress } from "./ClientAddress.ts"
@@ -30,6 +33,8 @@ export const layer = HttpRouter.middleware(
     const ids = yield* IdSource
     const clients = yield* ClientAddress
     const dashboardMounted = yield* RequestPath.DashboardMounted
+    const readyBudget = yield* ReadyBudget.step
+    const keyBrand = yield* ApiKeys.brand
     const steps = [
       RequestIdHeader.step, // every answer names its request
       Observe.step, // counted in the metrics and logged, with the status that left
@@ -49,7 +54,7 @@ export const layer = HttpRouter.middleware(
     ): Effect.Effect<HttpServerResponse.HttpServerResponse, Types.unhandled, HttpServerRequest.HttpServerRequest> => {
       const answered = Failures.run(router, deadline)
       const request = chain(steps, answered)
-      const probe = chain([RequestIdHeader.step], answered)
+      const probe = chain([RequestIdHeader.step, readyBudget], answered)
       return Effect.flatMap(HttpServerRequest.HttpServerRequest, (incoming) =>
         Effect.flatMap(Clock.currentTimeNanos, (startedNanos) => {
           const peer = incoming.remoteAddress._tag === "Some" ? incoming.remoteAddress.value : undefined
@@ -62,7 +67,8 @@ export const layer = HttpRouter.middleware(
             clientAddress: clients.of(peer, incoming.headers["x-forwarded-for"]),
             secure: clients.https(peer, incoming.headers["x-forwarded-proto"]),
             dashboardMounted,
-            headers: incoming.headers
+            headers: incoming.headers,
+            keyBrand
           })
           return context.route?.probe === true ? probe(context) : request(context)
         })

@@ -6,7 +6,6 @@
  * the dashboard's pages) read it as `CurrentRequest`. It lives exactly as long as its request.
  */
 import { Context } from "effect"
-import { redactKeys } from "../../../core/domain/ApiKey.ts"
 import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
 import * as RequestPath from "./RequestPath.ts"
 
@@ -31,6 +30,8 @@ export interface Arrival {
   readonly secure: boolean
   readonly dashboardMounted: boolean
   readonly headers: RequestHeaders
+  /** The brand of this service's keys (`KEY_BRAND`), so that a secret without its prefix is redacted too. */
+  readonly keyBrand: string
 }
 
 export interface RequestHeaders {
@@ -43,8 +44,10 @@ export class RequestContext {
   readonly path: string
   readonly query: string
   readonly route: RequestPath.Route | undefined
-  /** The path as logs and the audit keep it: keys and invite tokens redacted. */
+  /** The path as logs and the audit keep it: keys and the dashboard's tokens redacted. */
   readonly shownPath: string
+  /** The query likewise. */
+  readonly shownQuery: string
   readonly startedMillis: number
   readonly startedNanos: bigint
   readonly clientAddress: string | null
@@ -66,7 +69,8 @@ export class RequestContext {
     this.path = path
     this.query = query
     this.route = route
-    this.shownPath = redactKeys(route?.dashboard === true ? RequestPath.redactDashboardPath(path) : path)
+    this.shownPath = RequestPath.redactSecrets(path, arrival.keyBrand)
+    this.shownQuery = RequestPath.redactSecrets(query, arrival.keyBrand)
     this.startedMillis = arrival.startedMillis
     this.startedNanos = arrival.startedNanos
     this.clientAddress = arrival.clientAddress

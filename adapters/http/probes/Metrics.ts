@@ -1,13 +1,13 @@
 /**
- * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, and
- * `GET /metrics`, which exports every metric of the process (the sync engine's among them) with
- * effect's Prometheus support. Two gauges are read at scrape time through ports: pairs overdue
- * and the audit queue. Routes are the patterns of `RequestPath` (never raw paths, which would
- * grow without bound). Like the probes it needs no key and is not audited: keep it on the
- * operators' network.
+ * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, and the
+ * scrape, which exports every metric of the process (the sync engine's among them) with effect's
+ * Prometheus support. Two gauges are read at scrape time through ports: pairs overdue and the
+ * audit queue. Routes are the patterns of `RequestPath` (never raw paths, which would grow
+ * without bound). The scrape is served on a listener of its own (`MetricsListener.ts`), never on
+ * the public port.
  */
 import { Duration, Effect, Metric } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { AuditLog } from "../../../core/ports/AuditLog.ts"
 import { PairStore } from "../../../core/ports/PairStore.ts"
@@ -60,21 +60,11 @@ export const observeRequest = (method: string, route: string, status: number, se
   return Effect.andThen(Metric.update(counted, 1), Metric.update(timed, seconds))
 }
 
-/** `GET /metrics`: every metric of the process, the two gauges read first. */
-export const routes = HttpRouter.use(
-  Effect.fn(function* (router) {
-    const pairs = yield* PairStore
-    const audit = yield* AuditLog
-    yield* router.add(
-      "GET",
-      "/metrics",
-      Effect.gen(function* () {
-        yield* Metric.update(overdue, yield* pairs.countOverdue(Duration.minutes(1)))
-        yield* Metric.update(auditQueue, yield* audit.pending)
-        return HttpServerResponse.text(yield* PrometheusMetrics.format(), {
-          contentType: "text/plain; version=0.0.4"
-        })
-      })
-    )
-  })
-)
+/** Every metric of the process in Prometheus' text format, the two gauges read first. */
+export const scrape = Effect.gen(function* () {
+  const pairs = yield* PairStore
+  const audit = yield* AuditLog
+  yield* Metric.update(overdue, yield* pairs.countOverdue(Duration.minutes(1)))
+  yield* Metric.update(auditQueue, yield* audit.pending)
+  return HttpServerResponse.text(yield* PrometheusMetrics.format(), { contentType: "text/plain; version=0.0.4" })
+})

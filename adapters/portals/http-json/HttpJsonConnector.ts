@@ -58,8 +58,15 @@ export const Pagination = Schema.Union([
   Schema.Struct({ style: Schema.Literal("link") })
 ])
 
+// Credentials are secrets, and a configuration is stored and shown as it is: they come from the
+// auth's secret references, never from the URL (`https://user:pass@host/`).
+const WithoutCredentials = Schema.makeFilter(
+  (text: string) => !URL.canParse(text) || (new URL(text).username === "" && new URL(text).password === ""),
+  { expected: "a URL without credentials (no user:password@): secrets are references, given in auth" }
+)
+
 export const HttpJsonConfig = Schema.Struct({
-  baseUrl: PortalUrl,
+  baseUrl: PortalUrl.check(WithoutCredentials),
   /** The invoices' path under the base URL, with any fixed query (`invoices?supplier=4711`). */
   path: Schema.String.check(
     Schema.makeFilter((path: string) => !/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(path.trim()), {

@@ -72,7 +72,8 @@ export const examples = {
       updated: 12,
       unchanged: 418,
       quarantined: 1,
-      error: null
+      error: null,
+      error_class: null
     },
     estimated_next_update_at: "2026-11-21T04:00:00.000Z"
   },

@@ -3,6 +3,7 @@ import fc from "fast-check"
 import {
   crc32,
   displayStart,
+  isKeySecret,
   isWellFormedApiKey,
   makeApiKey,
   prefix,
@@ -106,4 +107,45 @@ describe("redactKeys", () => {
     assert.strictEqual(redactKeys("verified_since=all&limit=5"), "verified_since=all&limit=5")
     assert.strictEqual(redactKeys("x=pr%255Flive%255Fabc"), "[redacted: an encoded key]")
   })
+
+  // The two forms a probe got past the redaction: the secret without its prefix, and the prefix in capitals.
+  const escapedForms = (b: string, key: string): ReadonlyArray<string> => {
+    const secret = key.slice(prefix(b).length)
+    return [secret, `${prefix(b).toUpperCase()}${secret}`, `${b}-live-${secret}`, encodeURIComponent(secret)]
+  }
+
+  it("a secret without its prefix, or behind a prefix in capitals, is redacted given the brand", () =>
+    fc.assert(
+      fc.property(
+        brand,
+        random,
+        fc.constantFrom("/v1/receivables/", "/x/", "key=", "a=1&token=", "/v1/vendors;"),
+        fc.constantFrom("", "/", "&limit=5", ".", ")"),
+        (b, bytes, before, after) => {
+          const key = makeApiKey(b, bytes)
+          const secret = key.slice(prefix(b).length)
+          for (const form of escapedForms(b, key)) {
+            const shown = redactKeys(`${before}${form}${after}`, b)
+            assert.notInclude(fullyDecoded(shown), secret.slice(0, 33), form)
+            assert.include(shown, "[redacted]")
+          }
+        }
+      )
+    ))
+
+  it("a run of 39 letters and digits whose checksum does not hold is left as it is", () =>
+    fc.assert(
+      fc.property(brand, fc.stringMatching(/^[0-9A-Za-z]{39}$/), (b, token) => {
+        fc.pre(!isKeySecret(b, token))
+        assert.strictEqual(redactKeys(`/v1/receivables/${token}`, b), `/v1/receivables/${token}`)
+      })
+    ))
+
+  it("leaves texts without a secret exactly as received", () =>
+    fc.assert(
+      fc.property(fc.string({ maxLength: 80 }), (text) => {
+        fc.pre(!/_live_/i.test(fullyDecoded(text)))
+        assert.strictEqual(redactKeys(text, "pr"), text)
+      })
+    ))
 })

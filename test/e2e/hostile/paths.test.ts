@@ -50,8 +50,8 @@ const crafted = [
 ]
 
 // The paths that name a route exactly; every other path is 404.
-const exact = ["/v1/receivables", "/v1/vendors", "/v1/debtors", "/v1/openapi.json", "/health", "/ready", "/metrics"]
-const probes = new Set(["/health", "/ready", "/metrics"])
+const exact = ["/v1/receivables", "/v1/vendors", "/v1/debtors", "/v1/openapi.json", "/health", "/ready"]
+const probes = new Set(["/health", "/ready"])
 
 const mutations: ReadonlyArray<(path: string) => string> = [
   (p) => p,

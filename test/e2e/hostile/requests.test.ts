@@ -6,14 +6,13 @@
  * client that hangs up is recorded as 499, not as a server error.
  */
 import { randomUUID } from "node:crypto"
-import { connect } from "node:net"
 import { assert, layer } from "@effect/vitest"
 import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "../../support/Eventually.ts"
 import { insertFixture, keys } from "../../support/Fixtures.ts"
-import { abandon, rawGet } from "../../support/RawHttp.ts"
-import { BaseUrl, layerWith } from "../../support/TestServer.ts"
+import { abandon, exchange, rawGet } from "../../support/RawHttp.ts"
+import { BaseUrl, layerWith, MetricsUrl } from "../../support/TestServer.ts"
 
 const TestLayer = Layer.effectDiscard(insertFixture).pipe(
   Layer.provideMerge(
@@ -45,23 +44,7 @@ const send = (target: string, headers: Record<string, string> = {}, from?: strin
 
 const bearer = (key: string) => ({ authorization: `Bearer ${key}` })
 
-/** Writes `bytes` on a fresh connection and reads until the server closes it. */
-const rawExchange = (bytes: string) =>
-  Effect.flatMap(BaseUrl, (base) =>
-    Effect.promise(
-      () =>
-        new Promise<string>((resolve) => {
-          const url = new URL(base)
-          const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))
-          let received = ""
-          socket.on("data", (chunk) => {
-            received += chunk.toString("latin1")
-          })
-          socket.on("close", () => resolve(received))
-          socket.on("error", () => resolve(received))
-        })
-    )
-  )
+const rawExchange = (bytes: string) => Effect.flatMap(BaseUrl, (base) => Effect.promise(() => exchange(base, bytes)))
 
 const secret = keys.orgA.slice("pr_live_".length)
 
@@ -155,7 +138,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("hostile reque
       }
       // Made-up methods are counted, under one label: a client cannot grow the metrics at will.
       for (const method of ["ZJSTGSPXJE", "QWERTYUIOP"]) yield* rawExchange(`${method} / HTTP/1.1\r\nHost: x\r\n\r\n`)
-      const metrics = yield* send("/metrics")
+      const metrics = yield* Effect.flatMap(MetricsUrl, (url) => Effect.promise(() => rawGet(url, "/metrics")))
       assert.match(metrics.body, /http_requests_total\{route="unparsed",method="other",status="400"\} [3-9]/)
       assert.notInclude(metrics.body, "ZJSTGSPXJE")
     })

@@ -22,7 +22,8 @@ export const requestFor = (
     clientAddress: options.clientAddress === undefined ? "127.0.0.1" : options.clientAddress,
     secure: false,
     dashboardMounted: options.dashboardMounted ?? false,
-    headers: options.headers ?? {}
+    headers: options.headers ?? {},
+    keyBrand: "pr"
   })
 
 /** An answer that counts how often the rest of the pipeline ran. */

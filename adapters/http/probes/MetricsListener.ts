@@ -1,0 +1,56 @@
+/**
+ * The metrics' own listener (`METRICS_PORT`, on `METRICS_HOST`, loopback by default): `GET
+ * /metrics`, and the documented 404 or 405 for anything else. The counts are service-wide, so
+ * they are not the public port's to show, and a scrape loop here cannot slow the tenants'
+ * requests through the API's pipeline. Unaudited and unlimited, like a probe: whoever reaches
+ * this address is an operator.
+ */
+import { createServer } from "node:http"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import { HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
+import { MethodNotAllowed, ResourceMissing } from "../../../core/api/Errors.ts"
+import * as ErrorResponse from "../pipeline/ErrorResponse.ts"
+import { scrape } from "./Metrics.ts"
+
+const metricsPath = "/metrics"
+
+/** Where the metrics listen. */
+export interface MetricsAddress {
+  readonly port: number
+  readonly host: string
+}
+
+const answer = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+  if (request.url !== metricsPath) {
+    return Effect.succeed(ErrorResponse.of(ResourceMissing, ResourceMissing.route(request.method, request.url), 404))
+  }
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return Effect.succeed(
+      HttpServerResponse.setHeader(
+        ErrorResponse.of(MethodNotAllowed, MethodNotAllowed.of(request.method, metricsPath), 405),
+        "allow",
+        "GET"
+      )
+    )
+  }
+  return scrape
+})
+
+/** Cannot listen where the settings say: the one line printed at start names the settings. */
+class MetricsListenFailed extends Error {}
+
+/** The listener, for as long as the layer lives. */
+export const serve = (address: MetricsAddress) =>
+  HttpServer.serve()(answer).pipe(
+    Layer.provide(NodeHttpServer.layer(() => createServer(), { port: address.port, host: address.host })),
+    Layer.catchTag("ServeError", (error) =>
+      Layer.effectDiscard(
+        Effect.fail(
+          new MetricsListenFailed(
+            `cannot listen for metrics on ${address.host}:${address.port} (${error.cause instanceof Error ? error.cause.message : "unknown"}): set METRICS_PORT and METRICS_HOST`
+          )
+        )
+      )
+    )
+  )
