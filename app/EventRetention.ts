@@ -4,12 +4,12 @@
  * longer ago are removed; a client whose cursor falls in the removed range is told to reload.
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
-import { Events, retentionDays } from "../core/services/Events.ts"
+import { Feed, retentionDays } from "../core/services/Feed.ts"
 
 /** Applies the retention once, logging what it removed. */
 export const apply = Effect.gen(function* () {
   const days = yield* retentionDays
-  const removed = yield* (yield* Events).prune(Duration.days(days))
+  const removed = yield* (yield* Feed).prune(Duration.days(days))
   if (removed > 0)
     yield* Effect.logInfo("events past their retention removed").pipe(Effect.annotateLogs({ removed, days }))
   return removed

@@ -29,7 +29,7 @@ import * as AnswerSize from "../core/domain/AnswerSize.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
-import { Events } from "../core/services/Events.ts"
+import { Feed } from "../core/services/Feed.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
@@ -59,7 +59,7 @@ export const AccountsLive = Accounts.layer.pipe(
 )
 
 /** The events feed over its PostgreSQL store. */
-export const EventsLive = Events.layer.pipe(Layer.provide(PgEventFeed.layer))
+export const FeedLive = Feed.layer.pipe(Layer.provide(PgEventFeed.layer))
 
 /** The largest answer a page of receivables may make (`MAX_ANSWER_BYTES`, default 8 MiB). */
 export const maxAnswerBytes = Config.schema(
@@ -73,7 +73,7 @@ const ReceivablesLive = Layer.unwrap(
 
 export const ServicesLive = Layer.mergeAll(
   ReceivablesLive,
-  EventsLive,
+  FeedLive,
   ApiKeysLive,
   PgAuditLog.layer,
   PgPairStore.layer,

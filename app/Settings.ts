@@ -12,7 +12,7 @@ import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
-import * as Events from "../core/services/Events.ts"
+import * as Feed from "../core/services/Feed.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
@@ -45,7 +45,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   syncDeadlineSeconds,
   maxAnswerBytes,
   AuditRetention.retentionDays,
-  Events.retentionDays,
+  Feed.retentionDays,
   Demo.enabled,
   Dashboard.enabled,
   PublicUrl.publicUrl,

@@ -24,7 +24,7 @@ import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
-import { AccountsLive, AdminLive, EventsLive, ServicesLive } from "./Layers.ts"
+import { AccountsLive, AdminLive, FeedLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as Settings from "./Settings.ts"
@@ -74,7 +74,7 @@ const main = Effect.gen(function* () {
     HttpLive(http, metrics, dashboard),
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
-    EventRetention.layer.pipe(Layer.provide(EventsLive))
+    EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
   if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))

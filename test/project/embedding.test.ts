@@ -25,7 +25,7 @@ import { FetchHttpClient } from "effect/http"
 import * as Library from "partner-receivables"
 
 const {
-  Accounts, ApiClient, ApiKeys, Directory, EventsService, IdSource, Ids, IntegrationAdministration, KeyAdministration,
+  Accounts, ApiClient, ApiKeys, Directory, Feed, IdSource, Ids, IntegrationAdministration, KeyAdministration,
   MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage, PasswordHasher, PortalConnector, Receivables,
   SecondFactors, Secrets, SyncEngine, VerifiedKeyCache
 } = Library
@@ -67,7 +67,7 @@ const services = Layer.mergeAll(
       Accounts.Accounts.layer,
       ApiKeys.ApiKeys.layerWith({ brand: "pr" }).pipe(Layer.provide(VerifiedKeyCache.layerWith({ ttl: "10 seconds" }))),
       Directory.Directory.layer,
-      EventsService.Events.layer,
+      Feed.Feed.layer,
       Receivables.Receivables.layer,
       SyncEngine.SyncEngine.layer
     )
@@ -135,7 +135,7 @@ describe("the packed library, beside effect alone", () => {
       "ApiClient.ApiClient",
       "ApiKeys.ApiKeys",
       "Directory.Directory",
-      "EventsService.Events",
+      "Feed.Feed",
       "IntegrationAdministration.IntegrationAdministration",
       "KeyAdministration.KeyAdministration",
       "OrganizationAudit.OrganizationAudit",

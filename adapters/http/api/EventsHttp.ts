@@ -9,13 +9,13 @@ import { Api } from "../../../core/api/Api.ts"
 import { InvalidRequest, ResourceMissing } from "../../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../../core/api/Security.ts"
 import { toWire } from "../../../core/domain/Events.ts"
-import { Events } from "../../../core/services/Events.ts"
+import { Feed } from "../../../core/services/Feed.ts"
 
 export const layer = HttpApiBuilder.group(
   Api,
   "events",
   Effect.fn(function* (handlers) {
-    const events = yield* Events
+    const events = yield* Feed
     return handlers
       .handle("list", ({ query }) =>
         Effect.gen(function* () {

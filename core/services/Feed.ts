@@ -15,8 +15,8 @@ export const retentionDays = Config.schema(
   "EVENT_RETENTION_DAYS"
 ).pipe(Config.withDefault(30))
 
-export class Events extends Context.Service<
-  Events,
+export class Feed extends Context.Service<
+  Feed,
   {
     readonly list: (
       org: OrgId,
@@ -31,13 +31,13 @@ export class Events extends Context.Service<
     /** Removes the events older than `retention`; answers how many went. */
     readonly prune: (retention: Duration.Duration) => Effect.Effect<number>
   }
->()("core/Events") {
+>()("core/Feed") {
   static readonly layer = Layer.effect(
-    Events,
+    Feed,
     Effect.gen(function* () {
       const feed = yield* EventFeed
 
-      const list = Effect.fn("Events.list")(function* (
+      const list = Effect.fn("Feed.list")(function* (
         org: OrgId,
         query: {
           readonly after?: number | undefined
@@ -50,7 +50,7 @@ export class Events extends Context.Service<
         return yield* feed.after(org, { after: query.after, types, limit: query.limit })
       })
 
-      const get = Effect.fn("Events.get")(function* (org: OrgId, id: string) {
+      const get = Effect.fn("Feed.get")(function* (org: OrgId, id: string) {
         // A malformed id cannot exist: it is "not found" without a query.
         const place = parseEventId(id)
         const found = place === undefined ? Option.none() : yield* feed.find(org, place)
@@ -58,11 +58,11 @@ export class Events extends Context.Service<
         return found.value
       })
 
-      const prune = Effect.fn("Events.prune")(function* (retention: Duration.Duration) {
+      const prune = Effect.fn("Feed.prune")(function* (retention: Duration.Duration) {
         return yield* feed.prune(DateTime.subtractDuration(yield* DateTime.now, retention))
       })
 
-      return Events.of({ list, get, prune })
+      return Feed.of({ list, get, prune })
     })
   )
 }
