@@ -1,0 +1,172 @@
+/**
+ * Node's own rejections (a request it cannot parse, headers over the limit, a client too slow to
+ * send its request, a `CONNECT`) answered like every other error: the documented JSON body, a
+ * `Request-Id`, an audit entry built by the pipeline's `Audit` and committed before the answer
+ * leaves, and a count in the metrics.
+ */
+import type { IncomingMessage, Server } from "node:http"
+import type { Duplex } from "node:stream"
+import { Clock, Effect, Layer } from "effect"
+import { MethodNotAllowed, ResourceMissing } from "../../core/api/Errors.ts"
+import { AuditLog } from "../../core/ports/AuditLog.ts"
+import { IdSource } from "../../core/ports/IdSource.ts"
+import * as ApiKeys from "../../core/services/ApiKeys.ts"
+import { limits } from "./NodeServer.ts"
+import { AddressLimiter } from "./pipeline/AddressLimiter.ts"
+import * as Audit from "./pipeline/Audit.ts"
+import { ClientAddress } from "./pipeline/ClientAddress.ts"
+import { RequestContext } from "./pipeline/RequestContext.ts"
+import { observeRequest } from "./probes/Metrics.ts"
+
+interface Rejection {
+  readonly status: number
+  readonly reason: string
+  readonly code: string
+  readonly message: string
+  /** The methods the path answers, for a 405. */
+  readonly allow?: string
+}
+
+const rejectionOf = (error: NodeJS.ErrnoException): Rejection => {
+  switch (error.code) {
+    case "HPE_HEADER_OVERFLOW":
+      return {
+        status: 431,
+        reason: "Request Header Fields Too Large",
+        code: "request_headers_too_large",
+        message: `The request line and headers exceed ${limits.maxHeaderBytes} bytes.`
+      }
+    case "ERR_HTTP_REQUEST_TIMEOUT":
+      return {
+        status: 408,
+        reason: "Request Timeout",
+        code: "request_timeout",
+        message: "The request was not received in time."
+      }
+    default:
+      return {
+        status: 400,
+        reason: "Bad Request",
+        code: "request_malformed",
+        message: "The request is not valid HTTP/1.1."
+      }
+  }
+}
+
+// `CONNECT` asks for a tunnel, which Node hands over as a bare socket rather than a request (and
+// closes without a word when nobody takes it). The service is no proxy: the path is answered as
+// the pipeline answers any other method, 404 where it names no route, 405 where it does.
+const connectRejection = (request: RequestContext): Rejection =>
+  request.route === undefined
+    ? {
+        status: 404,
+        reason: "Not Found",
+        code: "resource_missing",
+        message: ResourceMissing.route(request.method, request.shownPath).error.message
+      }
+    : {
+        status: 405,
+        reason: "Method Not Allowed",
+        code: "method_not_allowed",
+        message: MethodNotAllowed.of(request.method, request.shownPath).error.message,
+        allow: "GET"
+      }
+
+// What little of the request line can be read from the bytes Node refused, for the audit log.
+const requestLineOf = (error: NodeJS.ErrnoException & { readonly rawPacket?: Buffer }) => {
+  const line = error.rawPacket?.subarray(0, 2_048).toString("latin1").split("\r\n", 1)[0] ?? ""
+  const [method = "", target = ""] = line.split(" ", 2)
+  return { method: /^[A-Z]{1,16}$/.test(method) ? method : "", target }
+}
+
+const answer = (socket: Duplex, rejection: Rejection, requestId: string) => {
+  const body = JSON.stringify({
+    error: { type: "invalid_request_error", code: rejection.code, message: rejection.message }
+  })
+  socket.end(
+    `HTTP/1.1 ${rejection.status} ${rejection.reason}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nrequest-id: ${requestId}\r\n` +
+      (rejection.allow === undefined ? "" : `allow: ${rejection.allow}\r\n`) +
+      `connection: close\r\n\r\n${body}`
+  )
+}
+
+/**
+ * Answers, audits and counts Node's own rejections, and `CONNECT` requests, on `server` while the
+ * layer lives.
+ */
+export const rejectionsLayer = (server: Server) =>
+  Layer.effectDiscard(
+    Effect.gen(function* () {
+      const audit = yield* AuditLog
+      const addresses = yield* AddressLimiter
+      const ids = yield* IdSource
+      const clientAddress = yield* ClientAddress
+      const keyBrand = yield* ApiKeys.brand
+      const context = yield* Effect.context<never>()
+      const reject = (
+        socket: Duplex,
+        line: { readonly method: string; readonly target: string },
+        routeLabel: (request: RequestContext) => string,
+        rejectionFor: (request: RequestContext) => Rejection
+      ) => {
+        const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
+        const record = Effect.gen(function* () {
+          const request = new RequestContext({
+            requestId: ids.requestId(),
+            method: line.method,
+            target: line.target,
+            startedMillis: yield* Clock.currentTimeMillis,
+            startedNanos: yield* Clock.currentTimeNanos,
+            clientAddress: clientAddress.of(peer, undefined),
+            secure: false,
+            // Decided as if the dashboard were served: its paths are not unknown to this service.
+            dashboardMounted: true,
+            headers: {},
+            keyBrand
+          })
+          const rejection = rejectionFor(request)
+          // No key vouches for a request answered here: it spends its address's allowance.
+          if (request.clientAddress !== null) yield* addresses.spend(request.clientAddress)
+          yield* audit.record(Audit.entryOf(request, rejection.status, 0))
+          return { request, rejection }
+        })
+        Effect.runForkWith(context)(
+          Effect.matchEffect(record, {
+            onFailure: () => Effect.sync(() => socket.destroy()),
+            onSuccess: ({ request, rejection }) =>
+              Effect.andThen(
+                observeRequest(line.method, routeLabel(request), rejection.status, 0),
+                Effect.sync(() => answer(socket, rejection, request.requestId))
+              )
+          })
+        )
+      }
+      const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
+        // A connection reset has no one to answer; a socket already written to cannot take an answer.
+        if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
+        const rejection = rejectionOf(error)
+        reject(
+          socket,
+          requestLineOf(error),
+          () => "unparsed",
+          () => rejection
+        )
+      }
+      const onConnect = (request: IncomingMessage, socket: Duplex) =>
+        reject(
+          socket,
+          { method: "CONNECT", target: request.url ?? "" },
+          (decided) => decided.route?.pattern ?? "unmatched",
+          connectRejection
+        )
+      server.on("clientError", onClientError)
+      server.on("connect", onConnect)
+      yield* Effect.addFinalizer(() =>
+        Effect.sync(() => {
+          server.off("clientError", onClientError)
+          server.off("connect", onConnect)
+        })
+      )
+    })
+  )
