@@ -13,6 +13,7 @@ import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as Events from "../core/services/Events.ts"
+import * as ManualSync from "../core/services/ManualSync.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
@@ -42,6 +43,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Cors.settings,
   Sync.settings,
   syncDeadlineSeconds,
+  ManualSync.minSecondsSetting,
   AuditRetention.retentionDays,
   Events.retentionDays,
   Demo.enabled,

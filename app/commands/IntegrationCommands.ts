@@ -138,7 +138,11 @@ const setPaused = (paused: boolean) =>
       const integration = yield* (yield* Directory).setPaused(id, paused)
       yield* print(json, integrationJson(integration), () => integrationLine(integration))
     })
-  ).pipe(Command.withDescription(paused ? "Stop syncing an integration" : "Sync an integration again, from now"))
+  ).pipe(
+    Command.withDescription(
+      paused ? "Stop syncing an integration" : "Sync an integration again, at the next sync its schedule planned"
+    )
+  )
 
 export const integration = Command.make("integration").pipe(
   Command.withDescription("Integrations: vendor-debtor pairs and their portals"),

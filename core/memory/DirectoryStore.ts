@@ -45,7 +45,7 @@ const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => 
   interval: pair.interval,
   deadline: pair.deadline,
   paused: pair.paused,
-  nextSyncAt: pair.nextSyncAt,
+  nextSyncAt: pair.paused ? null : pair.nextSyncAt,
   lastOutcome: pair.lastOutcome,
   lastError: pair.lastError,
   consecutiveFailures: pair.consecutiveFailures
@@ -136,8 +136,9 @@ const make = Effect.gen(function* () {
     Effect.sync(() => {
       const found = pairs.get(idKey(id))
       if (found === undefined) return Option.none<IntegrationRecord>()
-      // A paused pair has no next sync; resuming keeps the one it has, or makes it due at `at`.
-      const changed = { ...found, paused, nextSyncAt: paused ? null : (found.nextSyncAt ?? at) }
+      // The planned next sync is kept through a pause, so resuming brings nothing forward; only a
+      // pair that never had one (none is stored without) would be due at `at`.
+      const changed = { ...found, paused, nextSyncAt: found.nextSyncAt ?? at }
       pairs.set(found.id, changed)
       return Option.some(integrationRecord(tables, changed))
     })

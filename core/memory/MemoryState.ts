@@ -31,7 +31,7 @@ export interface PairRow {
   /** The pair's own sync deadline; null for the engine's default. */
   readonly deadline: Duration.Duration | null
   readonly paused: boolean
-  /** Null while paused. */
+  /** The planned next sync, kept while paused (nothing claims or shows a paused pair's). */
   readonly nextSyncAt: DateTime.Utc | null
   readonly lease?: { readonly owner: string; readonly expiresAt: DateTime.Utc } | undefined
   readonly lastOutcome: "succeeded" | "failed" | null

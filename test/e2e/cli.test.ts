@@ -112,9 +112,15 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
       )
       assert.isFalse(created.paused)
       const [run] = json<ReadonlyArray<{ outcome: string; created: number }>>(
-        yield* cli("sync", "run", "--integration", created.id, "--json")
+        yield* cli("sync", "now", created.id, "--json")
       )
       assert.deepStrictEqual([run!.outcome, run!.created], ["succeeded", 12])
+      const again = yield* cli("sync", "now", created.id)
+      assert.strictEqual(again.code, 1)
+      assert.match(
+        again.stderr,
+        /^partner-receivables: integration \S+ synced less than 1m ago \(MANUAL_SYNC_MIN_SECONDS\); it may sync again from \d{4}-/
+      )
       const shown = json<{ runs: ReadonlyArray<{ outcome: string }>; interval_seconds: number }>(
         yield* cli("integration", "show", created.id, "--json")
       )
