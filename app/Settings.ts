@@ -33,6 +33,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   AppConfig.http,
   Database.settings,
   ApiKeys.brand,
+  ApiKeys.maxLiveKeys,
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
   InFlight.policy,

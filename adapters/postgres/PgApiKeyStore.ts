@@ -12,6 +12,7 @@ import {
   ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
+  LiveKeyLimitReached,
   type NewApiKey,
   OrganizationNotFound,
   RevocationFeedLost
@@ -72,14 +73,34 @@ export const layer = Layer.effect(
       }))
     })
 
-    const insert = Effect.fn("PgApiKeyStore.insert")(function* (key: NewApiKey) {
-      yield* requireOrg(key.orgId)
-      const [row] = yield* sql<KeyRow>`
-        INSERT INTO api_keys (org_id, name, key_hash, display_start)
-        VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
-        RETURNING *`.pipe(Effect.orDie)
-      return toRecord(row!)
-    })
+    // The organization's row is locked while its live keys are counted and the key is stored, so
+    // creations of one organization at its limit take turns and exactly one of them gets the slot.
+    // The count is a statement of its own: under READ COMMITTED it then sees the key of the
+    // creation that held the lock before (a subquery of the locking statement would not).
+    const insert = Effect.fn("PgApiKeyStore.insert")(
+      function* (key: NewApiKey) {
+        const locked = isUuid(key.orgId)
+          ? yield* sql`SELECT 1 FROM organizations WHERE id = ${key.orgId} FOR UPDATE`.pipe(Effect.orDie)
+          : []
+        if (locked.length === 0) return yield* new OrganizationNotFound({ id: key.orgId })
+        if (key.maxLive !== undefined) {
+          const counted = yield* sql<{ live: number }>`
+            SELECT count(*)::int AS live FROM api_keys WHERE org_id = ${key.orgId} AND revoked_at IS NULL`.pipe(
+            Effect.orDie
+          )
+          if (counted[0]!.live >= key.maxLive) {
+            return yield* new LiveKeyLimitReached({ orgId: key.orgId, limit: key.maxLive })
+          }
+        }
+        const [row] = yield* sql<KeyRow>`
+          INSERT INTO api_keys (org_id, name, key_hash, display_start)
+          VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
+          RETURNING *`.pipe(Effect.orDie)
+        return toRecord(row!)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const listByOrg = Effect.fn("PgApiKeyStore.listByOrg")(function* (org: string) {
       yield* requireOrg(org)

@@ -32,6 +32,12 @@ export interface NewApiKey {
   /** The SHA-256 of the key; 32 bytes. */
   readonly hash: Uint8Array
   readonly displayStart: string
+  /**
+   * Refused with `LiveKeyLimitReached` when the organization already has this many live (not
+   * revoked) keys, decided atomically with the insert: of two creations at the limit, one wins.
+   * Undefined: no limit.
+   */
+  readonly maxLive?: number | undefined
 }
 
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
@@ -40,6 +46,12 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
 
 export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>()("OrganizationNotFound", {
   id: Schema.String
+}) {}
+
+/** The organization already has `limit` live keys: one must be revoked before another is made. */
+export class LiveKeyLimitReached extends Schema.TaggedError<LiveKeyLimitReached>()("LiveKeyLimitReached", {
+  orgId: Schema.String,
+  limit: Schema.Number
 }) {}
 
 /**
@@ -55,7 +67,7 @@ export class ApiKeyStore extends Context.Service<
   {
     readonly findByHash: (hash: Uint8Array) => Effect.Effect<Option.Option<StoredKey>>
     /** Stores a new key. Two keys never share a digest: a repeated one is a defect. */
-    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKeyRecord, OrganizationNotFound>
+    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKeyRecord, OrganizationNotFound | LiveKeyLimitReached>
     /** The organization's keys, revoked ones included, by creation time, then id. */
     readonly listByOrg: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Marks the key revoked and announces it; revoking twice keeps the first time. */

@@ -13,6 +13,7 @@ import {
   ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
+  type LiveKeyLimitReached,
   type OrganizationNotFound,
   type StoredKey
 } from "../ports/ApiKeyStore.ts"
@@ -70,6 +71,21 @@ export const hashKey = (key: Redacted.Redacted<string>): Effect.Effect<Uint8Arra
 /** The brand of the keys (`<brand>_live_...`), from `KEY_BRAND`; `pr` by default. */
 export const brand = Config.schema(ApiKey.Brand, "KEY_BRAND").pipe(Config.withDefault("pr"))
 
+/**
+ * The most live keys an organization may have, `MAX_LIVE_KEYS_PER_ORGANIZATION` (default 50):
+ * limits are per key, so an organization with many keys would otherwise multiply its share.
+ */
+export const defaultMaxLiveKeys = 50
+
+export const maxLiveKeys = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100_000 })),
+  "MAX_LIVE_KEYS_PER_ORGANIZATION"
+).pipe(Config.withDefault(defaultMaxLiveKeys))
+
+/** Why a key was not created at the limit, for the CLI and the dashboard alike. */
+export const liveKeyLimitMessage = (refusal: LiveKeyLimitReached) =>
+  `the organization already has ${refusal.limit} live keys, the most it may have (MAX_LIVE_KEYS_PER_ORGANIZATION); revoke one first`
+
 export class ApiKeys extends Context.Service<
   ApiKeys,
   {
@@ -78,7 +94,10 @@ export class ApiKeys extends Context.Service<
     readonly create: (
       org: string,
       name: string
-    ) => Effect.Effect<{ readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord }, OrganizationNotFound>
+    ) => Effect.Effect<
+      { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord },
+      OrganizationNotFound | LiveKeyLimitReached
+    >
     readonly list: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Revokes the key from its very next request on; revoking twice keeps the first time. */
     readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
@@ -88,7 +107,7 @@ export class ApiKeys extends Context.Service<
   }
 >()("core/ApiKeys") {
   /** Keys of the given brand, over the stores, digests and randomness provided. */
-  static readonly layerWith = (options: { readonly brand: string }) =>
+  static readonly layerWith = (options: { readonly brand: string; readonly maxLiveKeys?: number | undefined }) =>
     Layer.effect(
       ApiKeys,
       Effect.gen(function* () {
@@ -117,7 +136,8 @@ export class ApiKeys extends Context.Service<
             orgId: org,
             name,
             hash: yield* hash(key),
-            displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key))
+            displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key)),
+            maxLive: options.maxLiveKeys ?? defaultMaxLiveKeys
           })
           return { key, record }
         })
@@ -140,6 +160,8 @@ export class ApiKeys extends Context.Service<
       })
     )
 
-  /** Keys of the brand `KEY_BRAND` (default `pr`). */
-  static readonly layer = Layer.unwrap(Effect.map(brand, (keyBrand) => ApiKeys.layerWith({ brand: keyBrand })))
+  /** Keys of the brand `KEY_BRAND` (default `pr`), at most `MAX_LIVE_KEYS_PER_ORGANIZATION` live per organization. */
+  static readonly layer = Layer.unwrap(
+    Effect.map(Config.all({ brand, maxLiveKeys }), (options) => ApiKeys.layerWith(options))
+  )
 }

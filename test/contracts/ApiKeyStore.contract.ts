@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
 import fc from "fast-check"
-import { ApiKeyStore } from "../../core/ports/ApiKeyStore.ts"
+import { ApiKeyStore, LiveKeyLimitReached } from "../../core/ports/ApiKeyStore.ts"
 import { Organizations } from "../../core/ports/Organizations.ts"
 
 type Services = ApiKeyStore | Organizations
@@ -171,6 +171,52 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
         assert.deepStrictEqual(yield* store.find(record.id.toUpperCase()), Option.some(record))
         assert.isNull(record.lastUsedAt)
       })
+    )
+
+    it.effect(
+      "at most `maxLive` keys are live at once: of concurrent creations past the limit exactly the slots left succeed, revoked keys not counted",
+      () =>
+        forAll(
+          fc.record({
+            limit: fc.integer({ min: 1, max: 5 }),
+            live: fc.integer({ min: 0, max: 5 }),
+            revoked: fc.integer({ min: 0, max: 3 }),
+            attempts: fc.integer({ min: 1, max: 6 })
+          }),
+          ({ limit, live, revoked, attempts }) =>
+            Effect.gen(function* () {
+              const store = yield* ApiKeyStore
+              const org = yield* newOrg
+              // Seeded without a limit, then some revoked: only the live ones count.
+              const seeded = yield* Effect.forEach(Array.from({ length: live + revoked }), () => insertKey(org.id))
+              yield* Effect.forEach(seeded.slice(live), ({ record }) => store.revoke(record.id))
+              const creations = yield* Effect.forEach(
+                Array.from({ length: attempts }),
+                () =>
+                  store
+                    .insert({
+                      orgId: org.id,
+                      name: "concurrent",
+                      hash: new Uint8Array(randomBytes(32)),
+                      displayStart: "pr_live_abcd",
+                      maxLive: limit
+                    })
+                    .pipe(
+                      Effect.as("created" as const),
+                      Effect.catchTag("LiveKeyLimitReached", (refusal) => Effect.succeed(refusal))
+                    ),
+                { concurrency: "unbounded" }
+              )
+              const refusals = creations.filter((outcome) => outcome !== "created")
+              assert.strictEqual(creations.length - refusals.length, Math.min(attempts, Math.max(0, limit - live)))
+              for (const refusal of refusals) {
+                assert.deepStrictEqual(refusal, new LiveKeyLimitReached({ orgId: org.id, limit }))
+              }
+              const liveNow = (yield* store.listByOrg(org.id)).filter((record) => record.revokedAt === null)
+              assert.strictEqual(liveNow.length, Math.max(live, Math.min(live + attempts, limit)))
+            }),
+          10
+        )
     )
 
     it.effect("two keys never share a digest: storing one twice is a defect", () =>

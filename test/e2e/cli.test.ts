@@ -53,6 +53,30 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
     })
   )
 
+  it.effect("refuses a key past MAX_LIVE_KEYS_PER_ORGANIZATION, naming the limit; a revoked key frees its place", () =>
+    Effect.gen(function* () {
+      const { id: orgId } = JSON.parse((yield* cli("org", "create", "--name", "Many Keys", "--json")).stdout)
+      const capped = (...args: ReadonlyArray<string>) => runCli(args, { MAX_LIVE_KEYS_PER_ORGANIZATION: "2" })
+      const keyIds: Array<string> = []
+      for (const name of ["one", "two"]) {
+        const created = yield* capped("key", "create", "--org", orgId, "--name", name, "--json")
+        assert.strictEqual(created.code, 0, created.stderr)
+        keyIds.push(JSON.parse(created.stdout).id)
+      }
+      const refused = yield* capped("key", "create", "--org", orgId, "--name", "three")
+      assert.deepStrictEqual(
+        [refused.code, refused.stdout, refused.stderr],
+        [
+          1,
+          "",
+          "partner-receivables: no key created: the organization already has 2 live keys, the most it may have (MAX_LIVE_KEYS_PER_ORGANIZATION); revoke one first\n"
+        ]
+      )
+      assert.strictEqual((yield* cli("key", "revoke", keyIds[0]!)).code, 0)
+      assert.strictEqual((yield* capped("key", "create", "--org", orgId, "--name", "three")).code, 0)
+    })
+  )
+
   it.effect("refuses unknown ids and bad arguments with one line and exit code 1", () =>
     Effect.gen(function* () {
       for (const [args, message] of [
