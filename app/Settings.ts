@@ -36,6 +36,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   ApiKeys.maxLiveKeys,
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
+  RateLimiter.organizationPolicy,
   InFlight.policy,
   AddressLimiter.policy,
   ConnectionBudget.maxPerAddress,

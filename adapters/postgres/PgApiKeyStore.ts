@@ -64,12 +64,24 @@ export const layer = Layer.effect(
     })
 
     const findByHash = Effect.fn("PgApiKeyStore.findByHash")(function* (hash: Uint8Array) {
-      const rows = yield* sql<{ id: string; org_id: string; revoked_at: Date | null }>`
-        SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${hash}`.pipe(Effect.orDie)
+      // The organization's own rate limit comes with the key: one lookup per verification.
+      const rows = yield* sql<{
+        id: string
+        org_id: string
+        revoked_at: Date | null
+        rate_limit_per_second: number | null
+        rate_limit_burst: number | null
+      }>`
+        SELECT k.id, k.org_id, k.revoked_at, o.rate_limit_per_second, o.rate_limit_burst
+        FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         id: row.id as ApiKeyId,
         orgId: row.org_id as OrgId,
-        revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at)
+        revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at),
+        orgRateLimit:
+          row.rate_limit_per_second === null || row.rate_limit_burst === null
+            ? null
+            : { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst }
       }))
     })
 

@@ -54,6 +54,8 @@ export const startServer = async (url: string, port: number, env: Record<string,
       DEMO_SEED: "false",
       RATE_LIMIT_PER_SECOND: "1000000",
       RATE_LIMIT_BURST: "1000000",
+      ORG_RATE_LIMIT_PER_SECOND: "1000000",
+      ORG_RATE_LIMIT_BURST: "1000000",
       KEY_MAX_IN_FLIGHT: "10000",
       ORG_MAX_IN_FLIGHT: "10000",
       ...env

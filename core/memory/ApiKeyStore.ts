@@ -41,7 +41,8 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
         Option.map(findRecord(idsByHash.get(Hex.encode(hash)) ?? ""), (record) => ({
           id: record.id,
           orgId: record.orgId,
-          revokedAt: record.revokedAt
+          revokedAt: record.revokedAt,
+          orgRateLimit: tables.organizations.get(record.orgId)?.rateLimit ?? null
         }))
       )
 

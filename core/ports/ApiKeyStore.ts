@@ -6,6 +6,7 @@
  */
 import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
 import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 
 export interface ApiKeyRecord {
   readonly id: ApiKeyId
@@ -18,11 +19,15 @@ export interface ApiKeyRecord {
   readonly lastUsedAt: DateTime.Utc | null
 }
 
-/** What a lookup by digest answers: enough to accept a key, or to attribute a revoked one. */
+/**
+ * What a lookup by digest answers: enough to accept a key, or to attribute a revoked one, with
+ * its organization's own rate limit (null: the service's default), read in the same lookup.
+ */
 export interface StoredKey {
   readonly id: ApiKeyId
   readonly orgId: OrgId
   readonly revokedAt: DateTime.Utc | null
+  readonly orgRateLimit: RateLimitPolicy | null
 }
 
 export interface NewApiKey {

@@ -9,6 +9,7 @@ import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect
 import { Digest, SecureRandom } from "effect/crypto"
 import * as ApiKey from "../domain/ApiKey.ts"
 import { ApiKeyId, OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -28,6 +29,8 @@ export interface KeyUsage {
 export interface KeyOwner {
   readonly keyId: ApiKeyId
   readonly orgId: OrgId
+  /** The organization's own rate limit, as verified with the key; absent: the service's default. */
+  readonly orgRateLimit?: RateLimitPolicy | undefined
 }
 
 export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
@@ -48,8 +51,9 @@ const invalid: KeyVerification = { _tag: "Invalid" }
 /** The verdict on a well-formed key, from what the store holds under its digest. */
 export const verificationOf = (stored: Option.Option<StoredKey>): KeyVerification => {
   if (Option.isNone(stored)) return invalid
-  const owner = { keyId: stored.value.id, orgId: stored.value.orgId }
-  return stored.value.revokedAt === null ? { _tag: "Valid", owner } : { _tag: "Revoked", owner }
+  const { id: keyId, orgId, revokedAt, orgRateLimit } = stored.value
+  if (revokedAt !== null) return { _tag: "Revoked", owner: { keyId, orgId } }
+  return { _tag: "Valid", owner: orgRateLimit === null ? { keyId, orgId } : { keyId, orgId, orgRateLimit } }
 }
 
 /** The refusal of a key that is not valid, carrying a revoked key's owner for the audit log. */

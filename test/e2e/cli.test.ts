@@ -77,6 +77,42 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
     })
   )
 
+  it.effect("sets an organization's own rate limit, which its keys meet together: 429 naming the organization", () =>
+    Effect.gen(function* () {
+      const { id: orgId } = JSON.parse((yield* cli("org", "create", "--name", "Limited", "--json")).stdout)
+      const key = (yield* cli("key", "create", "--org", orgId)).stdout.split("\n")[0]!
+      const other = (yield* cli("key", "create", "--org", orgId)).stdout.split("\n")[0]!
+      const half = yield* cli("org", "set-limits", orgId, "--burst", "2")
+      assert.deepStrictEqual(
+        [half.code, half.stderr],
+        [
+          1,
+          "partner-receivables: give both --per-second and --burst, or neither to return to ORG_RATE_LIMIT_PER_SECOND and ORG_RATE_LIMIT_BURST\n"
+        ]
+      )
+      const zero = yield* cli("org", "set-limits", orgId, "--per-second", "0", "--burst", "2")
+      assert.match(zero.stderr, /the rate per second must be a number above 0/)
+      const set = yield* cli("org", "set-limits", orgId, "--per-second", "0.001", "--burst", "2", "--json")
+      assert.deepStrictEqual(JSON.parse(set.stdout).rate_limit, { per_second: 0.001, burst: 2 })
+      assert.include((yield* cli("org", "list")).stdout, `${orgId}  Limited  rate limit 0.001/s, burst 2`)
+
+      const first = yield* vendors(key)
+      assert.deepStrictEqual(
+        [first.status, first.headers.get("ratelimit-limit"), first.headers.get("ratelimit-remaining")],
+        [200, "2", "1"]
+      )
+      assert.strictEqual((yield* vendors(other)).status, 200)
+      const refused = yield* vendors(other)
+      assert.deepStrictEqual([refused.status, refused.headers.get("retry-after")], [429, "1000"])
+      const { error } = (yield* Effect.promise(() => refused.json())) as { error: { code: string; message: string } }
+      assert.strictEqual(error.code, "rate_limited")
+      assert.match(error.message, /^Too many requests of this organization, all its keys together/)
+
+      const back = yield* cli("org", "set-limits", orgId, "--json")
+      assert.strictEqual(JSON.parse(back.stdout).rate_limit, null)
+    })
+  )
+
   it.effect("refuses unknown ids and bad arguments with one line and exit code 1", () =>
     Effect.gen(function* () {
       for (const [args, message] of [
