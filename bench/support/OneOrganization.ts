@@ -24,10 +24,12 @@ export const seedOrganization = (options: {
       INSERT INTO api_keys (org_id, key_hash, display_start)
       VALUES (${org!.id}, sha256(convert_to(${options.key}, 'UTF8')), ${options.key.slice(0, 12)})`
     yield* sql`INSERT INTO vendors (org_id, name) SELECT ${org!.id}, 'Vendor ' || g FROM generate_series(1, 10) g`
-    yield* sql`INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g`
+    // Its own vendors and debtors only, so that several organizations can be seeded in one database.
     yield* sql`
+      WITH own_debtors AS (INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g RETURNING id)
       INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
-      SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 hour' FROM vendors v CROSS JOIN debtors d`
+      SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 hour'
+      FROM vendors v CROSS JOIN own_debtors d WHERE v.org_id = ${org!.id}`
     yield* sql`
       INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents, currency,
         receivable_date, status, portal_status, metadata, detected_at, updated_at)
@@ -36,7 +38,8 @@ export const seedOrganization = (options: {
         now() - interval '400 days' + (g / 100) * interval '9 minutes',
         now() - interval '400 days' + (g / 100) * interval '9 minutes'
       FROM generate_series(0, ${options.receivables - 1}) g
-      JOIN (SELECT id, org_id, vendor_id, debtor_id, row_number() OVER (ORDER BY id) - 1 AS n FROM integrations) i
+      JOIN (SELECT id, org_id, vendor_id, debtor_id, row_number() OVER (ORDER BY id) - 1 AS n FROM integrations
+        WHERE org_id = ${org!.id}) i
         ON i.n = g % 100
       CROSS JOIN LATERAL (SELECT (ARRAY['PENDING','APPROVED','PAID','SOLD','DISPUTED','ACKNOWLEDGED'])[1 + g % 6] AS status) s`
     yield* sql`VACUUM ANALYZE`
