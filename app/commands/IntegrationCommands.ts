@@ -114,7 +114,8 @@ const integrationShow = Command.make(
       updated: r.updated,
       unchanged: r.unchanged,
       quarantined: r.quarantined,
-      error: r.error
+      error: r.error,
+      portal_retry_at: time(r.portalRetryAt ?? null)
     }))
     yield* print(json, { ...integrationJson(integration), runs: runJson }, () =>
       [
@@ -123,7 +124,7 @@ const integrationShow = Command.make(
           ? ["no runs yet"]
           : runs.map(
               (r) =>
-                `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}`
+                `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}${r.portalRetryAt === undefined ? "" : `  (the portal asked to wait until ${time(r.portalRetryAt)})`}`
             ))
       ].join("\n")
     )
