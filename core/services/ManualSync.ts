@@ -40,9 +40,9 @@ export const manualSyncNotBefore = (
     reason: "recent"
   }
   const portal = last.portalRetryAt
-  const wait =
+  const wait: ManualSyncWait =
     portal !== undefined && DateTime.isGreaterThan(portal, recent.until) ? { until: portal, reason: "portal" } : recent
-  return DateTime.isGreaterThan(wait.until, now) ? (wait as ManualSyncWait) : undefined
+  return DateTime.isGreaterThan(wait.until, now) ? wait : undefined
 }
 
 const refusalMessage = (id: string, wait: ManualSyncWait, minGap: Duration.Duration) =>
