@@ -202,6 +202,19 @@ export const layer = Layer.effect(
       return yield* findIntegration(id)
     })
 
+    // One conditional update: a concurrent mark waits for this row, then sees the new time and fails.
+    const markManualSync = Effect.fn("PgDirectoryStore.markManualSync")(function* (
+      id: IntegrationId,
+      at: DateTime.Utc,
+      since: DateTime.Utc
+    ) {
+      const rows = yield* sql`
+        UPDATE integrations SET manual_sync_at = ${DateTime.toDateUtc(at)}
+        WHERE id = ${id} AND (manual_sync_at IS NULL OR manual_sync_at <= ${DateTime.toDateUtc(since)})
+        RETURNING id`.pipe(Effect.orDie)
+      return rows.length > 0
+    })
+
     return DirectoryStore.of({
       insertVendor,
       findVendor,
@@ -213,7 +226,8 @@ export const layer = Layer.effect(
       findIntegration,
       listIntegrations,
       recentRuns,
-      setPaused
+      setPaused,
+      markManualSync
     })
   })
 )

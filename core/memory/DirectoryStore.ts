@@ -143,6 +143,16 @@ const make = Effect.gen(function* () {
       return Option.some(integrationRecord(tables, changed))
     })
 
+  // Checked and set in one synchronous step, so no other mark comes between them.
+  const markManualSync = (id: IntegrationId, at: DateTime.Utc, since: DateTime.Utc) =>
+    Effect.sync(() => {
+      const found = pairs.get(idKey(id))
+      if (found === undefined) return false
+      if (found.manualSyncAt !== undefined && DateTime.isGreaterThan(found.manualSyncAt, since)) return false
+      pairs.set(found.id, { ...found, manualSyncAt: at })
+      return true
+    })
+
   const seedRun = (id: IntegrationId, run: SyncRunRecord) =>
     Effect.suspend(() => {
       if (!pairs.has(idKey(id))) return fault(`no integration ${id} to add a run to`)
@@ -162,7 +172,8 @@ const make = Effect.gen(function* () {
       findIntegration,
       listIntegrations,
       recentRuns,
-      setPaused
+      setPaused,
+      markManualSync
     }),
     seeding: MemoryDirectory.of({ addRun: seedRun })
   }

@@ -37,6 +37,8 @@ export interface PairRow {
   readonly lastOutcome: "succeeded" | "failed" | null
   readonly lastError: string | null
   readonly consecutiveFailures: number
+  /** When an operator's manual sync of the pair last began. */
+  readonly manualSyncAt?: DateTime.Utc | undefined
   /** Set while a sync of the pair is in flight: the read path's watermark stays before it. */
   readonly syncStartedAt: DateTime.Utc | null
   /** One sync of the pair at a time. */

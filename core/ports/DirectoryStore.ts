@@ -102,5 +102,10 @@ export class DirectoryStore extends Context.Service<
       paused: boolean,
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<IntegrationRecord>>
+    /**
+     * Marks a manual sync of the integration as begun at `at`, unless one was marked after
+     * `since`: true when marked. Atomic: of concurrent marks of one pair, one wins.
+     */
+    readonly markManualSync: (id: IntegrationId, at: DateTime.Utc, since: DateTime.Utc) => Effect.Effect<boolean>
   }
 >()("core/DirectoryStore") {}

@@ -3,7 +3,8 @@
  * cannot be used to hammer a debtor's portal, which other tenants share. It is refused while the
  * pair's newest run is less than `MANUAL_SYNC_MIN_SECONDS` old (default 60), and while the portal's
  * `Retry-After` recorded on that run has not passed; the refusal says when it may run. The rule is
- * a pure function (`manualSyncNotBefore`); the service reads the newest run and runs the engine.
+ * a pure function (`manualSyncNotBefore`); the service reads the newest run, marks the pair (of
+ * two requests at once, one marks it and the other is refused) and runs the engine.
  * Depends on `effect` and the core alone.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Schema } from "effect"
@@ -67,9 +68,17 @@ export class ManualSync extends Context.Service<
             .get(id)
             .pipe(Effect.mapError(() => new DirectoryRefused({ message: `no integration with id "${id}"` })))
           const [last] = yield* directory.recentRuns(pair.orgId, pair.id, 1)
-          const wait = manualSyncNotBefore(last, yield* DateTime.now, options.minGap)
-          if (wait !== undefined)
+          const now = yield* DateTime.now
+          const wait = manualSyncNotBefore(last, now, options.minGap)
+          if (wait !== undefined) {
             return yield* new DirectoryRefused({ message: refusalMessage(id, wait, options.minGap) })
+          }
+          // Two operators asking at once both read the same last run: only one marks the pair.
+          if (!(yield* directory.markManualSync(pair.id, now, DateTime.subtractDuration(now, options.minGap)))) {
+            return yield* new DirectoryRefused({
+              message: `integration ${id} is being synced now at another request; it may sync again ${Duration.format(options.minGap)} after that one`
+            })
+          }
           return yield* engine.runPair(pair, worker)
         })
 

@@ -256,6 +256,25 @@ export const describeDirectoryStore = <E, R>(
       )
     )
 
+    it.effect(
+      "of concurrent manual-sync marks of a pair one wins; a later one wins once `since` has passed the last",
+      () =>
+        forAll(fc.integer({ min: 2, max: 6 }), (concurrent) =>
+          Effect.gen(function* () {
+            const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+            const pair = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+            const marks = yield* Effect.all(
+              Array.from({ length: concurrent }, () => store.markManualSync(pair.id, at(10), at(9))),
+              { concurrency: "unbounded" }
+            )
+            assert.strictEqual(marks.filter(Boolean).length, 1)
+            assert.isFalse(yield* store.markManualSync(pair.id, at(10), at(9)))
+            assert.isTrue(yield* store.markManualSync(pair.id, at(11), at(10)))
+            assert.isFalse(yield* store.markManualSync(randomUUID() as IntegrationId, at(11), at(10)))
+          })
+        )
+    )
+
     it.effect("an id that names nothing finds nothing, and pausing it changes nothing", () =>
       forAll(fc.uuid(), (id) =>
         Effect.gen(function* () {

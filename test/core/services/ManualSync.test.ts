@@ -5,7 +5,7 @@
  * before the portal's `Retry-After`, saying when it may run. The rule's law is a property.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Duration, Effect, Layer } from "effect"
+import { DateTime, Deferred, Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as MemoryDirectoryStore from "../../../core/memory/DirectoryStore.ts"
@@ -23,6 +23,33 @@ const minGap = Duration.seconds(60)
 const testLayer = ManualSync.layerWith({ minGap }).pipe(
   Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(MemoryState.layer)))),
   Layer.provideMerge(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(MemoryState.layer)))
+)
+
+/** The directory, with its reads of runs held until `readers` have read: requests that race for sure. */
+const readersMeet = (readers: number) =>
+  Layer.effect(
+    DirectoryStore,
+    Effect.gen(function* () {
+      const store = yield* DirectoryStore
+      const met = yield* Deferred.make<void>()
+      let arrived = 0
+      return DirectoryStore.of({
+        ...store,
+        recentRuns: (org, id, limit) =>
+          Effect.gen(function* () {
+            const runs = yield* store.recentRuns(org, id, limit)
+            arrived += 1
+            if (arrived === readers) yield* Deferred.succeed(met, undefined)
+            yield* Deferred.await(met)
+            return runs
+          })
+      })
+    })
+  ).pipe(Layer.provide(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(MemoryState.layer))))
+
+const racingLayer = ManualSync.layerWith({ minGap }).pipe(
+  Layer.provide(readersMeet(2)),
+  Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(MemoryState.layer))))
 )
 
 const drain = Effect.gen(function* () {
@@ -126,6 +153,25 @@ describe("sync now", () => {
       assert.strictEqual((yield* manual.syncNow(pair.id, "operator"))._tag, "Failed")
       assert.strictEqual((yield* contents(pair)).runs.length, 2)
     }).pipe(Effect.provide(testLayer))
+  )
+
+  it.effect("of two requests that read the last run at once, one runs and the other is refused", () =>
+    Effect.gen(function* () {
+      const manual = yield* ManualSync
+      const pair = yield* addPair({ documents: [document("a")] }, { dueIn: "1 hour" })
+      const [first, second] = yield* Effect.all(
+        [manual.syncNow(pair.id, "one"), manual.syncNow(pair.id, "two")].map((request) => Effect.result(request)),
+        { concurrency: "unbounded" }
+      )
+      const outcomes = [first!, second!].map((result) =>
+        result._tag === "Success" ? result.success._tag : result.failure.message
+      )
+      assert.sameMembers(outcomes, [
+        "Succeeded",
+        `integration ${pair.id} is being synced now at another request; it may sync again 1m after that one`
+      ])
+      assert.strictEqual((yield* contents(pair)).runs.length, 1)
+    }).pipe(Effect.provide(racingLayer))
   )
 
   it.effect("an unknown or malformed integration id is refused by name", () =>
