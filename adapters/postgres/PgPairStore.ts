@@ -6,10 +6,10 @@
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { IntegrationId } from "../../core/domain/Ids.ts"
+import type { PairId } from "../../core/domain/Ids.ts"
 import {
   type FailedRun,
-  type Integration,
+  type Pair,
   PairNotFound,
   PairStore,
   StoreUnavailable
@@ -69,7 +69,7 @@ export const layer = Layer.effect(
     })
 
     const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
-      integration: Integration,
+      integration: Pair,
       options: FailedRun
     ) {
       yield* sql
@@ -100,7 +100,7 @@ export const layer = Layer.effect(
 
     const releaseClaims = Effect.fn("PgPairStore.releaseClaims")(function* (
       worker: string,
-      ids: ReadonlyArray<IntegrationId>
+      ids: ReadonlyArray<PairId>
     ) {
       if (ids.length === 0) return
       yield* sql`

@@ -12,7 +12,7 @@ import * as MemoryDirectoryStore from "../../../core/memory/DirectoryStore.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import { layerMemory } from "../../../core/memory/PairStore.ts"
 import { DirectoryStore } from "../../../core/ports/DirectoryStore.ts"
-import type { Integration } from "../../../core/ports/PairStore.ts"
+import type { Pair } from "../../../core/ports/PairStore.ts"
 import { ManualSync, manualSyncNotBefore } from "../../../core/services/ManualSync.ts"
 import * as Scheduler from "../../../core/services/Scheduler.ts"
 import { addPair, contents, document, engineLayer, type Script } from "./SyncKit.ts"
@@ -58,7 +58,7 @@ const drain = Effect.gen(function* () {
   return runs
 })
 
-const pauseAndResume = (pair: Integration, times: number) =>
+const pauseAndResume = (pair: Pair, times: number) =>
   Effect.gen(function* () {
     const directory = yield* DirectoryStore
     for (let i = 0; i < times; i++) {
@@ -69,7 +69,7 @@ const pauseAndResume = (pair: Integration, times: number) =>
     }
   })
 
-const nextSync = (pair: Integration) => Effect.map(contents(pair), ({ pair: stored }) => stored.nextSyncAt!)
+const nextSync = (pair: Pair) => Effect.map(contents(pair), ({ pair: stored }) => stored.nextSyncAt!)
 
 const refusal = (id: string) =>
   Effect.flatMap(ManualSync, (manual) => Effect.flip(manual.syncNow(id, "operator"))).pipe(
