@@ -6,7 +6,7 @@
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, PairId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -171,11 +171,7 @@ export const layer = Layer.effect(
       return rows.map(toIntegration)
     }, Effect.orDie)
 
-    const recentRuns = Effect.fn("PgDirectoryStore.recentRuns")(function* (
-      org: OrgId,
-      id: PairId,
-      limit: number
-    ) {
+    const recentRuns = Effect.fn("PgDirectoryStore.recentRuns")(function* (org: OrgId, id: PairId, limit: number) {
       const rows = yield* sql<RunRow>`
         SELECT started_at, finished_at, outcome, fetched, created, updated, unchanged, quarantined, error,
           portal_retry_at,

@@ -6,7 +6,7 @@
 import { PgTypes } from "@effect/sql-pg"
 import { DateTime, Duration, Result } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
-import type { DebtorId, PairId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
 import type { Pair, PairWrites } from "../../core/ports/PairStore.ts"

@@ -7,13 +7,7 @@
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { PairId } from "../../core/domain/Ids.ts"
-import {
-  type FailedRun,
-  type Pair,
-  PairNotFound,
-  PairStore,
-  StoreUnavailable
-} from "../../core/ports/PairStore.ts"
+import { type FailedRun, type Pair, PairNotFound, PairStore, StoreUnavailable } from "../../core/ports/PairStore.ts"
 import { type IntegrationRow, toIntegration } from "./PgPairRows.ts"
 import { makeSessions } from "./PgPairSession.ts"
 
@@ -68,10 +62,7 @@ export const layer = Layer.effect(
       return rows.map(toIntegration)
     })
 
-    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
-      integration: Pair,
-      options: FailedRun
-    ) {
+    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (integration: Pair, options: FailedRun) {
       yield* sql
         .withTransaction(
           Effect.gen(function* () {

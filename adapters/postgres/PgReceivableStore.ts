@@ -6,7 +6,7 @@
  */
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, PairId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
 import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/domain/Resources.ts"
 import {

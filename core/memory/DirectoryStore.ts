@@ -8,7 +8,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Semaphore } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,

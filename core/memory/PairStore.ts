@@ -6,7 +6,7 @@
  * and core only.
  */
 import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
-import type { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
 import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"

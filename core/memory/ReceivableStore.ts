@@ -9,7 +9,7 @@
  * finds them.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
-import type { DebtorId, PairId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../domain/Ids.ts"
 import { nextVerifiedSince } from "../domain/ListQuery.ts"
 import type {
   Changes,

@@ -5,7 +5,7 @@
  * rows an integration references exist, is decided in `core/services/Directory.ts` before a write.
  */
 import { Context, type DateTime, type Duration, type Effect, type Option } from "effect"
-import type { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { Quarantined } from "../domain/PairSync.ts"
 
 /**

@@ -6,7 +6,7 @@
  * (`core/services/SyncEngine.ts`), never an implementation's. Depends on `effect` and the domain.
  */
 import { Context, type DateTime, type Duration, type Effect, Schema, type Scope } from "effect"
-import type { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PairRefs, PairSyncPlan, Quarantined } from "../domain/PairSync.ts"
 
 export interface Pair {
@@ -95,11 +95,7 @@ export class PairStore extends Context.Service<
      * Leases up to `limit` due, unpaused pairs to `worker` for `lease`, the longest overdue first;
      * pairs leased to another worker are skipped until their lease expires.
      */
-    readonly claimDue: (
-      worker: string,
-      limit: number,
-      lease: Duration.Duration
-    ) => Effect.Effect<ReadonlyArray<Pair>>
+    readonly claimDue: (worker: string, limit: number, lease: Duration.Duration) => Effect.Effect<ReadonlyArray<Pair>>
     readonly get: (id: string) => Effect.Effect<Pair, PairNotFound>
     /** Opens a sync of the pair for `worker`, waiting for the pair's lock; see `PairSession`. */
     readonly session: (

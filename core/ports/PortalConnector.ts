@@ -17,7 +17,7 @@ import {
   SchemaIssue,
   type Stream
 } from "effect"
-import type { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { FetchedDocument } from "../domain/PairSync.ts"
 import { makeStatusMapping, type StatusMapping, StatusWording } from "../domain/Status.ts"
 import type { SecretReference, SecretUnavailable } from "./Secrets.ts"

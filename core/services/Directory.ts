@@ -6,7 +6,7 @@
  * mistyped id is "no such ...", and no store ever sees one. Depends on `effect` and core only.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
-import { DebtorId, PairId, OrgId, VendorId } from "../domain/Ids.ts"
+import { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import {
   type DebtorRecord,

@@ -4,7 +4,7 @@
  * one `MemoryState`.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
-import type { DebtorId, PairId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/domain/Ids.ts"
 import * as MemoryEventFeed from "../../core/memory/EventFeed.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"

@@ -55,10 +55,7 @@ const harness = Layer.effect(
       return yield* store.get(pair!.id)
     }, Effect.orDie)
 
-    const importReceivable = (
-      pair: Pair,
-      r: { id: ReceivableId; documentKey: string; state: ReceivableState }
-    ) =>
+    const importReceivable = (pair: Pair, r: { id: ReceivableId; documentKey: string; state: ReceivableState }) =>
       Effect.orDie(sql`
         INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
           amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata, detected_at,

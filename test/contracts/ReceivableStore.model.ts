@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
-import type { DebtorId, PairId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { Integration, Receivable } from "../../core/domain/Resources.ts"
 import { statuses } from "../../core/domain/Status.ts"
 import type { ReceivableRows, SeedReceivable, SeedSyncRun } from "../../core/memory/ReceivableStore.ts"

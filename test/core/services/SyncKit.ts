@@ -5,7 +5,7 @@
  * adapter: these tests run in milliseconds under `TestClock`.
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
-import type { DebtorId, PairId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
@@ -130,5 +130,4 @@ export const rescript = Effect.fnUntraced(function* (pair: Pair, script: Script)
   return integration
 })
 
-export const contents = (pair: Pair) =>
-  Effect.flatMap(MemoryPairs, (memory) => Effect.orDie(memory.contents(pair.id)))
+export const contents = (pair: Pair) => Effect.flatMap(MemoryPairs, (memory) => Effect.orDie(memory.contents(pair.id)))
