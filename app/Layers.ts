@@ -30,6 +30,7 @@ import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
 import { Feed } from "../core/services/Feed.ts"
+import { ManualSync } from "../core/services/ManualSync.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
@@ -103,6 +104,9 @@ const DirectoryRules = Directory.layer.pipe(Layer.provide([PgDirectoryStore.laye
 /** The directory with the bundled connectors, which check configurations: for the dashboard. */
 export const DirectoryLive = DirectoryRules.pipe(Layer.provide(Connectors.layer))
 
-export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryRules).pipe(
+/** "Sync now", limited per pair, over the engine's stores. */
+const ManualSyncLive = ManualSync.layer.pipe(Layer.provide(PgDirectoryStore.layer))
+
+export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryRules, ManualSyncLive).pipe(
   Layer.provideMerge(EngineLive)
 )

@@ -13,6 +13,7 @@ import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as Feed from "../core/services/Feed.ts"
+import * as ManualSync from "../core/services/ManualSync.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
@@ -33,8 +34,10 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   AppConfig.metrics,
   Database.settings,
   ApiKeys.brand,
+  ApiKeys.maxLiveKeys,
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
+  RateLimiter.organizationPolicy,
   InFlight.policy,
   AddressLimiter.policy,
   ConnectionBudget.maxPerAddress,
@@ -44,6 +47,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Sync.settings,
   syncDeadlineSeconds,
   maxAnswerBytes,
+  ManualSync.minSecondsSetting,
   AuditRetention.retentionDays,
   Feed.retentionDays,
   Demo.enabled,

@@ -12,6 +12,7 @@ import * as NodeServices from "@effect/platform-node/NodeServices"
 import { Cause, Effect, Exit } from "effect"
 import { CliError, Command } from "effect/cli"
 import { visible } from "../core/domain/VisibleText.ts"
+import { liveKeyLimitMessage } from "../core/services/ApiKeys.ts"
 import { audit } from "./commands/AuditCommands.ts"
 import { withDatabase } from "./commands/Common.ts"
 import { demo } from "./commands/DemoCommands.ts"
@@ -60,6 +61,7 @@ if (import.meta.main) {
     Effect.catchTags({
       OrganizationNotFound: (error) => refuse(`no organization with id "${error.id}"`),
       ApiKeyNotFound: (error) => refuse(`no API key with id "${error.id}"`),
+      LiveKeyLimitReached: (error) => refuse(`no key created: ${liveKeyLimitMessage(error)}`),
       DirectoryRefused: (error) => refuse(error.message),
       EmailTaken: (error) => refuse(`${error.email} is already a user of another organization`),
       InvalidEmail: () => refuse("--email: not an e-mail address")

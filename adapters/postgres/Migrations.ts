@@ -18,6 +18,7 @@ import dashboard from "./migrations/0010_dashboard.ts"
 import auditSearch from "./migrations/0011_audit_search.ts"
 import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
+import fairShares from "./migrations/0014_fair_shares.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -34,7 +35,8 @@ export const migrations = {
   "0010_dashboard": dashboard,
   "0011_audit_search": auditSearch,
   "0012_dashboard_totp": dashboardTotp,
-  "0013_syncs_in_flight": syncsInFlight
+  "0013_syncs_in_flight": syncsInFlight,
+  "0014_fair_shares": fairShares
 }
 
 const loader = Migrator.fromRecord(migrations)

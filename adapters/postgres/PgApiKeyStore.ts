@@ -12,6 +12,7 @@ import {
   ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
+  LiveKeyLimitReached,
   type NewApiKey,
   OrganizationNotFound,
   RevocationFeedLost
@@ -63,23 +64,55 @@ export const layer = Layer.effect(
     })
 
     const findByHash = Effect.fn("PgApiKeyStore.findByHash")(function* (hash: Uint8Array) {
-      const rows = yield* sql<{ id: string; org_id: string; revoked_at: Date | null }>`
-        SELECT id, org_id, revoked_at FROM api_keys WHERE key_hash = ${hash}`.pipe(Effect.orDie)
+      // The organization's own rate limit comes with the key: one lookup per verification.
+      const rows = yield* sql<{
+        id: string
+        org_id: string
+        revoked_at: Date | null
+        rate_limit_per_second: number | null
+        rate_limit_burst: number | null
+      }>`
+        SELECT k.id, k.org_id, k.revoked_at, o.rate_limit_per_second, o.rate_limit_burst
+        FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         id: row.id as ApiKeyId,
         orgId: row.org_id as OrgId,
-        revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at)
+        revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at),
+        orgRateLimit:
+          row.rate_limit_per_second === null || row.rate_limit_burst === null
+            ? null
+            : { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst }
       }))
     })
 
-    const insert = Effect.fn("PgApiKeyStore.insert")(function* (key: NewApiKey) {
-      yield* requireOrg(key.orgId)
-      const [row] = yield* sql<KeyRow>`
-        INSERT INTO api_keys (org_id, name, key_hash, display_start)
-        VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
-        RETURNING *`.pipe(Effect.orDie)
-      return toRecord(row!)
-    })
+    // The organization's row is locked while its live keys are counted and the key is stored, so
+    // creations of one organization at its limit take turns and exactly one of them gets the slot.
+    // The count is a statement of its own: under READ COMMITTED it then sees the key of the
+    // creation that held the lock before (a subquery of the locking statement would not).
+    const insert = Effect.fn("PgApiKeyStore.insert")(
+      function* (key: NewApiKey) {
+        const locked = isUuid(key.orgId)
+          ? yield* sql`SELECT 1 FROM organizations WHERE id = ${key.orgId} FOR UPDATE`.pipe(Effect.orDie)
+          : []
+        if (locked.length === 0) return yield* new OrganizationNotFound({ id: key.orgId })
+        if (key.maxLive !== undefined) {
+          const counted = yield* sql<{ live: number }>`
+            SELECT count(*)::int AS live FROM api_keys WHERE org_id = ${key.orgId} AND revoked_at IS NULL`.pipe(
+            Effect.orDie
+          )
+          if (counted[0]!.live >= key.maxLive) {
+            return yield* new LiveKeyLimitReached({ orgId: key.orgId, limit: key.maxLive })
+          }
+        }
+        const [row] = yield* sql<KeyRow>`
+          INSERT INTO api_keys (org_id, name, key_hash, display_start)
+          VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
+          RETURNING *`.pipe(Effect.orDie)
+        return toRecord(row!)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const listByOrg = Effect.fn("PgApiKeyStore.listByOrg")(function* (org: string) {
       yield* requireOrg(org)

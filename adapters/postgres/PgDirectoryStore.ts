@@ -53,6 +53,7 @@ interface RunRow {
   /** The first `quarantineShown` of the run's `quarantine` (jsonb), as the driver parses it. */
   readonly quarantine: unknown
   readonly error: string | null
+  readonly portal_retry_at: Date | null
 }
 
 const toVendor = (row: VendorRow): VendorRecord => ({
@@ -98,7 +99,8 @@ const toRun = (run: RunRow): SyncRunRecord => ({
   unchanged: run.unchanged,
   quarantined: run.quarantined,
   quarantine: decodeQuarantine(run.quarantine),
-  error: run.error
+  error: run.error,
+  ...(run.portal_retry_at === null ? {} : { portalRetryAt: utc(run.portal_retry_at) })
 })
 
 export const layer = Layer.effect(
@@ -109,7 +111,8 @@ export const layer = Layer.effect(
     const selectIntegrations = sql`
       SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
         extract(epoch FROM i.sync_interval) * 1000 AS interval_ms,
-        extract(epoch FROM i.sync_deadline) * 1000 AS deadline_ms, i.paused_at, i.next_sync_at, i.last_outcome,
+        extract(epoch FROM i.sync_deadline) * 1000 AS deadline_ms, i.paused_at,
+        CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next_sync_at, i.last_outcome,
         i.last_error, i.consecutive_failures
       FROM integrations i JOIN vendors v ON v.id = i.vendor_id JOIN debtors d ON d.id = i.debtor_id`
 
@@ -171,6 +174,7 @@ export const layer = Layer.effect(
     const recentRuns = Effect.fn("PgDirectoryStore.recentRuns")(function* (org: OrgId, id: PairId, limit: number) {
       const rows = yield* sql<RunRow>`
         SELECT started_at, finished_at, outcome, fetched, created, updated, unchanged, quarantined, error,
+          portal_retry_at,
           jsonb_path_query_array(quarantine, 'lax $[0 to $last]', jsonb_build_object('last', ${quarantineShown - 1}::int))
             AS quarantine
         FROM sync_runs WHERE org_id = ${org} AND integration_id = ${id}
@@ -184,12 +188,27 @@ export const layer = Layer.effect(
       at: DateTime.Utc
     ) {
       const when = DateTime.toDateUtc(at)
-      // A paused pair has no next sync, so its receivables show none; resuming schedules it.
+      // A paused pair is neither claimed nor shown with a next sync, but keeps the one its schedule
+      // planned, so resuming brings nothing forward. Pairs paused before migration 0013 had theirs
+      // cleared; that migration planned them again.
       yield* sql`
         UPDATE integrations SET paused_at = ${paused ? sql`coalesce(paused_at, ${when})` : sql`NULL`},
-          next_sync_at = ${paused ? sql`NULL` : sql`coalesce(next_sync_at, ${when})`}
+          next_sync_at = coalesce(next_sync_at, ${when})
         WHERE id = ${id}`.pipe(Effect.orDie)
       return yield* findIntegration(id)
+    })
+
+    // One conditional update: a concurrent mark waits for this row, then sees the new time and fails.
+    const markManualSync = Effect.fn("PgDirectoryStore.markManualSync")(function* (
+      id: PairId,
+      at: DateTime.Utc,
+      since: DateTime.Utc
+    ) {
+      const rows = yield* sql`
+        UPDATE integrations SET manual_sync_at = ${DateTime.toDateUtc(at)}
+        WHERE id = ${id} AND (manual_sync_at IS NULL OR manual_sync_at <= ${DateTime.toDateUtc(since)})
+        RETURNING id`.pipe(Effect.orDie)
+      return rows.length > 0
     })
 
     return DirectoryStore.of({
@@ -203,7 +222,8 @@ export const layer = Layer.effect(
       findIntegration,
       listIntegrations,
       recentRuns,
-      setPaused
+      setPaused,
+      markManualSync
     })
   })
 )

@@ -1,19 +1,29 @@
-/** `Organizations` over PostgreSQL: rows of the `organizations` table, nothing more. */
+/**
+ * `Organizations` over PostgreSQL: rows of the `organizations` table, nothing more. An
+ * organization's own rate limit is both columns or neither (migration 0013's check).
+ */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgId } from "../../core/domain/Ids.ts"
+import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
 import { type Organization, Organizations } from "../../core/ports/Organizations.ts"
 
 interface OrgRow {
   readonly id: string
   readonly name: string
   readonly created_at: Date
+  readonly rate_limit_per_second: number | null
+  readonly rate_limit_burst: number | null
 }
 
 const toOrganization = (row: OrgRow): Organization => ({
   id: row.id as OrgId,
   name: row.name,
-  createdAt: DateTime.fromDateUnsafe(row.created_at)
+  createdAt: DateTime.fromDateUnsafe(row.created_at),
+  rateLimit:
+    row.rate_limit_per_second === null || row.rate_limit_burst === null
+      ? null
+      : { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst }
 })
 
 export const layer = Layer.effect(
@@ -33,6 +43,16 @@ export const layer = Layer.effect(
       const rows = yield* sql<OrgRow>`SELECT * FROM organizations WHERE id = ${id}`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), toOrganization)
     })
-    return Organizations.of({ create, list, find })
+    const setRateLimit = Effect.fn("PgOrganizations.setRateLimit")(function* (
+      id: OrgId,
+      limit: RateLimitPolicy | null
+    ) {
+      const rows = yield* sql<OrgRow>`
+        UPDATE organizations SET rate_limit_per_second = ${limit?.perSecond ?? null},
+          rate_limit_burst = ${limit?.burst ?? null}
+        WHERE id = ${id} RETURNING *`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toOrganization)
+    })
+    return Organizations.of({ create, list, find, setRateLimit })
   })
 )

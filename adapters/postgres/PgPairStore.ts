@@ -72,9 +72,11 @@ export const layer = Layer.effect(
             consecutive_failures = consecutive_failures + 1, lease_owner = NULL, lease_expires_at = NULL
           WHERE id = ${integration.id}`
             yield* sql`
-          INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, error)
+          INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, error,
+            portal_retry_at)
           VALUES (${integration.orgId}, ${integration.id}, ${options.worker}, ${DateTime.toDateUtc(options.startedAt)},
-            now(), 'failed', ${options.error})`
+            now(), 'failed', ${options.error},
+            ${options.portalRetryAt === undefined ? null : DateTime.toDateUtc(options.portalRetryAt)})`
           })
         )
         .pipe(

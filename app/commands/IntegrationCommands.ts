@@ -114,7 +114,8 @@ const integrationShow = Command.make(
       updated: r.updated,
       unchanged: r.unchanged,
       quarantined: r.quarantined,
-      error: r.error
+      error: r.error,
+      portal_retry_at: time(r.portalRetryAt ?? null)
     }))
     yield* print(json, { ...integrationJson(integration), runs: runJson }, () => [
       integrationLine(integration),
@@ -122,7 +123,7 @@ const integrationShow = Command.make(
         ? ["no runs yet"]
         : runs.map(
             (r) =>
-              `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}`
+              `  ${time(r.startedAt)}  ${r.outcome ?? "running"}  fetched ${r.fetched}, created ${r.created}, updated ${r.updated}, unchanged ${r.unchanged}, quarantined ${r.quarantined}${r.error === null ? "" : `  ${r.error}`}${r.portalRetryAt === undefined ? "" : `  (the portal asked to wait until ${time(r.portalRetryAt)})`}`
           ))
     ])
   })
@@ -136,7 +137,11 @@ const setPaused = (paused: boolean) =>
       const integration = yield* (yield* Directory).setPaused(id, paused)
       yield* print(json, integrationJson(integration), () => [integrationLine(integration)])
     })
-  ).pipe(Command.withDescription(paused ? "Stop syncing an integration" : "Sync an integration again, from now"))
+  ).pipe(
+    Command.withDescription(
+      paused ? "Stop syncing an integration" : "Sync an integration again, at the next sync its schedule planned"
+    )
+  )
 
 export const integration = Command.make("integration").pipe(
   Command.withDescription("Integrations: vendor-debtor pairs and their portals"),

@@ -1,11 +1,14 @@
-/** `sync run`: sync one integration now, or every due one, printing each run's counts. */
-import { Console, Effect, Option } from "effect"
-import { Command, Flag } from "effect/cli"
+/**
+ * `sync run`: sync every due integration; `sync now`: sync one integration outside its schedule,
+ * refused while it synced less than `MANUAL_SYNC_MIN_SECONDS` ago or its portal's `Retry-After`
+ * has not passed (`core/services/ManualSync.ts`). Each run's counts are printed.
+ */
+import { Console, Effect } from "effect"
+import { Argument, Command } from "effect/cli"
 import { inertJson } from "../../core/domain/VisibleText.ts"
-import { PairStore } from "../../core/ports/PairStore.ts"
-import { DirectoryRefused } from "../../core/services/Directory.ts"
+import { ManualSync } from "../../core/services/ManualSync.ts"
 import * as Scheduler from "../../core/services/Scheduler.ts"
-import { type RunOutcome, SyncEngine } from "../../core/services/SyncEngine.ts"
+import type { RunOutcome } from "../../core/services/SyncEngine.ts"
 import { json, show, time } from "./Common.ts"
 
 const outcomeLine = (outcome: RunOutcome) =>
@@ -13,44 +16,48 @@ const outcomeLine = (outcome: RunOutcome) =>
     ? `${outcome.integrationId}  ok  fetched ${outcome.counts.fetched}, created ${outcome.counts.created}, updated ${outcome.counts.updated}, unchanged ${outcome.counts.unchanged}, quarantined ${outcome.counts.quarantined}`
     : `${outcome.integrationId}  failed: ${outcome.error} (retry at ${time(outcome.retryAt)})`
 
-const syncRun = Command.make(
-  "run",
-  {
-    integration: Flag.String("integration").pipe(Flag.withDescription("Only this integration"), Flag.optional),
-    json
-  },
-  Effect.fn(function* ({ integration, json }) {
-    const engine = yield* SyncEngine
-    const worker = `cli:${process.pid}`
-    const outcomes: Array<RunOutcome> = []
-    const report = (outcome: RunOutcome) =>
-      Effect.sync(() => outcomes.push(outcome)).pipe(Effect.andThen(json ? Effect.void : show([outcomeLine(outcome)])))
-    if (Option.isSome(integration)) {
-      const pair = yield* (yield* PairStore)
-        .get(integration.value)
-        .pipe(Effect.mapError(() => new DirectoryRefused({ message: `no integration with id "${integration.value}"` })))
-      yield* report(yield* engine.runPair(pair, worker))
-    } else {
-      yield* Scheduler.drain({ worker, concurrency: 4, onOutcome: report })
-      if (!json && outcomes.length === 0) yield* Console.log("no integration is due")
-    }
-    if (json) {
-      yield* Console.log(
-        inertJson(
-          outcomes.map((o) =>
-            o._tag === "Succeeded"
-              ? { integration_id: o.integrationId, outcome: "succeeded", ...o.counts }
-              : { integration_id: o.integrationId, outcome: "failed", error: o.error, retry_at: time(o.retryAt) }
-          ),
-          2
-        )
-      )
-    }
+const outcomeJson = (o: RunOutcome) =>
+  o._tag === "Succeeded"
+    ? { integration_id: o.integrationId, outcome: "succeeded", ...o.counts }
+    : { integration_id: o.integrationId, outcome: "failed", error: o.error, retry_at: time(o.retryAt) }
+
+/** Prints the outcomes (a JSON array with `--json`); exit code 1 when a run failed. */
+const report = (outcomes: ReadonlyArray<RunOutcome>, asJson: boolean) =>
+  Effect.gen(function* () {
+    if (asJson) yield* Console.log(inertJson(outcomes.map(outcomeJson), 2))
     if (outcomes.some((o) => o._tag === "Failed")) process.exitCode = 1
   })
-).pipe(Command.withDescription("Sync now: one integration, or every due one"))
+
+const worker = () => `cli:${process.pid}`
+
+const syncRun = Command.make(
+  "run",
+  { json },
+  Effect.fn(function* ({ json }) {
+    const outcomes: Array<RunOutcome> = []
+    const onOutcome = (outcome: RunOutcome) =>
+      Effect.sync(() => outcomes.push(outcome)).pipe(Effect.andThen(json ? Effect.void : show([outcomeLine(outcome)])))
+    yield* Scheduler.drain({ worker: worker(), concurrency: 4, onOutcome })
+    if (!json && outcomes.length === 0) yield* Console.log("no integration is due")
+    yield* report(outcomes, json)
+  })
+).pipe(Command.withDescription("Sync every integration that is due"))
+
+const syncNow = Command.make(
+  "now",
+  { id: Argument.String("integration-id").pipe(Argument.withDescription("The integration's id")), json },
+  Effect.fn(function* ({ id, json }) {
+    const outcome = yield* (yield* ManualSync).syncNow(id, worker())
+    if (!json) yield* show([outcomeLine(outcome)])
+    yield* report([outcome], json)
+  })
+).pipe(
+  Command.withDescription(
+    "Sync one integration now, unless it synced less than MANUAL_SYNC_MIN_SECONDS ago or its portal's Retry-After has not passed"
+  )
+)
 
 export const sync = Command.make("sync").pipe(
   Command.withDescription("Sync with debtor portals"),
-  Command.withSubcommands([syncRun])
+  Command.withSubcommands([syncRun, syncNow])
 )

@@ -27,6 +27,7 @@ export const seedOrganization = (options: {
     const debtors = yield* sql<{ id: string }>`
       INSERT INTO debtors (name) SELECT ${options.name} || ' debtor ' || g FROM generate_series(1, 10) g RETURNING id`
     yield* sql`
+      WITH own_debtors AS (INSERT INTO debtors (name) SELECT 'Debtor ' || g FROM generate_series(1, 10) g RETURNING id)
       INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
       SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 hour'
       FROM vendors v CROSS JOIN debtors d
@@ -63,6 +64,8 @@ export const startServer = async (
       DEMO_SEED: "false",
       RATE_LIMIT_PER_SECOND: "1000000",
       RATE_LIMIT_BURST: "1000000",
+      ORG_RATE_LIMIT_PER_SECOND: "1000000",
+      ORG_RATE_LIMIT_BURST: "1000000",
       KEY_MAX_IN_FLIGHT: "10000",
       ORG_MAX_IN_FLIGHT: "10000",
       ...env

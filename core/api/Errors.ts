@@ -129,6 +129,16 @@ export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
       }
     })
   }
+  /** Too many requests of one organization, all its keys together. */
+  static organization(retryAfterSeconds: number) {
+    return new RateLimited({
+      error: {
+        type: "rate_limit_error",
+        code: "rate_limited",
+        message: `Too many requests of this organization, all its keys together (the organization's rate limit); retry after ${retryAfterSeconds} s.`
+      }
+    })
+  }
   /** Too many requests from one address that no accepted key vouched for. */
   static address(retryAfterSeconds: number) {
     return new RateLimited({

@@ -13,6 +13,7 @@ import {
   ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
+  LiveKeyLimitReached,
   type NewApiKey,
   OrganizationNotFound
 } from "../ports/ApiKeyStore.ts"
@@ -40,7 +41,8 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
         Option.map(findRecord(idsByHash.get(Hex.encode(hash)) ?? ""), (record) => ({
           id: record.id,
           orgId: record.orgId,
-          revokedAt: record.revokedAt
+          revokedAt: record.revokedAt,
+          orgRateLimit: tables.organizations.get(record.orgId)?.rateLimit ?? null
         }))
       )
 
@@ -50,12 +52,18 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
       // What the table's constraints refuse: faults of the caller, not outcomes to handle.
       if (key.hash.length !== 32) return yield* Effect.die(new RangeError("a key's digest is 32 bytes"))
       if (idsByHash.has(digest)) return yield* Effect.die(new Error("a key with this digest is already stored"))
+      const createdAt = yield* DateTime.now
+      // Counted and stored in one synchronous step, so no other creation comes between them.
+      const live = Array.from(records.values()).filter((r) => r.orgId === orgId && r.revokedAt === null).length
+      if (key.maxLive !== undefined && live >= key.maxLive) {
+        return yield* new LiveKeyLimitReached({ orgId, limit: key.maxLive })
+      }
       const record: ApiKeyRecord = {
         id: SecureRandom.uuidV4Unsafe() as ApiKeyId,
         orgId,
         name: key.name,
         displayStart: key.displayStart,
-        createdAt: yield* DateTime.now,
+        createdAt,
         revokedAt: null,
         lastUsedAt: null
       }

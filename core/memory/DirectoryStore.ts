@@ -45,7 +45,7 @@ const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => 
   interval: pair.interval,
   deadline: pair.deadline,
   paused: pair.paused,
-  nextSyncAt: pair.nextSyncAt,
+  nextSyncAt: pair.paused ? null : pair.nextSyncAt,
   lastOutcome: pair.lastOutcome,
   lastError: pair.lastError,
   consecutiveFailures: pair.consecutiveFailures
@@ -136,10 +136,21 @@ const make = Effect.gen(function* () {
     Effect.sync(() => {
       const found = pairs.get(idKey(id))
       if (found === undefined) return Option.none<IntegrationRecord>()
-      // A paused pair has no next sync; resuming keeps the one it has, or makes it due at `at`.
-      const changed = { ...found, paused, nextSyncAt: paused ? null : (found.nextSyncAt ?? at) }
+      // The planned next sync is kept through a pause, so resuming brings nothing forward; only a
+      // pair that never had one (none is stored without) would be due at `at`.
+      const changed = { ...found, paused, nextSyncAt: found.nextSyncAt ?? at }
       pairs.set(found.id, changed)
       return Option.some(integrationRecord(tables, changed))
+    })
+
+  // Checked and set in one synchronous step, so no other mark comes between them.
+  const markManualSync = (id: PairId, at: DateTime.Utc, since: DateTime.Utc) =>
+    Effect.sync(() => {
+      const found = pairs.get(idKey(id))
+      if (found === undefined) return false
+      if (found.manualSyncAt !== undefined && DateTime.isGreaterThan(found.manualSyncAt, since)) return false
+      pairs.set(found.id, { ...found, manualSyncAt: at })
+      return true
     })
 
   const seedRun = (id: PairId, run: SyncRunRecord) =>
@@ -161,7 +172,8 @@ const make = Effect.gen(function* () {
       findIntegration,
       listIntegrations,
       recentRuns,
-      setPaused
+      setPaused,
+      markManualSync
     }),
     seeding: MemoryDirectory.of({ addRun: seedRun })
   }

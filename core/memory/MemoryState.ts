@@ -31,12 +31,14 @@ export interface PairRow {
   /** The pair's own sync deadline; null for the engine's default. */
   readonly deadline: Duration.Duration | null
   readonly paused: boolean
-  /** Null while paused. */
+  /** The planned next sync, kept while paused (nothing claims or shows a paused pair's). */
   readonly nextSyncAt: DateTime.Utc | null
   readonly lease?: { readonly owner: string; readonly expiresAt: DateTime.Utc } | undefined
   readonly lastOutcome: "succeeded" | "failed" | null
   readonly lastError: string | null
   readonly consecutiveFailures: number
+  /** When an operator's manual sync of the pair last began. */
+  readonly manualSyncAt?: DateTime.Utc | undefined
   /** Set while a sync of the pair is in flight: the read path's watermark stays before it. */
   readonly syncStartedAt: DateTime.Utc | null
   /** One sync of the pair at a time. */

@@ -7,6 +7,7 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import type { OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import { type Organization, Organizations } from "../ports/Organizations.ts"
 import { compareText, idKey, MemoryState } from "./MemoryState.ts"
 
@@ -23,7 +24,8 @@ export const layerMemory: Layer.Layer<Organizations, never, MemoryState> = Layer
       const organization: Organization = {
         id: SecureRandom.uuidV4Unsafe() as OrgId,
         name,
-        createdAt: yield* DateTime.now
+        createdAt: yield* DateTime.now,
+        rateLimit: null
       }
       organizations.set(organization.id, organization)
       return organization
@@ -33,6 +35,15 @@ export const layerMemory: Layer.Layer<Organizations, never, MemoryState> = Layer
 
     const find = (id: OrgId) => Effect.sync(() => Option.fromNullishOr(organizations.get(idKey(id))))
 
-    return Organizations.of({ create, list, find })
+    const setRateLimit = (id: OrgId, rateLimit: RateLimitPolicy | null) =>
+      Effect.sync(() => {
+        const found = organizations.get(idKey(id))
+        if (found === undefined) return Option.none<Organization>()
+        const changed = { ...found, rateLimit }
+        organizations.set(changed.id, changed)
+        return Option.some(changed)
+      })
+
+    return Organizations.of({ create, list, find, setRateLimit })
   })
 )

@@ -26,7 +26,7 @@ import { asPairReceivable, openSession } from "./PairSession.ts"
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
   readonly integration: Pair
-  /** Null while paused by the directory. */
+  /** The planned next sync; a paused pair keeps it, unclaimed, for its resumption. */
   readonly nextSyncAt: DateTime.Utc | null
   readonly paused: boolean
   readonly lease?: { readonly owner: string; readonly expiresAt: DateTime.Utc } | undefined
@@ -229,7 +229,8 @@ const make = Effect.gen(function* () {
         unchanged: 0,
         quarantined: 0,
         quarantine: [],
-        error: run.error
+        error: run.error,
+        ...(run.portalRetryAt === undefined ? {} : { portalRetryAt: run.portalRetryAt })
       })
     })
 

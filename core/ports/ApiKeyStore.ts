@@ -6,6 +6,7 @@
  */
 import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
 import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 
 export interface ApiKeyRecord {
   readonly id: ApiKeyId
@@ -18,11 +19,15 @@ export interface ApiKeyRecord {
   readonly lastUsedAt: DateTime.Utc | null
 }
 
-/** What a lookup by digest answers: enough to accept a key, or to attribute a revoked one. */
+/**
+ * What a lookup by digest answers: enough to accept a key, or to attribute a revoked one, with
+ * its organization's own rate limit (null: the service's default), read in the same lookup.
+ */
 export interface StoredKey {
   readonly id: ApiKeyId
   readonly orgId: OrgId
   readonly revokedAt: DateTime.Utc | null
+  readonly orgRateLimit: RateLimitPolicy | null
 }
 
 export interface NewApiKey {
@@ -32,6 +37,12 @@ export interface NewApiKey {
   /** The SHA-256 of the key; 32 bytes. */
   readonly hash: Uint8Array
   readonly displayStart: string
+  /**
+   * Refused with `LiveKeyLimitReached` when the organization already has this many live (not
+   * revoked) keys, decided atomically with the insert: of two creations at the limit, one wins.
+   * Undefined: no limit.
+   */
+  readonly maxLive?: number | undefined
 }
 
 export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKeyNotFound", {
@@ -40,6 +51,12 @@ export class ApiKeyNotFound extends Schema.TaggedError<ApiKeyNotFound>()("ApiKey
 
 export class OrganizationNotFound extends Schema.TaggedError<OrganizationNotFound>()("OrganizationNotFound", {
   id: Schema.String
+}) {}
+
+/** The organization already has `limit` live keys: one must be revoked before another is made. */
+export class LiveKeyLimitReached extends Schema.TaggedError<LiveKeyLimitReached>()("LiveKeyLimitReached", {
+  orgId: Schema.String,
+  limit: Schema.Number
 }) {}
 
 /**
@@ -55,7 +72,7 @@ export class ApiKeyStore extends Context.Service<
   {
     readonly findByHash: (hash: Uint8Array) => Effect.Effect<Option.Option<StoredKey>>
     /** Stores a new key. Two keys never share a digest: a repeated one is a defect. */
-    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKeyRecord, OrganizationNotFound>
+    readonly insert: (key: NewApiKey) => Effect.Effect<ApiKeyRecord, OrganizationNotFound | LiveKeyLimitReached>
     /** The organization's keys, revoked ones included, by creation time, then id. */
     readonly listByOrg: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Marks the key revoked and announces it; revoking twice keeps the first time. */

@@ -39,6 +39,8 @@ export interface SyncRunRecord {
   /** The first quarantined documents the run kept, in the order it met them, with their reasons. */
   readonly quarantine: ReadonlyArray<Quarantined>
   readonly error: string | null
+  /** A failed run's portal asked not to be asked again before this time (its `Retry-After`, capped). */
+  readonly portalRetryAt?: DateTime.Utc | undefined
 }
 
 export interface IntegrationRecord {
@@ -51,6 +53,7 @@ export interface IntegrationRecord {
   /** The pair's own sync deadline; null for the engine's default. */
   readonly deadline: Duration.Duration | null
   readonly paused: boolean
+  /** Null while paused: a paused pair is not synced (its planned next sync is kept for its resumption). */
   readonly nextSyncAt: DateTime.Utc | null
   readonly lastOutcome: string | null
   readonly lastError: string | null
@@ -90,13 +93,19 @@ export class DirectoryStore extends Context.Service<
     readonly recentRuns: (org: OrgId, id: PairId, limit: number) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
     /**
      * Pauses (keeping an earlier pause's time) or resumes the integration, as of `at`. A paused
-     * pair has no next sync; a resumed one keeps the next sync it has, or is due at `at`. None when
-     * no integration has the id.
+     * pair shows no next sync, but keeps the one its schedule planned (its interval, its failure
+     * backoff, a portal's `Retry-After`), and resuming restores exactly that one, never `at`:
+     * pausing and resuming cannot bring a sync forward. None when no integration has the id.
      */
     readonly setPaused: (
       id: PairId,
       paused: boolean,
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<IntegrationRecord>>
+    /**
+     * Marks a manual sync of the integration as begun at `at`, unless one was marked after
+     * `since`: true when marked. Atomic: of concurrent marks of one pair, one wins.
+     */
+    readonly markManualSync: (id: PairId, at: DateTime.Utc, since: DateTime.Utc) => Effect.Effect<boolean>
   }
 >()("core/DirectoryStore") {}

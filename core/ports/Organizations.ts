@@ -5,11 +5,14 @@
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 
 export interface Organization {
   readonly id: OrgId
   readonly name: string
   readonly createdAt: DateTime.Utc
+  /** The organization's own rate limit, all its keys together, set by an operator; null: the service's default. */
+  readonly rateLimit: RateLimitPolicy | null
 }
 
 export class Organizations extends Context.Service<
@@ -21,5 +24,7 @@ export class Organizations extends Context.Service<
     readonly list: Effect.Effect<ReadonlyArray<Organization>>
     /** One organization; none when no organization has the id (in any letter case). */
     readonly find: (id: OrgId) => Effect.Effect<Option.Option<Organization>>
+    /** Sets the organization's own rate limit, or clears it with null; none when no organization has the id. */
+    readonly setRateLimit: (id: OrgId, limit: RateLimitPolicy | null) => Effect.Effect<Option.Option<Organization>>
   }
 >()("core/Organizations") {}

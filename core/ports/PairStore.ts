@@ -72,6 +72,8 @@ export interface FailedRun {
   readonly startedAt: DateTime.Utc
   readonly error: string
   readonly retryAt: DateTime.Utc
+  /** When the portal asked to be left alone until (its `Retry-After`, capped); kept on the run's record. */
+  readonly portalRetryAt?: DateTime.Utc | undefined
 }
 
 /**

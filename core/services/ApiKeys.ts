@@ -9,10 +9,12 @@ import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect
 import { Digest, SecureRandom } from "effect/crypto"
 import * as ApiKey from "../domain/ApiKey.ts"
 import { ApiKeyId, OrgId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
   ApiKeyStore,
+  type LiveKeyLimitReached,
   type OrganizationNotFound,
   type StoredKey
 } from "../ports/ApiKeyStore.ts"
@@ -27,6 +29,8 @@ export interface KeyUsage {
 export interface KeyOwner {
   readonly keyId: ApiKeyId
   readonly orgId: OrgId
+  /** The organization's own rate limit, as verified with the key; absent: the service's default. */
+  readonly orgRateLimit?: RateLimitPolicy | undefined
 }
 
 export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
@@ -47,8 +51,9 @@ const invalid: KeyVerification = { _tag: "Invalid" }
 /** The verdict on a well-formed key, from what the store holds under its digest. */
 export const verificationOf = (stored: Option.Option<StoredKey>): KeyVerification => {
   if (Option.isNone(stored)) return invalid
-  const owner = { keyId: stored.value.id, orgId: stored.value.orgId }
-  return stored.value.revokedAt === null ? { _tag: "Valid", owner } : { _tag: "Revoked", owner }
+  const { id: keyId, orgId, revokedAt, orgRateLimit } = stored.value
+  if (revokedAt !== null) return { _tag: "Revoked", owner: { keyId, orgId } }
+  return { _tag: "Valid", owner: orgRateLimit === null ? { keyId, orgId } : { keyId, orgId, orgRateLimit } }
 }
 
 /** The refusal of a key that is not valid, carrying a revoked key's owner for the audit log. */
@@ -70,6 +75,21 @@ export const hashKey = (key: Redacted.Redacted<string>): Effect.Effect<Uint8Arra
 /** The brand of the keys (`<brand>_live_...`), from `KEY_BRAND`; `pr` by default. */
 export const brand = Config.schema(ApiKey.Brand, "KEY_BRAND").pipe(Config.withDefault("pr"))
 
+/**
+ * The most live keys an organization may have, `MAX_LIVE_KEYS_PER_ORGANIZATION` (default 50):
+ * limits are per key, so an organization with many keys would otherwise multiply its share.
+ */
+export const defaultMaxLiveKeys = 50
+
+export const maxLiveKeys = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100_000 })),
+  "MAX_LIVE_KEYS_PER_ORGANIZATION"
+).pipe(Config.withDefault(defaultMaxLiveKeys))
+
+/** Why a key was not created at the limit, for the CLI and the dashboard alike. */
+export const liveKeyLimitMessage = (refusal: LiveKeyLimitReached) =>
+  `the organization already has ${refusal.limit} live keys, the most it may have (MAX_LIVE_KEYS_PER_ORGANIZATION); revoke one first`
+
 export class ApiKeys extends Context.Service<
   ApiKeys,
   {
@@ -78,7 +98,10 @@ export class ApiKeys extends Context.Service<
     readonly create: (
       org: string,
       name: string
-    ) => Effect.Effect<{ readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord }, OrganizationNotFound>
+    ) => Effect.Effect<
+      { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord },
+      OrganizationNotFound | LiveKeyLimitReached
+    >
     readonly list: (org: string) => Effect.Effect<ReadonlyArray<ApiKeyRecord>, OrganizationNotFound>
     /** Revokes the key from its very next request on; revoking twice keeps the first time. */
     readonly revoke: (id: string) => Effect.Effect<ApiKeyRecord, ApiKeyNotFound>
@@ -88,7 +111,7 @@ export class ApiKeys extends Context.Service<
   }
 >()("core/ApiKeys") {
   /** Keys of the given brand, over the stores, digests and randomness provided. */
-  static readonly layerWith = (options: { readonly brand: string }) =>
+  static readonly layerWith = (options: { readonly brand: string; readonly maxLiveKeys?: number | undefined }) =>
     Layer.effect(
       ApiKeys,
       Effect.gen(function* () {
@@ -117,7 +140,8 @@ export class ApiKeys extends Context.Service<
             orgId: org,
             name,
             hash: yield* hash(key),
-            displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key))
+            displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key)),
+            maxLive: options.maxLiveKeys ?? defaultMaxLiveKeys
           })
           return { key, record }
         })
@@ -140,6 +164,8 @@ export class ApiKeys extends Context.Service<
       })
     )
 
-  /** Keys of the brand `KEY_BRAND` (default `pr`). */
-  static readonly layer = Layer.unwrap(Effect.map(brand, (keyBrand) => ApiKeys.layerWith({ brand: keyBrand })))
+  /** Keys of the brand `KEY_BRAND` (default `pr`), at most `MAX_LIVE_KEYS_PER_ORGANIZATION` live per organization. */
+  static readonly layer = Layer.unwrap(
+    Effect.map(Config.all({ brand, maxLiveKeys }), (options) => ApiKeys.layerWith(options))
+  )
 }

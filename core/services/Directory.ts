@@ -7,6 +7,7 @@
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
+import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -14,7 +15,7 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
-import { Organizations } from "../ports/Organizations.ts"
+import { type Organization, Organizations } from "../ports/Organizations.ts"
 import { PortalConnectors, validateConfig } from "../ports/PortalConnector.ts"
 import { isDeadline, leaseDuration, maxDeadline, minDeadline } from "./SyncEngine.ts"
 
@@ -72,6 +73,11 @@ export class Directory extends Context.Service<
       DirectoryRefused
     >
     readonly setPaused: (id: string, paused: boolean) => Effect.Effect<IntegrationRecord, DirectoryRefused>
+    /** Sets the organization's own rate limit (all its keys together), or with null its default. */
+    readonly setOrganizationRateLimit: (
+      org: string,
+      limit: RateLimitPolicy | null
+    ) => Effect.Effect<Organization, DirectoryRefused>
   }
 >()("core/Directory") {
   static readonly layer = Layer.effect(
@@ -166,6 +172,22 @@ export class Directory extends Context.Service<
         return changed.value
       })
 
+      const setOrganizationRateLimit = Effect.fn("Directory.setOrganizationRateLimit")(function* (
+        org: string,
+        limit: RateLimitPolicy | null
+      ) {
+        const orgId = yield* requireOrg(org)
+        if (limit !== null && !(Number.isFinite(limit.perSecond) && limit.perSecond > 0)) {
+          return yield* refuse("the rate per second must be a number above 0")
+        }
+        if (limit !== null && !(Number.isSafeInteger(limit.burst) && limit.burst >= 1)) {
+          return yield* refuse("the burst must be a whole number, 1 or more")
+        }
+        const changed = yield* organizations.setRateLimit(orgId, limit)
+        if (Option.isNone(changed)) return yield* refuse(`no organization with id "${org}"`)
+        return changed.value
+      })
+
       return Directory.of({
         createVendor,
         listVendors,
@@ -174,7 +196,8 @@ export class Directory extends Context.Service<
         createIntegration,
         listIntegrations,
         showIntegration,
-        setPaused
+        setPaused,
+        setOrganizationRateLimit
       })
     })
   )

@@ -6,7 +6,7 @@
  * user who made it, before its result is shown. Depends on effect and the core alone.
  */
 import { Context, Effect, Layer, type Redacted, Schema } from "effect"
-import { ApiKeyNotFound, type ApiKeyRecord } from "../ports/ApiKeyStore.ts"
+import { ApiKeyNotFound, type ApiKeyRecord, type LiveKeyLimitReached } from "../ports/ApiKeyStore.ts"
 import { Accounts, type Actor } from "./Accounts.ts"
 import { ApiKeys } from "./ApiKeys.ts"
 
@@ -42,7 +42,7 @@ export class KeyAdministration extends Context.Service<
       name: string
     ) => Effect.Effect<
       { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord },
-      NotPermitted | KeyNameRejected
+      NotPermitted | KeyNameRejected | LiveKeyLimitReached
     >
     /** Revokes one of the organization's keys that is not revoked yet; any other is not found. */
     readonly revoke: (actor: Actor, keyId: string) => Effect.Effect<ApiKeyRecord, NotPermitted | ApiKeyNotFound>
@@ -71,7 +71,10 @@ export class KeyAdministration extends Context.Service<
         yield* requireAdmin(actor, "create keys")
         const problem = keyNameProblem(name)
         if (problem !== undefined) return yield* new KeyNameRejected({ message: problem })
-        const created = yield* Effect.orDie(keys.create(actor.user.orgId, name.trim()))
+        // The user's organization exists for as long as the user does; its key limit may be reached.
+        const created = yield* keys
+          .create(actor.user.orgId, name.trim())
+          .pipe(Effect.catchTag("OrganizationNotFound", Effect.die))
         yield* access
           .record(actor, "key_created", created.record.id)
           .pipe(Effect.onError(() => Effect.ignore(keys.revokeActive(actor.user.orgId, created.record.id))))

@@ -227,10 +227,12 @@ export class SyncEngine extends Context.Service<
           // A portal that said when to come back is not asked before then, up to the cap.
           const portalAsked = Option.flatMap(failure, (f) => Option.fromNullishOr(f.retryAfterSeconds))
           const capped = Option.exists(portalAsked, (seconds) => seconds > Duration.toSeconds(retryAfterCap))
-          const retryAt = Option.match(portalAsked, {
+          const portalRetryAt = Option.map(portalAsked, (seconds) =>
+            DateTime.addDuration(now, Duration.min(Duration.seconds(seconds), retryAfterCap))
+          )
+          const retryAt = Option.match(portalRetryAt, {
             onNone: () => backoff,
-            onSome: (seconds) =>
-              DateTime.max(backoff, DateTime.addDuration(now, Duration.min(Duration.seconds(seconds), retryAfterCap)))
+            onSome: (asked) => DateTime.max(backoff, asked)
           })
           const recorded = capped
             ? `${error} (the portal asked to wait ${Option.getOrThrow(portalAsked)} s; waiting ${Duration.format(retryAfterCap)}, the most a portal is granted)`
@@ -239,7 +241,10 @@ export class SyncEngine extends Context.Service<
           // also hands back the pair's lease: its retry then comes after the backoff, not after the
           // lease expires. Past the lease, another worker takes the pair over. Only an unreachable
           // store is asked again: any other fault of it would fail the same way for the whole lease.
-          yield* store.recordFailure(integration, { worker, startedAt, error: recorded, retryAt }).pipe(
+          const run = { worker, startedAt, error: recorded, retryAt }
+          // Kept on the run's record: a manual sync is not let in before it either (`ManualSync.ts`).
+          const recordedRun = Option.isSome(portalRetryAt) ? { ...run, portalRetryAt: portalRetryAt.value } : run
+          yield* store.recordFailure(integration, recordedRun).pipe(
             Effect.retry(untilTheDatabaseAnswers),
             Effect.catchCause((cause) => Effect.logError("could not record a failed sync run", cause))
           )

@@ -19,6 +19,7 @@ const run = promisify(execFile)
 const entryPoints = [
   "bench/abuse/connection-hold.ts",
   "bench/abuse/heavy-pages.ts",
+  "bench/abuse/many-keys.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
   "bench/csv/run.ts",

@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
 import fc from "fast-check"
-import { ApiKeyStore } from "../../core/ports/ApiKeyStore.ts"
+import { ApiKeyStore, LiveKeyLimitReached } from "../../core/ports/ApiKeyStore.ts"
 import { Organizations } from "../../core/ports/Organizations.ts"
 
 type Services = ApiKeyStore | Organizations
@@ -59,8 +59,42 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
             [org.id, name, "pr_live_abcd", null, null]
           )
           const found = yield* (yield* ApiKeyStore).findByHash(hash)
-          assert.deepStrictEqual(found, Option.some({ id: record.id, orgId: org.id, revokedAt: null }))
+          assert.deepStrictEqual(
+            found,
+            Option.some({ id: record.id, orgId: org.id, revokedAt: null, orgRateLimit: null })
+          )
         })
+      )
+    )
+
+    it.effect("a key is found with its organization's own rate limit, as last set, or none", () =>
+      forAll(
+        fc.array(
+          fc.option(
+            fc.record({
+              perSecond: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
+              burst: fc.integer({ min: 1, max: 1e6 })
+            }),
+            { nil: null }
+          ),
+          { minLength: 1, maxLength: 3 }
+        ),
+        (limits) =>
+          Effect.gen(function* () {
+            const organizations = yield* Organizations
+            const org = yield* newOrg
+            const { hash } = yield* insertKey(org.id)
+            for (const limit of limits) {
+              assert.deepStrictEqual(
+                Option.map(yield* organizations.setRateLimit(org.id, limit), (o) => o.rateLimit),
+                Option.some(limit)
+              )
+              assert.deepStrictEqual(
+                Option.map(yield* (yield* ApiKeyStore).findByHash(hash), (found) => found.orgRateLimit),
+                Option.some(limit)
+              )
+            }
+          })
       )
     )
 
@@ -171,6 +205,52 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
         assert.deepStrictEqual(yield* store.find(record.id.toUpperCase()), Option.some(record))
         assert.isNull(record.lastUsedAt)
       })
+    )
+
+    it.effect(
+      "at most `maxLive` keys are live at once: of concurrent creations past the limit exactly the slots left succeed, revoked keys not counted",
+      () =>
+        forAll(
+          fc.record({
+            limit: fc.integer({ min: 1, max: 5 }),
+            live: fc.integer({ min: 0, max: 5 }),
+            revoked: fc.integer({ min: 0, max: 3 }),
+            attempts: fc.integer({ min: 1, max: 6 })
+          }),
+          ({ limit, live, revoked, attempts }) =>
+            Effect.gen(function* () {
+              const store = yield* ApiKeyStore
+              const org = yield* newOrg
+              // Seeded without a limit, then some revoked: only the live ones count.
+              const seeded = yield* Effect.forEach(Array.from({ length: live + revoked }), () => insertKey(org.id))
+              yield* Effect.forEach(seeded.slice(live), ({ record }) => store.revoke(record.id))
+              const creations = yield* Effect.forEach(
+                Array.from({ length: attempts }),
+                () =>
+                  store
+                    .insert({
+                      orgId: org.id,
+                      name: "concurrent",
+                      hash: new Uint8Array(randomBytes(32)),
+                      displayStart: "pr_live_abcd",
+                      maxLive: limit
+                    })
+                    .pipe(
+                      Effect.as("created" as const),
+                      Effect.catchTag("LiveKeyLimitReached", (refusal) => Effect.succeed(refusal))
+                    ),
+                { concurrency: "unbounded" }
+              )
+              const refusals = creations.filter((outcome) => outcome !== "created")
+              assert.strictEqual(creations.length - refusals.length, Math.min(attempts, Math.max(0, limit - live)))
+              for (const refusal of refusals) {
+                assert.deepStrictEqual(refusal, new LiveKeyLimitReached({ orgId: org.id, limit }))
+              }
+              const liveNow = (yield* store.listByOrg(org.id)).filter((record) => record.revokedAt === null)
+              assert.strictEqual(liveNow.length, Math.max(live, Math.min(live + attempts, limit)))
+            }),
+          10
+        )
     )
 
     it.effect("two keys never share a digest: storing one twice is a defect", () =>

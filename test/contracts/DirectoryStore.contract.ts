@@ -65,6 +65,19 @@ const row = (org: string, vendor: VendorId, debtor: DebtorId, minutes = 0) => ({
   nextSyncAt: at(minutes)
 })
 
+const emptyRun = (startedAt: DateTime.Utc, outcome: string): SyncRunRecord => ({
+  startedAt,
+  finishedAt: startedAt,
+  outcome,
+  fetched: 0,
+  created: 0,
+  updated: 0,
+  unchanged: 0,
+  quarantined: 0,
+  quarantine: [],
+  error: null
+})
+
 const quarantinedDocument: fc.Arbitrary<Quarantined> = fc.record({
   documentKey: fc.string({ minLength: 1, maxLength: 12 }),
   reasons: fc.array(fc.constantFrom("amount is not a number", "unknown currency", "no due date"), {
@@ -118,6 +131,17 @@ export const describeDirectoryStore = <E, R>(
               assert.deepStrictEqual(yield* store.recentRuns((yield* newOrg).id, pair.id, 10), [])
             })
         )
+    )
+
+    it.effect("a failed run's record keeps the time its portal asked to be left alone until", () =>
+      Effect.gen(function* () {
+        const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+        const pair = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+        const failed = { ...emptyRun(at(0), "failed"), error: "too many requests (429)", portalRetryAt: at(60) }
+        yield* addRun(pair, emptyRun(at(-5), "succeeded"))
+        yield* addRun(pair, failed)
+        assert.deepStrictEqual(yield* store.recentRuns(org, pair.id, 2), [failed, emptyRun(at(-5), "succeeded")])
+      })
     )
 
     it.effect("vendors are stored in their organization, found only there, and listed by name then id", () =>
@@ -212,21 +236,43 @@ export const describeDirectoryStore = <E, R>(
       )
     )
 
-    it.effect("a paused pair has no next sync; resuming keeps the one it has, or makes it due at the resume time", () =>
-      forAll(fc.array(fc.boolean(), { minLength: 1, maxLength: 6 }), (steps) =>
-        Effect.gen(function* () {
-          const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
-          const created = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
-          let model = { paused: false, next: millis(created.nextSyncAt) }
-          for (const [index, paused] of steps.entries()) {
-            const when = at(60 + index)
-            const changed = Option.getOrThrow(yield* store.setPaused(created.id, paused, when))
-            model = paused ? { paused, next: null } : { paused, next: model.next ?? millis(when) }
-            assert.deepStrictEqual({ paused: changed.paused, next: millis(changed.nextSyncAt) }, model)
-            assert.deepStrictEqual(yield* store.findIntegration(created.id), Option.some(changed))
-          }
-        })
+    it.effect("a paused pair shows no next sync; resuming restores the planned one, never the resume time", () =>
+      forAll(
+        fc.tuple(fc.integer({ min: -60, max: 600 }), fc.array(fc.boolean(), { minLength: 1, maxLength: 6 })),
+        ([due, steps]) =>
+          Effect.gen(function* () {
+            const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+            const created = Option.getOrThrow(
+              yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id, due))
+            )
+            const planned = millis(created.nextSyncAt)
+            for (const [index, paused] of steps.entries()) {
+              const changed = Option.getOrThrow(yield* store.setPaused(created.id, paused, at(60 + index)))
+              const model = { paused, next: paused ? null : planned }
+              assert.deepStrictEqual({ paused: changed.paused, next: millis(changed.nextSyncAt) }, model)
+              assert.deepStrictEqual(yield* store.findIntegration(created.id), Option.some(changed))
+            }
+          })
       )
+    )
+
+    it.effect(
+      "of concurrent manual-sync marks of a pair one wins; a later one wins once `since` has passed the last",
+      () =>
+        forAll(fc.integer({ min: 2, max: 6 }), (concurrent) =>
+          Effect.gen(function* () {
+            const { store, org, vendors, debtors } = yield* world(["Acme"], ["Globex"])
+            const pair = Option.getOrThrow(yield* store.insertIntegration(row(org, vendors[0]!.id, debtors[0]!.id)))
+            const marks = yield* Effect.all(
+              Array.from({ length: concurrent }, () => store.markManualSync(pair.id, at(10), at(9))),
+              { concurrency: "unbounded" }
+            )
+            assert.strictEqual(marks.filter(Boolean).length, 1)
+            assert.isFalse(yield* store.markManualSync(pair.id, at(10), at(9)))
+            assert.isTrue(yield* store.markManualSync(pair.id, at(11), at(10)))
+            assert.isFalse(yield* store.markManualSync(randomUUID() as PairId, at(11), at(10)))
+          })
+        )
     )
 
     it.effect("an id that names nothing finds nothing, and pausing it changes nothing", () =>

@@ -53,6 +53,66 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
     })
   )
 
+  it.effect("refuses a key past MAX_LIVE_KEYS_PER_ORGANIZATION, naming the limit; a revoked key frees its place", () =>
+    Effect.gen(function* () {
+      const { id: orgId } = JSON.parse((yield* cli("org", "create", "--name", "Many Keys", "--json")).stdout)
+      const capped = (...args: ReadonlyArray<string>) => runCli(args, { MAX_LIVE_KEYS_PER_ORGANIZATION: "2" })
+      const keyIds: Array<string> = []
+      for (const name of ["one", "two"]) {
+        const created = yield* capped("key", "create", "--org", orgId, "--name", name, "--json")
+        assert.strictEqual(created.code, 0, created.stderr)
+        keyIds.push(JSON.parse(created.stdout).id)
+      }
+      const refused = yield* capped("key", "create", "--org", orgId, "--name", "three")
+      assert.deepStrictEqual(
+        [refused.code, refused.stdout, refused.stderr],
+        [
+          1,
+          "",
+          "partner-receivables: no key created: the organization already has 2 live keys, the most it may have (MAX_LIVE_KEYS_PER_ORGANIZATION); revoke one first\n"
+        ]
+      )
+      assert.strictEqual((yield* cli("key", "revoke", keyIds[0]!)).code, 0)
+      assert.strictEqual((yield* capped("key", "create", "--org", orgId, "--name", "three")).code, 0)
+    })
+  )
+
+  it.effect("sets an organization's own rate limit, which its keys meet together: 429 naming the organization", () =>
+    Effect.gen(function* () {
+      const { id: orgId } = JSON.parse((yield* cli("org", "create", "--name", "Limited", "--json")).stdout)
+      const key = (yield* cli("key", "create", "--org", orgId)).stdout.split("\n")[0]!
+      const other = (yield* cli("key", "create", "--org", orgId)).stdout.split("\n")[0]!
+      const half = yield* cli("org", "set-limits", orgId, "--burst", "2")
+      assert.deepStrictEqual(
+        [half.code, half.stderr],
+        [
+          1,
+          "partner-receivables: give both --per-second and --burst, or neither to return to ORG_RATE_LIMIT_PER_SECOND and ORG_RATE_LIMIT_BURST\n"
+        ]
+      )
+      const zero = yield* cli("org", "set-limits", orgId, "--per-second", "0", "--burst", "2")
+      assert.match(zero.stderr, /the rate per second must be a number above 0/)
+      const set = yield* cli("org", "set-limits", orgId, "--per-second", "0.001", "--burst", "2", "--json")
+      assert.deepStrictEqual(JSON.parse(set.stdout).rate_limit, { per_second: 0.001, burst: 2 })
+      assert.include((yield* cli("org", "list")).stdout, `${orgId}  Limited  rate limit 0.001/s, burst 2`)
+
+      const first = yield* vendors(key)
+      assert.deepStrictEqual(
+        [first.status, first.headers.get("ratelimit-limit"), first.headers.get("ratelimit-remaining")],
+        [200, "2", "1"]
+      )
+      assert.strictEqual((yield* vendors(other)).status, 200)
+      const refused = yield* vendors(other)
+      assert.deepStrictEqual([refused.status, refused.headers.get("retry-after")], [429, "1000"])
+      const { error } = (yield* Effect.promise(() => refused.json())) as { error: { code: string; message: string } }
+      assert.strictEqual(error.code, "rate_limited")
+      assert.match(error.message, /^Too many requests of this organization, all its keys together/)
+
+      const back = yield* cli("org", "set-limits", orgId, "--json")
+      assert.strictEqual(JSON.parse(back.stdout).rate_limit, null)
+    })
+  )
+
   it.effect("refuses unknown ids and bad arguments with one line and exit code 1", () =>
     Effect.gen(function* () {
       for (const [args, message] of [
@@ -112,9 +172,15 @@ layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the operato
       )
       assert.isFalse(created.paused)
       const [run] = json<ReadonlyArray<{ outcome: string; created: number }>>(
-        yield* cli("sync", "run", "--integration", created.id, "--json")
+        yield* cli("sync", "now", created.id, "--json")
       )
       assert.deepStrictEqual([run!.outcome, run!.created], ["succeeded", 12])
+      const again = yield* cli("sync", "now", created.id)
+      assert.strictEqual(again.code, 1)
+      assert.match(
+        again.stderr,
+        /^partner-receivables: integration \S+ synced less than 1m ago \(MANUAL_SYNC_MIN_SECONDS\); it may sync again from \d{4}-/
+      )
       const shown = json<{ runs: ReadonlyArray<{ outcome: string }>; interval_seconds: number }>(
         yield* cli("integration", "show", created.id, "--json")
       )

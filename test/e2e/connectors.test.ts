@@ -42,7 +42,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("conn
           yield* createIntegration(yield* newPair(`Debtor on ${kind}`), kind, config, "--json")
         )
         assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
-        const synced = yield* runCli(["sync", "run", "--integration", created.id, "--json"], portal.secrets)
+        const synced = yield* runCli(["sync", "now", created.id, "--json"], portal.secrets)
         const [run] =
           jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
         assert.deepStrictEqual(
@@ -73,7 +73,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("conn
       const documents = sampleDocuments(3, coupa.statuses, coupa.amountNotations[0]!)
       const config = yield* coupa.portal(documents, coupa.amountNotations[0]!)
       const created = jsonOf<{ id: string }>(yield* createIntegration(pair, "coupa", config, "--json"))
-      const failed = yield* runCli(["sync", "run", "--integration", created.id, "--json"], { COUPA_CLIENT_SECRET: "" })
+      const failed = yield* runCli(["sync", "now", created.id, "--json"], { COUPA_CLIENT_SECRET: "" })
       assert.strictEqual(failed.code, 1)
       const [run] = JSON.parse(failed.stdout) as ReadonlyArray<{ outcome: string; error: string }>
       assert.deepStrictEqual(

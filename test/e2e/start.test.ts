@@ -109,4 +109,19 @@ describe("npm start", () => {
     assert.match(lines[1]!, /invalid configuration: KEY_BRAND: /)
     assert.match(lines[2]!, /invalid configuration: SYNC_CONCURRENCY: /)
   })
+
+  it("refuses fair-share settings out of their bounds: live keys, an organization's burst, sync now's interval", async () => {
+    const started = startApp({
+      DATA_DIR: dataDir,
+      MAX_LIVE_KEYS_PER_ORGANIZATION: "0",
+      ORG_RATE_LIMIT_BURST: "1.5",
+      MANUAL_SYNC_MIN_SECONDS: "-1"
+    })
+    assert.strictEqual(await started.exited, 1)
+    const lines = started.output().trim().split("\n")
+    assert.strictEqual(lines.length, 3, started.output())
+    assert.match(lines[0]!, /invalid configuration: MAX_LIVE_KEYS_PER_ORGANIZATION: /)
+    assert.match(lines[1]!, /invalid configuration: ORG_RATE_LIMIT_BURST: /)
+    assert.match(lines[2]!, /invalid configuration: MANUAL_SYNC_MIN_SECONDS: /)
+  })
 })

@@ -24,6 +24,8 @@ export class MetricsUrl extends Context.Service<MetricsUrl, string>()("test/Metr
 export interface ServerOptions {
   /** Per key; by default no practical limit. */
   readonly rateLimit?: RateLimitPolicy
+  /** Per organization where it has none of its own; by default no practical limit. */
+  readonly orgRateLimit?: RateLimitPolicy
   /** Requests in flight per key and per organization; by default no practical limit. */
   readonly inFlight?: InFlight.InFlightPolicy
   /** Per client address, for requests no accepted key vouches for; by default no practical limit. */
@@ -65,7 +67,7 @@ export const serverLayer = (options: ServerOptions = {}) =>
           ),
           Layer.provide(ServicesLive),
           Layer.provide([
-            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited)),
+            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited, options.orgRateLimit ?? unlimited)),
             Layer.effect(
               InFlight.InFlight,
               InFlight.make(options.inFlight ?? { perKey: 10_000, perOrganization: 10_000 })

@@ -1,7 +1,9 @@
 /**
  * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
- * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit, or with
- * too many requests in flight (its own or its organization's, `InFlight`), is 429.
+ * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit, then
+ * over its organization's (all its keys together: the organization's own limit, verified with the
+ * key, or the default), or with too many requests in flight (its own or its organization's,
+ * `InFlight`), is 429. The `RateLimit-*` headers report the tighter of the two limits.
  * The caller's organization is then provided to the handlers, which scope every query with it,
  * and noted on the request (`CurrentRequest`) for the audit log and the rate-limit headers.
  */
@@ -10,10 +12,19 @@ import { HttpServerRequest } from "effect/http"
 import { AuthenticationFailed, RateLimited } from "../../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
 import type { OrgId } from "../../../core/domain/Ids.ts"
+import type { Decision, RateLimitPolicy } from "../../../core/domain/RateLimit.ts"
 import { ApiKeys, type KeyOwner } from "../../../core/services/ApiKeys.ts"
 import { CurrentRequest, type RateLimitState } from "../pipeline/RequestContext.ts"
 import { InFlight } from "./InFlight.ts"
 import { RateLimiter } from "./RateLimiter.ts"
+
+/** Where a request stands with one limit, as the `RateLimit-*` headers report it. */
+const standing = (policy: RateLimitPolicy, decision: Decision): RateLimitState => ({
+  limit: policy.burst,
+  remaining: decision.remaining,
+  resetSeconds: decision.resetSeconds,
+  retryAfterSeconds: decision.retryAfterSeconds
+})
 
 // Outside the pipeline (a handler run on its own) what would be noted goes nowhere.
 const detached = (): {
@@ -49,13 +60,17 @@ export const layer = Layer.effect(
         state.owner = owner
         state.authenticated = true
         const decision = yield* limiter.take(owner.keyId)
-        state.rateLimit = {
-          limit: limiter.policy.burst,
-          remaining: decision.remaining,
-          resetSeconds: decision.resetSeconds,
-          retryAfterSeconds: decision.retryAfterSeconds
-        }
+        const byKey = standing(limiter.policy, decision)
+        state.rateLimit = byKey
         if (!decision.allowed) return yield* RateLimited.of(decision.retryAfterSeconds)
+        // Checked only once the key's own limit let the request through, so a key held back by
+        // its own limit spends nothing of its organization's.
+        const orgPolicy = owner.orgRateLimit ?? limiter.organizationPolicy
+        const orgDecision = yield* limiter.takeOrganization(owner.orgId, orgPolicy)
+        const byOrganization = standing(orgPolicy, orgDecision)
+        // The headers report the tighter limit; a refusal, the one that refused.
+        state.rateLimit = !orgDecision.allowed || byOrganization.remaining < byKey.remaining ? byOrganization : byKey
+        if (!orgDecision.allowed) return yield* RateLimited.organization(orgDecision.retryAfterSeconds)
         return yield* inFlight.admit(owner, Effect.provideService(httpEffect, CurrentPrincipal, owner), (scope) => {
           // Refused for what is held now, not for the rate: a second is soon enough to retry.
           state.rateLimit = { ...state.rateLimit!, retryAfterSeconds: 1 }

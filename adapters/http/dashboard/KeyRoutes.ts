@@ -6,6 +6,7 @@
 import { Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
+import { liveKeyLimitMessage } from "../../../core/services/ApiKeys.ts"
 import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
 import { OrganizationUsage } from "../../../core/services/OrganizationUsage.ts"
 import { type Guards, htmlPage, keysPath, notFound, seeOther, viewerOf } from "./Handlers.ts"
@@ -42,18 +43,21 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   yield* router.add(
     "POST",
     keysPath,
-    signedInChange((session, clientAddress, field) =>
-      keys.create({ user: session.user, clientAddress }, field("name")).pipe(
+    signedInChange((session, clientAddress, field) => {
+      // The keys page again, saying why no key was made.
+      const notCreated = (problem: string, status: number) =>
+        Effect.map(keys.list({ user: session.user, clientAddress }), (records) =>
+          htmlPage(Pages.keys(viewerOf(session), records, { problem: `Not created: ${problem}.` }), status)
+        )
+      return keys.create({ user: session.user, clientAddress }, field("name")).pipe(
         Effect.map((created) => htmlPage(Pages.keyCreated(viewerOf(session), created), 201)),
         Effect.catchTags({
           NotPermitted: () => Effect.succeed(forbidden(session)),
-          KeyNameRejected: (rejected) =>
-            Effect.map(keys.list({ user: session.user, clientAddress }), (records) =>
-              htmlPage(Pages.keys(viewerOf(session), records, { problem: `Not created: ${rejected.message}.` }), 400)
-            )
+          KeyNameRejected: (rejected) => notCreated(rejected.message, 400),
+          LiveKeyLimitReached: (refusal) => notCreated(liveKeyLimitMessage(refusal), 409)
         })
       )
-    )
+    })
   )
 
   yield* router.add(
