@@ -15,7 +15,7 @@ import type { OrgId, UserId } from "../domain/Ids.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import { type DashboardUser, DashboardUserStore } from "../ports/DashboardUserStore.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
-import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 export const stepMillis = 30_000
@@ -35,10 +35,11 @@ export const issuer = "Partner Receivables"
 
 /**
  * A wrong, reused or malformed code (or password, when turning the factor off), too many of them
- * in a window (`throttled`), or `maxWrongCodes` in a row (`locked`).
+ * in a window (`throttled`), `maxWrongCodes` in a row (`locked`, until `retryAfterSeconds` pass),
+ * or a password that could not be checked now (`busy`: too many hashes in flight).
  */
 export class CodeRefused extends Schema.TaggedError<CodeRefused>()("CodeRefused", {
-  reason: Schema.Literals(["wrong", "throttled", "locked"]),
+  reason: Schema.Literals(["wrong", "throttled", "locked", "busy"]),
   retryAfterSeconds: Schema.Number
 }) {}
 
@@ -121,13 +122,17 @@ export class SecondFactors extends Context.Service<
       const throttled = Effect.fnUntraced(function* (
         user: DashboardUser,
         clientAddress: string | null,
-        check: Effect.Effect<boolean, CodeRefused>
+        check: Effect.Effect<boolean, CodeRefused | HashingBusy>
       ) {
         const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
         if (admission._tag === "Throttled") {
           return yield* new CodeRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
         }
-        if (!(yield* check)) return yield* wrong
+        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) => {
+          admission.attempt.untested()
+          return new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+        })
+        if (!right) return yield* wrong
         admission.attempt.succeeded()
       })
 

@@ -13,8 +13,12 @@ import * as Security from "./Security.ts"
 
 const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
 
-const throttled = (page: string, refused: { readonly retryAfterSeconds: number }) =>
-  HttpServerResponse.setHeader(htmlPage(page, 429), "retry-after", String(refused.retryAfterSeconds))
+const throttled = (page: string, refused: { readonly retryAfterSeconds: number }, status = 429) =>
+  HttpServerResponse.setHeader(htmlPage(page, status), "retry-after", String(refused.retryAfterSeconds))
+
+/** Every place for checking a password is taken: the server's, not the user's, limit (503). */
+export const busyMessage = "Too many sign-ins right now. Try again in a moment."
+const busy = (page: string, refused: { readonly retryAfterSeconds: number }) => throttled(page, refused, 503)
 
 /** What a user whose second factor took too many wrong codes in a row is told. */
 const lockedFactor =
@@ -54,7 +58,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
             Effect.succeed(
               refused.reason === "throttled"
                 ? throttled(Pages.signIn({ email, problem: tryAgain(refused.retryAfterSeconds) }), refused)
-                : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
+                : refused.reason === "busy"
+                  ? busy(Pages.signIn({ email, problem: busyMessage }), refused)
+                  : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
             )
         })
       )
@@ -77,9 +83,11 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           Effect.succeed(
             refused.reason === "throttled"
               ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
-              : refused.reason === "locked"
-                ? htmlPage(Pages.signIn({ problem: lockedFactor }), 403)
-                : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
+              : refused.reason === "busy"
+                ? busy(Pages.signIn({ problem: busyMessage }), refused)
+                : refused.reason === "locked"
+                  ? htmlPage(Pages.signIn({ problem: lockedFactor }), 403)
+                  : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )
       )
@@ -136,7 +144,8 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           EmailTaken: () =>
             Effect.succeed(
               htmlPage(Pages.refusal("Address in use", "This address belongs to a user of another organization."), 409)
-            )
+            ),
+          HashingBusy: (refused) => Effect.succeed(busy(Pages.acceptInvite(invite.value, busyMessage), refused))
         })
       )
     })

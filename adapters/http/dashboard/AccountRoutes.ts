@@ -7,6 +7,7 @@ import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { type CodeRefused, SecondFactors } from "../../../core/services/SecondFactors.ts"
+import { busyMessage } from "./AccessRoutes.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
 
@@ -22,23 +23,24 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
     })
 
+  const waitPage = (session: CurrentSession, refused: CodeRefused, problem: string, status: number) =>
+    Effect.map(
+      accountPage(session, { problem }, status),
+      HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
+    )
+
   const refusedPage = (session: CurrentSession, refused: CodeRefused, wrong: string) =>
     refused.reason === "throttled"
-      ? Effect.map(
-          accountPage(
-            session,
-            { problem: `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.` },
-            429
-          ),
-          HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
-        )
-      : refused.reason === "locked"
-        ? accountPage(
-            session,
-            { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
-            403
-          )
-        : accountPage(session, { problem: wrong }, 400)
+      ? waitPage(session, refused, `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.`, 429)
+      : refused.reason === "busy"
+        ? waitPage(session, refused, busyMessage, 503)
+        : refused.reason === "locked"
+          ? accountPage(
+              session,
+              { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
+              403
+            )
+          : accountPage(session, { problem: wrong }, 400)
 
   yield* router.add(
     "GET",
