@@ -17,6 +17,7 @@ import eventsFeed from "./migrations/0009_events_feed.ts"
 import dashboard from "./migrations/0010_dashboard.ts"
 import auditSearch from "./migrations/0011_audit_search.ts"
 import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
+import secondFactorLock from "./migrations/0013_second_factor_lock.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -32,7 +33,8 @@ export const migrations = {
   "0009_events_feed": eventsFeed,
   "0010_dashboard": dashboard,
   "0011_audit_search": auditSearch,
-  "0012_dashboard_totp": dashboardTotp
+  "0012_dashboard_totp": dashboardTotp,
+  "0013_second_factor_lock": secondFactorLock
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -19,7 +19,8 @@ import {
   type DashboardUser,
   DashboardUserStore,
   type EmailTaken,
-  type Invite
+  type Invite,
+  type WrongCode
 } from "../ports/DashboardUserStore.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
@@ -63,6 +64,11 @@ export interface SignedIn {
   readonly user: DashboardUser
   /** The new session's token: for the cookie, nowhere else. */
   readonly sessionToken: Redacted.Redacted<string>
+}
+
+export interface SignedInWithCode extends SignedIn {
+  /** A wrong code entered since the last right one, which the owner should be told of. */
+  readonly wrongCodeTried: WrongCode | null
 }
 
 export interface CurrentSession {
@@ -110,7 +116,7 @@ export class Accounts extends Context.Service<
       code: string,
       clientAddress: string | null,
       replacing?: string
-    ) => Effect.Effect<SignedIn, CodeRefused>
+    ) => Effect.Effect<SignedInWithCode, CodeRefused>
     readonly authenticate: (sessionToken: string) => Effect.Effect<CurrentSession, SessionInvalid>
     readonly checkCsrf: (session: CurrentSession, presented: string) => boolean
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
@@ -265,9 +271,9 @@ export class Accounts extends Context.Service<
         clientAddress: string | null,
         replacing?: string
       ) {
-        const user = yield* twoFactor.complete(token, code, clientAddress)
+        const { user, wrongCodeTried } = yield* twoFactor.complete(token, code, clientAddress)
         yield* record({ user, clientAddress }, "sign_in", null)
-        return yield* startSession(user, replacing)
+        return { ...(yield* startSession(user, replacing)), wrongCodeTried } satisfies SignedInWithCode
       })
 
       const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {

@@ -6,7 +6,7 @@
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Accounts } from "../../../core/services/Accounts.ts"
-import { signInCode, signInCodePath } from "./AccountPages.ts"
+import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
@@ -16,13 +16,7 @@ const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${
 const throttled = (page: string, refused: { readonly retryAfterSeconds: number }, status = 429) =>
   HttpServerResponse.setHeader(htmlPage(page, status), "retry-after", String(refused.retryAfterSeconds))
 
-/** Every place for checking a password is taken: the server's, not the user's, limit (503). */
-export const busyMessage = "Too many sign-ins right now. Try again in a moment."
 const busy = (page: string, refused: { readonly retryAfterSeconds: number }) => throttled(page, refused, 503)
-
-/** What a user whose second factor took too many wrong codes in a row is told. */
-const lockedFactor =
-  "Too many wrong codes in a row: this account's second factor accepts none now. Ask an operator for a new invite, which sets a new password and turns the second factor off."
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const access = yield* Accounts
@@ -76,8 +70,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
       const field = yield* formOf(request)
       return yield* access.signInWithCode(field("token"), field("code"), origin.clientAddress, token).pipe(
+        // A wrong code entered since the last right one leads to the account page, which tells of it.
         Effect.flatMap((signed) =>
-          Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
+          Security.withSession(
+            seeOther(signed.wrongCodeTried === null ? overviewPath : accountPath),
+            Redacted.value(signed.sessionToken),
+            origin.secure
+          )
         ),
         Effect.catchTag("CodeRefused", (refused) =>
           Effect.succeed(
@@ -86,7 +85,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
               : refused.reason === "busy"
                 ? busy(Pages.signIn({ problem: busyMessage }), refused)
                 : refused.reason === "locked"
-                  ? htmlPage(Pages.signIn({ problem: lockedFactor }), 403)
+                  ? throttled(Pages.signIn({ problem: lockedFactor(refused.retryAfterSeconds) }), refused)
                   : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )

@@ -7,7 +7,6 @@ import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { type CodeRefused, SecondFactors } from "../../../core/services/SecondFactors.ts"
-import { busyMessage } from "./AccessRoutes.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
 
@@ -19,7 +18,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
     Effect.gen(function* () {
       const on = yield* twoFactor.isOn(session.user)
-      const state = on ? { on: true as const } : { on: false as const, setup: yield* twoFactor.setup(session.user) }
+      const state = on
+        ? { on: true as const, lastWrongCode: yield* twoFactor.lastWrongCode(session.user) }
+        : { on: false as const, setup: yield* twoFactor.setup(session.user) }
       return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
     })
 
@@ -33,13 +34,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     refused.reason === "throttled"
       ? waitPage(session, refused, `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.`, 429)
       : refused.reason === "busy"
-        ? waitPage(session, refused, busyMessage, 503)
+        ? waitPage(session, refused, AccountPages.busyMessage, 503)
         : refused.reason === "locked"
-          ? accountPage(
-              session,
-              { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
-              403
-            )
+          ? waitPage(session, refused, AccountPages.lockedFactor(refused.retryAfterSeconds), 429)
           : accountPage(session, { problem: wrong }, 400)
 
   yield* router.add(
