@@ -39,9 +39,9 @@ const parse = (stored: string) => {
 }
 
 /**
- * One hash per core of a 2-core machine: measured with `bench/abuse/sign-in-storm.ts`, two keep the
- * API's p99 for other tenants within twice its quiet figure during a storm, while a third thread
- * of scrypt makes it several times worse.
+ * Two, for a 2-core machine: measured with `bench/abuse/sign-in-storm.ts`, a storm at this cap
+ * kept another tenant's API p99 at 0.8x to 2.9x of its quiet figure (two runs on shared cores),
+ * where without a cap it grew 25-fold; a cap of 1 was no steadier.
  */
 export const defaultHashesInFlight = 2
 

@@ -17,6 +17,7 @@ const run = promisify(execFile)
 
 // One entry point per benchmark; the hostile probes need a server, which their smoke run starts.
 const entryPoints = [
+  "bench/abuse/sign-in-storm.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
   "bench/csv/run.ts",
