@@ -34,8 +34,9 @@ export const heldSignInLifetime = Duration.minutes(5)
 /**
  * Wrong codes in a row, from any address, after which the factor is locked (`lockLength`). The
  * windows of `SignInThrottle` forget on restart and count per process; this count is stored, so
- * someone who has the password cannot guess codes for weeks: with the locks doubling, about 100
- * guesses a day at most, each with 3 chances in a million (NIST SP 800-63B allows 100 in a row).
+ * someone who has the password cannot guess codes for weeks: with the locks doubling, about 70
+ * guesses the first day and 10 a day after, each with 3 chances in a million (NIST SP 800-63B
+ * allows 100 in a row).
  * A lock always ends: a permanent one would let a stolen password lock the owner out for good.
  */
 export const maxWrongCodes = 10

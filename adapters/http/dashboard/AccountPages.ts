@@ -1,8 +1,9 @@
 /**
  * The account page (the second factor, TOTP: turning it on with a new secret and a code, off with
- * the password and a code, and the latest wrong code entered) and the second step of a sign-in. The secret appears on the enabling
- * page alone, as text and as its `otpauth://` URI; there is no QR code, which would need a
- * library of its own. Forms work without JavaScript; every field has a label.
+ * the password and a code, and the latest wrong code entered) and the second step of a sign-in.
+ * The secret appears on the enabling page alone, as text and as its `otpauth://` URI; there is no
+ * QR code, which would need a library of its own. Forms work without JavaScript; every field has
+ * a label.
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
@@ -17,8 +18,11 @@ export const signInCodePath = "/dashboard/sign-in/code"
 /** Every place for checking a password is taken: the server's limit, not the user's (503). */
 export const busyMessage = "Too many sign-ins right now. Try again in a moment."
 /** What a user whose second factor took too many wrong codes in a row is told. */
-export const lockedFactor = (retryAfterSeconds: number) =>
-  `Too many wrong codes in a row: this account's second factor accepts no code for ${Math.ceil(retryAfterSeconds / 60)} minutes. If those codes were not yours, someone knows your password: ask an operator for a new invite, which sets a new one.`
+export const lockedFactor = (retryAfterSeconds: number) => {
+  const minutes = Math.ceil(retryAfterSeconds / 60)
+  const wait = minutes <= 120 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`
+  return `Too many wrong codes in a row: this account's second factor accepts no code for ${wait}. If those codes were not yours, someone knows your password: ask an operator for a new invite, which sets a new one.`
+}
 
 const codeField = html`
   <label for="code">Code from your authenticator app (6 digits)</label>
