@@ -6,9 +6,9 @@
  * ends.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Effect, Exit, Fiber, Redacted } from "effect"
+import { ConfigProvider, Effect, Exit, Fiber, Redacted } from "effect"
 import fc from "fast-check"
-import { make } from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import { hashesInFlight, make } from "../../../adapters/passwords/ScryptPasswordHasher.ts"
 
 const cheap = make({ log2N: 10, r: 8, p: 1 })
 const other = make({ log2N: 11, r: 4, p: 1 })
@@ -77,6 +77,24 @@ describe("ScryptPasswordHasher", () => {
       assert.isTrue(Exit.isFailure(yield* Effect.exit(capped.hash(Redacted.make("while it still runs")))))
       yield* Fiber.join(interrupting)
       assert.match(yield* capped.hash(Redacted.make("afterwards")), /^scrypt\$14\$/)
+    })
+  )
+
+  it.effect("PASSWORD_HASHES_IN_FLIGHT is 2 unless set, a whole number from 1 to 64", () =>
+    Effect.gen(function* () {
+      const read = (value?: string) =>
+        Effect.exit(
+          hashesInFlight.pipe(
+            Effect.provide(
+              ConfigProvider.layer(
+                ConfigProvider.fromUnknown(value === undefined ? {} : { PASSWORD_HASHES_IN_FLIGHT: value })
+              )
+            )
+          )
+        )
+      assert.deepStrictEqual(yield* read(), Exit.succeed(2))
+      assert.deepStrictEqual(yield* read("3"), Exit.succeed(3))
+      for (const wrong of ["0", "65", "1.5", "two"]) assert.isTrue(Exit.isFailure(yield* read(wrong)), wrong)
     })
   )
 })
