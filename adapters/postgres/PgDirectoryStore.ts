@@ -6,7 +6,7 @@
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -69,7 +69,7 @@ const toDebtor = (row: DebtorRow): DebtorRecord => ({
 })
 
 const toIntegration = (row: IntegrationDbRow): IntegrationRecord => ({
-  id: row.id as IntegrationId,
+  id: row.id as PairId,
   orgId: row.org_id as OrgId,
   vendor: { id: row.vendor_id as VendorId, name: row.vendor_name },
   debtor: { id: row.debtor_id as DebtorId, name: row.debtor_name },
@@ -144,13 +144,13 @@ export const layer = Layer.effect(
       Effect.withSpan("PgDirectoryStore.listDebtors")
     )
 
-    const findIntegration = Effect.fn("PgDirectoryStore.findIntegration")(function* (id: IntegrationId) {
+    const findIntegration = Effect.fn("PgDirectoryStore.findIntegration")(function* (id: PairId) {
       const rows = yield* sql<IntegrationDbRow>`${selectIntegrations} WHERE i.id = ${id}`
       return Option.map(Option.fromNullishOr(rows[0]), toIntegration)
     }, Effect.orDie)
 
     const insertIntegration = Effect.fn("PgDirectoryStore.insertIntegration")(function* (row: IntegrationRow) {
-      const rows = yield* sql<{ id: IntegrationId }>`
+      const rows = yield* sql<{ id: PairId }>`
         INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, sync_interval, sync_deadline,
           next_sync_at)
         VALUES (${row.org}, ${row.vendor}, ${row.debtor}, ${row.connector}, ${JSON.stringify(row.config)}::jsonb,
@@ -168,11 +168,7 @@ export const layer = Layer.effect(
       return rows.map(toIntegration)
     }, Effect.orDie)
 
-    const recentRuns = Effect.fn("PgDirectoryStore.recentRuns")(function* (
-      org: OrgId,
-      id: IntegrationId,
-      limit: number
-    ) {
+    const recentRuns = Effect.fn("PgDirectoryStore.recentRuns")(function* (org: OrgId, id: PairId, limit: number) {
       const rows = yield* sql<RunRow>`
         SELECT started_at, finished_at, outcome, fetched, created, updated, unchanged, quarantined, error,
           jsonb_path_query_array(quarantine, 'lax $[0 to $last]', jsonb_build_object('last', ${quarantineShown - 1}::int))
@@ -183,7 +179,7 @@ export const layer = Layer.effect(
     }, Effect.orDie)
 
     const setPaused = Effect.fn("PgDirectoryStore.setPaused")(function* (
-      id: IntegrationId,
+      id: PairId,
       paused: boolean,
       at: DateTime.Utc
     ) {

@@ -6,10 +6,10 @@
 import { PgTypes } from "@effect/sql-pg"
 import { DateTime, Duration, Result } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
-import type { Integration, PairWrites } from "../../core/ports/PairStore.ts"
+import type { Pair, PairWrites } from "../../core/ports/PairStore.ts"
 import type { PairRow, ReceivableFieldsRow } from "./Rows.ts"
 
 export interface IntegrationRow extends PairRow {
@@ -23,8 +23,8 @@ export interface ReceivableRow extends ReceivableFieldsRow {
   readonly detected_at: Date
 }
 
-export const toIntegration = (row: IntegrationRow): Integration => ({
-  id: row.id as IntegrationId,
+export const toIntegration = (row: IntegrationRow): Pair => ({
+  id: row.id as PairId,
   orgId: row.org_id as OrgId,
   refs: {
     vendor: { id: row.vendor_id as VendorId, name: row.vendor_name },
@@ -74,7 +74,7 @@ export interface EventPlace {
 
 /** A chunk's writes as named statements to join with `WITH`; only the parts it has. */
 export type PairWritesSql = (
-  integration: Integration,
+  integration: Pair,
   writes: PairWrites,
   at: Date,
   events: EventPlace

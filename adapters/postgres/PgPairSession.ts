@@ -13,7 +13,7 @@ import { randomBytes } from "node:crypto"
 import { DateTime, Effect, type Scope, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
-import type { FinishedRun, Integration, PairSession, PairWrites } from "../../core/ports/PairStore.ts"
+import type { FinishedRun, Pair, PairSession, PairWrites } from "../../core/ports/PairStore.ts"
 import { type PairWritesSql, pairWritesSql, type ReceivableRow, texts, toPairReceivable } from "./PgPairRows.ts"
 
 /** Which tables a sync's creations grew by half since they were last analyzed. */
@@ -63,7 +63,7 @@ export const makeSessions = Effect.gen(function* () {
       .pipe(Effect.catchCause((cause) => Effect.logWarning("could not refresh table statistics", cause)))
 
   return Effect.fnUntraced(function* (
-    integration: Integration,
+    integration: Pair,
     worker: string,
     startedAt: DateTime.Utc
   ): Effect.fn.Return<PairSession, never, Scope.Scope> {

@@ -6,14 +6,8 @@
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { IntegrationId } from "../../core/domain/Ids.ts"
-import {
-  type FailedRun,
-  type Integration,
-  PairNotFound,
-  PairStore,
-  StoreUnavailable
-} from "../../core/ports/PairStore.ts"
+import type { PairId } from "../../core/domain/Ids.ts"
+import { type FailedRun, type Pair, PairNotFound, PairStore, StoreUnavailable } from "../../core/ports/PairStore.ts"
 import { type IntegrationRow, toIntegration } from "./PgPairRows.ts"
 import { makeSessions } from "./PgPairSession.ts"
 
@@ -68,10 +62,7 @@ export const layer = Layer.effect(
       return rows.map(toIntegration)
     })
 
-    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (
-      integration: Integration,
-      options: FailedRun
-    ) {
+    const recordFailure = Effect.fn("PgPairStore.recordFailure")(function* (integration: Pair, options: FailedRun) {
       yield* sql
         .withTransaction(
           Effect.gen(function* () {
@@ -98,7 +89,7 @@ export const layer = Layer.effect(
 
     const releaseClaims = Effect.fn("PgPairStore.releaseClaims")(function* (
       worker: string,
-      ids: ReadonlyArray<IntegrationId>
+      ids: ReadonlyArray<PairId>
     ) {
       if (ids.length === 0) return
       yield* sql`

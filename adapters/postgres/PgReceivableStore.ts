@@ -6,7 +6,7 @@
  */
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
 import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/domain/Resources.ts"
 import {
@@ -103,7 +103,7 @@ const toReceivable = (row: ReceivableRow): Receivable => {
 }
 
 const toIntegration = (row: IntegrationRow): Integration => ({
-  id: row.id as IntegrationId,
+  id: row.id as PairId,
   object: "integration",
   vendor: { id: row.vendor_id as VendorId, name: row.vendor_name },
   debtor: { id: row.debtor_id as DebtorId, name: row.debtor_name },

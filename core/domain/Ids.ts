@@ -22,8 +22,8 @@ export type DebtorId = typeof DebtorId.Type
 export const OrgId = Uuid.pipe(Schema.brand("OrgId"))
 export type OrgId = typeof OrgId.Type
 
-export const IntegrationId = Uuid.pipe(Schema.brand("IntegrationId"))
-export type IntegrationId = typeof IntegrationId.Type
+export const PairId = Uuid.pipe(Schema.brand("PairId"))
+export type PairId = typeof PairId.Type
 
 export const ApiKeyId = Uuid.pipe(Schema.brand("ApiKeyId"))
 export type ApiKeyId = typeof ApiKeyId.Type

@@ -5,7 +5,7 @@
  * the wire.
  */
 import { DateTime, Schema, SchemaTransformation } from "effect"
-import { DebtorId, IntegrationId, ReceivableId, VendorId } from "./Ids.ts"
+import { DebtorId, PairId, ReceivableId, VendorId } from "./Ids.ts"
 import { isoInstant } from "./IsoText.ts"
 import { Status } from "./Status.ts"
 import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "./Values.ts"
@@ -193,7 +193,7 @@ export type LastSync = typeof LastSync.Type
 
 /** A vendor-debtor pair's integration with its debtor's portal: never its configuration. */
 export const Integration = Schema.Struct({
-  id: IntegrationId,
+  id: PairId,
   object: Schema.Literal("integration"),
   vendor: VendorRef,
   debtor: DebtorRef,

@@ -8,7 +8,7 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Semaphore } from "effect"
 import { SecureRandom } from "effect/crypto"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -23,7 +23,7 @@ import { addRun, compareText, idKey, MemoryState, type PairRow, type Tables } fr
 /** Seeds the memory store with what other writers (the sync) store. */
 export class MemoryDirectory extends Context.Service<
   MemoryDirectory,
-  { readonly addRun: (id: IntegrationId, run: SyncRunRecord) => Effect.Effect<void> }
+  { readonly addRun: (id: PairId, run: SyncRunRecord) => Effect.Effect<void> }
 >()("core/memory/MemoryDirectory") {}
 
 const byNameThenId = (a: { name: string; id: string }, b: { name: string; id: string }) =>
@@ -37,7 +37,7 @@ const newId = <A extends string>() => SecureRandom.uuidV4Unsafe() as A
 
 /** A pair as the directory shows it, its vendor's and debtor's names joined in. */
 const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => ({
-  id: pair.id as IntegrationId,
+  id: pair.id as PairId,
   orgId: pair.orgId as OrgId,
   vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)?.name ?? "" },
   debtor: { id: pair.debtorId as DebtorId, name: tables.debtors.get(pair.debtorId)?.name ?? "" },
@@ -79,7 +79,7 @@ const make = Effect.gen(function* () {
 
   const listDebtors = Effect.sync(() => [...debtors.values()].sort(byNameThenId))
 
-  const findIntegration = (id: IntegrationId) =>
+  const findIntegration = (id: PairId) =>
     Effect.sync(() => Option.map(Option.fromNullishOr(pairs.get(idKey(id))), (pair) => integrationRecord(tables, pair)))
 
   const insertIntegration = Effect.fn("MemoryDirectoryStore.insertIntegration")(function* (row: IntegrationRow) {
@@ -118,7 +118,7 @@ const make = Effect.gen(function* () {
         .sort(byPair)
     )
 
-  const recentRuns = (org: OrgId, id: IntegrationId, limit: number) =>
+  const recentRuns = (org: OrgId, id: PairId, limit: number) =>
     Effect.sync(() =>
       pairs.get(idKey(id))?.orgId === idKey(org)
         ? (runs.get(idKey(id)) ?? [])
@@ -132,7 +132,7 @@ const make = Effect.gen(function* () {
         : []
     )
 
-  const setPaused = (id: IntegrationId, paused: boolean, at: DateTime.Utc) =>
+  const setPaused = (id: PairId, paused: boolean, at: DateTime.Utc) =>
     Effect.sync(() => {
       const found = pairs.get(idKey(id))
       if (found === undefined) return Option.none<IntegrationRecord>()
@@ -142,7 +142,7 @@ const make = Effect.gen(function* () {
       return Option.some(integrationRecord(tables, changed))
     })
 
-  const seedRun = (id: IntegrationId, run: SyncRunRecord) =>
+  const seedRun = (id: PairId, run: SyncRunRecord) =>
     Effect.suspend(() => {
       if (!pairs.has(idKey(id))) return fault(`no integration ${id} to add a run to`)
       addRun(tables, idKey(id), { ...run, worker: "seed" })

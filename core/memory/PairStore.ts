@@ -6,10 +6,10 @@
  * and core only.
  */
 import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
-import { type FailedRun, type FinishedRun, type Integration, PairNotFound, PairStore } from "../ports/PairStore.ts"
+import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"
 import {
   addRun,
   idKey,
@@ -25,7 +25,7 @@ import { asPairReceivable, openSession } from "./PairSession.ts"
 
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
-  readonly integration: Integration
+  readonly integration: Pair
   /** Null while paused by the directory. */
   readonly nextSyncAt: DateTime.Utc | null
   readonly paused: boolean
@@ -73,8 +73,8 @@ export class MemoryPairs extends Context.Service<
      */
     readonly put: (pair: MemoryPair) => Effect.Effect<void>
     /** Adds receivables to a pair outside any sync, as an import would. */
-    readonly importReceivables: (id: IntegrationId, receivables: ReadonlyArray<PairReceivable>) => Effect.Effect<void>
-    readonly contents: (id: IntegrationId) => Effect.Effect<PairContents, PairNotFound>
+    readonly importReceivables: (id: PairId, receivables: ReadonlyArray<PairReceivable>) => Effect.Effect<void>
+    readonly contents: (id: PairId) => Effect.Effect<PairContents, PairNotFound>
   }
 >()("core/memory/MemoryPairs") {}
 
@@ -82,8 +82,8 @@ const byKey = (a: StoredReceivable, b: StoredReceivable) =>
   a.documentKey < b.documentKey ? -1 : a.documentKey > b.documentKey ? 1 : 0
 
 /** The pair's integration as the sync engine reads it, its vendor's and debtor's names joined in. */
-const integrationOf = (tables: Tables, pair: PairRow): Integration => ({
-  id: pair.id as IntegrationId,
+const integrationOf = (tables: Tables, pair: PairRow): Pair => ({
+  id: pair.id as PairId,
   orgId: pair.orgId as OrgId,
   refs: {
     vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)?.name ?? "" },
@@ -157,7 +157,7 @@ const make = Effect.gen(function* () {
       })
     })
 
-  const importReceivables = (id: IntegrationId, receivables: ReadonlyArray<PairReceivable>) =>
+  const importReceivables = (id: PairId, receivables: ReadonlyArray<PairReceivable>) =>
     Effect.gen(function* () {
       const pair = yield* Effect.orDie(rowOf(id))
       const now = yield* DateTime.now
@@ -166,7 +166,7 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const contents = (id: IntegrationId) =>
+  const contents = (id: PairId) =>
     Effect.map(rowOf(id), (pair) => {
       const receivables = receivablesOf(pair.id)
       return {
@@ -207,7 +207,7 @@ const make = Effect.gen(function* () {
 
   const get = (id: string) => Effect.map(rowOf(id), (pair) => integrationOf(tables, pair))
 
-  const recordFailure = (integration: Integration, run: FailedRun) =>
+  const recordFailure = (integration: Pair, run: FailedRun) =>
     Effect.gen(function* () {
       const pair = yield* Effect.orDie(rowOf(integration.id))
       const now = yield* DateTime.now
@@ -241,7 +241,7 @@ const make = Effect.gen(function* () {
       ).length
     })
 
-  const releaseClaims = (worker: string, ids: ReadonlyArray<IntegrationId>) =>
+  const releaseClaims = (worker: string, ids: ReadonlyArray<PairId>) =>
     Effect.sync(() => {
       for (const id of ids) {
         const pair = pairs.get(idKey(id))
@@ -249,7 +249,7 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const session = (integration: Integration, worker: string, startedAt: DateTime.Utc) =>
+  const session = (integration: Pair, worker: string, startedAt: DateTime.Utc) =>
     Effect.flatMap(Effect.orDie(rowOf(integration.id)), (pair) => openSession(tables, pair, worker, startedAt))
 
   return {

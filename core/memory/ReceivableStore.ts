@@ -9,7 +9,7 @@
  * finds them.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../domain/Ids.ts"
 import { nextVerifiedSince } from "../domain/ListQuery.ts"
 import type {
   Changes,
@@ -53,7 +53,7 @@ export interface SeedDebtor {
 }
 /** A vendor-debtor pair (integration); its next sync is every one of its receivables' next update. */
 export interface SeedPair {
-  readonly id: IntegrationId
+  readonly id: PairId
   readonly orgId: OrgId
   readonly vendorId: VendorId
   readonly debtorId: DebtorId
@@ -69,13 +69,13 @@ export interface SeedPair {
 /** A finished sync run of a pair, as `sync_runs` records it. */
 export interface SeedSyncRun extends LastSync {
   readonly orgId: OrgId
-  readonly pairId: IntegrationId
+  readonly pairId: PairId
 }
 /** A receivable of a pair; its vendor and debtor are the pair's. */
 export interface SeedReceivable extends ReceivableState {
   readonly id: ReceivableId
   readonly orgId: OrgId
-  readonly pairId: IntegrationId
+  readonly pairId: PairId
   readonly detectedAt: DateTime.Utc
   readonly updatedAt: DateTime.Utc
 }
@@ -303,7 +303,7 @@ const make = Effect.gen(function* () {
         )
         .map(
           (p): Integration => ({
-            id: p.id as IntegrationId,
+            id: p.id as PairId,
             object: "integration",
             vendor: { id: p.vendorId as VendorId, name: vendors.get(p.vendorId)!.name },
             debtor: { id: p.debtorId as DebtorId, name: debtors.get(p.debtorId)!.name },

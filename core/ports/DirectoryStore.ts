@@ -5,7 +5,7 @@
  * rows an integration references exist, is decided in `core/services/Directory.ts` before a write.
  */
 import { Context, type DateTime, type Duration, type Effect, type Option } from "effect"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { Quarantined } from "../domain/PairSync.ts"
 
 /**
@@ -42,7 +42,7 @@ export interface SyncRunRecord {
 }
 
 export interface IntegrationRecord {
-  readonly id: IntegrationId
+  readonly id: PairId
   readonly orgId: OrgId
   readonly vendor: { readonly id: VendorId; readonly name: string }
   readonly debtor: { readonly id: DebtorId; readonly name: string }
@@ -83,18 +83,18 @@ export class DirectoryStore extends Context.Service<
     readonly listDebtors: Effect.Effect<ReadonlyArray<DebtorRecord>>
     /** Stores the pair's integration; none when the pair already has one (nothing is changed). */
     readonly insertIntegration: (row: IntegrationRow) => Effect.Effect<Option.Option<IntegrationRecord>>
-    readonly findIntegration: (id: IntegrationId) => Effect.Effect<Option.Option<IntegrationRecord>>
+    readonly findIntegration: (id: PairId) => Effect.Effect<Option.Option<IntegrationRecord>>
     /** The organization's integrations, by vendor name, debtor name, then id. */
     readonly listIntegrations: (org: OrgId) => Effect.Effect<ReadonlyArray<IntegrationRecord>>
     /** The integration's newest `limit` sync runs, newest first, each with up to `quarantineShown` documents. */
-    readonly recentRuns: (org: OrgId, id: IntegrationId, limit: number) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
+    readonly recentRuns: (org: OrgId, id: PairId, limit: number) => Effect.Effect<ReadonlyArray<SyncRunRecord>>
     /**
      * Pauses (keeping an earlier pause's time) or resumes the integration, as of `at`. A paused
      * pair has no next sync; a resumed one keeps the next sync it has, or is due at `at`. None when
      * no integration has the id.
      */
     readonly setPaused: (
-      id: IntegrationId,
+      id: PairId,
       paused: boolean,
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<IntegrationRecord>>

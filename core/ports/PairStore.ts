@@ -6,11 +6,11 @@
  * (`core/services/SyncEngine.ts`), never an implementation's. Depends on `effect` and the domain.
  */
 import { Context, type DateTime, type Duration, type Effect, Schema, type Scope } from "effect"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { PairReceivable, PairRefs, PairSyncPlan, Quarantined } from "../domain/PairSync.ts"
 
-export interface Integration {
-  readonly id: IntegrationId
+export interface Pair {
+  readonly id: PairId
   readonly orgId: OrgId
   readonly refs: PairRefs & {
     readonly vendor: { readonly id: VendorId }
@@ -93,23 +93,19 @@ export class PairStore extends Context.Service<
      * Leases up to `limit` due, unpaused pairs to `worker` for `lease`, the longest overdue first;
      * pairs leased to another worker are skipped until their lease expires.
      */
-    readonly claimDue: (
-      worker: string,
-      limit: number,
-      lease: Duration.Duration
-    ) => Effect.Effect<ReadonlyArray<Integration>>
-    readonly get: (id: string) => Effect.Effect<Integration, PairNotFound>
+    readonly claimDue: (worker: string, limit: number, lease: Duration.Duration) => Effect.Effect<ReadonlyArray<Pair>>
+    readonly get: (id: string) => Effect.Effect<Pair, PairNotFound>
     /** Opens a sync of the pair for `worker`, waiting for the pair's lock; see `PairSession`. */
     readonly session: (
-      integration: Integration,
+      integration: Pair,
       worker: string,
       startedAt: DateTime.Utc
     ) => Effect.Effect<PairSession, never, Scope.Scope>
     /** Records a failed run and when to try again; releases the lease. */
-    readonly recordFailure: (integration: Integration, run: FailedRun) => Effect.Effect<void, StoreUnavailable>
+    readonly recordFailure: (integration: Pair, run: FailedRun) => Effect.Effect<void, StoreUnavailable>
     /** Unpaused pairs whose next sync is more than `lateBy` in the past. */
     readonly countOverdue: (lateBy: Duration.Duration) => Effect.Effect<number>
     /** Hands back the leases `worker` still holds on these pairs, so that any worker may take them at once. */
-    readonly releaseClaims: (worker: string, ids: ReadonlyArray<IntegrationId>) => Effect.Effect<void>
+    readonly releaseClaims: (worker: string, ids: ReadonlyArray<PairId>) => Effect.Effect<void>
   }
 >()("core/PairStore") {}

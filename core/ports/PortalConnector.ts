@@ -17,7 +17,7 @@ import {
   SchemaIssue,
   type Stream
 } from "effect"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import type { FetchedDocument } from "../domain/PairSync.ts"
 import { makeStatusMapping, type StatusMapping, StatusWording } from "../domain/Status.ts"
 import type { SecretReference, SecretUnavailable } from "./Secrets.ts"
@@ -38,7 +38,7 @@ export const retryableFailure = (message: string) => new ConnectorFailed({ messa
 
 /** What a connector is told about the pair it fetches. */
 export interface PairToFetch {
-  readonly integrationId: IntegrationId
+  readonly integrationId: PairId
   readonly orgId: OrgId
   readonly vendorId: VendorId
   readonly debtorId: DebtorId

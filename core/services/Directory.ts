@@ -6,7 +6,7 @@
  * mistyped id is "no such ...", and no store ever sees one. Depends on `effect` and core only.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
-import { DebtorId, IntegrationId, OrgId, VendorId } from "../domain/Ids.ts"
+import { DebtorId, OrgId, PairId, VendorId } from "../domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -52,7 +52,7 @@ const idOf =
 const orgIdOf = idOf(OrgId)
 const vendorIdOf = idOf(VendorId)
 const debtorIdOf = idOf(DebtorId)
-const integrationIdOf = idOf(IntegrationId)
+const integrationIdOf = idOf(PairId)
 
 const deadlineBounds = `the deadline must be between ${Duration.format(minDeadline)} and ${Duration.format(maxDeadline)} (a sync's lease is ${Duration.format(leaseDuration)})`
 

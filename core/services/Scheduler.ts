@@ -10,7 +10,7 @@
  * scheduler's own (the database gone) is logged and the slot carries on after a pause.
  */
 import { type Duration, Effect, Semaphore } from "effect"
-import type { Integration } from "../ports/PairStore.ts"
+import type { Pair } from "../ports/PairStore.ts"
 import { type RunOutcome, SyncEngine } from "./SyncEngine.ts"
 
 export interface DrainOptions {
@@ -31,8 +31,8 @@ const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => 
   Effect.gen(function* () {
     const engine = yield* SyncEngine
     const claiming = yield* Semaphore.make(1)
-    const waiting: Array<Integration> = []
-    const held = new Set<Integration>()
+    const waiting: Array<Pair> = []
+    const held = new Set<Pair>()
     const nextPair = claiming.withPermits(1)(
       Effect.gen(function* () {
         if (waiting.length === 0) {

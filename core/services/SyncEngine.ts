@@ -19,7 +19,7 @@ import {
 import type { StatusMapping } from "../domain/Status.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
 import { IdSource } from "../ports/IdSource.ts"
-import { type Integration, PairStore, type RunCounts } from "../ports/PairStore.ts"
+import { type Pair, PairStore, type RunCounts } from "../ports/PairStore.ts"
 import {
   type PortalConnector,
   PortalConnectors,
@@ -121,14 +121,14 @@ export class SyncEngine extends Context.Service<
   SyncEngine,
   {
     /** Syncs one pair now; never fails: a failure is recorded and scheduled for retry. */
-    readonly runPair: (integration: Integration, worker: string) => Effect.Effect<RunOutcome>
+    readonly runPair: (integration: Pair, worker: string) => Effect.Effect<RunOutcome>
     /**
      * Leases up to `limit` due pairs to `worker`, long enough for a slow portal; a crashed
      * worker's pairs are taken over once their leases expire.
      */
-    readonly claimDue: (worker: string, limit: number) => Effect.Effect<ReadonlyArray<Integration>>
+    readonly claimDue: (worker: string, limit: number) => Effect.Effect<ReadonlyArray<Pair>>
     /** Hands back the leases `worker` still holds on these pairs. */
-    readonly releaseClaims: (worker: string, pairs: ReadonlyArray<Integration>) => Effect.Effect<void>
+    readonly releaseClaims: (worker: string, pairs: ReadonlyArray<Pair>) => Effect.Effect<void>
   }
 >()("core/SyncEngine") {
   static readonly layerWith = (options: SyncEngineOptions) =>
@@ -142,7 +142,7 @@ export class SyncEngine extends Context.Service<
         const secret = secretReader(secrets.resolve)
         const chunkSize = options.chunkSize ?? defaultChunkSize
 
-        const sync = Effect.fn("SyncEngine.sync")(function* (integration: Integration, worker: string) {
+        const sync = Effect.fn("SyncEngine.sync")(function* (integration: Pair, worker: string) {
           const connector = yield* Option.match(connectors.get(integration.connector), {
             onNone: () => Effect.fail(permanentFailure(`no connector of kind "${integration.connector}"`)),
             onSome: Effect.succeed
@@ -193,7 +193,7 @@ export class SyncEngine extends Context.Service<
 
         // A sync past its deadline is interrupted, which closes its session unfinished: the pair is
         // as it was. A slow portal may be faster later, so the failure is retryable.
-        const withinDeadline = (integration: Integration, worker: string) => {
+        const withinDeadline = (integration: Pair, worker: string) => {
           const deadline = integration.deadline ?? options.deadline
           return Effect.timeoutOrElse(sync(integration, worker), {
             duration: deadline,
@@ -206,7 +206,7 @@ export class SyncEngine extends Context.Service<
           })
         }
 
-        const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Integration, worker: string) {
+        const runPair = Effect.fn("SyncEngine.runPair")(function* (integration: Pair, worker: string) {
           const startedAt = yield* DateTime.now
           const exit = yield* Effect.exit(withinDeadline(integration, worker))
           yield* Metric.update(
@@ -248,7 +248,7 @@ export class SyncEngine extends Context.Service<
 
         const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, leaseDuration)
 
-        const releaseClaims = (worker: string, pairs: ReadonlyArray<Integration>) =>
+        const releaseClaims = (worker: string, pairs: ReadonlyArray<Pair>) =>
           store.releaseClaims(
             worker,
             pairs.map((pair) => pair.id)

@@ -9,7 +9,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { DebtorId, IntegrationId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, PairId, VendorId } from "../../core/domain/Ids.ts"
 import type { Quarantined } from "../../core/domain/PairSync.ts"
 import {
   DirectoryStore,
@@ -236,9 +236,9 @@ export const describeDirectoryStore = <E, R>(
           const org = (yield* newOrg).id
           assert.isTrue(Option.isNone(yield* store.findVendor(org, id as VendorId)))
           assert.isTrue(Option.isNone(yield* store.findDebtor(id as DebtorId)))
-          assert.isTrue(Option.isNone(yield* store.findIntegration(id as IntegrationId)))
-          assert.isTrue(Option.isNone(yield* store.setPaused(id as IntegrationId, true, at(0))))
-          assert.deepStrictEqual(yield* store.recentRuns(org, randomUUID() as IntegrationId, 10), [])
+          assert.isTrue(Option.isNone(yield* store.findIntegration(id as PairId)))
+          assert.isTrue(Option.isNone(yield* store.setPaused(id as PairId, true, at(0))))
+          assert.deepStrictEqual(yield* store.recentRuns(org, randomUUID() as PairId, 10), [])
         })
       )
     )

@@ -9,7 +9,7 @@ import { DateTime, Effect, Exit, type Layer, Option, Scope } from "effect"
 import fc from "fast-check"
 import type { StoredEvent } from "../../core/domain/Events.ts"
 import { EventFeed } from "../../core/ports/EventFeed.ts"
-import { type Integration, type PairSession, PairStore } from "../../core/ports/PairStore.ts"
+import { type Pair, type PairSession, PairStore } from "../../core/ports/PairStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 import { eventTag, noCounts, PairStoreHarness, writesFor } from "./PairStore.harness.ts"
 
@@ -20,7 +20,7 @@ const finishing = (at: DateTime.Utc) => ({
 })
 
 /** A session opened in a scope of its own, so that several can be open at once and end in any order. */
-const openSession = (pair: Integration) =>
+const openSession = (pair: Pair) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const session: PairSession = yield* (yield* PairStore)
@@ -42,7 +42,7 @@ const writeNew = (session: PairSession, count: number, prefix: string) =>
     return writes.events.map(eventTag)
   })
 
-const allAfter = (pair: Integration, after: number) =>
+const allAfter = (pair: Pair, after: number) =>
   Effect.gen(function* () {
     const feed = yield* EventFeed
     const events: Array<StoredEvent> = []

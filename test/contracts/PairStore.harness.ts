@@ -9,7 +9,7 @@ import { historyEntry } from "../../core/domain/History.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../../core/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../../core/domain/Resources.ts"
-import type { Integration, PairWrites, RunCounts } from "../../core/ports/PairStore.ts"
+import type { Pair, PairWrites, RunCounts } from "../../core/ports/PairStore.ts"
 
 export interface StoredRun {
   readonly worker: string
@@ -44,13 +44,13 @@ export class PairStoreHarness extends Context.Service<
     readonly addPair: (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
-      readonly sameOrganizationAs?: Integration
-    }) => Effect.Effect<Integration>
+      readonly sameOrganizationAs?: Pair
+    }) => Effect.Effect<Pair>
     /** Stores a receivable of the pair outside any sync, as an import would. */
-    readonly importReceivable: (pair: Integration, receivable: PairReceivable) => Effect.Effect<void>
-    readonly stored: (pair: Integration) => Effect.Effect<StoredPair>
+    readonly importReceivable: (pair: Pair, receivable: PairReceivable) => Effect.Effect<void>
+    readonly stored: (pair: Pair) => Effect.Effect<StoredPair>
     /** Lets the pair's lease run out, as a crashed worker's does. */
-    readonly expireLease: (pair: Integration) => Effect.Effect<void>
+    readonly expireLease: (pair: Pair) => Effect.Effect<void>
   }
 >()("test/PairStoreHarness") {}
 

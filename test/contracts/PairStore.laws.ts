@@ -9,7 +9,7 @@ import { DateTime, Effect, Exit } from "effect"
 import fc from "fast-check"
 import type { PairReceivable } from "../../core/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
-import { type Integration, PairStore, type PairWrites } from "../../core/ports/PairStore.ts"
+import { type Pair, PairStore, type PairWrites } from "../../core/ports/PairStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 import { eventTag, noCounts, PairStoreHarness, type StoredPair, writesFor } from "./PairStore.harness.ts"
 
@@ -66,7 +66,7 @@ const plain = (receivables: ReadonlyArray<Omit<PairReceivable, "detectedAt">>) =
     .map(({ id, documentKey, state }) => ({ id, documentKey, state }))
     .sort((a, b) => (a.documentKey < b.documentKey ? -1 : 1))
 
-const runSession = (pair: Integration, spec: SessionSpec, model: Model, worker: string) =>
+const runSession = (pair: Pair, spec: SessionSpec, model: Model, worker: string) =>
   Effect.gen(function* () {
     const store = yield* PairStore
     const now = yield* DateTime.now

@@ -4,19 +4,19 @@
  * one `MemoryState`.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/domain/Ids.ts"
 import * as MemoryEventFeed from "../../core/memory/EventFeed.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../core/memory/PairStore.ts"
-import type { Integration } from "../../core/ports/PairStore.ts"
+import type { Pair } from "../../core/ports/PairStore.ts"
 import { eventTag, PairStoreHarness } from "./PairStore.harness.ts"
 
 const harness = Layer.effect(
   PairStoreHarness,
   Effect.gen(function* () {
     const memory = yield* MemoryPairs
-    const added = new Set<IntegrationId>()
-    const contents = (pair: { readonly id: IntegrationId }) => Effect.orDie(memory.contents(pair.id))
+    const added = new Set<PairId>()
+    const contents = (pair: { readonly id: PairId }) => Effect.orDie(memory.contents(pair.id))
 
     const reset = Effect.forEach(
       added,
@@ -27,11 +27,11 @@ const harness = Layer.effect(
     const addPair = Effect.fnUntraced(function* (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
-      readonly sameOrganizationAs?: Integration
+      readonly sameOrganizationAs?: Pair
     }) {
       const now = yield* DateTime.now
-      const integration: Integration = {
-        id: crypto.randomUUID() as IntegrationId,
+      const integration: Pair = {
+        id: crypto.randomUUID() as PairId,
         orgId: options.sameOrganizationAs?.orgId ?? (crypto.randomUUID() as OrgId),
         refs: {
           vendor: { id: crypto.randomUUID() as VendorId, name: "V" },
@@ -49,7 +49,7 @@ const harness = Layer.effect(
       return integration
     })
 
-    const expireLease = Effect.fnUntraced(function* (integration: Integration) {
+    const expireLease = Effect.fnUntraced(function* (integration: Pair) {
       const { pair } = yield* contents(integration)
       const expiresAt = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
       if (pair.lease !== undefined) yield* memory.put({ ...pair, lease: { ...pair.lease, expiresAt } })

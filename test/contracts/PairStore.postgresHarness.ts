@@ -9,7 +9,7 @@ import * as PgPairRows from "../../adapters/postgres/PgPairRows.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
-import { type Integration, PairStore } from "../../core/ports/PairStore.ts"
+import { type Pair, PairStore } from "../../core/ports/PairStore.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
 
@@ -38,7 +38,7 @@ const harness = Layer.effect(
     const addPair = Effect.fnUntraced(function* (options: {
       readonly dueInSeconds: number
       readonly paused?: boolean
-      readonly sameOrganizationAs?: Integration
+      readonly sameOrganizationAs?: Pair
     }) {
       const [org] =
         options.sameOrganizationAs === undefined
@@ -55,10 +55,7 @@ const harness = Layer.effect(
       return yield* store.get(pair!.id)
     }, Effect.orDie)
 
-    const importReceivable = (
-      pair: Integration,
-      r: { id: ReceivableId; documentKey: string; state: ReceivableState }
-    ) =>
+    const importReceivable = (pair: Pair, r: { id: ReceivableId; documentKey: string; state: ReceivableState }) =>
       Effect.orDie(sql`
         INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
           amount_cents, currency, receivable_date, due_date, status, portal_status, po_number, metadata, detected_at,
@@ -68,7 +65,7 @@ const harness = Layer.effect(
           ${r.state.dueDate}, ${r.state.status}, ${r.state.portalStatus}, ${r.state.poNumber},
           ${JSON.stringify(r.state.metadata)}::json, now(), now())`)
 
-    const stored = Effect.fnUntraced(function* (pair: Integration) {
+    const stored = Effect.fnUntraced(function* (pair: Pair) {
       const receivables = yield* sql<ReceivableRow>`
         SELECT id, document_key, vendor_receivable_id, amount_cents::text, currency, receivable_date::text,
           due_date::text, status, portal_status, po_number, metadata, detected_at, updated_at

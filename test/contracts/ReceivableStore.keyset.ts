@@ -8,7 +8,7 @@ import { randomBytes, randomUUID } from "node:crypto"
 import { assert } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
 import fc from "fast-check"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import type { SeedPair } from "../../core/memory/ReceivableStore.ts"
 import { ReceivableStore, StartingAfterNotFound } from "../../core/ports/ReceivableStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
@@ -101,7 +101,7 @@ const organizationWithMarks = (marks: ReadonlyArray<DateTime.Utc | null>) =>
     const debtors = marks.map(() => ({ id: randomUUID() as DebtorId, name: "Globex", createdAt: now }))
     const pairs = marks.map(
       (syncStartedAt, index): SeedPair => ({
-        id: randomUUID() as IntegrationId,
+        id: randomUUID() as PairId,
         orgId,
         vendorId: vendor.id,
         debtorId: debtors[index]!.id,

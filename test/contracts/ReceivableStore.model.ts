@@ -8,7 +8,7 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
 import { Integration, Receivable } from "../../core/domain/Resources.ts"
 import { statuses } from "../../core/domain/Status.ts"
 import type { ReceivableRows, SeedReceivable, SeedSyncRun } from "../../core/memory/ReceivableStore.ts"
@@ -126,7 +126,7 @@ export const buildWorld = (plan: WorldPlan): World => {
       plan.pairs.map((p) => {
         const vendor = vendors[p.vendor % vendors.length]!
         const debtor = debtors[p.debtor % debtors.length]!
-        const pair = { ...p, id: uuid<IntegrationId>(), orgId: vendor.orgId, vendorId: vendor.id, debtorId: debtor.id }
+        const pair = { ...p, id: uuid<PairId>(), orgId: vendor.orgId, vendorId: vendor.id, debtorId: debtor.id }
         return [`${vendor.id}/${debtor.id}`, pair] as const
       })
     ).values()

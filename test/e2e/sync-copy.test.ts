@@ -10,7 +10,7 @@ import { SqlClient } from "effect/sql"
 import * as PgDirectoryStore from "../../adapters/postgres/PgDirectoryStore.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import { PartnerReceivables, type SyncCheckpoint, type SyncedReceivable } from "../../client/src/mod.ts"
-import type { IntegrationId } from "../../core/domain/Ids.ts"
+import type { PairId } from "../../core/domain/Ids.ts"
 import { DirectoryStore } from "../../core/ports/DirectoryStore.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
 import { type Fixture, insertFixture, keys } from "../support/Fixtures.ts"
@@ -85,7 +85,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a copy kept b
         const rows = yield* sql<{ id: string; vendor_id: string }>`
           SELECT id, vendor_id FROM integrations WHERE org_id = ${f.orgA} ORDER BY id`
         const active = rows.filter((row) => row.vendor_id === f.vendorA1).map((row) => row.id)
-        const paused = rows.find((row) => row.vendor_id === f.vendorA2)!.id as IntegrationId
+        const paused = rows.find((row) => row.vendor_id === f.vendorA2)!.id as PairId
         assert.lengthOf(active, 2)
 
         const document = (key: string, status: string) => scriptedDocument(`${feed}-${key}`, status, feed)

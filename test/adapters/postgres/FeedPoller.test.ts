@@ -17,7 +17,7 @@ import type { ReceivableId } from "../../../core/domain/Ids.ts"
 import { pageWindow } from "../../../core/domain/Pagination.ts"
 import type { Receivable } from "../../../core/domain/Resources.ts"
 import { EventFeed } from "../../../core/ports/EventFeed.ts"
-import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import { ReceivableStore } from "../../../core/ports/ReceivableStore.ts"
 import { noCounts, writesFor } from "../../contracts/PairStore.harness.ts"
 import { arbitraryState } from "../../support/arbitraries.ts"
@@ -63,7 +63,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the events fe
       for (const plan of fc.sample(plans, 6) as ReadonlyArray<Plan>) {
         const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Feed') RETURNING id`
         const [debtor] = yield* sql<{ id: string }>`INSERT INTO debtors (name) VALUES ('D') RETURNING id`
-        const pairs: Array<Integration> = []
+        const pairs: Array<Pair> = []
         for (let i = 0; i < 4; i++) {
           const [vendor] = yield* sql<{ id: string }>`
             INSERT INTO vendors (org_id, name) VALUES (${org!.id}, ${`V${i}`}) RETURNING id`

@@ -19,7 +19,7 @@ import { revertChanges } from "../../../core/domain/History.ts"
 import type { ReceivableId } from "../../../core/domain/Ids.ts"
 import { planPairSync } from "../../../core/domain/PairSync.ts"
 import type { Changes } from "../../../core/domain/Resources.ts"
-import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { noCounts } from "../../contracts/PairStore.harness.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
@@ -85,7 +85,7 @@ const fixedClock: Clock.Clock = {
 // Plans written straight through a session, with ids of their own.
 let ids = 0
 const nextHex = () => (++ids).toString(16).padStart(32, "0")
-const planning = (pair: Integration) => ({
+const planning = (pair: Pair) => ({
   refs: pair.refs,
   now: DateTime.makeUnsafe(today),
   newReceivableId: () => `rcv_${nextHex()}` as ReceivableId,
@@ -93,7 +93,7 @@ const planning = (pair: Integration) => ({
 })
 
 /** A sync of the pair at the fixed "today". */
-const syncAt = (pair: Integration, worker = "test") =>
+const syncAt = (pair: Pair, worker = "test") =>
   Effect.gen(function* () {
     const engine = yield* SyncEngine
     return yield* engine.runPair(pair, worker)

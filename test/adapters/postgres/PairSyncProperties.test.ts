@@ -18,7 +18,7 @@ import * as EnvironmentSecrets from "../../../adapters/secrets/EnvironmentSecret
 import { revertChanges } from "../../../core/domain/History.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../../../core/domain/Resources.ts"
-import { type Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import type { PortalConnector } from "../../../core/ports/PortalConnector.ts"
 import { defaultDeadline, SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
@@ -82,7 +82,7 @@ const stateText = (state: ReceivableState) =>
     metadata: Object.fromEntries(Object.entries(state.metadata).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
   })
 
-const pairRows = (pair: Integration) =>
+const pairRows = (pair: Pair) =>
   Effect.flatMap(
     SqlClient.SqlClient,
     (sql) => sql<ReceivableRow>`

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { IntegrationId } from "../../../core/domain/Ids.ts"
+import type { PairId } from "../../../core/domain/Ids.ts"
 import * as MemoryDirectoryStore from "../../../core/memory/DirectoryStore.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
@@ -159,7 +159,7 @@ describe("Directory", () => {
         [11, 10, 9, 8, 7, 6, 5, 4, 3, 2]
       )
       assert.strictEqual(shown.runs.length, runsShown)
-      for (const id of ["nope", randomUUID() as IntegrationId]) {
+      for (const id of ["nope", randomUUID() as PairId]) {
         assert.strictEqual(yield* refusal(directory.showIntegration(id)), `no integration with id "${id}"`)
         assert.strictEqual(yield* refusal(directory.setPaused(id, true)), `no integration with id "${id}"`)
       }

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
 import { type ListReceivablesQuery, Receivables } from "../../../core/services/Receivables.ts"
@@ -34,7 +34,7 @@ const setup = (updatedHoursAgo: ReadonlyArray<number>, owner: OrgId = org, syncS
     const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }
     const debtor = { id: randomUUID() as DebtorId, name: "Globex", createdAt: hoursAgo(1000) }
     const pair = {
-      id: randomUUID() as IntegrationId,
+      id: randomUUID() as PairId,
       orgId: owner,
       vendorId: vendor.id,
       debtorId: debtor.id,

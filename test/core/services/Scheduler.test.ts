@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import type { Integration } from "../../../core/ports/PairStore.ts"
+import type { Pair } from "../../../core/ports/PairStore.ts"
 import * as Scheduler from "../../../core/services/Scheduler.ts"
 import { type RunOutcome, SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { addPair, contents, document, engineLayer } from "./SyncKit.ts"
@@ -18,7 +18,7 @@ const settle = Effect.gen(function* () {
   for (let i = 0; i < 200; i++) yield* Effect.yieldNow
 })
 
-const runsOf = (pair: Integration) => Effect.map(contents(pair), (stored) => stored.runs.map((run) => run.outcome))
+const runsOf = (pair: Pair) => Effect.map(contents(pair), (stored) => stored.runs.map((run) => run.outcome))
 
 /** A slow pair due first, then `others` quick ones; the scheduler `worker` runs them in `concurrency` slots. */
 const slowFirst = (others: number, worker: string, concurrency: number) =>

@@ -5,13 +5,13 @@
  * adapter: these tests run in milliseconds under `TestClock`.
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
-import type { DebtorId, IntegrationId, OrgId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/domain/Status.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../../core/memory/PairStore.ts"
 import { IdSource } from "../../../core/ports/IdSource.ts"
-import type { Integration, PairStore } from "../../../core/ports/PairStore.ts"
+import type { Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import {
   ConnectorFailed,
   configuredStatusMapping,
@@ -102,8 +102,8 @@ export const addPair = Effect.fnUntraced(function* (
   options: { readonly dueIn?: Duration.Input; readonly paused?: boolean; readonly deadline?: Duration.Input } = {}
 ) {
   const memory = yield* MemoryPairs
-  const integration: Integration = {
-    id: crypto.randomUUID() as IntegrationId,
+  const integration: Pair = {
+    id: crypto.randomUUID() as PairId,
     orgId: crypto.randomUUID() as OrgId,
     refs: {
       vendor: { id: crypto.randomUUID() as VendorId, name: "Acme" },
@@ -122,7 +122,7 @@ export const addPair = Effect.fnUntraced(function* (
 })
 
 /** Gives the pair a new script, as if its portal's answer had changed. */
-export const rescript = Effect.fnUntraced(function* (pair: Integration, script: Script) {
+export const rescript = Effect.fnUntraced(function* (pair: Pair, script: Script) {
   const memory = yield* MemoryPairs
   const { pair: stored } = yield* Effect.orDie(memory.contents(pair.id))
   const integration = { ...stored.integration, config: script }
@@ -130,5 +130,4 @@ export const rescript = Effect.fnUntraced(function* (pair: Integration, script: 
   return integration
 })
 
-export const contents = (pair: Integration) =>
-  Effect.flatMap(MemoryPairs, (memory) => Effect.orDie(memory.contents(pair.id)))
+export const contents = (pair: Pair) => Effect.flatMap(MemoryPairs, (memory) => Effect.orDie(memory.contents(pair.id)))

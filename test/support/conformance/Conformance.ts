@@ -15,7 +15,7 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
 import { resolverOf } from "../../../adapters/secrets/EnvironmentSecrets.ts"
-import type { DebtorId, IntegrationId, OrgId, VendorId } from "../../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../../core/domain/Ids.ts"
 import { type FetchedDocument, validateDocument } from "../../../core/domain/PairSync.ts"
 import { addDays, type DecimalSeparator } from "../../../core/domain/PortalValues.ts"
 import { normalizeStatus, type Status } from "../../../core/domain/Status.ts"
@@ -156,7 +156,7 @@ export const temporaryDirectory = (prefix: string) =>
 
 /** A pair to fetch with this configuration, its secrets read from the given environment. */
 export const pairToFetch = (config: unknown, secrets: Readonly<Record<string, string>> = {}): PairToFetch => ({
-  integrationId: "00000000-0000-4000-8000-00000000c0f1" as IntegrationId,
+  integrationId: "00000000-0000-4000-8000-00000000c0f1" as PairId,
   orgId: "00000000-0000-4000-8000-00000000c0f2" as OrgId,
   vendorId: "00000000-0000-4000-8000-00000000c0f3" as VendorId,
   debtorId: "00000000-0000-4000-8000-00000000c0f4" as DebtorId,
