@@ -10,6 +10,7 @@ import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
+import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as Feed from "../core/services/Feed.ts"
@@ -52,6 +53,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Feed.retentionDays,
   Demo.enabled,
   Dashboard.enabled,
+  ScryptPasswordHasher.hashesInFlight,
   PublicUrl.publicUrl,
   Logging.settings,
   Tracing.settings

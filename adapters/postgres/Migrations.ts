@@ -19,6 +19,7 @@ import auditSearch from "./migrations/0011_audit_search.ts"
 import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
+import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -36,7 +37,8 @@ export const migrations = {
   "0011_audit_search": auditSearch,
   "0012_dashboard_totp": dashboardTotp,
   "0013_syncs_in_flight": syncsInFlight,
-  "0014_fair_shares": fairShares
+  "0014_fair_shares": fairShares,
+  "0015_second_factor_lock": secondFactorLock
 }
 
 const loader = Migrator.fromRecord(migrations)

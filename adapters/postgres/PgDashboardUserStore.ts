@@ -3,7 +3,8 @@
  * migration 0010. An invite is redeemed by one conditional UPDATE (unused, unexpired) in the same
  * transaction as its user's row and the using up of the address's other invites, so two
  * redemptions racing each other cannot both succeed. The second factor's columns are migration
- * 0012's; a code's step and a held sign-in are each used up by one conditional UPDATE.
+ * 0012's and 0013's (its expiring lock); a code's step and a held sign-in are each used up by one
+ * conditional UPDATE, and a wrong code is counted, and the factor locked, by one UPDATE.
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -16,7 +17,9 @@ import {
   EmailTaken,
   type Invite,
   type NewInvite,
-  type SecondFactor
+  type NewSecondFactor,
+  type SecondFactor,
+  type WrongCode
 } from "../../core/ports/DashboardUserStore.ts"
 
 interface UserRow {
@@ -140,20 +143,36 @@ export const layer = Layer.effect(
 
     const findSecondFactor = Effect.fn("PgDashboardUserStore.findSecondFactor")(function* (org: OrgId, id: UserId) {
       if (!isUuid(org) || !isUuid(id)) return Option.none<SecondFactor>()
-      const rows = yield* sql<{ totp_secret: string; totp_last_step: string; totp_wrong_codes: number }>`
-        SELECT totp_secret, totp_last_step, totp_wrong_codes FROM dashboard_users
+      const rows = yield* sql<{
+        totp_secret: string
+        totp_last_step: string
+        totp_wrong_codes: number
+        totp_locks: number
+        totp_locked_until: Date | null
+        totp_last_wrong_at: Date | null
+        totp_last_wrong_address: string | null
+      }>`
+        SELECT totp_secret, totp_last_step, totp_wrong_codes, totp_locks, totp_locked_until, totp_last_wrong_at,
+          totp_last_wrong_address
+        FROM dashboard_users
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         secret: Redacted.make(row.totp_secret),
         lastStep: Number(row.totp_last_step),
-        wrongCodes: Number(row.totp_wrong_codes)
+        wrongCodes: Number(row.totp_wrong_codes),
+        locks: Number(row.totp_locks),
+        lockedUntil: row.totp_locked_until === null ? null : DateTime.fromDateUnsafe(row.totp_locked_until),
+        lastWrongCode:
+          row.totp_last_wrong_at === null
+            ? null
+            : { at: DateTime.fromDateUnsafe(row.totp_last_wrong_at), clientAddress: row.totp_last_wrong_address }
       }))
     })
 
     const setSecondFactor = Effect.fn("PgDashboardUserStore.setSecondFactor")(function* (
       org: OrgId,
       id: UserId,
-      factor: Omit<SecondFactor, "wrongCodes"> | null
+      factor: NewSecondFactor | null
     ) {
       if (!isUuid(org) || !isUuid(id)) return false
       if (factor === null) {
@@ -164,7 +183,8 @@ export const layer = Layer.effect(
       }
       const rows = yield* sql`
         UPDATE dashboard_users
-        SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}, totp_wrong_codes = 0
+        SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}, totp_wrong_codes = 0,
+          totp_locks = 0, totp_locked_until = NULL, totp_last_wrong_at = NULL, totp_last_wrong_address = NULL
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NULL
         RETURNING id`.pipe(Effect.orDie)
       return rows.length === 1
@@ -173,16 +193,27 @@ export const layer = Layer.effect(
     const useStep = Effect.fn("PgDashboardUserStore.useStep")(function* (org: OrgId, id: UserId, step: number) {
       if (!isUuid(org) || !isUuid(id)) return false
       const rows = yield* sql`
-        UPDATE dashboard_users SET totp_last_step = ${step}, totp_wrong_codes = 0
+        UPDATE dashboard_users SET totp_last_step = ${step}, totp_wrong_codes = 0, totp_locks = 0
         WHERE org_id = ${org} AND id = ${id} AND totp_last_step < ${step}
         RETURNING id`.pipe(Effect.orDie)
       return rows.length === 1
     })
 
-    const countWrongCode = Effect.fn("PgDashboardUserStore.countWrongCode")(function* (org: OrgId, id: UserId) {
+    const countWrongCode = Effect.fn("PgDashboardUserStore.countWrongCode")(function* (
+      org: OrgId,
+      id: UserId,
+      wrong: WrongCode,
+      lockUntil: DateTime.Utc | null
+    ) {
       if (!isUuid(org) || !isUuid(id)) return
+      const locking = lockUntil !== null
       yield* sql`
-        UPDATE dashboard_users SET totp_wrong_codes = totp_wrong_codes + 1
+        UPDATE dashboard_users
+        SET totp_wrong_codes = CASE WHEN ${locking} THEN 0 ELSE totp_wrong_codes + 1 END,
+          totp_locks = totp_locks + CASE WHEN ${locking} THEN 1 ELSE 0 END,
+          totp_locked_until = COALESCE(${lockUntil === null ? null : DateTime.toDateUtc(lockUntil)}::timestamptz,
+            totp_locked_until),
+          totp_last_wrong_at = ${DateTime.toDateUtc(wrong.at)}, totp_last_wrong_address = ${wrong.clientAddress}
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
     })
 

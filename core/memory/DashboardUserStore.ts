@@ -14,7 +14,8 @@ import {
   EmailTaken,
   type Invite,
   type NewInvite,
-  type SecondFactor
+  type NewSecondFactor,
+  type WrongCode
 } from "../ports/DashboardUserStore.ts"
 import { idKey, MemoryState, rowKey } from "./MemoryState.ts"
 
@@ -99,14 +100,20 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
     const findSecondFactor = (org: OrgId, id: UserId) =>
       Effect.sync(() => Option.fromNullishOr(secondFactors.get(userKey(org, id))))
 
-    const setSecondFactor = (org: OrgId, id: UserId, factor: Omit<SecondFactor, "wrongCodes"> | null) =>
+    const setSecondFactor = (org: OrgId, id: UserId, factor: NewSecondFactor | null) =>
       Effect.sync(() => {
         if (factor === null) {
           secondFactors.delete(userKey(org, id))
           return true
         }
         if (secondFactors.has(userKey(org, id))) return false
-        secondFactors.set(userKey(org, id), { ...factor, wrongCodes: 0 })
+        secondFactors.set(userKey(org, id), {
+          ...factor,
+          wrongCodes: 0,
+          locks: 0,
+          lockedUntil: null,
+          lastWrongCode: null
+        })
         return true
       })
 
@@ -114,14 +121,20 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       Effect.sync(() => {
         const factor = secondFactors.get(userKey(org, id))
         if (factor === undefined || step <= factor.lastStep) return false
-        secondFactors.set(userKey(org, id), { ...factor, lastStep: step, wrongCodes: 0 })
+        secondFactors.set(userKey(org, id), { ...factor, lastStep: step, wrongCodes: 0, locks: 0 })
         return true
       })
 
-    const countWrongCode = (org: OrgId, id: UserId) =>
+    const countWrongCode = (org: OrgId, id: UserId, wrong: WrongCode, lockUntil: DateTime.Utc | null) =>
       Effect.sync(() => {
         const factor = secondFactors.get(userKey(org, id))
-        if (factor !== undefined) secondFactors.set(userKey(org, id), { ...factor, wrongCodes: factor.wrongCodes + 1 })
+        if (factor === undefined) return
+        secondFactors.set(
+          userKey(org, id),
+          lockUntil === null
+            ? { ...factor, wrongCodes: factor.wrongCodes + 1, lastWrongCode: wrong }
+            : { ...factor, wrongCodes: 0, locks: factor.locks + 1, lockedUntil: lockUntil, lastWrongCode: wrong }
+        )
       })
 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>

@@ -24,13 +24,28 @@ export interface Credentials {
   readonly passwordHash: string
 }
 
+/** A wrong code entered after a right password: when, and from which client address. */
+export interface WrongCode {
+  readonly at: DateTime.Utc
+  readonly clientAddress: string | null
+}
+
 /** A user's TOTP secret (base32), and the last time step a code of theirs was accepted for. */
 export interface SecondFactor {
   readonly secret: Redacted.Redacted<string>
   readonly lastStep: number
-  /** Wrong codes in a row since the last right one (0 when it is turned on). */
+  /** Wrong codes in a row since the last right one or the last lock (0 when it is turned on). */
   readonly wrongCodes: number
+  /** Locks since the last right code (0 when it is turned on): each lasts longer than the one before. */
+  readonly locks: number
+  /** No code is accepted before this instant; null when it was never locked since turned on. */
+  readonly lockedUntil: DateTime.Utc | null
+  /** The latest wrong code since it was turned on, kept after a right one so that its owner sees it. */
+  readonly lastWrongCode: WrongCode | null
 }
+
+/** What turning a factor on stores; the counts and the lock start afresh. */
+export type NewSecondFactor = Pick<SecondFactor, "secret" | "lastStep">
 
 export interface Invite {
   readonly orgId: OrgId
@@ -84,18 +99,23 @@ export class DashboardUserStore extends Context.Service<
      * on, in one step: false when one already is (a second tab, or a race), which is left as it
      * is. With none, turns it off.
      */
-    readonly setSecondFactor: (
-      org: OrgId,
-      id: UserId,
-      factor: Omit<SecondFactor, "wrongCodes"> | null
-    ) => Effect.Effect<boolean>
+    readonly setSecondFactor: (org: OrgId, id: UserId, factor: NewSecondFactor | null) => Effect.Effect<boolean>
     /**
      * Records that a code of `step` was accepted, in one step and only if `step` is later than the
      * last accepted one: false when it is not (a replay, or a race with another use of it).
      */
     readonly useStep: (org: OrgId, id: UserId, step: number) => Effect.Effect<boolean>
-    /** Counts a wrong code against the user's factor; a right one (`useStep`) starts the count again. */
-    readonly countWrongCode: (org: OrgId, id: UserId) => Effect.Effect<void>
+    /**
+     * Counts a wrong code against the user's factor and keeps it as the latest, in one step; with
+     * `lockUntil`, also locks the factor until then, adds one to its locks and starts the count
+     * again. A right code (`useStep`) starts the count and the locks again.
+     */
+    readonly countWrongCode: (
+      org: OrgId,
+      id: UserId,
+      wrong: WrongCode,
+      lockUntil: DateTime.Utc | null
+    ) => Effect.Effect<void>
     /**
      * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`; one
      * per user: a newer one replaces it.

@@ -7,7 +7,7 @@
  * factor gets a session only once `SecondFactors` accepts their code. Depends on effect and
  * the core alone.
  */
-import { Context, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schedule, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import { Base64Url } from "effect/encoding"
 import * as Policy from "../domain/Dashboard.ts"
@@ -19,9 +19,10 @@ import {
   type DashboardUser,
   DashboardUserStore,
   type EmailTaken,
-  type Invite
+  type Invite,
+  type WrongCode
 } from "../ports/DashboardUserStore.ts"
-import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
 import { type CodeRefused, SecondFactors } from "./SecondFactors.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
@@ -35,8 +36,12 @@ export class PasswordRejected extends Schema.TaggedError<PasswordRejected>()("Pa
   message: Schema.String
 }) {}
 
+/**
+ * Wrong credentials, too many attempts from here or on this account (`throttled`), or too many
+ * sign-ins being checked right now (`busy`: no password was tested).
+ */
 export class SignInRefused extends Schema.TaggedError<SignInRefused>()("SignInRefused", {
-  reason: Schema.Literals(["credentials", "throttled"]),
+  reason: Schema.Literals(["credentials", "throttled", "busy"]),
   retryAfterSeconds: Schema.Number
 }) {}
 
@@ -59,6 +64,11 @@ export interface SignedIn {
   readonly user: DashboardUser
   /** The new session's token: for the cookie, nowhere else. */
   readonly sessionToken: Redacted.Redacted<string>
+}
+
+export interface SignedInWithCode extends SignedIn {
+  /** A wrong code entered since the last right one, which the owner should be told of. */
+  readonly wrongCodeTried: WrongCode | null
 }
 
 export interface CurrentSession {
@@ -92,7 +102,7 @@ export class Accounts extends Context.Service<
       password: Redacted.Redacted<string>,
       clientAddress: string | null,
       replacing?: string
-    ) => Effect.Effect<SignedIn, InviteUnusable | PasswordRejected | EmailTaken>
+    ) => Effect.Effect<SignedIn, InviteUnusable | PasswordRejected | EmailTaken | HashingBusy>
     /** A fresh session for the right password, ending any session `replacing`. */
     readonly signIn: (
       email: string,
@@ -106,7 +116,7 @@ export class Accounts extends Context.Service<
       code: string,
       clientAddress: string | null,
       replacing?: string
-    ) => Effect.Effect<SignedIn, CodeRefused>
+    ) => Effect.Effect<SignedInWithCode, CodeRefused>
     readonly authenticate: (sessionToken: string) => Effect.Effect<CurrentSession, SessionInvalid>
     readonly checkCsrf: (session: CurrentSession, presented: string) => boolean
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
@@ -132,11 +142,14 @@ export class Accounts extends Context.Service<
       // Compared against when an address is unknown, so that a wrong address costs what a wrong
       // password does and the answer's timing does not tell which addresses have accounts. Made
       // at start (made on first use, the first unknown address would cost twice as much), in the
-      // background, so that the server is not kept from answering while scrypt runs.
+      // background, so that the server is not kept from answering while scrypt runs; retried
+      // while hashing is busy, so that a storm at start cannot leave it failed for good (the
+      // schedule never ends: orDie only tells the type so).
+      const makeDecoy = Effect.flatMap(random.randomBytes(Policy.tokenBytes), (bytes) =>
+        hasher.hash(Redacted.make(Policy.tokenFromBytes(bytes)))
+      )
       const decoy = yield* Effect.cached(
-        Effect.flatMap(random.randomBytes(Policy.tokenBytes), (bytes) =>
-          hasher.hash(Redacted.make(Policy.tokenFromBytes(bytes)))
-        )
+        makeDecoy.pipe(Effect.retry({ schedule: Schedule.spaced(Duration.millis(100)) }), Effect.orDie)
       )
       yield* Effect.forkScoped(decoy)
 
@@ -225,7 +238,13 @@ export class Accounts extends Context.Service<
           return yield* new SignInRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
         }
         const found = account === undefined ? Option.none<Credentials>() : yield* users.findByEmail(account)
-        const matches = yield* hasher.verify(password, Option.isSome(found) ? found.value.passwordHash : yield* decoy)
+        const stored = Option.isSome(found) ? found.value.passwordHash : yield* decoy
+        const matches = yield* hasher.verify(password, stored).pipe(
+          Effect.catchTag("HashingBusy", (busy) => {
+            admission.attempt.untested()
+            return new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+          })
+        )
         if (Option.isNone(found) || !matches) {
           // Recorded whether or not the address has an account, so that both cost the same.
           yield* audit.record({
@@ -252,9 +271,9 @@ export class Accounts extends Context.Service<
         clientAddress: string | null,
         replacing?: string
       ) {
-        const user = yield* twoFactor.complete(token, code, clientAddress)
+        const { user, wrongCodeTried } = yield* twoFactor.complete(token, code, clientAddress)
         yield* record({ user, clientAddress }, "sign_in", null)
-        return yield* startSession(user, replacing)
+        return { ...(yield* startSession(user, replacing)), wrongCodeTried } satisfies SignedInWithCode
       })
 
       const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {

@@ -5,7 +5,10 @@
  * stored as its SHA-256, until a code completes it. A code counts for its own 30-second step or
  * one step either side (clocks drift), and only for a step later than the last one accepted, so
  * no code is accepted twice. Wrong codes are throttled like wrong passwords (`SignInThrottle.ts`,
- * a table of their own) and audited as failed sign-ins; turning the factor on or off is audited.
+ * a table of their own: per address, and per account from addresses it has not signed in from),
+ * counted per user in storage, where a run of them locks the factor for a while (never for good),
+ * and audited as failed sign-ins; the owner is shown the latest one. Turning the factor on or off
+ * is audited.
  * The secret is never logged nor audited. Depends on effect and the core alone.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
@@ -13,9 +16,14 @@ import { Digest, SecureRandom } from "effect/crypto"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
-import { type DashboardUser, DashboardUserStore } from "../ports/DashboardUserStore.ts"
+import {
+  type DashboardUser,
+  DashboardUserStore,
+  type SecondFactor,
+  type WrongCode
+} from "../ports/DashboardUserStore.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
-import { PasswordHasher } from "../ports/PasswordHasher.ts"
+import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 export const stepMillis = 30_000
@@ -24,23 +32,45 @@ export const drift = 1
 /** How long a sign-in waits for its code. */
 export const heldSignInLifetime = Duration.minutes(5)
 /**
- * Wrong codes in a row after which the factor accepts none until an operator's new invite resets
- * it. The windows of `SignInThrottle` forget on restart and count per process; this count is
- * stored, so someone who has the password cannot guess codes for weeks (NIST SP 800-63B allows
- * at most 100; 20 leaves an owner's typos room and gives a guesser 60 chances in a million).
+ * Wrong codes in a row, from any address, after which the factor is locked (`lockLength`). The
+ * windows of `SignInThrottle` forget on restart and count per process; this count is stored, so
+ * someone who has the password cannot guess codes for weeks: with the locks doubling, about 70
+ * guesses the first day and 10 a day after, each with 3 chances in a million (NIST SP 800-63B
+ * allows 100 in a row).
+ * A lock always ends: a permanent one would let a stolen password lock the owner out for good.
  */
-export const maxWrongCodes = 20
+export const maxWrongCodes = 10
+/** The first lock; each further one before a right code lasts twice the one before, up to `longestLock`. */
+export const firstLock = Duration.minutes(15)
+export const longestLock = Duration.hours(24)
+
+/** How long the factor is locked when `locksBefore` locks came before this one since the last right code. */
+export const lockLength = (locksBefore: number): Duration.Duration =>
+  Duration.min(Duration.times(firstLock, 2 ** Math.min(locksBefore, 16)), longestLock)
 /** Shown in authenticator apps beside the account. */
 export const issuer = "Partner Receivables"
 
 /**
  * A wrong, reused or malformed code (or password, when turning the factor off), too many of them
- * in a window (`throttled`), or `maxWrongCodes` in a row (`locked`).
+ * in a window (`throttled`), `maxWrongCodes` in a row (`locked`, until `retryAfterSeconds` pass),
+ * or a password that could not be checked now (`busy`: too many hashes in flight).
  */
 export class CodeRefused extends Schema.TaggedError<CodeRefused>()("CodeRefused", {
-  reason: Schema.Literals(["wrong", "throttled", "locked"]),
+  reason: Schema.Literals(["wrong", "throttled", "locked", "busy"]),
   retryAfterSeconds: Schema.Number
 }) {}
+
+/** What the audit log names as the subject of a wrong code. */
+export const wrongCodeSubject = "second factor"
+
+/**
+ * A second step completed, and the latest wrong code entered since the last right one (by
+ * someone who knew the password: the owner's typo, or not), for the owner to be told.
+ */
+export interface CodeAccepted {
+  readonly user: DashboardUser
+  readonly wrongCodeTried: WrongCode | null
+}
 
 export interface Setup {
   readonly secret: Redacted.Redacted<string>
@@ -82,7 +112,9 @@ export class SecondFactors extends Context.Service<
       token: string,
       code: string,
       clientAddress: string | null
-    ) => Effect.Effect<DashboardUser, CodeRefused>
+    ) => Effect.Effect<CodeAccepted, CodeRefused>
+    /** The latest wrong code entered for the user's factor (after their right password), if any. */
+    readonly lastWrongCode: (user: DashboardUser) => Effect.Effect<WrongCode | null>
   }
 >()("core/SecondFactors") {
   static readonly layer = Layer.effect(
@@ -98,7 +130,6 @@ export class SecondFactors extends Context.Service<
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
-      const locked = new CodeRefused({ reason: "locked", retryAfterSeconds: 0 })
 
       const record = (
         user: DashboardUser,
@@ -106,7 +137,14 @@ export class SecondFactors extends Context.Service<
         from: string | null
       ) =>
         Effect.flatMap(DateTime.now, (at) =>
-          audit.record({ at, user: { orgId: user.orgId, userId: user.id }, action, subject: null, clientAddress: from })
+          audit.record({
+            at,
+            user: { orgId: user.orgId, userId: user.id },
+            action,
+            // A wrong code names the factor, so that the log tells it from a wrong password.
+            subject: action === "sign_in_failed" ? wrongCodeSubject : null,
+            clientAddress: from
+          })
         )
 
       /** The step within the drift whose code this is, if any. */
@@ -121,30 +159,47 @@ export class SecondFactors extends Context.Service<
       const throttled = Effect.fnUntraced(function* (
         user: DashboardUser,
         clientAddress: string | null,
-        check: Effect.Effect<boolean, CodeRefused>
+        check: Effect.Effect<boolean, CodeRefused | HashingBusy>
       ) {
         const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
         if (admission._tag === "Throttled") {
           return yield* new CodeRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
         }
-        if (!(yield* check)) return yield* wrong
+        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) => {
+          admission.attempt.untested()
+          return new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+        })
+        if (!right) return yield* wrong
         admission.attempt.succeeded()
       })
 
       /**
        * A right code of the user's stored secret, for a step not accepted before (used up now); a
-       * wrong one is counted, and past `maxWrongCodes` in a row none is accepted.
+       * wrong one is counted and kept as the latest, and the `maxWrongCodes`-th in a row locks the
+       * factor: while it is locked no code is tried at all.
        */
-      const acceptsCode = (org: OrgId, id: UserId, code: string) =>
+      const acceptsCode = (org: OrgId, id: UserId, code: string, clientAddress: string | null) =>
         Effect.gen(function* () {
           const factor = yield* users.findSecondFactor(org, id)
           if (Option.isNone(factor)) return false
-          if (factor.value.wrongCodes >= maxWrongCodes) return yield* locked
+          const now = yield* DateTime.now
+          const { lockedUntil, wrongCodes, locks } = factor.value
+          if (lockedUntil !== null && DateTime.isLessThan(now, lockedUntil)) {
+            const seconds = Math.ceil((DateTime.toEpochMillis(lockedUntil) - DateTime.toEpochMillis(now)) / 1000)
+            return yield* new CodeRefused({ reason: "locked", retryAfterSeconds: seconds })
+          }
           const step = yield* stepOf(factor.value.secret, code)
           if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return true
-          yield* users.countWrongCode(org, id)
+          const lockUntil = wrongCodes + 1 >= maxWrongCodes ? DateTime.addDuration(now, lockLength(locks)) : null
+          yield* users.countWrongCode(org, id, { at: now, clientAddress }, lockUntil)
           return false
         })
+
+      /** The latest wrong code, if any came after the last right one (or a lock since). */
+      const wrongCodeSinceRightOne = (factor: Option.Option<SecondFactor>) =>
+        Option.isSome(factor) && (factor.value.wrongCodes > 0 || factor.value.locks > 0)
+          ? factor.value.lastWrongCode
+          : null
 
       const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)
 
@@ -196,7 +251,7 @@ export class SecondFactors extends Context.Service<
           user,
           clientAddress,
           Effect.flatMap(passwordOf(user, password), (matches) =>
-            matches ? acceptsCode(user.orgId, user.id, code) : Effect.succeed(false)
+            matches ? acceptsCode(user.orgId, user.id, code, clientAddress) : Effect.succeed(false)
           )
         ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
         yield* record(user, "totp_disabled", clientAddress)
@@ -219,15 +274,21 @@ export class SecondFactors extends Context.Service<
         const held = yield* users.takeSignIn(yield* sha256(token), yield* DateTime.now)
         if (Option.isNone(held)) return yield* wrong
         const user = held.value
-        yield* throttled(user, clientAddress, acceptsCode(user.orgId, user.id, code)).pipe(
+        const before = yield* users.findSecondFactor(user.orgId, user.id)
+        yield* throttled(user, clientAddress, acceptsCode(user.orgId, user.id, code, clientAddress)).pipe(
           Effect.tapError((refused) =>
             refused.reason === "wrong" ? record(user, "sign_in_failed", clientAddress) : Effect.void
           )
         )
-        return user
+        return { user, wrongCodeTried: wrongCodeSinceRightOne(before) } satisfies CodeAccepted
       })
 
-      return SecondFactors.of({ isOn, setup, enable, disable, hold, complete })
+      const lastWrongCode = (user: DashboardUser) =>
+        Effect.map(users.findSecondFactor(user.orgId, user.id), (factor) =>
+          Option.isSome(factor) ? factor.value.lastWrongCode : null
+        )
+
+      return SecondFactors.of({ isOn, setup, enable, disable, hold, complete, lastWrongCode })
     })
   )
 }

@@ -20,6 +20,7 @@ const entryPoints = [
   "bench/abuse/connection-hold.ts",
   "bench/abuse/heavy-pages.ts",
   "bench/abuse/many-keys.ts",
+  "bench/abuse/sign-in-storm.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
   "bench/csv/run.ts",

@@ -1,7 +1,7 @@
 /**
  * The second factor's part of the `DashboardUserStore` contract, run against every
  * implementation beside the rest of it: a user's secret and last accepted step, a step used up
- * once (also when two uses race), and a held sign-in taken once, by its digest, before it
+ * once (also when two uses race), wrong codes counted and a lock that ends, and a held sign-in taken once, by its digest, before it
  * expires. The layer provides the store and the `Organizations` its users belong to.
  */
 import { randomUUID } from "node:crypto"
@@ -63,22 +63,66 @@ export const describeSecondFactorStore = <E>(
           const store = yield* DashboardUserStore
           const user = yield* newUser()
           const other = yield* newUser()
+          const wrong = { at: yield* DateTime.now, clientAddress: "198.51.100.7" }
           const wrongCodes = (who: typeof user) =>
             Effect.map(store.findSecondFactor(who.orgId, who.id), (found) => Option.getOrThrow(found).wrongCodes)
           yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 10 })
           yield* store.setSecondFactor(other.orgId, other.id, { secret, lastStep: 10 })
           assert.strictEqual(yield* wrongCodes(user), 0)
-          yield* store.countWrongCode(user.orgId, user.id)
-          yield* store.countWrongCode(user.orgId, user.id)
-          yield* store.countWrongCode(other.orgId, user.id)
+          yield* store.countWrongCode(user.orgId, user.id, wrong, null)
+          yield* store.countWrongCode(user.orgId, user.id, wrong, null)
+          yield* store.countWrongCode(other.orgId, user.id, wrong, null)
           assert.deepStrictEqual([yield* wrongCodes(user), yield* wrongCodes(other)], [2, 0])
           assert.isTrue(yield* store.useStep(user.orgId, user.id, 11))
           assert.strictEqual(yield* wrongCodes(user), 0)
-          yield* store.countWrongCode(user.orgId, user.id)
+          yield* store.countWrongCode(user.orgId, user.id, wrong, null)
           yield* store.setSecondFactor(user.orgId, user.id, null)
           yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 12 })
           assert.strictEqual(yield* wrongCodes(user), 0)
         })
+      )
+
+      it.effect(
+        "a wrong code with a lock locks until then and starts the count again; the latest wrong code is kept",
+        () =>
+          Effect.gen(function* () {
+            const store = yield* DashboardUserStore
+            const user = yield* newUser()
+            const now = yield* DateTime.now
+            const factor = Effect.map(store.findSecondFactor(user.orgId, user.id), Option.getOrThrow)
+            yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 10 })
+            const fresh = yield* factor
+            assert.deepStrictEqual([fresh.locks, fresh.lockedUntil, fresh.lastWrongCode], [0, null, null])
+
+            const first = { at: now, clientAddress: "198.51.100.7" }
+            const until = DateTime.addDuration(now, Duration.minutes(15))
+            yield* store.countWrongCode(user.orgId, user.id, first, null)
+            yield* store.countWrongCode(user.orgId, user.id, { at: now, clientAddress: null }, until)
+            const locked = yield* factor
+            assert.deepStrictEqual([locked.wrongCodes, locked.locks], [0, 1])
+            assert.strictEqual(DateTime.toEpochMillis(locked.lockedUntil!), DateTime.toEpochMillis(until))
+            assert.strictEqual(locked.lastWrongCode?.clientAddress, null)
+
+            const later = { at: DateTime.addDuration(now, Duration.minutes(20)), clientAddress: "2001:db8::1" }
+            yield* store.countWrongCode(user.orgId, user.id, later, null)
+            const counted = yield* factor
+            assert.deepStrictEqual([counted.wrongCodes, counted.locks], [1, 1])
+            assert.strictEqual(DateTime.toEpochMillis(counted.lockedUntil!), DateTime.toEpochMillis(until), "kept")
+            assert.strictEqual(DateTime.toEpochMillis(counted.lastWrongCode!.at), DateTime.toEpochMillis(later.at))
+            assert.strictEqual(counted.lastWrongCode?.clientAddress, "2001:db8::1")
+
+            assert.isTrue(yield* store.useStep(user.orgId, user.id, 11))
+            const right = yield* factor
+            assert.deepStrictEqual(
+              [right.wrongCodes, right.locks, right.lastWrongCode?.clientAddress],
+              [0, 0, "2001:db8::1"]
+            )
+
+            yield* store.setSecondFactor(user.orgId, user.id, null)
+            yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 12 })
+            const again = yield* factor
+            assert.deepStrictEqual([again.locks, again.lockedUntil, again.lastWrongCode], [0, null, null])
+          })
       )
 
       it.effect("a new invite redeemed for the user removes its second factor and its held sign-in", () =>

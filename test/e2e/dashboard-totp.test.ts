@@ -9,7 +9,7 @@ import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as OTPAuth from "otpauth"
 import { AccountsLive } from "../../app/Layers.ts"
-import { maxWrongCodes, stepMillis } from "../../core/services/SecondFactors.ts"
+import { stepMillis } from "../../core/services/SecondFactors.ts"
 import { type Client, csrfOf, inviteToken, makeClient, password, run } from "../support/DashboardClient.ts"
 import { insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -96,12 +96,13 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const page = yield* run(() => client.get("/dashboard/account"))
       assert.include(page.body, "Second factor: <strong>on</strong>")
 
-      // Wrong codes in a row past the limit: no code is accepted, and the page says what to do.
-      yield* sql`UPDATE dashboard_users SET totp_wrong_codes = ${maxWrongCodes} WHERE email = ${email}`
+      // While the factor is locked no code is accepted, and the page says for how long and what to do.
+      yield* sql`
+        UPDATE dashboard_users SET totp_locked_until = now() + interval '15 minutes' WHERE email = ${email}`
       const locked = yield* codeStep(makeClient(base), yield* passwordStep(makeClient(base), email), code(secret, 1))
-      assert.strictEqual(locked.status, 403)
-      assert.include(locked.body, "Ask an operator for a new invite")
-      yield* sql`UPDATE dashboard_users SET totp_wrong_codes = 0 WHERE email = ${email}`
+      assert.strictEqual(locked.status, 429)
+      assert.include(locked.body, "ask an operator for a new invite")
+      yield* sql`UPDATE dashboard_users SET totp_locked_until = NULL WHERE email = ${email}`
 
       const replayer = makeClient(base)
       assert.strictEqual((yield* codeStep(replayer, yield* passwordStep(replayer, email), current)).status, 401)

@@ -6,19 +6,17 @@
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
 import { Accounts } from "../../../core/services/Accounts.ts"
-import { signInCode, signInCodePath } from "./AccountPages.ts"
+import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
 
 const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
 
-const throttled = (page: string, refused: { readonly retryAfterSeconds: number }) =>
-  HttpServerResponse.setHeader(htmlPage(page, 429), "retry-after", String(refused.retryAfterSeconds))
+const throttled = (page: string, refused: { readonly retryAfterSeconds: number }, status = 429) =>
+  HttpServerResponse.setHeader(htmlPage(page, status), "retry-after", String(refused.retryAfterSeconds))
 
-/** What a user whose second factor took too many wrong codes in a row is told. */
-const lockedFactor =
-  "Too many wrong codes in a row: this account's second factor accepts none now. Ask an operator for a new invite, which sets a new password and turns the second factor off."
+const busy = (page: string, refused: { readonly retryAfterSeconds: number }) => throttled(page, refused, 503)
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const access = yield* Accounts
@@ -54,7 +52,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
             Effect.succeed(
               refused.reason === "throttled"
                 ? throttled(Pages.signIn({ email, problem: tryAgain(refused.retryAfterSeconds) }), refused)
-                : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
+                : refused.reason === "busy"
+                  ? busy(Pages.signIn({ email, problem: busyMessage }), refused)
+                  : htmlPage(Pages.signIn({ email, problem: "Wrong e-mail address or password." }), 401)
             )
         })
       )
@@ -70,16 +70,23 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
       const field = yield* formOf(request)
       return yield* access.signInWithCode(field("token"), field("code"), origin.clientAddress, token).pipe(
+        // A wrong code entered since the last right one leads to the account page, which tells of it.
         Effect.flatMap((signed) =>
-          Security.withSession(seeOther(overviewPath), Redacted.value(signed.sessionToken), origin.secure)
+          Security.withSession(
+            seeOther(signed.wrongCodeTried === null ? overviewPath : accountPath),
+            Redacted.value(signed.sessionToken),
+            origin.secure
+          )
         ),
         Effect.catchTag("CodeRefused", (refused) =>
           Effect.succeed(
             refused.reason === "throttled"
               ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
-              : refused.reason === "locked"
-                ? htmlPage(Pages.signIn({ problem: lockedFactor }), 403)
-                : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
+              : refused.reason === "busy"
+                ? busy(Pages.signIn({ problem: busyMessage }), refused)
+                : refused.reason === "locked"
+                  ? throttled(Pages.signIn({ problem: lockedFactor(refused.retryAfterSeconds) }), refused)
+                  : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )
       )
@@ -136,7 +143,8 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           EmailTaken: () =>
             Effect.succeed(
               htmlPage(Pages.refusal("Address in use", "This address belongs to a user of another organization."), 409)
-            )
+            ),
+          HashingBusy: (refused) => Effect.succeed(busy(Pages.acceptInvite(invite.value, busyMessage), refused))
         })
       )
     })

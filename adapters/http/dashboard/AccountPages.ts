@@ -1,17 +1,28 @@
 /**
  * The account page (the second factor, TOTP: turning it on with a new secret and a code, off with
- * the password and a code) and the second step of a sign-in. The secret appears on the enabling
- * page alone, as text and as its `otpauth://` URI; there is no QR code, which would need a
- * library of its own. Forms work without JavaScript; every field has a label.
+ * the password and a code, and the latest wrong code entered) and the second step of a sign-in.
+ * The secret appears on the enabling page alone, as text and as its `otpauth://` URI; there is no
+ * QR code, which would need a library of its own. Forms work without JavaScript; every field has
+ * a label.
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
+import type { WrongCode } from "../../../core/ports/DashboardUserStore.ts"
 import type { Setup } from "../../../core/services/SecondFactors.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
-import { alert, notice } from "./Parts.ts"
+import { alert, notice, when } from "./Parts.ts"
 
 export const accountPath = "/dashboard/account"
 export const signInCodePath = "/dashboard/sign-in/code"
+
+/** Every place for checking a password is taken: the server's limit, not the user's (503). */
+export const busyMessage = "Too many sign-ins right now. Try again in a moment."
+/** What a user whose second factor took too many wrong codes in a row is told. */
+export const lockedFactor = (retryAfterSeconds: number) => {
+  const minutes = Math.ceil(retryAfterSeconds / 60)
+  const wait = minutes <= 120 ? `${minutes} minutes` : `${Math.ceil(minutes / 60)} hours`
+  return `Too many wrong codes in a row: this account's second factor accepts no code for ${wait}. If those codes were not yours, someone knows your password: ask an operator for a new invite, which sets a new one.`
+}
 
 const codeField = html`
   <label for="code">Code from your authenticator app (6 digits)</label>
@@ -54,6 +65,21 @@ const enableSection = (viewer: Viewer, setup: Setup) => html`
   </section>
 `
 
+/**
+ * The latest wrong code: whoever entered it knew the password. Its owner's own typo, or a reason
+ * to ask for a new invite.
+ */
+const wrongCodeSection = (wrong: WrongCode) => html`
+  <section aria-labelledby="wrong-code-heading">
+    <h2 id="wrong-code-heading">Latest wrong code</h2>
+    <p role="alert">
+      A wrong code was entered after your right password on ${when(wrong.at, "")} from
+      <strong>${wrong.clientAddress ?? "an unknown address"}</strong>. If that was not you, someone knows your
+      password: ask an operator for a new invite, which sets a new one.
+    </p>
+  </section>
+`
+
 const disableSection = (viewer: Viewer) => html`
   <section aria-labelledby="disable-heading">
     <h2 id="disable-heading">Turn off the second factor</h2>
@@ -70,7 +96,9 @@ const disableSection = (viewer: Viewer) => html`
 
 export const account = (
   viewer: Viewer,
-  state: { readonly on: true } | { readonly on: false; readonly setup: Setup },
+  state:
+    | { readonly on: true; readonly lastWrongCode: WrongCode | null }
+    | { readonly on: false; readonly setup: Setup },
   messages: { readonly problem?: string; readonly notice?: string } = {}
 ) =>
   page(
@@ -80,6 +108,7 @@ export const account = (
       <p>Signed in as <strong>${viewer.user.email}</strong> (${viewer.user.role}).</p>
       <p>Second factor: <strong>${state.on ? "on" : "off"}</strong></p>
       ${notice(messages.notice)} ${alert(messages.problem)}
+      ${state.on && state.lastWrongCode !== null ? wrongCodeSection(state.lastWrongCode) : null}
       ${state.on ? disableSection(viewer) : enableSection(viewer, state.setup)}
     `,
     viewer

@@ -18,27 +18,26 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
     Effect.gen(function* () {
       const on = yield* twoFactor.isOn(session.user)
-      const state = on ? { on: true as const } : { on: false as const, setup: yield* twoFactor.setup(session.user) }
+      const state = on
+        ? { on: true as const, lastWrongCode: yield* twoFactor.lastWrongCode(session.user) }
+        : { on: false as const, setup: yield* twoFactor.setup(session.user) }
       return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
     })
 
+  const waitPage = (session: CurrentSession, refused: CodeRefused, problem: string, status: number) =>
+    Effect.map(
+      accountPage(session, { problem }, status),
+      HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
+    )
+
   const refusedPage = (session: CurrentSession, refused: CodeRefused, wrong: string) =>
     refused.reason === "throttled"
-      ? Effect.map(
-          accountPage(
-            session,
-            { problem: `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.` },
-            429
-          ),
-          HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
-        )
-      : refused.reason === "locked"
-        ? accountPage(
-            session,
-            { problem: "Too many wrong codes in a row: ask an operator for a new invite to turn it off." },
-            403
-          )
-        : accountPage(session, { problem: wrong }, 400)
+      ? waitPage(session, refused, `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.`, 429)
+      : refused.reason === "busy"
+        ? waitPage(session, refused, AccountPages.busyMessage, 503)
+        : refused.reason === "locked"
+          ? waitPage(session, refused, AccountPages.lockedFactor(refused.retryAfterSeconds), 429)
+          : accountPage(session, { problem: wrong }, 400)
 
   yield* router.add(
     "GET",

@@ -19,10 +19,12 @@ import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
 import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
+import { PasswordHasher } from "../../../core/ports/PasswordHasher.ts"
 import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../core/services/Accounts.ts"
 import { ApiKeys } from "../../../core/services/ApiKeys.ts"
 import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
 import { SecondFactors } from "../../../core/services/SecondFactors.ts"
+import { addressAttempts } from "../../../core/services/SignInThrottle.ts"
 
 /** What the audit log was given, every entry, including those of no organization; and a switch to make it fail. */
 class AuditTrail extends Context.Service<
@@ -45,13 +47,16 @@ const RecordingAudit = Layer.effect(
   })
 ).pipe(Layer.provide(AuditMemory), Layer.provideMerge(Layer.sync(AuditTrail, () => ({ entries: [], failing: false }))))
 
-const Services = KeyAdministration.layer.pipe(
-  Layer.provideMerge(Layer.merge(Accounts.layer, ApiKeys.layerWith({ brand: "pr" }))),
-  Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
-  Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
-  Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
-  Layer.provide([MemoryState.layer, ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
-)
+const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
+  KeyAdministration.layer.pipe(
+    Layer.provideMerge(Layer.merge(Accounts.layer, ApiKeys.layerWith({ brand: "pr" }))),
+    Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
+    Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
+    Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
+    Layer.provide([MemoryState.layer, hasher, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  )
+
+const Services = servicesOver(ScryptPasswordHasher.layerTest)
 
 const password = Redacted.make("correct horse battery staple")
 const address = "198.51.100.4"
@@ -70,8 +75,15 @@ const onboard = (role: "admin" | "member", email = `${role}-${Math.random()}@exa
     return { org, email, token: Redacted.value(signed.sessionToken), session }
   })
 
-const run = <A, E>(effect: Effect.Effect<A, E, Accounts | KeyAdministration | ApiKeys | Organizations | AuditTrail>) =>
-  effect.pipe(Effect.provide(Services))
+type Provided = Accounts | KeyAdministration | ApiKeys | Organizations | AuditTrail
+
+const run = <A, E>(effect: Effect.Effect<A, E, Provided>) => effect.pipe(Effect.provide(Services))
+
+/** Over real scrypt parameters dear enough (tens of milliseconds) that sign-ins sent together overlap. */
+const runWithOneHashInFlight = <A, E>(effect: Effect.Effect<A, E, Provided>) =>
+  effect.pipe(
+    Effect.provide(servicesOver(Layer.succeed(PasswordHasher, ScryptPasswordHasher.make({ log2N: 14, r: 8, p: 1 }, 1))))
+  )
 
 const wrongPassword = Redacted.make("wrong password!")
 
@@ -213,6 +225,46 @@ describe("Accounts", () => {
         yield* access.signIn(email, password, address)
       })
     )
+  )
+
+  it.effect("right passwords spend the address's allowance as wrong ones do: past it, even the owner waits", () =>
+    run(
+      Effect.gen(function* () {
+        const access = yield* Accounts
+        const { email } = yield* onboard("member")
+        const from = "198.51.100.60"
+        // The invite's acceptance hashed a password but tested none, so it is not an attempt.
+        for (let i = 0; i < addressAttempts.failures; i++) yield* access.signIn(email, password, from)
+        const refusal = yield* refused(access.signIn(email, password, from))
+        assert.strictEqual(refusal.reason, "throttled")
+        assert.isAbove(refusal.retryAfterSeconds, 0)
+        yield* access.signIn(email, password, "198.51.100.61")
+      })
+    )
+  )
+
+  it.effect(
+    "past the hashes in flight a sign-in is refused at once as busy, tests no password and counts no failure",
+    () =>
+      runWithOneHashInFlight(
+        Effect.gen(function* () {
+          const access = yield* Accounts
+          // Waits for the decoy hash that the service makes at start, which holds the one place.
+          yield* refused(access.signIn("nobody@example.com", wrongPassword, "192.0.2.200"))
+          const { email } = yield* onboard("member")
+          const attacker = "203.0.113.20"
+          const together = yield* refusals(
+            email,
+            Array.from({ length: 6 }, () => attacker)
+          )
+          assert.deepStrictEqual([count(together, "credentials"), count(together, "busy")], [1, 5])
+          // One failure so far, not six: the pair locks only after the policy's count.
+          for (let i = 1; i < pairThrottle.failures; i++) {
+            assert.strictEqual((yield* refused(access.signIn(email, wrongPassword, attacker))).reason, "credentials")
+          }
+          assert.strictEqual((yield* refused(access.signIn(email, wrongPassword, attacker))).reason, "throttled")
+        })
+      )
   )
 
   it.effect("text that is not an e-mail address is a wrong attempt of the client's, not an account's", () =>

@@ -5,9 +5,10 @@
  * and not two, wrong codes throttled and audited, and the secret never in the audit log.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Clock, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { Clock, DateTime, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import { TestClock } from "effect/testing"
+import fc from "fast-check"
 import * as OTPAuth from "otpauth"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
@@ -20,7 +21,15 @@ import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore
 import { DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
 import { Organizations } from "../../../core/ports/Organizations.ts"
 import { Accounts } from "../../../core/services/Accounts.ts"
-import { heldSignInLifetime, maxWrongCodes, SecondFactors, stepMillis } from "../../../core/services/SecondFactors.ts"
+import {
+  firstLock,
+  heldSignInLifetime,
+  lockLength,
+  longestLock,
+  maxWrongCodes,
+  SecondFactors,
+  stepMillis
+} from "../../../core/services/SecondFactors.ts"
 
 const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),
@@ -66,7 +75,7 @@ const enrolled = Effect.gen(function* () {
 /** The token of a sign-in held for its code. */
 const held = (email: string, from = address) =>
   Effect.flatMap(Accounts, (access) =>
-    Effect.map(Effect.flip(access.signIn(email, password, from)), (refused) => {
+    Effect.map(Effect.orDie(Effect.flip(access.signIn(email, password, from))), (refused) => {
       assert.strictEqual(refused._tag, "SecondStepRequired")
       return refused._tag === "SecondStepRequired" ? Redacted.value(refused.token) : ""
     })
@@ -153,27 +162,100 @@ describe("SecondFactors", () => {
     Effect.gen(function* () {
       const access = yield* Accounts
       const { email, secret } = yield* enrolled
-      // Slower than any throttle window remembers: each try a quarter of an hour after the last.
       const stepNow = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / stepMillis))
+      // Slower than any throttle window remembers, from five addresses in turn: only the stored
+      // count sees them all.
+      const attackers = ["203.0.113.1", "203.0.113.2", "203.0.113.3", "203.0.113.4", "203.0.113.5"]
       const wrongTries = (count: number) =>
-        Effect.forEach(Array.from({ length: count }), () =>
-          Effect.gen(function* () {
-            yield* TestClock.adjust(Duration.minutes(16))
-            const refused = yield* Effect.flip(
-              access.signInWithCode(yield* held(email), wrongAt(secret, yield* stepNow), address)
-            )
-            assert.strictEqual(refused.reason, "wrong")
-          })
+        Effect.forEach(
+          Array.from({ length: count }, (_, i) => attackers[i % attackers.length]!),
+          (from) =>
+            Effect.gen(function* () {
+              yield* TestClock.adjust(Duration.minutes(16))
+              const refused = yield* Effect.flip(
+                access.signInWithCode(yield* held(email, from), wrongAt(secret, yield* stepNow), from)
+              )
+              assert.strictEqual(refused.reason, "wrong")
+            })
         )
+      const rightCode = Effect.gen(function* () {
+        return yield* access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+      })
       yield* wrongTries(maxWrongCodes - 1)
       yield* TestClock.adjust(Duration.minutes(16))
-      yield* access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+      yield* rightCode
       yield* wrongTries(maxWrongCodes)
-      yield* TestClock.adjust(Duration.minutes(16))
-      const locked = yield* Effect.flip(
-        access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
-      )
+      yield* TestClock.adjust(Duration.minutes(1))
+      const locked = yield* Effect.flip(rightCode)
       assert.strictEqual(locked.reason, "locked")
+      assert.strictEqual(locked.retryAfterSeconds, Duration.toSeconds(lockLength(0)) - 60)
+      yield* TestClock.adjust(Duration.seconds(locked.retryAfterSeconds))
+      yield* rightCode
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("a lock always ends, each one before a right code twice as long as the last, up to a day", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const { email, secret } = yield* enrolled
+      const stepNow = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / stepMillis))
+      const lockNow = Effect.gen(function* () {
+        for (let i = 0; i < maxWrongCodes; i++) {
+          const from = `203.0.113.${i + 1}`
+          yield* Effect.flip(access.signInWithCode(yield* held(email, from), wrongAt(secret, yield* stepNow), from))
+        }
+        const refused = yield* Effect.flip(
+          access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+        )
+        assert.strictEqual(refused.reason, "locked")
+        return refused.retryAfterSeconds
+      })
+      const waits: Array<number> = []
+      for (let lock = 0; lock < 8; lock++) {
+        waits.push(yield* lockNow)
+        yield* TestClock.adjust(Duration.seconds(waits.at(-1)!))
+        // The throttle's windows, per address, are long forgotten by now.
+        yield* TestClock.adjust(Duration.minutes(16))
+      }
+      assert.deepStrictEqual(
+        waits,
+        [15, 30, 60, 120, 240, 480, 960, 1440].map((minutes) => minutes * 60)
+      )
+      const signed = yield* access.signInWithCode(yield* held(email), codeAt(secret, yield* stepNow), address)
+      assert.strictEqual(signed.wrongCodeTried?.clientAddress, `203.0.113.${maxWrongCodes}`)
+    }).pipe(Effect.provide(Services))
+  )
+
+  it("a lock lasts between its first length and a day, and never less than the one before it", () =>
+    fc.assert(
+      fc.property(fc.nat(1_000), (locks) => {
+        const length = Duration.toMillis(lockLength(locks))
+        assert.isAtLeast(length, Duration.toMillis(firstLock))
+        assert.isAtMost(length, Duration.toMillis(longestLock))
+        assert.isAtLeast(Duration.toMillis(lockLength(locks + 1)), length)
+      })
+    ))
+
+  it.effect("a right code after wrong ones tells the owner when and from where the latest was entered", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const twoFactor = yield* SecondFactors
+      const { user, email, secret } = yield* enrolled
+      const first = yield* access.signInWithCode(yield* held(email), codeAt(secret, startStep), address)
+      assert.isNull(first.wrongCodeTried, "no wrong code yet")
+      yield* TestClock.adjust(Duration.millis(stepMillis))
+      const attacker = "203.0.113.77"
+      yield* Effect.flip(access.signInWithCode(yield* held(email, attacker), wrongAt(secret, startStep + 1), attacker))
+      const triedAt = yield* Clock.currentTimeMillis
+      yield* TestClock.adjust(Duration.millis(stepMillis))
+      const signed = yield* access.signInWithCode(yield* held(email), codeAt(secret, startStep + 2), address)
+      assert.strictEqual(signed.wrongCodeTried?.clientAddress, attacker)
+      assert.strictEqual(DateTime.toEpochMillis(signed.wrongCodeTried!.at), triedAt)
+      // Told once at sign-in; the account page keeps showing the latest.
+      yield* TestClock.adjust(Duration.millis(stepMillis))
+      const next = yield* access.signInWithCode(yield* held(email), codeAt(secret, startStep + 3), address)
+      assert.isNull(next.wrongCodeTried)
+      assert.strictEqual((yield* twoFactor.lastWrongCode(user))?.clientAddress, attacker)
     }).pipe(Effect.provide(Services))
   )
 

@@ -1,28 +1,130 @@
 /**
- * The throttle's memory is bounded: each of its tables keeps its most recently used keys, and
- * text that is not an e-mail address takes no room among the accounts.
+ * The throttle's memory is bounded, and a flood cannot buy its way out of a lock: past a table's
+ * capacity the key with the fewest failures goes, never a locked one; an account's trusted
+ * addresses are its own; every attempt, right or wrong, spends the address's allowance.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { pairThrottle } from "../../../core/domain/Dashboard.ts"
-import { makeThrottle } from "../../../core/services/SignInThrottle.ts"
+import fc from "fast-check"
+import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/domain/Dashboard.ts"
+import { addressAttempts, defaultCapacity, makeThrottle } from "../../../core/services/SignInThrottle.ts"
 
 const now = 1_000_000
+type Throttle = ReturnType<typeof makeThrottle>
 
 /** Fails `account` from `address` until that pair is locked. */
-const lock = (throttle: ReturnType<typeof makeThrottle>, account: string, address: string) => {
+const lock = (throttle: Throttle, account: string, address: string) => {
   for (let i = 0; i < pairThrottle.failures; i++)
     assert.strictEqual(throttle.admit(account, address, now)._tag, "Admitted")
   assert.strictEqual(throttle.admit(account, address, now)._tag, "Throttled")
 }
 
+/** The n-th address of a flood, each distinct, none of them the victim's. */
+const floodAddress = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`
+
+/** `count` wrong attempts on made-up accounts, each address used up to its failure allowance. */
+const flood = (throttle: Throttle, count: number, first = 0) => {
+  for (let i = 0; i < count; i++) {
+    const address = floodAddress(first + Math.floor(i / addressThrottle.failures))
+    throttle.admit(`made-up-${first + i}@example.com`, address, now)
+  }
+}
+
+/** The account-wide lock: failures from fresh addresses, beyond the `already` counted. */
+const lockAccount = (throttle: Throttle, account: string, already = 0) => {
+  for (let i = 0; i < accountThrottle.failures - already; i++) {
+    assert.strictEqual(throttle.admit(account, `192.0.2.${i + 1}`, now)._tag, "Admitted")
+  }
+}
+
+/** Guesses on `account` from addresses it has never seen: how many get through. */
+const guessesThrough = (throttle: Throttle, account: string, guesses: number) =>
+  Array.from({ length: guesses }, (_, i) => throttle.admit(account, `198.18.${i >> 8}.${i & 255}`, now)).filter(
+    (admission) => admission._tag === "Admitted"
+  ).length
+
 describe("SignInThrottle", () => {
-  it("past its capacity, the least recently failed account is forgotten", () => {
+  it("10,100 failures on made-up accounts leave a victim's account lock in place: none of 60 guesses pass", () => {
+    const throttle = makeThrottle()
+    lockAccount(throttle, "victim@example.com")
+    flood(throttle, defaultCapacity + 100, 1)
+    assert.strictEqual(guessesThrough(throttle, "victim@example.com", 60), 0)
+    const sizes = throttle.sizes()
+    for (const size of Object.values(sizes)) assert.isAtMost(size, defaultCapacity)
+  })
+
+  it("a flood of made-up accounts from any addresses, in any order, never evicts a lock, and memory stays bounded", () => {
+    const capacity = 30
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(fc.nat(200), fc.nat(60)), { minLength: capacity, maxLength: 8 * capacity }),
+        (attempts) => {
+          const throttle = makeThrottle(capacity)
+          lock(throttle, "victim@example.com", "203.0.113.9")
+          lockAccount(throttle, "victim@example.com", pairThrottle.failures)
+          for (const [account, address] of attempts)
+            throttle.admit(`made-up-${account}@example.com`, floodAddress(address), now)
+          assert.strictEqual(guessesThrough(throttle, "victim@example.com", 10), 0)
+          assert.strictEqual(throttle.admit("victim@example.com", "203.0.113.9", now)._tag, "Throttled")
+          for (const size of Object.values(throttle.sizes())) assert.isAtMost(size, capacity)
+        }
+      ),
+      { numRuns: 60 }
+    )
+  })
+
+  it("a flood pushes out the keys with the fewest failures first, so a victim's partial count outlasts it", () => {
+    const throttle = makeThrottle(50)
+    // Four wrong guesses of the victim's password from one address: one short of its lock.
+    for (let i = 0; i < pairThrottle.failures - 1; i++) throttle.admit("victim@example.com", "203.0.113.9", now)
+    flood(throttle, 500, 1)
+    assert.strictEqual(throttle.admit("victim@example.com", "203.0.113.9", now)._tag, "Admitted")
+    assert.strictEqual(throttle.admit("victim@example.com", "203.0.113.9", now)._tag, "Throttled")
+  })
+
+  it("while every key of a table is locked, a new key is refused until the first lock ends", () => {
     const throttle = makeThrottle(2)
     lock(throttle, "a@example.com", "192.0.2.1")
     lock(throttle, "b@example.com", "192.0.2.2")
+    const refused = throttle.admit("c@example.com", "192.0.2.3", now)
+    assert.strictEqual(refused._tag, "Throttled")
     assert.strictEqual(throttle.admit("a@example.com", "192.0.2.1", now)._tag, "Throttled")
-    lock(throttle, "c@example.com", "192.0.2.3")
-    assert.strictEqual(throttle.admit("a@example.com", "192.0.2.1", now)._tag, "Admitted")
+    const later = now + (refused._tag === "Throttled" ? refused.retryAfterSeconds : 0) * 1000
+    assert.strictEqual(throttle.admit("c@example.com", "192.0.2.3", later)._tag, "Admitted")
+  })
+
+  it("another account's good sign-ins from many addresses never evict a victim's trusted home address", () => {
+    const throttle = makeThrottle(20)
+    const home = "198.51.100.4"
+    const first = throttle.admit("victim@example.com", home, now)
+    if (first._tag === "Admitted") first.attempt.succeeded()
+    for (let i = 0; i < 500; i++) {
+      const admission = throttle.admit("other@example.com", floodAddress(i), now)
+      if (admission._tag === "Admitted") admission.attempt.succeeded()
+    }
+    lockAccount(throttle, "victim@example.com")
+    assert.strictEqual(guessesThrough(throttle, "victim@example.com", 5), 0)
+    assert.strictEqual(throttle.admit("victim@example.com", home, now)._tag, "Admitted")
+  })
+
+  it("right passwords spend the address's allowance too: past it, even they wait", () => {
+    const throttle = makeThrottle()
+    const answers = Array.from({ length: addressAttempts.failures + 1 }, () => {
+      const admission = throttle.admit("owner@example.com", "198.51.100.4", now)
+      if (admission._tag === "Admitted") admission.attempt.succeeded()
+      return admission._tag
+    })
+    assert.strictEqual(answers.filter((tag) => tag === "Admitted").length, addressAttempts.failures)
+    assert.strictEqual(answers.at(-1), "Throttled")
+    assert.strictEqual(throttle.admit("owner@example.com", "198.51.100.5", now)._tag, "Admitted")
+  })
+
+  it("an attempt that tested no password gives back its failures but not the address's attempt", () => {
+    const throttle = makeThrottle()
+    for (let i = 0; i < 3 * pairThrottle.failures; i++) {
+      const admission = throttle.admit("owner@example.com", "198.51.100.4", now)
+      if (admission._tag === "Admitted") admission.attempt.untested()
+    }
+    lock(throttle, "owner@example.com", "198.51.100.4")
   })
 
   it("attempts with no account, from however many addresses, never push an account out", () => {
