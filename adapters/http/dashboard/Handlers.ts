@@ -7,6 +7,8 @@
 import { ByteSize, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Accounts, type CurrentSession } from "../../../core/services/Accounts.ts"
+import { RateLimiter } from "../api/RateLimiter.ts"
+import * as Refusals from "../pipeline/Refusals.ts"
 import { CurrentRequest } from "../pipeline/RequestContext.ts"
 import type { Viewer } from "./Layout.ts"
 import * as Pages from "./Pages.ts"
@@ -58,6 +60,7 @@ export interface GuardOptions {
 /** The guards, over the core's `Accounts`. */
 export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
   const access = yield* Accounts
+  const sessions = yield* RateLimiter
 
   const context = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -78,6 +81,18 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
       if (token === undefined) return seeOther(signInPath)
       const session = yield* Effect.option(access.authenticate(token))
       if (Option.isNone(session)) return yield* Security.withoutSession(seeOther(signInPath), origin.secure)
+      // A signed-in user's pages count against their session, not against the allowance their
+      // address shares with everything keyless from it (an office behind one address).
+      const reported = yield* CurrentRequest
+      if (reported !== undefined) reported.authenticated = true
+      const decision = yield* sessions.take(`session:${Buffer.from(session.value.tokenHash).toString("hex")}`)
+      if (!decision.allowed) {
+        return HttpServerResponse.setHeader(
+          Refusals.pageText(429, `Too many requests: try again in ${decision.retryAfterSeconds} seconds.`),
+          "retry-after",
+          String(decision.retryAfterSeconds)
+        )
+      }
       return yield* handle(session.value, origin.clientAddress)
     })
 
