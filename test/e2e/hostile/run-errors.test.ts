@@ -47,7 +47,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a failed run 
             ...["--connector", "http-json", "--config", JSON.stringify(config), "--json"]
           ])
         )
-        const ran = yield* runCli(["sync", "run", "--integration", created.id, "--json"])
+        const ran = yield* runCli(["sync", "now", created.id, "--json"])
         assert.strictEqual(ran.code, 1, ran.stderr)
 
         const base = yield* BaseUrl
