@@ -33,7 +33,21 @@ export interface Server {
   readonly pid: number
 }
 
-/** Ours, and the checkout named by BENCH_BEFORE if any, each on a port of its own. */
+/**
+ * The service's own limits, as an operator runs it: the benchmarks of one organization set them
+ * out of reach, these measure them.
+ */
+const serviceDefaults = {
+  DEMO_SEED: "false",
+  RATE_LIMIT_PER_SECOND: "20",
+  RATE_LIMIT_BURST: "100",
+  ORG_RATE_LIMIT_PER_SECOND: "50",
+  ORG_RATE_LIMIT_BURST: "250",
+  KEY_MAX_IN_FLIGHT: "4",
+  ORG_MAX_IN_FLIGHT: "8"
+}
+
+/** Ours, and the checkout named by BENCH_BEFORE if any, each on a port of its own, with the service's limits. */
 export const startServers = (url: string, env: Record<string, string> = {}) =>
   Effect.gen(function* () {
     const trees: Array<[string, string | undefined]> = [["ours", undefined]]
@@ -42,7 +56,7 @@ export const startServers = (url: string, env: Record<string, string> = {}) =>
     for (const [name, tree] of trees) {
       const port = yield* Effect.promise(freePort)
       const child = yield* Effect.acquireRelease(
-        Effect.promise(() => startServer(url, port, { DEMO_SEED: "false", ...env }, tree)),
+        Effect.promise(() => startServer(url, port, { ...serviceDefaults, ...env }, tree)),
         (child) => Effect.sync(() => child.kill("SIGTERM"))
       )
       servers.push({ name, port, pid: child.pid! })
@@ -77,13 +91,22 @@ export const peakRss = async <A>(pid: number, during: Promise<A>): Promise<[A, n
 
 const victimAgent = new http.Agent({ keepAlive: true, maxSockets: 1, localAddress: victimAddress })
 
-/** One request of the victim, timed; a failure (refused, reset, timed out, 5xx) counts as failed. */
-const victimRequest = (port: number, path: string) =>
+/**
+ * One request of the victim, timed from before its connection when `fresh`; a failure (refused,
+ * reset, timed out, 4xx or 5xx) counts as failed.
+ */
+const victimRequest = (port: number, path: string, fresh: boolean) =>
   new Promise<{ ms: number; ok: boolean }>((done) => {
     const started = process.hrtime.bigint()
     const elapsed = () => Number(process.hrtime.bigint() - started) / 1e6
     const sent = http.get(
-      { host: "127.0.0.1", port, path, agent: victimAgent, headers: { authorization: `Bearer ${victimKey}` } },
+      {
+        host: "127.0.0.1",
+        port,
+        path,
+        ...(fresh ? { agent: false, localAddress: victimAddress } : { agent: victimAgent }),
+        headers: { authorization: `Bearer ${victimKey}` }
+      },
       (response) => {
         response.resume()
         response.on("end", () => done({ ms: elapsed(), ok: (response.statusCode ?? 0) < 400 }))
@@ -101,18 +124,30 @@ export interface VictimFigures {
   readonly requests: number
 }
 
-/** The victim's requests, one at a time, for `seconds` (at most `maxRequests`). */
+/** Between the victim's requests: 12.5 a second, inside its key's rate limit (20 a second). */
+const victimPaceMillis = 80
+
+/**
+ * The victim's requests, one at a time and paced, for `seconds` (at most `maxRequests`), each on a
+ * connection of its own when `freshConnections` (as a client that connects anew would).
+ */
 export const measureVictim = async (
   port: number,
-  options: { readonly seconds: number; readonly maxRequests: number; readonly path?: string }
+  options: {
+    readonly seconds: number
+    readonly maxRequests: number
+    readonly path?: string
+    readonly freshConnections?: boolean
+  }
 ): Promise<VictimFigures> => {
   const until = Date.now() + options.seconds * 1000
   const timings: Array<number> = []
   let ok = 0
   while (Date.now() < until && timings.length < options.maxRequests) {
-    const result = await victimRequest(port, options.path ?? "/v1/vendors")
+    const result = await victimRequest(port, options.path ?? "/v1/vendors", options.freshConnections === true)
     timings.push(result.ms)
     if (result.ok) ok++
+    await new Promise((done) => setTimeout(done, Math.max(0, victimPaceMillis - result.ms)))
   }
   return {
     p50: quantile(timings, 0.5),

@@ -48,7 +48,9 @@ const main = withFreshDatabase("abuse-connections", (url) =>
     const servers = yield* startServers(url)
     const rows = [...tableHeader]
     for (const server of servers) {
-      const quiet = yield* Effect.promise(() => measureVictim(server.port, { seconds, maxRequests: 5_000 }))
+      const quiet = yield* Effect.promise(() =>
+        measureVictim(server.port, { seconds, maxRequests: 5_000, freshConnections: true })
+      )
       rows.push(tableRow(server.name, "quiet", quiet, quiet, Number.NaN))
       const [figures, rss] = yield* Effect.promise(async () => {
         let end = () => {}
@@ -58,7 +60,10 @@ const main = withFreshDatabase("abuse-connections", (url) =>
         const attack = holdConnections(server.port, stop)
         // Let the attacker fill what it can before the victim is timed.
         await new Promise((done) => setTimeout(done, Math.min(2_000, seconds * 500)))
-        const measured = peakRss(server.pid, measureVictim(server.port, { seconds, maxRequests: 5_000 }))
+        const measured = peakRss(
+          server.pid,
+          measureVictim(server.port, { seconds, maxRequests: 5_000, freshConnections: true })
+        )
         const result = await measured
         end()
         await attack
