@@ -37,8 +37,7 @@ export interface Server {
  * The service's own limits, as an operator runs it: the benchmarks of one organization set them
  * out of reach, these measure them.
  */
-const serviceDefaults = {
-  DEMO_SEED: "false",
+export const serviceDefaults = {
   RATE_LIMIT_PER_SECOND: "20",
   RATE_LIMIT_BURST: "100",
   ORG_RATE_LIMIT_PER_SECOND: "50",
@@ -56,7 +55,7 @@ export const startServers = (url: string, env: Record<string, string> = {}) =>
     for (const [name, tree] of trees) {
       const port = yield* Effect.promise(freePort)
       const child = yield* Effect.acquireRelease(
-        Effect.promise(() => startServer(url, port, { ...serviceDefaults, ...env }, tree)),
+        Effect.promise(() => startServer(url, port, { DEMO_SEED: "false", ...serviceDefaults, ...env }, tree)),
         (child) => Effect.sync(() => child.kill("SIGTERM"))
       )
       servers.push({ name, port, pid: child.pid! })

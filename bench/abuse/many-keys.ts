@@ -22,6 +22,7 @@ import { freePort } from "../../test/support/ports.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
 import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
 import { option, sized } from "../support/Smoke.ts"
+import { serviceDefaults } from "./Tenants.ts"
 
 const seconds = option("BENCH_SECONDS", 20, 1.5)
 const connectionsPerKey = option("BENCH_CONNECTIONS_PER_KEY", 2, 1)
@@ -36,16 +37,7 @@ const floodKeys = Array.from({ length: floodKeyCount }, (_, i) =>
 )
 const log = (line: string) => process.stderr.write(`${line}\n`)
 
-// The service's defaults (docs/operators.md), set here because the shared server start lifts them.
-const defaults = {
-  RATE_LIMIT_PER_SECOND: "20",
-  RATE_LIMIT_BURST: "100",
-  ORG_RATE_LIMIT_PER_SECOND: "50",
-  ORG_RATE_LIMIT_BURST: "250",
-  KEY_MAX_IN_FLIGHT: "4",
-  ORG_MAX_IN_FLIGHT: "8"
-}
-const withoutOrgLimit = { ...defaults, ORG_RATE_LIMIT_PER_SECOND: "1000000", ORG_RATE_LIMIT_BURST: "1000000" }
+const withoutOrgLimit = { ...serviceDefaults, ORG_RATE_LIMIT_PER_SECOND: "1000000", ORG_RATE_LIMIT_BURST: "1000000" }
 
 interface Phase {
   readonly name: string
@@ -144,7 +136,7 @@ const main = withFreshDatabase("abuse", (url) =>
     }
     log(`seeded two organizations of ${receivables.toLocaleString("en")} receivables; ${floodKeyCount} keys flood`)
     const phases: Array<Phase> = []
-    yield* withServer(url, defaults, async (port) => {
+    yield* withServer(url, serviceDefaults, async (port) => {
       phases.push(await measure(port, "quiet", false))
       phases.push(await measure(port, "flood, organization limit on", true))
     })

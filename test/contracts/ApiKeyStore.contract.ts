@@ -10,6 +10,7 @@ import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
 import fc from "fast-check"
 import { ApiKeyStore, LiveKeyLimitReached } from "../../core/ports/ApiKeyStore.ts"
 import { Organizations } from "../../core/ports/Organizations.ts"
+import { arbitraryRateLimit } from "../support/arbitraries.ts"
 
 type Services = ApiKeyStore | Organizations
 
@@ -68,33 +69,22 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
     )
 
     it.effect("a key is found with its organization's own rate limit, as last set, or none", () =>
-      forAll(
-        fc.array(
-          fc.option(
-            fc.record({
-              perSecond: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
-              burst: fc.integer({ min: 1, max: 1e6 })
-            }),
-            { nil: null }
-          ),
-          { minLength: 1, maxLength: 3 }
-        ),
-        (limits) =>
-          Effect.gen(function* () {
-            const organizations = yield* Organizations
-            const org = yield* newOrg
-            const { hash } = yield* insertKey(org.id)
-            for (const limit of limits) {
-              assert.deepStrictEqual(
-                Option.map(yield* organizations.setRateLimit(org.id, limit), (o) => o.rateLimit),
-                Option.some(limit)
-              )
-              assert.deepStrictEqual(
-                Option.map(yield* (yield* ApiKeyStore).findByHash(hash), (found) => found.orgRateLimit),
-                Option.some(limit)
-              )
-            }
-          })
+      forAll(fc.array(fc.option(arbitraryRateLimit, { nil: null }), { minLength: 1, maxLength: 3 }), (limits) =>
+        Effect.gen(function* () {
+          const organizations = yield* Organizations
+          const org = yield* newOrg
+          const { hash } = yield* insertKey(org.id)
+          for (const limit of limits) {
+            assert.deepStrictEqual(
+              Option.map(yield* organizations.setRateLimit(org.id, limit), (o) => o.rateLimit),
+              Option.some(limit)
+            )
+            assert.deepStrictEqual(
+              Option.map(yield* (yield* ApiKeyStore).findByHash(hash), (found) => found.orgRateLimit),
+              Option.some(limit)
+            )
+          }
+        })
       )
     )
 

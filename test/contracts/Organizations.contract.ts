@@ -9,6 +9,7 @@ import { DateTime, Effect, Exit, type Layer, Option } from "effect"
 import fc from "fast-check"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import { type Organization, Organizations } from "../../core/ports/Organizations.ts"
+import { arbitraryRateLimit } from "../support/arbitraries.ts"
 
 /** Runs `body` for generated values against the store under test; fails with the counterexample. */
 const forAll = <T>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, never, Organizations>) =>
@@ -53,31 +54,20 @@ export const describeOrganizations = <E>(name: string, storeLayer: Layer.Layer<O
     )
 
     it.effect("an organization starts with no rate limit of its own; one set is found until replaced or cleared", () =>
-      forAll(
-        fc.array(
-          fc.option(
-            fc.record({
-              perSecond: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
-              burst: fc.integer({ min: 1, max: 1e6 })
-            }),
-            { nil: null }
-          ),
-          { minLength: 1, maxLength: 4 }
-        ),
-        (limits) =>
-          Effect.gen(function* () {
-            const organizations = yield* Organizations
-            const created = yield* organizations.create("Limited")
-            const bystander = yield* organizations.create("Bystander")
-            assert.strictEqual(created.rateLimit, null)
-            for (const limit of limits) {
-              const changed = yield* organizations.setRateLimit(created.id, limit)
-              assert.deepStrictEqual(changed, Option.some({ ...created, rateLimit: limit }))
-              assert.deepStrictEqual(yield* organizations.find(created.id), changed)
-            }
-            assert.deepStrictEqual(yield* organizations.find(bystander.id), Option.some(bystander))
-            assert.isTrue(Option.isNone(yield* organizations.setRateLimit(randomUUID() as OrgId, null)))
-          })
+      forAll(fc.array(fc.option(arbitraryRateLimit, { nil: null }), { minLength: 1, maxLength: 4 }), (limits) =>
+        Effect.gen(function* () {
+          const organizations = yield* Organizations
+          const created = yield* organizations.create("Limited")
+          const bystander = yield* organizations.create("Bystander")
+          assert.strictEqual(created.rateLimit, null)
+          for (const limit of limits) {
+            const changed = yield* organizations.setRateLimit(created.id, limit)
+            assert.deepStrictEqual(changed, Option.some({ ...created, rateLimit: limit }))
+            assert.deepStrictEqual(yield* organizations.find(created.id), changed)
+          }
+          assert.deepStrictEqual(yield* organizations.find(bystander.id), Option.some(bystander))
+          assert.isTrue(Option.isNone(yield* organizations.setRateLimit(randomUUID() as OrgId, null)))
+        })
       )
     )
 

@@ -28,3 +28,9 @@ export const arbitraryState: fc.Arbitrary<ReceivableState> = fc.record({
   poNumber: fc.option(fc.string({ minLength: 1, maxLength: 10 }), { nil: null }),
   metadata: arbitraryMetadata
 })
+
+/** An organization's own rate limit, as an operator may set it. */
+export const arbitraryRateLimit = fc.record({
+  perSecond: fc.double({ min: 0.01, max: 1e6, noNaN: true }),
+  burst: fc.integer({ min: 1, max: 1e6 })
+})
