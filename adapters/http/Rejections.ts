@@ -144,7 +144,10 @@ export const rejectionsLayer = (server: Server) =>
       }
       const onClientError = (error: NodeJS.ErrnoException, socket: Duplex) => {
         // A connection reset has no one to answer; a socket already written to cannot take an answer.
-        if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy()
+        // Nor one still answering an earlier request of its own (pipelined): an answer written now
+        // would be taken for that request's, so the connection is closed instead, as Node does.
+        const answering = (socket as Duplex & { readonly _httpMessage?: unknown })._httpMessage != null
+        if (error.code === "ECONNRESET" || !socket.writable || answering) return socket.destroy()
         const rejection = rejectionOf(error)
         reject(
           socket,

@@ -1,7 +1,8 @@
 /**
  * How large a receivable is on the wire, closely enough to keep a page of them under a size: its
- * own fields take a few hundred bytes, so what varies is its metadata and history, measured as the
- * JSON they are written as. Used only for pages that expand them.
+ * own fields take a few hundred bytes (their text is bounded by `TextLimits`), so what varies is
+ * its metadata and history, measured in UTF-8 bytes of the JSON they are written as. Used only for
+ * pages that expand them.
  */
 import type { Receivable } from "./Resources.ts"
 
@@ -11,10 +12,26 @@ const fieldsBytes = 700
 /** Above a history entry's own fields (`changed_at` and the names around `changes`). */
 const entryBytes = 80
 
+/** The bytes of `text` in UTF-8: what it costs on the wire, not its length in UTF-16. */
+export const utf8Bytes = (text: string): number => {
+  let bytes = 0
+  for (let i = 0; i < text.length; i++) {
+    const unit = text.charCodeAt(i)
+    if (unit < 0x80) bytes += 1
+    else if (unit < 0x800) bytes += 2
+    else if (unit >= 0xd800 && unit <= 0xdbff && i + 1 < text.length) {
+      // A surrogate pair: one code point of four bytes.
+      bytes += 4
+      i++
+    } else bytes += 3
+  }
+  return bytes
+}
+
 export const receivableBytes = (receivable: Receivable): number => {
   let bytes = fieldsBytes
-  if (receivable.metadata !== undefined) bytes += JSON.stringify(receivable.metadata).length
-  for (const entry of receivable.history ?? []) bytes += entryBytes + JSON.stringify(entry.changes).length
+  if (receivable.metadata !== undefined) bytes += utf8Bytes(JSON.stringify(receivable.metadata))
+  for (const entry of receivable.history ?? []) bytes += entryBytes + utf8Bytes(JSON.stringify(entry.changes))
   return bytes
 }
 

@@ -53,19 +53,23 @@ export const make = (limits: InFlightPolicy) =>
         answer: Effect.Effect<A, E, R>,
         refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
       ): Effect.Effect<A, E | Refused, R> =>
-        Effect.suspend((): Effect.Effect<A, E | Refused, R> => {
-          if ((byKey.get(owner.keyId) ?? 0) >= limits.perKey) return refused("key")
-          if ((byOrganization.get(owner.orgId) ?? 0) >= limits.perOrganization) return refused("organization")
-          add(byKey, owner.keyId, 1)
-          add(byOrganization, owner.orgId, 1)
-          return Effect.ensuring(
-            answer,
-            Effect.sync(() => {
-              add(byKey, owner.keyId, -1)
-              add(byOrganization, owner.orgId, -1)
-            })
-          )
-        })
+        // Counted and its release installed in one uninterruptible step: an interruption between
+        // the two would leave the count raised for good.
+        Effect.uninterruptibleMask((restore) =>
+          Effect.suspend((): Effect.Effect<A, E | Refused, R> => {
+            if ((byKey.get(owner.keyId) ?? 0) >= limits.perKey) return refused("key")
+            if ((byOrganization.get(owner.orgId) ?? 0) >= limits.perOrganization) return refused("organization")
+            add(byKey, owner.keyId, 1)
+            add(byOrganization, owner.orgId, 1)
+            return Effect.ensuring(
+              restore(answer),
+              Effect.sync(() => {
+                add(byKey, owner.keyId, -1)
+                add(byOrganization, owner.orgId, -1)
+              })
+            )
+          })
+        )
     })
   })
 

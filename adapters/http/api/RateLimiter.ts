@@ -34,13 +34,25 @@ export const organizationPolicy = Config.all({
   burst: Config.schema(burst, "ORG_RATE_LIMIT_BURST").pipe(Config.withDefault(250))
 })
 
-/** Buckets by id, each taken from under the policy given with it. */
+/** Buckets held before the full ones are forgotten (a full bucket is what an unknown id gets). */
+const sweepAbove = 100_000
+
+/**
+ * Buckets by id, each taken from under the policy given with it. Ids come and go (a dashboard
+ * session's bucket is keyed by the session), so the map is swept of full buckets past a size.
+ */
 const buckets = () => {
-  const held = new Map<string, RateLimit.Bucket>()
+  const held = new Map<string, { readonly bucket: RateLimit.Bucket; readonly limits: RateLimit.RateLimitPolicy }>()
+  const sweep = (now: number) => {
+    for (const [id, { bucket, limits }] of held) {
+      if (bucket.tokens + ((now - bucket.atMillis) / 1000) * limits.perSecond >= limits.burst) held.delete(id)
+    }
+  }
   return (id: string, limits: RateLimit.RateLimitPolicy) =>
     Effect.map(Clock.currentTimeMillis, (now) => {
-      const decision = RateLimit.take(limits, held.get(id) ?? RateLimit.fullBucket(limits, now), now)
-      held.set(id, decision.bucket)
+      if (held.size >= sweepAbove) sweep(now)
+      const decision = RateLimit.take(limits, held.get(id)?.bucket ?? RateLimit.fullBucket(limits, now), now)
+      held.set(id, { bucket: decision.bucket, limits })
       return decision
     })
 }

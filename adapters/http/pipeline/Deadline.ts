@@ -41,10 +41,11 @@ export const within =
       )
     })
 
-/** Whether `cause` is the deadline's interruption of the router and nothing else. */
+/** Whether `cause` is interruptions only, the deadline's among them. */
 export const isExceeded = (cause: Cause.Cause<unknown>) =>
   cause.reasons.length > 0 &&
-  cause.reasons.every((reason) => Cause.isInterruptReason(reason) && reason.annotations.has(DeadlineExceeded.key))
+  cause.reasons.every(Cause.isInterruptReason) &&
+  cause.reasons.some((reason) => Cause.isInterruptReason(reason) && reason.annotations.has(DeadlineExceeded.key))
 
 /** The answer to a request that ran out of time. */
 export const refusal = (request: RequestContext, seconds: number) =>

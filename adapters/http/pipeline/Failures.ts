@@ -34,9 +34,11 @@ const isRouteNotFound = (cause: Cause.Cause<unknown>) =>
       reason.error.reason._tag === "RouteNotFound"
   )
 
+// Interruptions only, one of them the client's hang-up (a deadline may have come with it).
 const isClientAbort = (cause: Cause.Cause<unknown>) =>
   cause.reasons.length > 0 &&
-  cause.reasons.every(
+  cause.reasons.every(Cause.isInterruptReason) &&
+  cause.reasons.some(
     (reason) => Cause.isInterruptReason(reason) && reason.annotations.has(HttpServerError.ClientAbort.key)
   )
 
@@ -46,6 +48,8 @@ export const answerFor = (
   cause: Cause.Cause<unknown>,
   deadlineSeconds: number
 ): Answer<never> => {
+  // The client's hang-up first: whatever else happened, nobody is there to read an answer.
+  if (isClientAbort(cause)) return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
   if (Deadline.isExceeded(cause)) return Effect.succeed(Deadline.refusal(request, deadlineSeconds))
   if (isRouteNotFound(cause)) {
     return Effect.succeed(
@@ -63,7 +67,6 @@ export const answerFor = (
           )
     )
   }
-  if (isClientAbort(cause)) return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
   return Effect.logError("request failed", cause).pipe(
     Effect.annotateLogs({ requestId: request.requestId, method: request.method, path: request.shownPath }),
     Effect.as(

@@ -38,6 +38,9 @@ describe("Deadline", () => {
       assert.strictEqual(refused.headers["retry-after"], String(Deadline.retryAfterSeconds))
       assert.deepInclude((bodyOf(refused) as { error: object }).error, { code: "service_unavailable" })
       assert.strictEqual((yield* answer(Effect.failCause(hungUp), 5)).status, Failures.clientClosedRequest)
+      // Both at once (a deadline, then the client gone before the router stopped): nobody reads it.
+      const both = Cause.combine(late, hungUp)
+      assert.strictEqual((yield* answer(Effect.failCause(both), 5)).status, Failures.clientClosedRequest)
     })
   )
 })

@@ -69,6 +69,20 @@ describe("AddressBudget", () => {
     })
   )
 
+  it.effect("counts the addresses of one IPv6 /64 as one client", () =>
+    Effect.gen(function* () {
+      const step = yield* budget(2)
+      const { next } = counted()
+      const statuses: Array<number> = []
+      for (const host of ["1", "2", "3"]) {
+        statuses.push((yield* step(requestFor("/v1/vendors", { clientAddress: `2001:db8:1:2::${host}` }), next)).status)
+      }
+      assert.deepStrictEqual(statuses, [200, 200, 429])
+      const otherNetwork = yield* step(requestFor("/v1/vendors", { clientAddress: "2001:db8:1:3::1" }), next)
+      assert.strictEqual(otherNetwork.status, 200)
+    })
+  )
+
   it.effect("refuses a dashboard page in plain text, not the API's JSON", () =>
     Effect.gen(function* () {
       const step = yield* budget(1)
