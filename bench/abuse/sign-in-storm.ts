@@ -13,18 +13,15 @@
  * BENCH_PHASE_SECONDS (10) and BENCH_ROUNDS (3) of a quiet and a stormy phase each, in turn;
  * BENCH_SMOKE=1 for a run of seconds.
  */
-import { execFile } from "node:child_process"
 import { readFileSync } from "node:fs"
 import http from "node:http"
-import { join } from "node:path"
-import { promisify } from "node:util"
 import { Duration, Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
 import { processCpuSeconds } from "../ProcessCpu.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
-import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { invitePathFor, quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
 import { option, sized, smoke } from "../support/Smoke.ts"
 
 const signInsPerSecond = option("BENCH_SIGN_INS_PER_SECOND", 20, 10)
@@ -35,12 +32,10 @@ const rounds = option("BENCH_ROUNDS", 3, 1)
 const receivables = sized(10_000, 500)
 // The shipped cap, one lower, and one out of reach, which is how hashing ran before there was a cap.
 const caps = sized([1, 2, 64], [2])
-const root = join(import.meta.dirname, "..", "..")
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(11))
 const email = "storm@example.com"
 const password = "a bench password, long enough"
 const log = (line: string) => process.stderr.write(`${line}\n`)
-const run = promisify(execFile)
 
 const sameOrigin = (port: number) => ({ origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin" })
 
@@ -142,25 +137,7 @@ const main = withFreshDatabase("sign-in-storm", (url) =>
     const [other] = yield* sql<{
       id: string
     }>`INSERT INTO organizations (name) VALUES ('Dashboard tenant') RETURNING id`
-    const { stdout } = yield* Effect.promise(() =>
-      run(
-        process.execPath,
-        [
-          join(root, "app", "cli.ts"),
-          "user",
-          "invite",
-          "--org",
-          other!.id,
-          "--email",
-          email,
-          "--role",
-          "admin",
-          "--json"
-        ],
-        { env: { ...process.env, DATABASE_URL: url } }
-      )
-    )
-    const invitePath = new URL((JSON.parse(stdout) as { link: string }).link).pathname
+    const invitePath = yield* Effect.promise(() => invitePathFor(url, other!.id, email))
 
     console.log(
       `| hashes in flight | phase | vendors p50 ms | vendors p99 ms | 500-item page p50 ms | page p99 ms | server CPU (cores) | server RSS MiB | sign-ins answered |`

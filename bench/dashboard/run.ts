@@ -10,24 +10,19 @@
  * Options (environment): BENCH_ROUNDS (default 50) requests per page; BENCH_SMOKE=1 for a run of
  * seconds on 1,000 receivables.
  */
-import { execFile } from "node:child_process"
-import { join } from "node:path"
-import { promisify } from "node:util"
 import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
-import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
+import { invitePathFor, quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
 import { option, sized } from "../support/Smoke.ts"
 
 const rounds = option("BENCH_ROUNDS", 50, 2)
 const receivables = sized(100_000, 1_000)
 const audited = sized(20_000, 200)
-const root = join(import.meta.dirname, "..", "..")
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(9))
 const log = (line: string) => process.stderr.write(`${line}\n`)
-const run = promisify(execFile)
 
 /** What a browser's form post from the page itself carries, which the dashboard checks. */
 const sameOrigin = (port: number) => ({ origin: `http://127.0.0.1:${port}`, "sec-fetch-site": "same-origin" })
@@ -66,25 +61,7 @@ const main = withFreshDatabase("dashboard", (url) =>
       ),
       (child) => Effect.sync(() => child.kill("SIGTERM"))
     )
-    const { stdout } = yield* Effect.promise(() =>
-      run(
-        process.execPath,
-        [
-          join(root, "app", "cli.ts"),
-          "user",
-          "invite",
-          "--org",
-          org,
-          "--email",
-          "bench@example.com",
-          "--role",
-          "admin",
-          "--json"
-        ],
-        { env: { ...process.env, DATABASE_URL: url } }
-      )
-    )
-    const invitePath = new URL((JSON.parse(stdout) as { link: string }).link).pathname
+    const invitePath = yield* Effect.promise(() => invitePathFor(url, org, "bench@example.com"))
     const invite = yield* Effect.promise(() => timedRequest(port, invitePath, { headers: sameOrigin(port) }))
     const password = "a bench password, long enough"
     const form = new URLSearchParams([...hiddenFields(invite.body), ["password", password], ["repeat", password]])

@@ -5,9 +5,10 @@
  * turn), the app started in its `serve` role against it, requests timed one at a time, and a
  * quantile of timings. Its fresh database comes from `FreshDatabase.ts`.
  */
-import { spawn } from "node:child_process"
+import { execFile, spawn } from "node:child_process"
 import http from "node:http"
 import { join } from "node:path"
+import { promisify } from "node:util"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgId } from "../../core/domain/Ids.ts"
@@ -120,3 +121,16 @@ export const timedRequest = (
     sent.on("error", reject)
     sent.end(options.body)
   })
+
+const runFile = promisify(execFile)
+
+/** An invite for `email` as admin of `org`, made with the operators' CLI; the link's path. */
+export const invitePathFor = async (url: string, org: string, email: string) => {
+  const root = join(import.meta.dirname, "..", "..")
+  const { stdout } = await runFile(
+    process.execPath,
+    [join(root, "app", "cli.ts"), "user", "invite", "--org", org, "--email", email, "--role", "admin", "--json"],
+    { env: { ...process.env, DATABASE_URL: url } }
+  )
+  return new URL((JSON.parse(stdout) as { link: string }).link).pathname
+}
