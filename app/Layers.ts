@@ -1,13 +1,15 @@
 /**
  * The services of the bundled app over PostgreSQL (each requires `SqlClient`): what the HTTP
  * routes need (receivables, events, key verification, the audit log), what operators manage
- * (organizations, keys, vendors, debtors, integrations), the dashboard's access, and the sync engine. The rate limiter
- * is chosen by the caller (the app reads its policy from the environment).
+ * (organizations, keys, vendors, debtors, integrations), the dashboard's access, the sync engine,
+ * and the API's limits over the store `LIMITS_STORE` names.
  */
 
 import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
+import * as InFlight from "../adapters/http/api/InFlight.ts"
+import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
@@ -20,12 +22,14 @@ import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
 import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
+import * as PgRateLimitStore from "../adapters/postgres/PgRateLimitStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
 import * as AnswerSize from "../core/domain/AnswerSize.ts"
+import * as MemoryRateLimitStore from "../core/memory/RateLimitStore.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
@@ -81,6 +85,16 @@ export const ServicesLive = Layer.mergeAll(
   PgReadiness.layer,
   RandomIds.layer
 )
+
+/** The rate limits' state where `LIMITS_STORE` says: shared in PostgreSQL, or in this process. */
+const RateLimitStoreLive = Layer.unwrap(
+  Effect.map(RateLimiter.limitsStore, (store) =>
+    store === "postgres" ? PgRateLimitStore.layer : MemoryRateLimitStore.layerOwnState
+  )
+)
+
+/** The API's rate limits and requests in flight. */
+export const LimitsLive = Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreLive)), InFlight.layer)
 
 /** A sync's overall deadline where its integration sets none (`SYNC_DEADLINE_SECONDS`, default 300). */
 export const syncDeadlineSeconds = Config.schema(

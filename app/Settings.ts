@@ -39,6 +39,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   VerifiedKeyCache.ttlSeconds,
   RateLimiter.policy,
   RateLimiter.organizationPolicy,
+  RateLimiter.limitsStore,
   InFlight.policy,
   AddressLimiter.policy,
   ConnectionBudget.maxPerAddress,

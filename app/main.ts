@@ -10,8 +10,6 @@
 
 import { NodeRuntime } from "@effect/platform-node"
 import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
-import * as InFlight from "../adapters/http/api/InFlight.ts"
-import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
@@ -24,7 +22,7 @@ import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
-import { AccountsLive, AdminLive, FeedLive, ServicesLive } from "./Layers.ts"
+import { AccountsLive, AdminLive, FeedLive, LimitsLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as Settings from "./Settings.ts"
@@ -41,7 +39,7 @@ const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, da
       onNone: () => Layer.empty,
       onSome: (port) => MetricsListener.serve({ port, host: metrics.host })
     })
-  ).pipe(Layer.provide([ServicesLive, RateLimiter.layer, InFlight.layer, AddressLimiter.layer, ClientAddress.layer]))
+  ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer]))
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
 // dashboard on) a link for the demo's admin to set a password.

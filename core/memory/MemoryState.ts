@@ -118,6 +118,8 @@ export interface Tables {
   /** By the hex of their token's digest. */
   readonly sessions: Map<string, Session>
   readonly dashboardAudit: Array<DashboardAuditEntry>
+  /** Rate limits' TATs in epoch milliseconds, by the limit's name, as `rate_limits` keeps them. */
+  readonly rateLimits: Map<string, number>
   /** A counter for the order of writes where rows need one (history entries). */
   written: number
 }
@@ -203,6 +205,7 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         heldSignIns: new Map(),
         sessions: new Map(),
         dashboardAudit: [],
+        rateLimits: new Map(),
         written: 0
       })
     )

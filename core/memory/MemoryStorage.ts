@@ -16,6 +16,7 @@ import * as KeyUsageStore from "./KeyUsageStore.ts"
 import { MemoryState } from "./MemoryState.ts"
 import * as Organizations from "./Organizations.ts"
 import * as PairStore from "./PairStore.ts"
+import * as RateLimitStore from "./RateLimitStore.ts"
 import * as ReceivableStore from "./ReceivableStore.ts"
 import * as SessionStore from "./SessionStore.ts"
 
@@ -30,5 +31,6 @@ export const layer = Layer.mergeAll(
   ReceivableStore.layerMemory,
   DashboardUserStore.layerMemory,
   SessionStore.layerMemory,
-  DashboardAuditLog.layerMemory
+  DashboardAuditLog.layerMemory,
+  RateLimitStore.layerMemory
 ).pipe(Layer.provideMerge(MemoryState.layer))

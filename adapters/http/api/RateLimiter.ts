@@ -1,12 +1,19 @@
 /**
- * Rate limits in this process, as token buckets: one per key (`RATE_LIMIT_PER_SECOND`, default
- * 20, and `RATE_LIMIT_BURST`, default 100), and one per organization, all its keys together
- * (`ORG_RATE_LIMIT_PER_SECOND`, default 50, and `ORG_RATE_LIMIT_BURST`, default 250, or the
- * organization's own limit that an operator set). With several API processes each keeps its own
- * buckets, so a key or an organization may reach its limit once per process.
+ * Rate limits, by the generic cell rate algorithm (`core/domain/RateLimit.ts`): one limit per key
+ * (`RATE_LIMIT_PER_SECOND`, default 20, and `RATE_LIMIT_BURST`, default 100), and one per
+ * organization, all its keys together (`ORG_RATE_LIMIT_PER_SECOND`, default 50, and
+ * `ORG_RATE_LIMIT_BURST`, default 250, or the organization's own limit that an operator set).
+ * Their state is kept by a `RateLimitStore` (`LIMITS_STORE`): in PostgreSQL, shared by every
+ * process on the database, the default with `DATABASE_URL`; or in this process's memory, the
+ * default with the embedded database, where there is one process and sharing would only cost.
+ * While the shared store cannot be reached, each process limits on its own (fail open to the
+ * process's limits): the request that passes will most likely be answered 503 by its own queries
+ * anyway, and a limiter that refused everything would hide that answer behind a 429.
  */
-import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
-import * as RateLimit from "../../../core/domain/RateLimit.ts"
+import { Config, Context, Effect, Layer, Option, Schema } from "effect"
+import type * as RateLimit from "../../../core/domain/RateLimit.ts"
+import { layerOwnState as memoryStore } from "../../../core/memory/RateLimitStore.ts"
+import { RateLimitStore } from "../../../core/ports/RateLimitStore.ts"
 
 export class RateLimiter extends Context.Service<
   RateLimiter,
@@ -14,8 +21,12 @@ export class RateLimiter extends Context.Service<
     readonly policy: RateLimit.RateLimitPolicy
     /** The organizations' limit where an operator set none of their own. */
     readonly organizationPolicy: RateLimit.RateLimitPolicy
-    readonly take: (keyId: string) => Effect.Effect<RateLimit.Decision>
-    /** Takes from the organization's bucket under `policy` (its own limit, or the default). */
+    /**
+     * Takes from the limit named `limit` under the per-key policy: a key's id, or a name of the
+     * caller's that no key's id can be (`session:<digest>`).
+     */
+    readonly take: (limit: string) => Effect.Effect<RateLimit.Decision>
+    /** Takes from the organization's limit under `policy` (its own limit, or the default). */
     readonly takeOrganization: (orgId: string, policy: RateLimit.RateLimitPolicy) => Effect.Effect<RateLimit.Decision>
   }
 >()("adapters/http/RateLimiter") {}
@@ -34,43 +45,47 @@ export const organizationPolicy = Config.all({
   burst: Config.schema(burst, "ORG_RATE_LIMIT_BURST").pipe(Config.withDefault(250))
 })
 
-/** Buckets held before the full ones are forgotten (a full bucket is what an unknown id gets). */
-const sweepAbove = 100_000
+/**
+ * Where limits are kept (`LIMITS_STORE`, `memory` or `postgres`): `postgres` when `DATABASE_URL`
+ * is set, since that is how several processes are run; `memory` with the embedded database.
+ */
+export const limitsStore = Config.all({
+  chosen: Config.option(Config.schema(Schema.Literals(["memory", "postgres"]), "LIMITS_STORE")),
+  databaseUrl: Config.option(Config.Redacted("DATABASE_URL"))
+}).pipe(
+  Config.map(({ chosen, databaseUrl }) =>
+    Option.getOrElse(chosen, () => (Option.isSome(databaseUrl) ? ("postgres" as const) : ("memory" as const)))
+  )
+)
 
 /**
- * Buckets by id, each taken from under the policy given with it. Ids come and go (a dashboard
- * session's bucket is keyed by the session), so the map is swept of full buckets past a size.
+ * The limiter over `RateLimitStore`, with this process's own limits for when the store cannot be
+ * reached. An organization's limit is named `org:<id>`, apart from its keys' in one store.
  */
-const buckets = () => {
-  const held = new Map<string, { readonly bucket: RateLimit.Bucket; readonly limits: RateLimit.RateLimitPolicy }>()
-  const sweep = (now: number) => {
-    for (const [id, { bucket, limits }] of held) {
-      if (bucket.tokens + ((now - bucket.atMillis) / 1000) * limits.perSecond >= limits.burst) held.delete(id)
-    }
-  }
-  return (id: string, limits: RateLimit.RateLimitPolicy) =>
-    Effect.map(Clock.currentTimeMillis, (now) => {
-      if (held.size >= sweepAbove) sweep(now)
-      const decision = RateLimit.take(limits, held.get(id)?.bucket ?? RateLimit.fullBucket(limits, now), now)
-      held.set(id, { bucket: decision.bucket, limits })
-      return decision
-    })
-}
-
-export const make = (limits: RateLimit.RateLimitPolicy, organizationLimits: RateLimit.RateLimitPolicy) =>
-  Effect.sync(() => {
-    const keys = buckets()
+export const makeOver = (limits: RateLimit.RateLimitPolicy, organizationLimits: RateLimit.RateLimitPolicy) =>
+  Effect.gen(function* () {
+    const store = yield* RateLimitStore
+    const local = yield* Effect.provide(RateLimitStore, memoryStore)
+    const take = (name: string, under: RateLimit.RateLimitPolicy) =>
+      store
+        .take(name, under)
+        .pipe(Effect.catchTag("RateLimitStoreUnavailable", () => Effect.orDie(local.take(name, under))))
     return RateLimiter.of({
       policy: limits,
       organizationPolicy: organizationLimits,
-      take: (keyId) => keys(keyId, limits),
-      takeOrganization: buckets()
+      take: (limit) => take(limit, limits),
+      takeOrganization: (orgId, under) => take(`org:${orgId}`, under)
     })
   })
 
+/** The limiter in this process's memory alone. */
+export const make = (limits: RateLimit.RateLimitPolicy, organizationLimits: RateLimit.RateLimitPolicy) =>
+  Effect.provide(makeOver(limits, organizationLimits), memoryStore)
+
+/** The limiter with its policies from the environment, over the `RateLimitStore` provided. */
 export const layer = Layer.effect(
   RateLimiter,
   Effect.flatMap(Config.all([policy, organizationPolicy]), ([limits, organizationLimits]) =>
-    make(limits, organizationLimits)
+    makeOver(limits, organizationLimits)
   )
 )

@@ -30,27 +30,25 @@ export const policy = Config.all({
   ).pipe(Config.withDefault(50))
 })
 
-/** Addresses tracked before the full buckets are forgotten: the map stays bounded under a spread flood. */
+/** Addresses tracked before the full allowances are forgotten: the map stays bounded under a spread flood. */
 const sweepAbove = 100_000
 
 export const make = (limits: RateLimit.RateLimitPolicy) =>
   Effect.sync(() => {
-    const buckets = new Map<string, RateLimit.Bucket>()
-    const current = (address: string, now: number) => buckets.get(address) ?? RateLimit.fullBucket(limits, now)
+    // The TAT of each address (`RateLimit.take`); one past is a full allowance and may go.
+    const limitsAt = new Map<string, number>()
     const sweep = (now: number) => {
-      for (const [address, bucket] of buckets) {
-        if (bucket.tokens + ((now - bucket.atMillis) / 1000) * limits.perSecond >= limits.burst) buckets.delete(address)
-      }
+      for (const [address, tat] of limitsAt) if (tat <= now) limitsAt.delete(address)
     }
     const refusal = (address: string) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        const decision = RateLimit.take(limits, current(address, now), now)
+        const decision = RateLimit.take(limits, limitsAt.get(address), now)
         return decision.allowed ? undefined : decision
       })
     const spend = (address: string) =>
       Effect.map(Clock.currentTimeMillis, (now) => {
-        if (buckets.size >= sweepAbove) sweep(now)
-        buckets.set(address, RateLimit.take(limits, current(address, now), now).bucket)
+        if (limitsAt.size >= sweepAbove) sweep(now)
+        limitsAt.set(address, RateLimit.take(limits, limitsAt.get(address), now).tatMillis)
       })
     return AddressLimiter.of({ policy: limits, refusal, spend })
   })

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration } from "effect"
 import fc from "fast-check"
-import { fullBucket, take } from "../../../core/domain/RateLimit.ts"
+import { type RateLimitPolicy, take } from "../../../core/domain/RateLimit.ts"
 import { nextAfterSuccess, retryCap, retryDelay } from "../../../core/domain/SyncSchedule.ts"
 
 const policy = fc.record({
@@ -9,40 +9,84 @@ const policy = fc.record({
   burst: fc.integer({ min: 1, max: 500 })
 })
 
-describe("rate limit token bucket", () => {
+/** The token bucket the limits were before the GCRA: the reference for what clients are told. */
+const tokenBucket = (p: RateLimitPolicy) => {
+  let tokens = p.burst
+  let at = 0
+  return (now: number) => {
+    const available = Math.min(p.burst, tokens + (Math.max(0, now - at) / 1000) * p.perSecond)
+    const allowed = available >= 1
+    tokens = allowed ? available - 1 : available
+    at = Math.max(now, at)
+    return {
+      allowed,
+      remaining: Math.floor(tokens),
+      resetSeconds: Math.ceil((p.burst - tokens) / p.perSecond),
+      retryAfterSeconds: allowed ? 0 : Math.ceil((1 - tokens) / p.perSecond)
+    }
+  }
+}
+
+const gaps = fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 200 })
+
+describe("rate limit (GCRA)", () => {
   it("allows exactly a burst at once, then refuses with a positive Retry-After", () =>
     fc.assert(
       fc.property(policy, (p) => {
-        let bucket = fullBucket(p, 0)
+        let tat: number | undefined
         for (let i = 0; i < p.burst; i++) {
-          const decision = take(p, bucket, 0)
+          const decision = take(p, tat, 0)
           assert.isTrue(decision.allowed)
           assert.strictEqual(decision.remaining, p.burst - i - 1)
-          bucket = decision.bucket
+          tat = decision.tatMillis
         }
-        const refused = take(p, bucket, 0)
+        const refused = take(p, tat, 0)
         assert.isFalse(refused.allowed)
         assert.isAbove(refused.retryAfterSeconds, 0)
+        assert.strictEqual(refused.tatMillis, tat, "a refusal spends nothing")
         // Waiting the Retry-After is enough for the next request.
-        assert.isTrue(take(p, refused.bucket, refused.retryAfterSeconds * 1000).allowed)
+        assert.isTrue(take(p, refused.tatMillis, refused.retryAfterSeconds * 1000).allowed)
       })
     ))
 
   it("never lets more than burst + rate × time through", () =>
     fc.assert(
-      fc.property(policy, fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 200 }), (p, gaps) => {
-        let bucket = fullBucket(p, 0)
+      fc.property(policy, gaps, (p, gaps) => {
+        let tat: number | undefined
         let now = 0
         let allowed = 0
         for (const gap of gaps) {
           now += gap
-          const decision = take(p, bucket, now)
-          bucket = decision.bucket
+          const decision = take(p, tat, now)
+          tat = decision.tatMillis
           if (decision.allowed) allowed += 1
           assert.isAtLeast(decision.remaining, 0)
         }
         assert.isAtMost(allowed, p.burst + (p.perSecond * now) / 1000 + 1e-9)
       })
+    ))
+
+  // Rates whose interval is a whole number of milliseconds (the defaults, 20 and 50, among them),
+  // where both are exact: the figures in the headers are the token bucket's, request for request.
+  it("decides and reports as the token bucket it replaced", () =>
+    fc.assert(
+      fc.property(
+        fc.constantFrom(1, 2, 4, 5, 8, 10, 20, 25, 40, 50, 100, 125, 200, 250, 500, 1000),
+        fc.integer({ min: 1, max: 300 }),
+        gaps,
+        (perSecond, burst, gaps) => {
+          const p = { perSecond, burst }
+          const reference = tokenBucket(p)
+          let tat: number | undefined
+          let now = 0
+          for (const gap of gaps) {
+            now += gap
+            const { tatMillis, ...decision } = take(p, tat, now)
+            tat = tatMillis
+            assert.deepStrictEqual(decision, reference(now))
+          }
+        }
+      )
     ))
 })
 

@@ -1,0 +1,71 @@
+/**
+ * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request, so
+ * that every process on the database counts against the same limits. The statement is the twin of
+ * `take` in `core/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
+ * process), moves the TAT on when the request passes and returns it with the decision; the
+ * headers' figures are computed from those by the domain. One statement and no session state, so
+ * it runs unchanged through a transaction-mode pooler. Full limits are swept every minute.
+ */
+import { Effect, Layer, Schedule } from "effect"
+import { SqlClient } from "effect/sql"
+import * as RateLimit from "../../core/domain/RateLimit.ts"
+import { RateLimitStore, RateLimitStoreUnavailable } from "../../core/ports/RateLimitStore.ts"
+import { innermostMessage } from "./Database.ts"
+
+/** The database's clock in epoch milliseconds; `clock_timestamp()`, not the transaction's start. */
+export const databaseClock = (sql: SqlClient.SqlClient) => sql`(extract(epoch FROM clock_timestamp()) * 1000)::float8`
+
+/**
+ * One request against `name`, at `now` (a fragment giving epoch milliseconds: the database's clock,
+ * or a fixed time in the tests that compare this statement with the domain). Every right-hand side
+ * of the update reads the row as it was, so `admitted` and the new TAT agree.
+ */
+export const takeStatement = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  policy: RateLimit.RateLimitPolicy,
+  now: ReturnType<typeof databaseClock>
+) => {
+  const interval = RateLimit.intervalMillis(policy)
+  const ceiling = RateLimit.ceilingMillis(policy)
+  return sql<{ tat_ms: number; admitted: boolean; now_ms: number }>`
+    WITH arrival AS (SELECT ${now} AS now_ms)
+    INSERT INTO rate_limits AS r (name, tat_ms, admitted)
+    SELECT ${name}, now_ms + ${interval}::float8, ${interval}::float8 <= ${ceiling}::float8 FROM arrival
+    ON CONFLICT (name) DO UPDATE SET
+      admitted = greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
+        - (SELECT now_ms FROM arrival) <= ${ceiling}::float8,
+      tat_ms = CASE
+        WHEN greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
+          - (SELECT now_ms FROM arrival) <= ${ceiling}::float8
+        THEN greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
+        ELSE greatest(r.tat_ms, (SELECT now_ms FROM arrival))
+      END
+    RETURNING tat_ms, admitted, (SELECT now_ms FROM arrival) AS now_ms`
+}
+
+/** Removes the limits that are full again: a missing row is a full limit, so nothing changes. */
+export const sweep = (sql: SqlClient.SqlClient) => sql`DELETE FROM rate_limits WHERE tat_ms < ${databaseClock(sql)}`
+
+const unavailable = (error: unknown) => new RateLimitStoreUnavailable({ message: innermostMessage(error) })
+
+export const layer = Layer.effect(
+  RateLimitStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* Effect.forkScoped(
+      sweep(sql).pipe(
+        Effect.catchCause((cause) => Effect.logWarning("full rate limits could not be swept", cause)),
+        Effect.repeat(Schedule.spaced("1 minute"))
+      )
+    )
+    return RateLimitStore.of({
+      take: (name, policy) =>
+        takeStatement(sql, name, policy, databaseClock(sql)).pipe(
+          Effect.mapError(unavailable),
+          Effect.map(([row]) => RateLimit.standing(policy, row!.admitted, row!.tat_ms, row!.now_ms)),
+          Effect.withSpan("PgRateLimitStore.take")
+        )
+    })
+  })
+)
