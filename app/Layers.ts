@@ -10,6 +10,7 @@ import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
+import { deadlineSeconds } from "../adapters/http/pipeline/Deadline.ts"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
@@ -19,6 +20,7 @@ import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.t
 import * as PgDashboardUserStore from "../adapters/postgres/PgDashboardUserStore.ts"
 import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
 import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
+import * as PgInFlightStore from "../adapters/postgres/PgInFlightStore.ts"
 import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
 import * as PgOrganizations from "../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
@@ -29,6 +31,7 @@ import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
 import * as AnswerSize from "../core/domain/AnswerSize.ts"
+import * as MemoryInFlightStore from "../core/memory/InFlightStore.ts"
 import * as MemoryRateLimitStore from "../core/memory/RateLimitStore.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
@@ -86,15 +89,24 @@ export const ServicesLive = Layer.mergeAll(
   RandomIds.layer
 )
 
-/** The rate limits' state where `LIMITS_STORE` says: shared in PostgreSQL, or in this process. */
-const RateLimitStoreLive = Layer.unwrap(
-  Effect.map(RateLimiter.limitsStore, (store) =>
-    store === "postgres" ? PgRateLimitStore.layer : MemoryRateLimitStore.layerOwnState
+/**
+ * The limits' state where `LIMITS_STORE` says: shared in PostgreSQL, or in this process. Rows of
+ * requests in flight are leased for the request deadline and a margin, since no request is
+ * answered longer: a crashed process's rows stop counting then.
+ */
+const LimitStoresLive = Layer.unwrap(
+  Effect.map(Config.all([RateLimiter.limitsStore, deadlineSeconds]), ([store, deadline]) =>
+    store === "postgres"
+      ? Layer.merge(
+          PgRateLimitStore.layer,
+          PgInFlightStore.layerWith(Duration.sum(Duration.seconds(deadline), PgInFlightStore.leaseMargin))
+        )
+      : Layer.merge(MemoryRateLimitStore.layerOwnState, MemoryInFlightStore.layerOwnState)
   )
 )
 
 /** The API's rate limits and requests in flight. */
-export const LimitsLive = Layer.merge(RateLimiter.layer.pipe(Layer.provide(RateLimitStoreLive)), InFlight.layer)
+export const LimitsLive = Layer.merge(RateLimiter.layer, InFlight.layer).pipe(Layer.provide(LimitStoresLive))
 
 /** A sync's overall deadline where its integration sets none (`SYNC_DEADLINE_SECONDS`, default 300). */
 export const syncDeadlineSeconds = Config.schema(

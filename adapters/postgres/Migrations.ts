@@ -20,7 +20,7 @@ import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
-import sharedRateLimits from "./migrations/0016_shared_rate_limits.ts"
+import sharedLimits from "./migrations/0016_shared_limits.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -40,7 +40,7 @@ export const migrations = {
   "0013_syncs_in_flight": syncsInFlight,
   "0014_fair_shares": fairShares,
   "0015_second_factor_lock": secondFactorLock,
-  "0016_shared_rate_limits": sharedRateLimits
+  "0016_shared_limits": sharedLimits
 }
 
 const loader = Migrator.fromRecord(migrations)

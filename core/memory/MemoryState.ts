@@ -120,6 +120,9 @@ export interface Tables {
   readonly dashboardAudit: Array<DashboardAuditEntry>
   /** Rate limits' TATs in epoch milliseconds, by the limit's name, as `rate_limits` keeps them. */
   readonly rateLimits: Map<string, number>
+  /** Requests in flight per key and per organization, as `requests_in_flight` counts its rows. */
+  readonly inFlightByKey: Map<string, number>
+  readonly inFlightByOrganization: Map<string, number>
   /** A counter for the order of writes where rows need one (history entries). */
   written: number
 }
@@ -206,6 +209,8 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         sessions: new Map(),
         dashboardAudit: [],
         rateLimits: new Map(),
+        inFlightByKey: new Map(),
+        inFlightByOrganization: new Map(),
         written: 0
       })
     )

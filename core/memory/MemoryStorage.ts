@@ -12,6 +12,7 @@ import * as DashboardAuditLog from "./DashboardAuditLog.ts"
 import * as DashboardUserStore from "./DashboardUserStore.ts"
 import * as DirectoryStore from "./DirectoryStore.ts"
 import * as EventFeed from "./EventFeed.ts"
+import * as InFlightStore from "./InFlightStore.ts"
 import * as KeyUsageStore from "./KeyUsageStore.ts"
 import { MemoryState } from "./MemoryState.ts"
 import * as Organizations from "./Organizations.ts"
@@ -32,5 +33,6 @@ export const layer = Layer.mergeAll(
   DashboardUserStore.layerMemory,
   SessionStore.layerMemory,
   DashboardAuditLog.layerMemory,
-  RateLimitStore.layerMemory
+  RateLimitStore.layerMemory,
+  InFlightStore.layerMemory
 ).pipe(Layer.provideMerge(MemoryState.layer))

@@ -3,12 +3,14 @@
  * limit split evenly across both. With the limits in PostgreSQL (the default with `DATABASE_URL`)
  * the two together admit the key's limit; kept in each process (`LIMITS_STORE=memory`) each
  * admits it whole. The rate is slow enough that the burst alone is the limit while a case runs.
+ * And a key's requests in flight are counted across both processes.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { healthy, spawnApp } from "../support/AppProcess.ts"
+import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
@@ -55,17 +57,17 @@ const newKey = (fill: number) =>
     return key
   })
 
+const get = (base: string, key: string) =>
+  fetch(`${base}/v1/receivables?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => ({
+    status: r.status,
+    body: await r.text()
+  }))
+
 /** `count` requests with the key to `base`, eight at a time; the statuses. */
 const offer = (base: string, key: string, count: number) =>
   Effect.forEach(
     Array.from({ length: count }),
-    () =>
-      Effect.promise(() =>
-        fetch(`${base}/v1/receivables?limit=1`, { headers: { authorization: `Bearer ${key}` } }).then(async (r) => {
-          await r.arrayBuffer()
-          return r.status
-        })
-      ),
+    () => Effect.promise(() => get(base, key).then((answer) => answer.status)),
     { concurrency: 8 }
   )
 
@@ -92,6 +94,41 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("limi
   it.effect("with LIMITS_STORE=memory, each process admits the key's limit whole", () =>
     Effect.gen(function* () {
       assert.strictEqual(yield* admittedAcross({ LIMITS_STORE: "memory" }, 22), burst * 2)
+    })
+  )
+
+  it.effect("a key's request in flight in one process holds its place in the other", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const url = yield* TestDatabase.TestDatabaseUrl
+      const key = yield* newKey(23)
+      const caps = { KEY_MAX_IN_FLIGHT: "1", ORG_MAX_IN_FLIGHT: "8" }
+      const [one, two] = yield* Effect.all([serve(url, caps), serve(url, caps)], { concurrency: 2 })
+      // The receivables locked by a transaction of the test: a request reading them waits.
+      const locked = yield* Deferred.make<void>()
+      const unlock = yield* Deferred.make<void>()
+      const holder = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`LOCK TABLE receivables IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(locked, undefined)
+            yield* Deferred.await(unlock)
+          })
+        )
+      )
+      yield* Deferred.await(locked)
+      const waiting = yield* Effect.forkChild(Effect.promise(() => get(one.base, key)))
+      yield* eventually(
+        "the first request in flight",
+        Effect.map(sql<{ n: bigint }>`SELECT count(*) AS n FROM requests_in_flight`, ([row]) => Number(row!.n) === 1)
+      )
+      const refused = yield* Effect.promise(() => get(two.base, key))
+      assert.strictEqual(refused.status, 429)
+      assert.include(refused.body, "with this key are being answered at once")
+      yield* Deferred.succeed(unlock, undefined)
+      yield* Fiber.join(holder)
+      assert.strictEqual((yield* Fiber.join(waiting)).status, 200)
+      assert.strictEqual((yield* Effect.promise(() => get(two.base, key))).status, 200)
     })
   )
 })

@@ -1,17 +1,19 @@
 /**
- * Requests in flight per key and per organization, in this process: a key may have
- * `KEY_MAX_IN_FLIGHT` requests being answered at once (default 4), an organization's keys together
- * `ORG_MAX_IN_FLIGHT` (default 8). Rate limits count requests over time; these count the work held
- * at one moment (database connections, memory for answers), so that one tenant's slow or heavy
- * requests cannot hold what another tenant's need. A request past either is refused at once.
+ * Requests in flight per key and per organization: a key may have `KEY_MAX_IN_FLIGHT` requests
+ * being answered at once (default 4), an organization's keys together `ORG_MAX_IN_FLIGHT`
+ * (default 8). Rate limits count requests over time; these count the work held at one moment
+ * (database connections, memory for answers), so that one tenant's slow or heavy requests cannot
+ * hold what another tenant's need. A request past either is refused at once. The counts are kept
+ * by an `InFlightStore`: in PostgreSQL, across every process, with the rate limits
+ * (`LIMITS_STORE`); or in this process. While the shared store cannot be reached, each process
+ * counts on its own, as the rate limits do.
  */
 import { Config, Context, Effect, Layer, Schema } from "effect"
+import { layerOwnState as memoryStore } from "../../../core/memory/InFlightStore.ts"
+import { type InFlightCaps, InFlightStore } from "../../../core/ports/InFlightStore.ts"
 import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
 
-export interface InFlightPolicy {
-  readonly perKey: number
-  readonly perOrganization: number
-}
+export type InFlightPolicy = InFlightCaps
 
 export class InFlight extends Context.Service<
   InFlight,
@@ -36,16 +38,15 @@ export const policy = Config.all({
   perOrganization: Config.schema(count, "ORG_MAX_IN_FLIGHT").pipe(Config.withDefault(8))
 })
 
-export const make = (limits: InFlightPolicy) =>
-  Effect.sync(() => {
-    // Only what is in flight is kept: an entry leaves when its count returns to zero.
-    const byKey = new Map<string, number>()
-    const byOrganization = new Map<string, number>()
-    const add = (counts: Map<string, number>, id: string, delta: number) => {
-      const next = (counts.get(id) ?? 0) + delta
-      if (next === 0) counts.delete(id)
-      else counts.set(id, next)
-    }
+/** The caps over `InFlightStore`, with this process's own counts for when the store cannot be reached. */
+export const makeOver = (limits: InFlightPolicy) =>
+  Effect.gen(function* () {
+    const store = yield* InFlightStore
+    const local = yield* Effect.provide(InFlightStore, memoryStore)
+    const admission = (owner: KeyOwner) =>
+      store
+        .admit(owner, limits)
+        .pipe(Effect.catchTag("InFlightStoreUnavailable", () => Effect.orDie(local.admit(owner, limits))))
     return InFlight.of({
       policy: limits,
       admit: <A, E, R, Refused>(
@@ -53,24 +54,21 @@ export const make = (limits: InFlightPolicy) =>
         answer: Effect.Effect<A, E, R>,
         refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
       ): Effect.Effect<A, E | Refused, R> =>
-        // Counted and its release installed in one uninterruptible step: an interruption between
-        // the two would leave the count raised for good.
+        // The admission may wait on the database, so it stays interruptible (the request's
+        // deadline); once admitted, the release is installed before anything can interrupt. A
+        // shared store's place taken by an admission interrupted mid-way ends with its lease.
         Effect.uninterruptibleMask((restore) =>
-          Effect.suspend((): Effect.Effect<A, E | Refused, R> => {
-            if ((byKey.get(owner.keyId) ?? 0) >= limits.perKey) return refused("key")
-            if ((byOrganization.get(owner.orgId) ?? 0) >= limits.perOrganization) return refused("organization")
-            add(byKey, owner.keyId, 1)
-            add(byOrganization, owner.orgId, 1)
-            return Effect.ensuring(
-              restore(answer),
-              Effect.sync(() => {
-                add(byKey, owner.keyId, -1)
-                add(byOrganization, owner.orgId, -1)
-              })
-            )
-          })
+          Effect.flatMap(
+            restore(admission(owner)),
+            (admitted): Effect.Effect<A, E | Refused, R> =>
+              admitted._tag === "Refused" ? refused(admitted.scope) : Effect.ensuring(restore(answer), admitted.release)
+          )
         )
     })
   })
 
-export const layer = Layer.effect(InFlight, Effect.flatMap(policy, make))
+/** The caps in this process's memory alone. */
+export const make = (limits: InFlightPolicy) => Effect.provide(makeOver(limits), memoryStore)
+
+/** The caps from the environment, over the `InFlightStore` provided. */
+export const layer = Layer.effect(InFlight, Effect.flatMap(policy, makeOver))
