@@ -31,13 +31,11 @@ export const takeStatement = (
   return sql<{ tat_ms: number; admitted: boolean; now_ms: number }>`
     WITH arrival AS (SELECT ${now} AS now_ms)
     INSERT INTO rate_limits AS r (name, tat_ms, admitted)
-    SELECT ${name}, now_ms + ${interval}::float8, ${interval}::float8 <= ${ceiling}::float8 FROM arrival
+    SELECT ${name}, now_ms + ${interval}::float8, 0 + ${interval}::float8 <= ${ceiling}::float8 FROM arrival
     ON CONFLICT (name) DO UPDATE SET
-      admitted = greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
-        - (SELECT now_ms FROM arrival) <= ${ceiling}::float8,
+      admitted = greatest(r.tat_ms - (SELECT now_ms FROM arrival), 0) + ${interval}::float8 <= ${ceiling}::float8,
       tat_ms = CASE
-        WHEN greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
-          - (SELECT now_ms FROM arrival) <= ${ceiling}::float8
+        WHEN greatest(r.tat_ms - (SELECT now_ms FROM arrival), 0) + ${interval}::float8 <= ${ceiling}::float8
         THEN greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
         ELSE greatest(r.tat_ms, (SELECT now_ms FROM arrival))
       END

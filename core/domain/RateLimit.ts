@@ -26,11 +26,12 @@ export interface Decision {
 }
 
 /**
- * Sums of intervals carry rounding (1000 / 3 is not exact), so comparisons allow a nanosecond:
- * without it the hundredth request of a burst of 100 could be refused, or reported as leaving
- * one fewer, by 1e-13 ms.
+ * TATs are epoch milliseconds in doubles, exact to about a quarter of a microsecond: a burst's
+ * sum of intervals (1000 / 3 is not exact) drifts by that much per request. So a request may pass
+ * up to 0.1 ms early; without the allowance the hundredth request of a burst of 100 could be
+ * refused, or reported as leaving one fewer, for a rounding error.
  */
-const rounding = 1e-6
+const rounding = 0.1
 
 /** Milliseconds between requests at the policy's rate: what one request adds to the TAT. */
 export const intervalMillis = (policy: RateLimitPolicy): number => 1000 / policy.perSecond
@@ -48,26 +49,27 @@ export const ceilingMillis = (policy: RateLimitPolicy): number => policy.burst *
  */
 export const standing = (policy: RateLimitPolicy, allowed: boolean, tatMillis: number, nowMillis: number): Decision => {
   const interval = intervalMillis(policy)
+  const ceiling = ceilingMillis(policy)
   const used = Math.max(0, tatMillis - nowMillis)
   return {
     allowed,
     tatMillis,
-    remaining: Math.max(0, Math.floor(policy.burst - used / interval + rounding)),
-    resetSeconds: Math.max(0, Math.ceil(used / 1000 - rounding)),
-    retryAfterSeconds: allowed
-      ? 0
-      : Math.max(1, Math.ceil((used + interval - policy.burst * interval) / 1000 - rounding))
+    remaining: Math.max(0, Math.floor((ceiling - used) / interval)),
+    resetSeconds: Math.max(0, Math.ceil((used - rounding) / 1000)),
+    retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((used + interval - ceiling) / 1000))
   }
 }
 
 /**
  * One request against a limit whose TAT is `tatMillis` (undefined: never seen). It passes when the
- * TAT, once at least now, plus one interval stays within `burst` intervals of now; then the TAT
- * moves on by one interval. A refused request leaves the TAT as it was.
+ * time the limit is already spent for, plus one interval, stays within `ceilingMillis`; then the
+ * TAT, once at least now, moves on by one interval. A refused request leaves the TAT as it was.
+ * The PostgreSQL twin computes the same expressions in the same order.
  */
 export const take = (policy: RateLimitPolicy, tatMillis: number | undefined, nowMillis: number): Decision => {
   const interval = intervalMillis(policy)
-  const from = Math.max(tatMillis ?? nowMillis, nowMillis)
-  const allowed = from + interval - nowMillis <= ceilingMillis(policy)
+  const spent = tatMillis === undefined ? 0 : Math.max(tatMillis - nowMillis, 0)
+  const allowed = spent + interval <= ceilingMillis(policy)
+  const from = tatMillis === undefined ? nowMillis : Math.max(tatMillis, nowMillis)
   return standing(policy, allowed, allowed ? from + interval : from, nowMillis)
 }
