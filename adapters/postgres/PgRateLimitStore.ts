@@ -1,5 +1,6 @@
 /**
- * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request, so
+ * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request (a
+ * key's limit and its organization's together), so
  * that every process on the database counts against the same limits. The statement is the twin of
  * `take` in `core/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
  * process), moves the TAT on when the request passes and returns it with the decision; the
@@ -9,29 +10,29 @@
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RateLimit from "../../core/domain/RateLimit.ts"
-import { RateLimitStore, RateLimitStoreUnavailable } from "../../core/ports/RateLimitStore.ts"
+import { type NamedLimit, RateLimitStore, RateLimitStoreUnavailable } from "../../core/ports/RateLimitStore.ts"
 import { innermostMessage } from "./Database.ts"
 
 /** The database's clock in epoch milliseconds; `clock_timestamp()`, not the transaction's start. */
 export const databaseClock = (sql: SqlClient.SqlClient) => sql`(extract(epoch FROM clock_timestamp()) * 1000)::float8`
 
 /**
- * One request against `name`, at `now` (a fragment giving epoch milliseconds: the database's clock,
- * or a fixed time in the tests that compare this statement with the domain). Every right-hand side
- * of the update reads the row as it was, so `admitted` and the new TAT agree.
+ * The upsert of one request against `name`, for a `WITH` list that names `arrival` (its `now_ms`):
+ * its rows come from `source` (`arrival`, or `arrival` joined with what decides whether the limit
+ * is asked at all). Every right-hand side of the update reads the row as it was, so `admitted` and
+ * the new TAT agree; the expressions are those of `take` in the domain, in its order.
  */
-export const takeStatement = (
+const upsert = (
   sql: SqlClient.SqlClient,
   name: string,
   policy: RateLimit.RateLimitPolicy,
-  now: ReturnType<typeof databaseClock>
+  source: ReturnType<typeof databaseClock>
 ) => {
   const interval = RateLimit.intervalMillis(policy)
   const ceiling = RateLimit.ceilingMillis(policy)
-  return sql<{ tat_ms: number; admitted: boolean; now_ms: number }>`
-    WITH arrival AS (SELECT ${now} AS now_ms)
+  return sql`
     INSERT INTO rate_limits AS r (name, tat_ms, admitted)
-    SELECT ${name}, now_ms + ${interval}::float8, 0 + ${interval}::float8 <= ${ceiling}::float8 FROM arrival
+    SELECT ${name}, now_ms + ${interval}::float8, 0 + ${interval}::float8 <= ${ceiling}::float8 FROM ${source}
     ON CONFLICT (name) DO UPDATE SET
       admitted = greatest(r.tat_ms - (SELECT now_ms FROM arrival), 0) + ${interval}::float8 <= ${ceiling}::float8,
       tat_ms = CASE
@@ -39,8 +40,43 @@ export const takeStatement = (
         THEN greatest(r.tat_ms, (SELECT now_ms FROM arrival)) + ${interval}::float8
         ELSE greatest(r.tat_ms, (SELECT now_ms FROM arrival))
       END
-    RETURNING tat_ms, admitted, (SELECT now_ms FROM arrival) AS now_ms`
+    RETURNING tat_ms, admitted`
 }
+
+/**
+ * One request against `name`, at `now` (a fragment giving epoch milliseconds: the database's clock,
+ * or a fixed time in the tests that compare this statement with the domain).
+ */
+export const takeStatement = (
+  sql: SqlClient.SqlClient,
+  name: string,
+  policy: RateLimit.RateLimitPolicy,
+  now: ReturnType<typeof databaseClock>
+) =>
+  sql<{ tat_ms: number; admitted: boolean; now_ms: number }>`
+    WITH arrival AS (SELECT ${now} AS now_ms), taken AS (${upsert(sql, name, policy, sql`arrival`)})
+    SELECT tat_ms, admitted, (SELECT now_ms FROM arrival) AS now_ms FROM taken`
+
+/** Two limits in one statement, at one instant: the second is asked only if the first admitted. */
+export const takeBothStatement = (
+  sql: SqlClient.SqlClient,
+  first: NamedLimit,
+  second: NamedLimit,
+  now: ReturnType<typeof databaseClock>
+) =>
+  sql<{
+    tat_ms: number
+    admitted: boolean
+    second_tat_ms: number | null
+    second_admitted: boolean | null
+    now_ms: number
+  }>`
+    WITH arrival AS (SELECT ${now} AS now_ms),
+      first AS (${upsert(sql, first.name, first.policy, sql`arrival`)}),
+      second AS (${upsert(sql, second.name, second.policy, sql`arrival, first WHERE first.admitted`)})
+    SELECT first.tat_ms, first.admitted, second.tat_ms AS second_tat_ms, second.admitted AS second_admitted,
+      (SELECT now_ms FROM arrival) AS now_ms
+    FROM first LEFT JOIN second ON true`
 
 /** Removes the limits that are full again: a missing row is a full limit, so nothing changes. */
 export const sweep = (sql: SqlClient.SqlClient) => sql`DELETE FROM rate_limits WHERE tat_ms < ${databaseClock(sql)}`
@@ -63,6 +99,18 @@ export const layer = Layer.effect(
           Effect.mapError(unavailable),
           Effect.map(([row]) => RateLimit.standing(policy, row!.admitted, row!.tat_ms, row!.now_ms)),
           Effect.withSpan("PgRateLimitStore.take")
+        ),
+      takeBoth: (first, second) =>
+        takeBothStatement(sql, first, second, databaseClock(sql)).pipe(
+          Effect.mapError(unavailable),
+          Effect.map(([row]) => ({
+            first: RateLimit.standing(first.policy, row!.admitted, row!.tat_ms, row!.now_ms),
+            second:
+              row!.second_admitted === null || row!.second_tat_ms === null
+                ? undefined
+                : RateLimit.standing(second.policy, row!.second_admitted, row!.second_tat_ms, row!.now_ms)
+          })),
+          Effect.withSpan("PgRateLimitStore.takeBoth")
         )
     })
   })

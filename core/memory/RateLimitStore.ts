@@ -17,16 +17,23 @@ export const layerMemory: Layer.Layer<RateLimitStore, never, MemoryState> = Laye
   RateLimitStore,
   Effect.gen(function* () {
     const { rateLimits } = yield* MemoryState
+    const take = (limit: string, policy: RateLimit.RateLimitPolicy) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        if (rateLimits.size >= sweepAbove) {
+          for (const [name, tat] of rateLimits) if (tat <= now) rateLimits.delete(name)
+        }
+        const decision = RateLimit.take(policy, rateLimits.get(limit), now)
+        rateLimits.set(limit, decision.tatMillis)
+        return decision
+      })
     return RateLimitStore.of({
-      take: (limit, policy) =>
-        Effect.map(Clock.currentTimeMillis, (now) => {
-          if (rateLimits.size >= sweepAbove) {
-            for (const [name, tat] of rateLimits) if (tat <= now) rateLimits.delete(name)
-          }
-          const decision = RateLimit.take(policy, rateLimits.get(limit), now)
-          rateLimits.set(limit, decision.tatMillis)
-          return decision
-        })
+      take,
+      takeBoth: (first, second) =>
+        Effect.flatMap(take(first.name, first.policy), (decided) =>
+          decided.allowed
+            ? Effect.map(take(second.name, second.policy), (then) => ({ first: decided, second: then }))
+            : Effect.succeed({ first: decided, second: undefined as RateLimit.Decision | undefined })
+        )
     })
   })
 )

@@ -8,6 +8,11 @@
 import { Context, type Effect, Schema } from "effect"
 import type { Decision, RateLimitPolicy } from "../domain/RateLimit.ts"
 
+export interface NamedLimit {
+  readonly name: string
+  readonly policy: RateLimitPolicy
+}
+
 /** The store could not be asked (a shared store that is unreachable); the caller decides what then. */
 export class RateLimitStoreUnavailable extends Schema.TaggedError<RateLimitStoreUnavailable>()(
   "RateLimitStoreUnavailable",
@@ -19,5 +24,14 @@ export class RateLimitStore extends Context.Service<
   {
     /** One request against the limit named `limit` under `policy`, decided and counted at once. */
     readonly take: (limit: string, policy: RateLimitPolicy) => Effect.Effect<Decision, RateLimitStoreUnavailable>
+    /**
+     * One request against two limits in one step: the second (an organization's) is taken only
+     * when the first (its key's) lets the request through, so a request held back by the first
+     * spends nothing of the second.
+     */
+    readonly takeBoth: (
+      first: NamedLimit,
+      second: NamedLimit
+    ) => Effect.Effect<{ readonly first: Decision; readonly second: Decision | undefined }, RateLimitStoreUnavailable>
   }
 >()("core/RateLimitStore") {}

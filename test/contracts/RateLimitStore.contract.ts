@@ -76,4 +76,24 @@ export const describeRateLimitStore = (name: string, storage: Layer.Layer<RateLi
         )
       })
     )
+
+    it.effect("two limits in one step: the second is taken only while the first lets requests through", () =>
+      Effect.gen(function* () {
+        const store = yield* RateLimitStore
+        const key = { name: `key:${randomUUID()}`, policy: slow(2) }
+        const organization = { name: `org:${randomUUID()}`, policy: slow(3) }
+        const both = yield* Effect.forEach([1, 2, 3], () => store.takeBoth(key, organization))
+        assert.deepStrictEqual(
+          both.map(({ first, second }) => [first.allowed, first.remaining, second?.allowed, second?.remaining]),
+          [
+            [true, 1, true, 2],
+            [true, 0, true, 1],
+            [false, 0, undefined, undefined]
+          ]
+        )
+        // The refused third spent nothing of the organization's limit: one place is left.
+        const other = yield* store.takeBoth({ name: `key:${randomUUID()}`, policy: slow(2) }, organization)
+        assert.deepStrictEqual([other.second?.allowed, other.second?.remaining], [true, 0])
+      })
+    )
   })

@@ -59,14 +59,17 @@ export const layer = Layer.effect(
         )
         state.owner = owner
         state.authenticated = true
-        const decision = yield* limiter.take(owner.keyId)
+        // The organization's limit is taken only once the key's own let the request through, so a
+        // key held back by its own limit spends nothing of its organization's.
+        const orgPolicy = owner.orgRateLimit ?? limiter.organizationPolicy
+        const { key: decision, organization: orgDecision } = yield* limiter.takeKeyAndOrganization(
+          owner.keyId,
+          owner.orgId,
+          orgPolicy
+        )
         const byKey = standing(limiter.policy, decision)
         state.rateLimit = byKey
-        if (!decision.allowed) return yield* RateLimited.of(decision.retryAfterSeconds)
-        // Checked only once the key's own limit let the request through, so a key held back by
-        // its own limit spends nothing of its organization's.
-        const orgPolicy = owner.orgRateLimit ?? limiter.organizationPolicy
-        const orgDecision = yield* limiter.takeOrganization(owner.orgId, orgPolicy)
+        if (!decision.allowed || orgDecision === undefined) return yield* RateLimited.of(decision.retryAfterSeconds)
         const byOrganization = standing(orgPolicy, orgDecision)
         // The headers report the tighter limit; a refusal, the one that refused.
         state.rateLimit = !orgDecision.allowed || byOrganization.remaining < byKey.remaining ? byOrganization : byKey

@@ -26,8 +26,16 @@ export class RateLimiter extends Context.Service<
      * caller's that no key's id can be (`session:<digest>`).
      */
     readonly take: (limit: string) => Effect.Effect<RateLimit.Decision>
-    /** Takes from the organization's limit under `policy` (its own limit, or the default). */
-    readonly takeOrganization: (orgId: string, policy: RateLimit.RateLimitPolicy) => Effect.Effect<RateLimit.Decision>
+    /**
+     * Takes from a key's limit and then, only if that one let the request through, from its
+     * organization's under `organizationPolicy` (its own limit, or the default): one step, one
+     * statement with the shared store.
+     */
+    readonly takeKeyAndOrganization: (
+      keyId: string,
+      orgId: string,
+      organizationPolicy: RateLimit.RateLimitPolicy
+    ) => Effect.Effect<{ readonly key: RateLimit.Decision; readonly organization: RateLimit.Decision | undefined }>
   }
 >()("adapters/http/RateLimiter") {}
 
@@ -74,7 +82,14 @@ export const makeOver = (limits: RateLimit.RateLimitPolicy, organizationLimits: 
       policy: limits,
       organizationPolicy: organizationLimits,
       take: (limit) => take(limit, limits),
-      takeOrganization: (orgId, under) => take(`org:${orgId}`, under)
+      takeKeyAndOrganization: (keyId, orgId, under) => {
+        const key = { name: keyId, policy: limits }
+        const organization = { name: `org:${orgId}`, policy: under }
+        return store.takeBoth(key, organization).pipe(
+          Effect.catchTag("RateLimitStoreUnavailable", () => Effect.orDie(local.takeBoth(key, organization))),
+          Effect.map(({ first, second }) => ({ key: first, organization: second }))
+        )
+      }
     })
   })
 

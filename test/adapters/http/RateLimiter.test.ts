@@ -13,7 +13,10 @@ const limits = { perSecond: 0.001, burst: 3 }
 
 const unreachable = Layer.succeed(
   RateLimitStore,
-  RateLimitStore.of({ take: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" })) })
+  RateLimitStore.of({
+    take: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" })),
+    takeBoth: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" }))
+  })
 )
 
 const passed = (limit: string, times: number) =>
@@ -34,9 +37,22 @@ describe("RateLimiter", () => {
   it.effect("an organization's limit does not spend the limit of a key named like it", () =>
     Effect.gen(function* () {
       const limiter = yield* RateLimiter
-      for (let i = 0; i < 3; i++) yield* limiter.takeOrganization("same-id", limits)
-      assert.isFalse((yield* limiter.takeOrganization("same-id", limits)).allowed)
+      for (let i = 0; i < 3; i++) yield* limiter.takeKeyAndOrganization(`key-${i}`, "same-id", limits)
+      const refused = yield* limiter.takeKeyAndOrganization("key-3", "same-id", limits)
+      assert.deepStrictEqual([refused.key.allowed, refused.organization?.allowed], [true, false])
       assert.strictEqual(yield* passed("same-id", 3), 3)
     }).pipe(Effect.provide(Layer.effect(RateLimiter, makeOver(limits, limits)).pipe(Layer.provide(layerOwnState))))
+  )
+
+  it.effect("with its store unreachable, a key and its organization are still limited in this process", () =>
+    Effect.gen(function* () {
+      const limiter = yield* RateLimiter
+      const first = yield* limiter.takeKeyAndOrganization("key-a", "org-a", { perSecond: 0.001, burst: 1 })
+      const second = yield* limiter.takeKeyAndOrganization("key-b", "org-a", { perSecond: 0.001, burst: 1 })
+      assert.deepStrictEqual(
+        [first.organization?.allowed, second.key.allowed, second.organization?.allowed],
+        [true, true, false]
+      )
+    }).pipe(Effect.provide(Layer.effect(RateLimiter, makeOver(limits, limits)).pipe(Layer.provide(unreachable))))
   )
 })
