@@ -41,7 +41,7 @@ export const layerWith = (lease: Duration.Duration) =>
             Effect.map(([row]) =>
               row!.admitted !== null
                 ? ({ _tag: "Admitted", release: release(row!.admitted) } as const)
-                : ({ _tag: "Refused", scope: row!.refused ?? "key" } as const)
+                : ({ _tag: "Refused", scope: row!.refused! } as const)
             ),
             Effect.withSpan("PgInFlightStore.admit")
           )

@@ -3,10 +3,11 @@
  * limit split evenly across both. With the limits in PostgreSQL (the default with `DATABASE_URL`)
  * the two together admit the key's limit; kept in each process (`LIMITS_STORE=memory`) each
  * admits it whole. The rate is slow enough that the burst alone is the limit while a case runs.
- * And a key's requests in flight are counted across both processes.
+ * And a key's requests in flight are counted across both processes; those of a process killed
+ * while answering stop counting when their lease ends.
  */
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber } from "effect"
+import { Deferred, Duration, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { healthy, spawnApp } from "../support/AppProcess.ts"
@@ -63,6 +64,36 @@ const get = (base: string, key: string) =>
     body: await r.text()
   }))
 
+/**
+ * Locks the receivables in a transaction of the test, so that a request reading them waits; the
+ * effect it returns unlocks them.
+ */
+const lockReceivables = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const locked = yield* Deferred.make<void>()
+  const unlock = yield* Deferred.make<void>()
+  const holder = yield* Effect.forkChild(
+    sql.withTransaction(
+      Effect.gen(function* () {
+        yield* sql`LOCK TABLE receivables IN ACCESS EXCLUSIVE MODE`
+        yield* Deferred.succeed(locked, undefined)
+        yield* Deferred.await(unlock)
+      })
+    )
+  )
+  yield* Deferred.await(locked)
+  return Effect.andThen(Deferred.succeed(unlock, undefined), Fiber.join(holder))
+})
+
+/** Once exactly one request is in flight, as the database counts them. */
+const oneInFlight = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* eventually(
+    "one request in flight",
+    Effect.map(sql<{ n: bigint }>`SELECT count(*) AS n FROM requests_in_flight`, ([row]) => Number(row!.n) === 1)
+  )
+})
+
 /** `count` requests with the key to `base`, eight at a time; the statuses. */
 const offer = (base: string, key: string, count: number) =>
   Effect.forEach(
@@ -99,36 +130,44 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("limi
 
   it.effect("a key's request in flight in one process holds its place in the other", () =>
     Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
       const url = yield* TestDatabase.TestDatabaseUrl
       const key = yield* newKey(23)
       const caps = { KEY_MAX_IN_FLIGHT: "1", ORG_MAX_IN_FLIGHT: "8" }
       const [one, two] = yield* Effect.all([serve(url, caps), serve(url, caps)], { concurrency: 2 })
-      // The receivables locked by a transaction of the test: a request reading them waits.
-      const locked = yield* Deferred.make<void>()
-      const unlock = yield* Deferred.make<void>()
-      const holder = yield* Effect.forkChild(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`LOCK TABLE receivables IN ACCESS EXCLUSIVE MODE`
-            yield* Deferred.succeed(locked, undefined)
-            yield* Deferred.await(unlock)
-          })
-        )
-      )
-      yield* Deferred.await(locked)
+      const unlock = yield* lockReceivables
       const waiting = yield* Effect.forkChild(Effect.promise(() => get(one.base, key)))
-      yield* eventually(
-        "the first request in flight",
-        Effect.map(sql<{ n: bigint }>`SELECT count(*) AS n FROM requests_in_flight`, ([row]) => Number(row!.n) === 1)
-      )
+      yield* oneInFlight
       const refused = yield* Effect.promise(() => get(two.base, key))
       assert.strictEqual(refused.status, 429)
       assert.include(refused.body, "with this key are being answered at once")
-      yield* Deferred.succeed(unlock, undefined)
-      yield* Fiber.join(holder)
+      yield* unlock
       assert.strictEqual((yield* Fiber.join(waiting)).status, 200)
       assert.strictEqual((yield* Effect.promise(() => get(two.base, key))).status, 200)
+    })
+  )
+
+  it.effect("a process killed while answering holds its key's place only until the lease ends", () =>
+    Effect.gen(function* () {
+      const url = yield* TestDatabase.TestDatabaseUrl
+      const key = yield* newKey(24)
+      // A lease of 2 s and 5: the dead process's place is free within about 7 s.
+      const caps = { KEY_MAX_IN_FLIGHT: "1", REQUEST_DEADLINE_SECONDS: "2", RATE_LIMIT_BURST: "100000" }
+      const [one, two] = yield* Effect.all([serve(url, caps), serve(url, caps)], { concurrency: 2 })
+      const unlock = yield* lockReceivables
+      yield* Effect.forkChild(Effect.promise(() => get(one.base, key).catch(() => undefined)))
+      yield* oneInFlight
+      one.app.child.kill("SIGKILL")
+      yield* Effect.promise(() => one.app.exited)
+      yield* unlock
+      assert.strictEqual((yield* Effect.promise(() => get(two.base, key))).status, 429, "held by the dead process")
+      yield* eventually(
+        "the key served again once the dead process's lease ended",
+        Effect.map(
+          Effect.promise(() => get(two.base, key)),
+          (answer) => answer.status === 200
+        ),
+        { attempts: 60, interval: Duration.millis(250) }
+      )
     })
   )
 })
