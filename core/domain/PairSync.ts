@@ -49,10 +49,7 @@ export interface PairRefs {
 
 /**
  * An event of spec section 6 as a sync plans it. Its id and its place in the feed are the store's
- * to give: they follow from the order in which syncs commit, which no plan knows. The payload of a
- * `receivable.created` or `receivable.updated` event is the receivable as its plan writes it
- * (`receivableSnapshot`, and for an update its history entry's changes): a store may build that
- * payload from the row it writes, to the same JSON text, instead of keeping this object.
+ * to give: they follow from the order in which syncs commit, which no plan knows.
  */
 export interface PlannedEvent {
   readonly type: EventType

@@ -64,21 +64,16 @@ const hex = () => (++counter).toString(16).padStart(32, "0")
 
 export const receivableId = (): ReceivableId => `rcv_${hex()}` as ReceivableId
 
-// A created or updated event's payload is the receivable as written, which a store may build from
-// the row it writes instead of keeping the planned object (the PostgreSQL store does): such an
-// event is told apart by its receivable and the change it reports, never by a field of its own.
+// Each event carries a tag of its own, by which the stored events are told apart and compared.
 const event = (type: PlannedEvent["type"], id: ReceivableId, at: DateTime.Utc): PlannedEvent => ({
   type,
   receivableId: id,
   createdAt: at,
-  data: { receivable: { id } }
+  data: { receivable_id: id, tag: hex() }
 })
 
-/** The tag an event of `writesFor` is known by: its receivable, and the change it reports if any. */
-export const eventTag = (event: { readonly data: unknown }): string => {
-  const data = event.data as { readonly receivable: { readonly id: string }; readonly changes?: unknown }
-  return `${data.receivable.id} ${data.changes === undefined ? "created" : JSON.stringify(data.changes)}`
-}
+/** The tag an event of `writesFor` carries. */
+export const eventTag = (event: { readonly data: unknown }): string => (event.data as { tag: string }).tag
 
 /**
  * The writes that bring `keys` to `states`, given what the pair holds of them (`current`): a
@@ -105,10 +100,7 @@ export const writesFor = (
     const entry = historyEntry(existing.state, state, at)
     if (Option.isNone(entry)) continue
     updates.push({ ...existing, state, history: entry.value })
-    events.push({
-      ...event("receivable.updated", existing.id, at),
-      data: { receivable: { id: existing.id }, changes: entry.value.changes }
-    })
+    events.push(event("receivable.updated", existing.id, at))
   }
   return { inserts, updates, events }
 }

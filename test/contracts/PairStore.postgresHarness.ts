@@ -12,7 +12,7 @@ import type { ReceivableState } from "../../core/domain/Resources.ts"
 import { type Pair, PairStore } from "../../core/ports/PairStore.ts"
 import { eventually } from "../support/Eventually.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
-import { eventTag, PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
+import { PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
 
 // The adapter's own row, as it reads receivables, plus the time a sync last touched one.
 interface ReceivableRow extends PgPairRows.ReceivableRow {
@@ -75,8 +75,8 @@ const harness = Layer.effect(
         SELECT h.receivable_id, h.changes FROM receivable_history h
         JOIN receivables r ON r.org_id = h.org_id AND r.id = h.receivable_id
         WHERE r.integration_id = ${pair.id} ORDER BY h.id`
-      const events = yield* sql<{ data: unknown }>`
-        SELECT e.data FROM events e
+      const events = yield* sql<{ tag: string }>`
+        SELECT e.data->>'tag' AS tag FROM events e
         JOIN event_batches b ON b.id = e.batch
         JOIN receivables r ON r.org_id = e.org_id AND r.id = e.receivable_id
         WHERE r.integration_id = ${pair.id} ORDER BY b.first_sequence + e.ordinal`
@@ -91,7 +91,7 @@ const harness = Layer.effect(
           return { ...receivable, updatedAt: row.updated_at.getTime() }
         }),
         history: history.map((row) => ({ receivableId: row.receivable_id, changes: row.changes })),
-        events: events.map(eventTag),
+        events: events.map((row) => row.tag),
         runs: runs.map(({ worker, outcome, error, ...counts }) => ({
           worker,
           outcome,
