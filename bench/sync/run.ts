@@ -7,9 +7,12 @@
  * receivables alone into a bare table (the bare floor). Then peak memory of one pair of 200,000 receivables against ten pairs
  * of 20,000, each in a process of its own. Every run gets a fresh database of its own. Options
  * (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100), SYNC_CONCURRENCY (4),
- * BENCH_SKIP_MEMORY=1; BENCH_SMOKE=1 for a run of seconds (8 pairs of 10, memory at 2 × 50 and 1 × 100).
+ * BENCH_SKIP_MEMORY=1; BENCH_SMOKE=1 for a run of seconds (8 pairs of 10, memory at 2 × 50 and 1 × 100);
+ * BENCH_BEFORE=<checkout>[,<checkout>...] to run this checkout and those side by side instead, in
+ * BENCH_ROUNDS rounds (3; 1 in smoke), see `SideBySide.ts`.
  */
 import { execFileSync } from "node:child_process"
+import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Exit, Layer, Redacted, Scope, Stream } from "effect"
 import { SqlClient } from "effect/sql"
@@ -26,6 +29,7 @@ import { postgresCpuSeconds, postmasterPid } from "../ProcessCpu.ts"
 import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
 import { option, sized } from "../support/Smoke.ts"
 import { bareFloor, fairFloor } from "./Floors.ts"
+import { sideBySide } from "./SideBySide.ts"
 
 const pairs = option("BENCH_PAIRS", 1000, 8)
 const perPair = option("BENCH_PER_PAIR", 100, 10)
@@ -199,6 +203,12 @@ const main = Effect.gen(function* () {
 })
 
 const memoryConfiguration = process.env.BENCH_MEMORY_RUN?.split("x").map(Number)
+const befores = (process.env.BENCH_BEFORE ?? "").split(",").filter((dir) => dir !== "")
+if (befores.length > 0) {
+  const table = sideBySide(join(import.meta.dirname, "..", ".."), befores, option("BENCH_ROUNDS", 3, 1))
+  process.stdout.write(`${table}\n`)
+  process.exit(0)
+}
 const program =
   memoryConfiguration === undefined
     ? main

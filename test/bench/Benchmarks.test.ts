@@ -7,7 +7,7 @@
  */
 import { execFile } from "node:child_process"
 import { readdirSync } from "node:fs"
-import { join } from "node:path"
+import { basename, join } from "node:path"
 import { promisify } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 
@@ -61,4 +61,15 @@ describe("benchmarks", () => {
       assert.isAbove(stdout.trim().length, 0)
     })
   }
+
+  // The sync benchmark side by side with another checkout (here this one again), in smoke mode.
+  it("bench/sync/run.ts runs side by side with BENCH_BEFORE in smoke mode", { timeout: 180_000 }, async () => {
+    const { stdout } = await run(node, [join(root, "bench/sync/run.ts")], {
+      cwd: root,
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_BEFORE: root },
+      timeout: 170_000,
+      maxBuffer: 16 * 2 ** 20
+    })
+    assert.include(stdout, `| this checkout / ${basename(root)} |`)
+  })
 })
