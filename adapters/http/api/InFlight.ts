@@ -5,7 +5,8 @@
  * at one moment (database connections, memory for answers), so that one tenant's slow or heavy
  * requests cannot hold what another tenant's need. A request past either is refused at once.
  */
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
+import { HttpServerResponse } from "effect/http"
 import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
 
 export interface InFlightPolicy {
@@ -36,6 +37,8 @@ export const policy = Config.all({
   perOrganization: Config.schema(count, "ORG_MAX_IN_FLIGHT").pipe(Config.withDefault(8))
 })
 
+const isStreamed = (answer: unknown) => HttpServerResponse.isHttpServerResponse(answer) && answer.body._tag === "Stream"
+
 export const make = (limits: InFlightPolicy) =>
   Effect.sync(() => {
     // Only what is in flight is kept: an entry leaves when its count returns to zero.
@@ -61,12 +64,18 @@ export const make = (limits: InFlightPolicy) =>
             if ((byOrganization.get(owner.orgId) ?? 0) >= limits.perOrganization) return refused("organization")
             add(byKey, owner.keyId, 1)
             add(byOrganization, owner.orgId, 1)
-            return Effect.ensuring(
-              restore(answer),
-              Effect.sync(() => {
-                add(byKey, owner.keyId, -1)
-                add(byOrganization, owner.orgId, -1)
-              })
+            const release = Effect.sync(() => {
+              add(byKey, owner.keyId, -1)
+              add(byOrganization, owner.orgId, -1)
+            })
+            // An answer written as it is read is still being worked on once returned: it holds
+            // its place until the request's scope closes, after its last byte (or a hang-up).
+            return Effect.onExit(restore(answer), (exit) =>
+              Effect.flatMap(Effect.serviceOption(Scope.Scope), (scope) =>
+                Exit.isSuccess(exit) && isStreamed(exit.value) && Option.isSome(scope)
+                  ? Scope.addFinalizer(scope.value, release)
+                  : release
+              )
             )
           })
         )
