@@ -70,9 +70,9 @@ const TestLayer = Layer.effect(TestFixture, seedHeavy).pipe(
   Layer.provideMerge(TestDatabase.layer)
 )
 
-const get = (headers: Record<string, string> = {}) =>
+const get = (headers: Record<string, string> = {}, method = "GET") =>
   Effect.flatMap(BaseUrl, (base) =>
-    Effect.promise(() => rawGet(base, page, { authorization: `Bearer ${keys.orgA}`, ...headers }))
+    Effect.promise(() => rawGet(base, page, { authorization: `Bearer ${keys.orgA}`, ...headers }, method))
   )
 
 const decoded = (answer: RawAnswer) => {
@@ -195,6 +195,18 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("pages written
         assert.include(answer.subarray(answer.length - 400).toString("utf8"), '"has_more":true,"total_count":508')
         assert.strictEqual(storeReads - before, readsOfPage)
       })
+  )
+
+  it.effect("a HEAD of such a page is answered and audited 200, its body never read", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const answer = yield* get({}, "HEAD")
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual(answer.bytes.length, 0)
+      const requestId = answer.headers["request-id"] as string
+      const [entry] = yield* sql<{ status: number }>`SELECT status FROM audit_log WHERE request_id = ${requestId}`
+      assert.strictEqual(entry?.status, 200)
+    })
   )
 
   it.effect("a client that hangs up mid-answer stops the reads and is audited 499", () =>

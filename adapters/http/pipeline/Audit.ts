@@ -130,7 +130,9 @@ export const step = Effect.gen(function* () {
 
   return ((request, next) =>
     Effect.flatMap(next, (response) => {
-      if (response.body._tag === "Stream") return streamed(request, response, response.body)
+      // A HEAD answer's body is never written: it is answered, and recorded, as its head leaves.
+      if (response.body._tag === "Stream" && request.method !== "HEAD")
+        return streamed(request, response, response.body)
       return Effect.map(record(request, response.status), (kept) => (kept ? response : unavailable(request)))
     })) satisfies Step
 })
