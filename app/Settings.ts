@@ -7,6 +7,7 @@ import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import * as ConnectionBudget from "../adapters/http/ConnectionBudget.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
+import * as Audit from "../adapters/http/pipeline/Audit.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
@@ -44,6 +45,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   AddressLimiter.policy,
   ConnectionBudget.maxPerAddress,
   Deadline.deadlineSeconds,
+  Audit.writeTimeoutSeconds,
   ClientAddress.trustedProxies,
   Cors.settings,
   Sync.settings,

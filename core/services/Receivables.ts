@@ -20,6 +20,7 @@ import {
   type ReceivablesPageRequest,
   type StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
+import * as PageParts from "./PageParts.ts"
 
 export class ReceivableNotFound extends Schema.TaggedError<ReceivableNotFound>()("ReceivableNotFound", {
   id: Schema.String
@@ -65,6 +66,14 @@ export class Receivables extends Context.Service<
       org: OrgId,
       query: ListReceivablesQuery
     ) => Effect.Effect<ReceivablesList, PageWithStartingAfter | StartingAfterNotFound>
+    /**
+     * A page that expands metadata or history, as it is read (`PageParts`): for writing a large
+     * answer while its next rows are read. Its items and `hasMore` are those `list` answers.
+     */
+    readonly listInParts: (
+      org: OrgId,
+      query: ListReceivablesQuery
+    ) => Effect.Effect<PageParts.PageInParts, PageWithStartingAfter | StartingAfterNotFound>
     readonly get: (org: OrgId, id: string, historyLimit: number) => Effect.Effect<Receivable, ReceivableNotFound>
     readonly vendors: (org: OrgId, debtorId?: DebtorId) => Effect.Effect<ReadonlyArray<Vendor>>
     readonly debtors: (org: OrgId, vendorId?: VendorId) => Effect.Effect<ReadonlyArray<Debtor>>
@@ -78,45 +87,8 @@ export class Receivables extends Context.Service<
       Effect.gen(function* () {
         const store = yield* ReceivableStore
 
-        /** Reads an expanded page a chunk at a time, up to `limit` items or the answer's size. */
-        const expandedPage = Effect.fnUntraced(function* (org: OrgId, request: ReceivablesPageRequest) {
-          const limit = request.window.limit
-          const first = yield* store.listReceivables(org, {
-            ...request,
-            window: { offset: request.window.offset, limit: Math.min(AnswerSize.expandedChunk, limit) }
-          })
-          const items: Array<Receivable> = []
-          let bytes = 0
-          let chunk = first
-          let chunkOffset = request.window.offset
-          let chunkAsked = Math.min(AnswerSize.expandedChunk, limit)
-          while (true) {
-            let taken = 0
-            for (const item of chunk.items) {
-              const size = AnswerSize.receivableBytes(item)
-              // At least one item, however large: a page is never empty while items remain.
-              if (items.length > 0 && bytes + size > options.maxAnswerBytes) {
-                return { first, items, hasMore: true }
-              }
-              items.push(item)
-              bytes += size
-              taken++
-            }
-            const exhausted = chunk.items.length < chunkAsked
-            if (exhausted || items.length >= limit) {
-              return { first, items, hasMore: chunk.followingCount > chunkOffset + taken }
-            }
-            chunkAsked = Math.min(AnswerSize.expandedChunk, limit - items.length)
-            chunkOffset = 0
-            chunk = yield* store.listReceivables(org, {
-              ...request,
-              window: { offset: 0, limit: chunkAsked },
-              startingAfter: items[items.length - 1]!.id
-            })
-          }
-        })
-
-        const list = Effect.fn("Receivables.list")(function* (org: OrgId, query: ListReceivablesQuery) {
+        /** What a list query asks of the store; refused when it mixes `page` and `startingAfter`. */
+        const pageRequest = Effect.fnUntraced(function* (query: ListReceivablesQuery) {
           if (query.startingAfter !== undefined && query.page !== 1) {
             return yield* new PageWithStartingAfter({ page: query.page })
           }
@@ -125,7 +97,7 @@ export class Receivables extends Context.Service<
             query.verifiedSince === undefined
               ? defaultVerifiedSince(now)
               : Option.getOrElse(parseVerifiedSince(query.verifiedSince), () => defaultVerifiedSince(now))
-          const request: ReceivablesPageRequest = {
+          return {
             filter: {
               vendorId: query.vendorId,
               debtorId: query.debtorId,
@@ -136,16 +108,19 @@ export class Receivables extends Context.Service<
             startingAfter: query.startingAfter,
             history: query.expand?.includes("history") ? Option.some(query.historyLimit) : Option.none(),
             metadata: query.expand?.includes("metadata") ?? false
-          }
+          } satisfies ReceivablesPageRequest
+        })
+
+        const listInParts = Effect.fn("Receivables.listInParts")(function* (org: OrgId, query: ListReceivablesQuery) {
+          return yield* PageParts.readInParts(store, org, yield* pageRequest(query), options.maxAnswerBytes)
+        })
+
+        const list = Effect.fn("Receivables.list")(function* (org: OrgId, query: ListReceivablesQuery) {
+          const request = yield* pageRequest(query)
           if (query.expand !== undefined && query.expand.length > 0) {
-            const { first, items, hasMore } = yield* expandedPage(org, request)
-            return {
-              items,
-              totalCount: first.totalCount,
-              hasMore,
-              // The first read's: the earliest, so no change committed after any read is missed.
-              nextVerifiedSince: first.nextVerifiedSince
-            }
+            const page = yield* PageParts.readInParts(store, org, request, options.maxAnswerBytes)
+            const { items, hasMore } = yield* PageParts.collect(page)
+            return { items, totalCount: page.totalCount, hasMore, nextVerifiedSince: page.nextVerifiedSince }
           }
           const page = yield* store.listReceivables(org, request)
           return {
@@ -172,7 +147,7 @@ export class Receivables extends Context.Service<
         const integrations = (org: OrgId, filter: IntegrationFilter) =>
           store.listIntegrations(org, filter).pipe(Effect.withSpan("Receivables.integrations"))
 
-        return Receivables.of({ list, get, vendors, debtors, integrations })
+        return Receivables.of({ list, listInParts, get, vendors, debtors, integrations })
       })
     )
 

@@ -41,6 +41,10 @@ export interface ServerOptions {
 
 const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
 
+/** The settings a test gives, read by the routes and the services alike (`MAX_ANSWER_BYTES`, ...). */
+const settingsOf = (options: ServerOptions) =>
+  options.settings === undefined ? Layer.empty : ConfigProvider.layer(ConfigProvider.fromUnknown(options.settings))
+
 /**
  * A server over the database already provided (`SqlClient`, `PgClient`), with rate-limit
  * policies of the test's choosing. Several can share a database, as several instances of the
@@ -60,12 +64,8 @@ export const serverLayer = (options: ServerOptions = {}) =>
           }),
           MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
         ).pipe(
-          Layer.provide(
-            options.settings === undefined
-              ? Layer.empty
-              : ConfigProvider.layer(ConfigProvider.fromUnknown(options.settings))
-          ),
-          Layer.provide(ServicesLive),
+          Layer.provide(settingsOf(options)),
+          Layer.provide(ServicesLive.pipe(Layer.provide(settingsOf(options)))),
           Layer.provide([
             Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited, options.orgRateLimit ?? unlimited)),
             Layer.effect(

@@ -1,6 +1,8 @@
 /** fast-check generators of domain values, shared by the property tests. */
+import { DateTime } from "effect"
 import fc from "fast-check"
-import type { ReceivableState } from "../../core/domain/Resources.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
+import type { HistoryEntry, Receivable, ReceivableState } from "../../core/domain/Resources.ts"
 import { statuses } from "../../core/domain/Status.ts"
 
 export const arbitraryIsoDate = fc
@@ -28,6 +30,49 @@ export const arbitraryState: fc.Arbitrary<ReceivableState> = fc.record({
   poNumber: fc.option(fc.string({ minLength: 1, maxLength: 10 }), { nil: null }),
   metadata: arbitraryMetadata
 })
+
+/** An instant from 2000 to 2099, with milliseconds. */
+export const arbitraryInstant = fc
+  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })
+  .map((date) => DateTime.fromDateUnsafe(date))
+const uuid = fc.uuid({ version: 4 })
+
+const history: fc.Arbitrary<HistoryEntry> = fc.record({
+  changedAt: arbitraryInstant,
+  changes: fc.dictionary(
+    fc.constantFrom("status", "portal_status", "amount_cents", "metadata.payment_terms"),
+    fc.record({
+      from: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
+      to: fc.oneof(fc.string(), fc.integer(), fc.constant(null))
+    })
+  )
+})
+
+/** A receivable as the store returns it, with or without its history and metadata. */
+export const arbitraryReceivable: fc.Arbitrary<Receivable> = fc
+  .record({
+    state: arbitraryState,
+    id: fc
+      .uint8Array({ minLength: 16, maxLength: 16 })
+      .map((bytes) => `rcv_${Buffer.from(bytes).toString("hex")}` as ReceivableId),
+    vendor: fc.record({ id: uuid.map((id) => id as VendorId), name: fc.string() }),
+    debtor: fc.record({ id: uuid.map((id) => id as DebtorId), name: fc.string() }),
+    detectedAt: arbitraryInstant,
+    updatedAt: arbitraryInstant,
+    estimatedNextUpdateAt: fc.option(arbitraryInstant, { nil: null }),
+    history: fc.option(fc.array(history, { maxLength: 3 }), { nil: undefined })
+  })
+  .map(({ state, history, ...rest }) => {
+    const { metadata, ...fields } = state
+    return {
+      ...rest,
+      ...fields,
+      object: "receivable" as const,
+      ...(history === undefined ? {} : { history }),
+      // Metadata present or absent independently of history.
+      ...(DateTime.toEpochMillis(rest.detectedAt) % 2 === 0 ? { metadata } : {})
+    }
+  })
 
 /** An organization's own rate limit, as an operator may set it. */
 export const arbitraryRateLimit = fc.record({

@@ -8,7 +8,8 @@
  * (`LIMITS_STORE`); or in this process. While the shared store cannot be reached, each process
  * counts on its own, as the rate limits do.
  */
-import { Config, Context, Effect, Layer, Schema } from "effect"
+import { Config, Context, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
+import { HttpServerResponse } from "effect/http"
 import { layerOwnState as memoryStore } from "../../../core/memory/InFlightStore.ts"
 import { type InFlightCaps, InFlightStore } from "../../../core/ports/InFlightStore.ts"
 import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
@@ -38,6 +39,8 @@ export const policy = Config.all({
   perOrganization: Config.schema(count, "ORG_MAX_IN_FLIGHT").pipe(Config.withDefault(8))
 })
 
+const isStreamed = (answer: unknown) => HttpServerResponse.isHttpServerResponse(answer) && answer.body._tag === "Stream"
+
 /** The caps over `InFlightStore`, with this process's own counts for when the store cannot be reached. */
 export const makeOver = (limits: InFlightPolicy) =>
   Effect.gen(function* () {
@@ -61,7 +64,17 @@ export const makeOver = (limits: InFlightPolicy) =>
           Effect.flatMap(
             restore(admission(owner)),
             (admitted): Effect.Effect<A, E | Refused, R> =>
-              admitted._tag === "Refused" ? refused(admitted.scope) : Effect.ensuring(restore(answer), admitted.release)
+              admitted._tag === "Refused"
+                ? refused(admitted.scope)
+                : // An answer written as it is read is still being worked on once returned: it
+                  // holds its place until the request's scope closes, after its last byte (or a hang-up).
+                  Effect.onExit(restore(answer), (exit) =>
+                    Effect.flatMap(Effect.serviceOption(Scope.Scope), (scope) =>
+                      Exit.isSuccess(exit) && isStreamed(exit.value) && Option.isSome(scope)
+                        ? Scope.addFinalizer(scope.value, admitted.release)
+                        : admitted.release
+                    )
+                  )
           )
         )
     })

@@ -4,12 +4,13 @@
  * public URL says), the signed-in session, and for changes the same-origin check and the
  * session's CSRF token.
  */
-import { ByteSize, Effect, Option } from "effect"
+import { ByteSize, Clock, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Accounts, type CurrentSession } from "../../../core/services/Accounts.ts"
 import { RateLimiter } from "../api/RateLimiter.ts"
 import * as Refusals from "../pipeline/Refusals.ts"
 import { CurrentRequest } from "../pipeline/RequestContext.ts"
+import { digestOf, VerifiedSessions } from "../pipeline/VerifiedSessions.ts"
 import type { Viewer } from "./Layout.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
@@ -61,6 +62,7 @@ export interface GuardOptions {
 export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
   const access = yield* Accounts
   const sessions = yield* RateLimiter
+  const verified = yield* VerifiedSessions
 
   const context = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -80,12 +82,18 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
       const { origin, token } = yield* context
       if (token === undefined) return seeOther(signInPath)
       const session = yield* Effect.option(access.authenticate(token))
-      if (Option.isNone(session)) return yield* Security.withoutSession(seeOther(signInPath), origin.secure)
+      if (Option.isNone(session)) {
+        verified.forget(digestOf(token))
+        return yield* Security.withoutSession(seeOther(signInPath), origin.secure)
+      }
       // A signed-in user's pages count against their session, not against the allowance their
       // address shares with everything keyless from it (an office behind one address).
       const reported = yield* CurrentRequest
       if (reported !== undefined) reported.authenticated = true
-      const decision = yield* sessions.take(`session:${Buffer.from(session.value.tokenHash).toString("hex")}`)
+      // Known to the pipeline from now on, which then counts it by session before looking it up.
+      const digest = Buffer.from(session.value.tokenHash).toString("hex")
+      verified.remember(digest, yield* Clock.currentTimeMillis)
+      const decision = yield* sessions.take(`session:${digest}`)
       if (!decision.allowed) {
         return HttpServerResponse.setHeader(
           Refusals.pageText(429, `Too many requests: try again in ${decision.retryAfterSeconds} seconds.`),

@@ -3,34 +3,48 @@
  * from an address past it is answered 429 at once, before any key lookup or query; a request that
  * no live key vouched for spends one request of its address's allowance once answered. Requests
  * from an unknown address (no peer) are not limited here. IPv6 addresses count by their /64.
+ * A dashboard request whose session cookie the dashboard verified a moment ago
+ * (`VerifiedSessions`) is not refused here: its session's own bucket counts it instead. Should
+ * the session turn out to have ended, the request still spends the allowance, and the guard
+ * forgets the cookie.
  */
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { RateLimited } from "../../../core/api/Errors.ts"
 import { addressKey } from "../ConnectionBudget.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
 import * as Refusals from "./Refusals.ts"
 import type { Step } from "./Step.ts"
+import { sessionDigest, VerifiedSessions } from "./VerifiedSessions.ts"
 
 export const step = Effect.map(
-  Effect.service(AddressLimiter),
-  (addresses): Step =>
+  Effect.all([Effect.service(AddressLimiter), VerifiedSessions]),
+  ([addresses, sessions]): Step =>
     (request, next) => {
       if (request.clientAddress === null) return next
       // IPv6 by its /64, which one client usually holds whole, as connections are counted.
       const client = addressKey(request.clientAddress)
-      return Effect.flatMap(addresses.refusal(client), (refused) => {
-        if (refused !== undefined) {
-          const seconds = refused.retryAfterSeconds
-          const answer = Refusals.refuse(
-            request,
-            429,
-            { schema: RateLimited, error: RateLimited.address(seconds) },
-            `Too many requests: try again in ${seconds} seconds.`
-          )
-          return Effect.succeed(HttpServerResponse.setHeader(answer, "retry-after", String(seconds)))
-        }
-        return Effect.tap(next, () => (request.authenticated ? Effect.void : addresses.spend(client)))
+      const session = request.dashboard ? sessionDigest(request.headers.cookie) : undefined
+      const spend = Effect.suspend(() => (request.authenticated ? Effect.void : addresses.spend(client)))
+      const vouched =
+        session === undefined
+          ? Effect.succeed(false)
+          : Effect.map(Clock.currentTimeMillis, (now) => sessions.vouches(session, now))
+      return Effect.flatMap(vouched, (bySession) => {
+        if (bySession) return Effect.tap(next, () => spend)
+        return Effect.flatMap(addresses.refusal(client), (refused) => {
+          if (refused !== undefined) {
+            const seconds = refused.retryAfterSeconds
+            const answer = Refusals.refuse(
+              request,
+              429,
+              { schema: RateLimited, error: RateLimited.address(seconds) },
+              `Too many requests: try again in ${seconds} seconds.`
+            )
+            return Effect.succeed(HttpServerResponse.setHeader(answer, "retry-after", String(seconds)))
+          }
+          return Effect.tap(next, () => spend)
+        })
       })
     }
 )

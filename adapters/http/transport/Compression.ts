@@ -1,11 +1,14 @@
 /**
  * Compressing an answer's bytes with node:zlib, on libuv's thread pool (the event loop keeps
  * serving while a page compresses), in one call: the body is complete in memory already, so the
- * compressed bytes come back whole and the answer keeps an exact `Content-Length`. The levels and
+ * compressed bytes come back whole and the answer keeps an exact `Content-Length`. An answer
+ * written as it is read goes through a zlib stream instead, at the same level, its bytes
+ * compressed as they come (node's stream passes the socket's back-pressure on). The levels and
  * the threshold were chosen from `bench/compression` (bench/results/2026-11-23-compression.md).
  */
-import { brotliCompress, constants, gzip } from "node:zlib"
-import { Effect } from "effect"
+import { brotliCompress, constants, createBrotliCompress, createGzip, gzip } from "node:zlib"
+import { NodeStream } from "@effect/platform-node"
+import { Effect, Stream } from "effect"
 
 export type Compressed = "br" | "gzip"
 
@@ -54,3 +57,15 @@ export const compress = (bytes: Uint8Array, coding: Compressed, levels: Levels =
         done
       )
   })
+
+/** `body` compressed in `coding` as it flows, at the per-request levels. */
+export const compressStream = <E, R>(body: Stream.Stream<Uint8Array, E, R>, coding: Compressed) =>
+  body.pipe(
+    NodeStream.pipeThroughSimple(() =>
+      coding === "gzip"
+        ? createGzip({ level: dynamicLevels.gzip })
+        : createBrotliCompress({ params: { [constants.BROTLI_PARAM_QUALITY]: dynamicLevels.br } })
+    ),
+    // zlib fails only on a fault of its own: nothing the client can be told about mid-answer.
+    Stream.orDie
+  )

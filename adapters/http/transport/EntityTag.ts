@@ -47,3 +47,10 @@ export const noneMatch = (field: string, tag: string): boolean => {
   }
   return false
 }
+
+/**
+ * Whether an `If-None-Match` field value matches every current answer (`*`), whatever its tag:
+ * for an answer written as it is read, which has none. No listed tag can equal one holding a
+ * line break, so only `*` matches.
+ */
+export const matchesAny = (field: string): boolean => noneMatch(field, '"\n"')

@@ -3,7 +3,8 @@
  * Modified` (no body, the same tag) when `If-None-Match` names it, and otherwise the bytes in the
  * content coding the client prefers once they pass the threshold, with `Vary: Accept-Encoding`.
  * The answer is computed before the tag can be, so a 304 saves the transfer, not the query.
- * Error answers pass unchanged: they get no tag and are too small to compress.
+ * Error answers pass unchanged: they get no tag and are too small to compress. An answer written
+ * as it is read (a stream) is compressed as it flows and carries no tag.
  */
 import { Effect } from "effect"
 import { HttpBody, HttpServerResponse } from "effect/http"
@@ -49,6 +50,7 @@ export const represent = (
   conditions: Conditions
 ): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
   const body = response.body
+  if (response.status === 200 && body._tag === "Stream") return Effect.succeed(representStreamed(response, conditions))
   if (response.status !== 200 || body._tag !== "Uint8Array") return Effect.succeed(response)
   // The body as bytes, encoded once: they are digested, compressed or sent as they are.
   const bytes = body.body
@@ -73,5 +75,32 @@ export const represent = (
       "content-encoding",
       coding
     )
+  )
+}
+
+/**
+ * An answer written as it is read: no `ETag` and no length, which would need the whole body
+ * first; compressed as it flows when the client accepts it. `If-None-Match: *` still matches it,
+ * as it matches every current answer.
+ */
+const representStreamed = (
+  response: HttpServerResponse.HttpServerResponse,
+  conditions: Conditions
+): HttpServerResponse.HttpServerResponse => {
+  const body = response.body as HttpBody.Stream
+  const compressible = Compression.isCompressible(body.contentType)
+  const headers = { "cache-control": cacheControl, ...(compressible ? { vary: "Accept-Encoding" } : {}) }
+  const held = conditions["if-none-match"]
+  if (held !== undefined && EntityTag.matchesAny(held)) return notModified(headers)
+  const coding = compressible ? ContentCoding.negotiate(conditions["accept-encoding"]) : "identity"
+  const described = HttpServerResponse.setHeaders(response, headers)
+  if (coding === "identity") return described
+  return HttpServerResponse.setHeader(
+    HttpServerResponse.setBody(
+      described,
+      HttpBody.stream(Compression.compressStream(body.stream, coding), body.contentType)
+    ),
+    "content-encoding",
+    coding
   )
 }

@@ -1,51 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Schema } from "effect"
+import { Schema } from "effect"
 import fc from "fast-check"
 import * as Wire from "../../../core/api/Wire.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
-import { Debtor, type HistoryEntry, ListOf, PageOf, Receivable, Vendor } from "../../../core/domain/Resources.ts"
-import { arbitraryState } from "../../support/arbitraries.ts"
+import { Debtor, ListOf, PageOf, Receivable, Vendor } from "../../../core/domain/Resources.ts"
+import { arbitraryInstant as instant, arbitraryReceivable as receivable } from "../../support/arbitraries.ts"
 
-const instant = fc
-  .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })
-  .map((date) => DateTime.fromDateUnsafe(date))
 const uuid = fc.uuid({ version: 4 })
-
-const history: fc.Arbitrary<HistoryEntry> = fc.record({
-  changedAt: instant,
-  changes: fc.dictionary(
-    fc.constantFrom("status", "portal_status", "amount_cents", "metadata.payment_terms"),
-    fc.record({
-      from: fc.oneof(fc.string(), fc.integer(), fc.constant(null)),
-      to: fc.oneof(fc.string(), fc.integer(), fc.constant(null))
-    })
-  )
-})
-
-const receivable: fc.Arbitrary<Receivable> = fc
-  .record({
-    state: arbitraryState,
-    id: fc
-      .uint8Array({ minLength: 16, maxLength: 16 })
-      .map((bytes) => `rcv_${Buffer.from(bytes).toString("hex")}` as ReceivableId),
-    vendor: fc.record({ id: uuid.map((id) => id as VendorId), name: fc.string() }),
-    debtor: fc.record({ id: uuid.map((id) => id as DebtorId), name: fc.string() }),
-    detectedAt: instant,
-    updatedAt: instant,
-    estimatedNextUpdateAt: fc.option(instant, { nil: null }),
-    history: fc.option(fc.array(history, { maxLength: 3 }), { nil: undefined })
-  })
-  .map(({ state, history, ...rest }) => {
-    const { metadata, ...fields } = state
-    return {
-      ...rest,
-      ...fields,
-      object: "receivable" as const,
-      ...(history === undefined ? {} : { history }),
-      // Metadata present or absent independently of history.
-      ...(DateTime.toEpochMillis(rest.detectedAt) % 2 === 0 ? { metadata } : {})
-    }
-  })
 
 const party = <O extends "vendor" | "debtor">(object: O) =>
   fc.record({

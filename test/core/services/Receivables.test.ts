@@ -6,13 +6,15 @@
  */
 import { randomBytes, randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
-import { Context, DateTime, Effect, Layer } from "effect"
+import { Context, DateTime, Effect, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as AnswerSize from "../../../core/domain/AnswerSize.ts"
 import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
+import { ReceivableStore } from "../../../core/ports/ReceivableStore.ts"
+import { collect } from "../../../core/services/PageParts.ts"
 import { type ListReceivablesQuery, Receivables } from "../../../core/services/Receivables.ts"
 import { arbitraryState } from "../../support/arbitraries.ts"
 
@@ -38,8 +40,27 @@ const setup = (
       sizes.maxAnswerBytes === undefined
         ? Receivables.layer
         : Receivables.layerWith({ maxAnswerBytes: sizes.maxAnswerBytes })
+    const storeReads = { count: 0 }
+    // The memory store, its list reads counted.
+    const counted = Layer.effect(
+      ReceivableStore,
+      Effect.map(Effect.service(ReceivableStore), (store) =>
+        ReceivableStore.of({
+          ...store,
+          listReceivables: (org, request) =>
+            Effect.suspend(() => {
+              storeReads.count++
+              return store.listReceivables(org, request)
+            })
+        })
+      )
+    )
     const context = yield* Layer.build(
-      service.pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
+      service.pipe(
+        Layer.provide(counted),
+        Layer.provideMerge(MemoryReceivableStore.layerMemory),
+        Layer.provide(MemoryState.layer)
+      )
     )
     const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }
     const debtor = { id: randomUUID() as DebtorId, name: "Globex", createdAt: hoursAgo(1000) }
@@ -76,7 +97,7 @@ const setup = (
       receivables,
       history
     })
-    return { service: Context.get(context, Receivables), receivables, vendor, debtor, pair }
+    return { service: Context.get(context, Receivables), receivables, vendor, debtor, pair, storeReads }
   }).pipe(Effect.scoped)
 
 const listedIds = (list: { readonly items: ReadonlyArray<{ readonly id: string }> }) => list.items.map((r) => r.id)
@@ -243,6 +264,26 @@ describe("Receivables", () => {
           { numRuns: 40 }
         )
       )
+  )
+
+  it.effect("an expanded page in parts reads the store only as its parts are pulled, and holds the whole page", () =>
+    Effect.gen(function* () {
+      const hours = Array.from({ length: 120 }, () => 1)
+      const { service, storeReads } = yield* setup(hours, org, null, { metadataBytes: hours.map(() => 100) })
+      const query = { ...defaults, verifiedSince: "all", expand: ["metadata" as const], limit: 110 }
+      const page = yield* service.listInParts(org, query)
+      assert.isFalse(page.complete)
+      assert.strictEqual(storeReads.count, 1)
+      // The first read's items are there already; each further part is one more read.
+      yield* Stream.runDrain(Stream.take(page.parts, 2))
+      assert.strictEqual(storeReads.count, 2)
+      const whole = yield* service.list(org, query)
+      const parts = yield* collect(yield* service.listInParts(org, query))
+      assert.deepStrictEqual(listedIds(parts), listedIds(whole))
+      assert.strictEqual(parts.hasMore, whole.hasMore)
+      const short = yield* service.listInParts(org, { ...query, limit: 50 })
+      assert.isTrue(short.complete)
+    })
   )
 
   it.effect("vendors and debtors are the store's lists, filtered by the other party", () =>

@@ -4,7 +4,7 @@
  * answer that cannot be recorded is replaced by 503.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { DateTime, Effect, Layer } from "effect"
+import { ConfigProvider, DateTime, Effect, Layer, Logger, References } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Audit from "../../../../adapters/http/pipeline/Audit.ts"
 import { makeApiKey, secretBytes } from "../../../../core/domain/ApiKey.ts"
@@ -67,6 +67,39 @@ describe("Audit.step", () => {
           pending: Effect.succeed(0)
         } as never)
       )
+    )
+  )
+
+  it.live("past the write timeout, answers and logs the entry at error level, without the key", () =>
+    Effect.gen(function* () {
+      const logged: Array<{ readonly level: string; readonly message: unknown; readonly annotations: unknown }> = []
+      const logger = Logger.make(({ logLevel, message, fiber }) => {
+        logged.push({ level: logLevel, message, annotations: fiber.getRef(References.CurrentLogAnnotations) })
+      })
+      const step = yield* Audit.step
+      const request = requestFor(`/v1/receivables?vendor_id=${key}`)
+      request.owner = { keyId: "key-1" as ApiKeyId, orgId: "org-1" as OrgId }
+      const answer = yield* step(request, counted().next).pipe(Effect.provide(Logger.layer([logger])))
+      assert.strictEqual(answer.status, 200)
+      const [line] = logged.filter((entry) => entry.level === "Error")
+      assert.isDefined(line)
+      const text = JSON.stringify(line)
+      assert.include(text, "audit entry not committed in time")
+      assert.include(text, request.requestId)
+      assert.include(text, "key-1")
+      assert.notInclude(text, key)
+    }).pipe(
+      Effect.provide(
+        Layer.succeed(AuditLog, {
+          // A database that stops answering: the write neither succeeds nor fails.
+          record: () => Effect.never,
+          recent: () => Effect.succeed([]),
+          search: () => Effect.succeed([]),
+          pending: Effect.succeed(0)
+        } as never)
+      ),
+      // The shortest bound allowed, on the wall clock the step's timer runs on.
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AUDIT_WRITE_TIMEOUT_SECONDS: "0.05" })))
     )
   )
 })

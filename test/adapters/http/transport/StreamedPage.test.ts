@@ -1,0 +1,42 @@
+/**
+ * A page written in pieces is the page written whole: for any items, however the reads split
+ * them, the pieces joined are byte for byte `JSON.stringify` of the contract's list envelope.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import { Effect, Stream } from "effect"
+import fc from "fast-check"
+import * as StreamedPage from "../../../../adapters/http/transport/StreamedPage.ts"
+import * as Wire from "../../../../core/api/Wire.ts"
+import type { PagePart } from "../../../../core/services/PageParts.ts"
+import { arbitraryInstant, arbitraryReceivable } from "../../../support/arbitraries.ts"
+
+/** Items split into reads of the given sizes (an empty read among them), as the parts of a page. */
+const arbitraryReads = fc.array(fc.array(arbitraryReceivable, { maxLength: 4 }), { maxLength: 5 })
+
+describe("StreamedPage", () => {
+  it.effect("its pieces joined are the whole page's JSON, however the reads split the items", () =>
+    Effect.promise(() =>
+      fc.assert(
+        fc.asyncProperty(
+          arbitraryReads,
+          fc.boolean(),
+          fc.nat(),
+          arbitraryInstant,
+          async (reads, hasMore, totalCount, nextVerifiedSince) => {
+            const parts: Array<PagePart> = [
+              ...reads.map((items) => ({ _tag: "Items" as const, items })),
+              { _tag: "End", hasMore }
+            ]
+            const page = { totalCount, nextVerifiedSince, complete: false, parts: Stream.fromIterable(parts) }
+            const bytes = await Effect.runPromise(Stream.runCollect(StreamedPage.bytes(page)))
+            const whole = JSON.stringify(
+              Wire.receivablePage({ object: "list", data: reads.flat(), hasMore, totalCount, nextVerifiedSince })
+            )
+            assert.strictEqual(Buffer.concat(bytes).toString("utf8"), whole)
+          }
+        ),
+        { numRuns: 200 }
+      )
+    )
+  )
+})

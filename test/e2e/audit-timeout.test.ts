@@ -1,0 +1,57 @@
+/**
+ * The audit write is bounded: a database that stops answering (another connection holds the audit
+ * table locked) no longer holds answered requests. Past `AUDIT_WRITE_TIMEOUT_SECONDS` the answer
+ * leaves, and its entry, kept queued, is committed once the database answers again.
+ */
+import { assert, layer } from "@effect/vitest"
+import { Deferred, Effect, Fiber, Layer } from "effect"
+import { SqlClient } from "effect/sql"
+import { eventually } from "../support/Eventually.ts"
+import { insertFixture, keys } from "../support/Fixtures.ts"
+import * as TestDatabase from "../support/TestDatabase.ts"
+import { BaseUrl, serverLayer } from "../support/TestServer.ts"
+
+const TestLayer = Layer.effectDiscard(insertFixture).pipe(
+  Layer.provideMerge(serverLayer({ settings: { AUDIT_WRITE_TIMEOUT_SECONDS: "0.5" } })),
+  Layer.provideMerge(TestDatabase.layer)
+)
+
+layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit write", (it) => {
+  it.effect("answers past the timeout, and the entry is committed once the database answers again", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const base = yield* BaseUrl
+      const held = yield* Deferred.make<void>()
+      const released = yield* Deferred.make<void>()
+      const lock = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(held, undefined)
+            yield* Deferred.await(released)
+          })
+        )
+      )
+      yield* Deferred.await(held)
+      const answer = yield* Effect.promise(async () => {
+        const response = await fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${keys.orgA}` } })
+        return { status: response.status, requestId: response.headers.get("request-id"), body: await response.json() }
+      })
+      // Answered while the lock is still held: the write timed out, the answer did not wait.
+      assert.strictEqual(answer.status, 200)
+      assert.strictEqual((answer.body as { object: string }).object, "list")
+      const [before] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
+        WHERE relation = 'audit_log'::regclass AND mode = 'AccessExclusiveLock' AND granted`
+      assert.strictEqual(before!.n, 1, "the audit table was locked while the answer left")
+      yield* Deferred.succeed(released, undefined)
+      yield* Fiber.join(lock)
+      yield* eventually(
+        "the entry committed after the lock",
+        Effect.map(
+          sql<{ status: number }>`SELECT status FROM audit_log WHERE request_id = ${answer.requestId!}`,
+          (rows) => rows[0]?.status === 200
+        )
+      )
+    })
+  )
+})
