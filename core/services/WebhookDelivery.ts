@@ -131,6 +131,15 @@ export class WebhookDelivery extends Context.Service<
           next: verdict.next,
           endpoint: verdict.endpoint
         })
+        if (verdict.endpoint.health === "disable") {
+          yield* Effect.logWarning("webhook endpoint disabled").pipe(
+            Effect.annotateLogs({
+              org: claimed.orgId,
+              endpoint: claimed.delivery.endpointId,
+              reason: verdict.endpoint.reason
+            })
+          )
+        }
         return record
       })
 
