@@ -17,6 +17,7 @@ import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { eventually } from "../support/Eventually.ts"
+import { verifyWithPython } from "./support/PythonVerifier.ts"
 import { type Received, receiver, webhookHeaders } from "./support/Receiver.ts"
 import { senderLayer, services, workerOptions } from "./support/Services.ts"
 import { nonAscii, syncEvents, tagOf } from "./support/Sync.ts"
@@ -60,6 +61,10 @@ export const describeDelivery = (
             tags
           )
           const events = (yield* feed.after(pair.orgId, { after: 2, limit: 100 })).events
+          assert.deepStrictEqual(
+            verifyWithPython(Redacted.value(secret), hooks.received),
+            hooks.received.map(() => "ok")
+          )
           for (const [i, received] of hooks.received.entries()) {
             verify(secret, received)
             assert.strictEqual(received.body, JSON.stringify(toWire(events[i]!)))
@@ -146,6 +151,14 @@ export const describeDelivery = (
           yield* syncEvents(pair, 2)
           yield* deliverAll
           assert.lengthOf(hooks.received, 2)
+          for (const secret of [created.secret, rotated.secret]) {
+            assert.deepStrictEqual(
+              verifyWithPython(Redacted.value(secret), hooks.received),
+              hooks.received.map(() => "ok")
+            )
+          }
+          const stranger = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          assert.notStrictEqual(verifyWithPython(Redacted.value(stranger.secret), hooks.received.slice(0, 1))[0], "ok")
           for (const received of hooks.received) {
             assert.lengthOf(String(received.headers["webhook-signature"]).split(" "), 2)
             verify(created.secret, received)
