@@ -1,8 +1,9 @@
 /**
  * The webhooks benchmark (`npm run bench:webhooks`), on a fresh embedded PostgreSQL with one
  * worker in this process (16 attempts at once, 4 per endpoint, polling every 250 ms):
- * 1. latency: BENCH_SYNCS syncs of BENCH_PER_SYNC new receivables each, a sync every 200 ms,
- *    to one fast receiver; from each sync's commit to each of its events' first arrival;
+ * 1. latency: BENCH_SYNCS syncs of BENCH_PER_SYNC new receivables each, a sync every BENCH_GAP_MS
+ *    (default 1,000), to one fast receiver; from each sync's commit to each of its events' first
+ *    arrival (the backlog a burst leaves is what the throughput run measures);
  * 2. throughput: BENCH_BACKLOG events already committed, fanned out and delivered by the worker
  *    to a fast receiver: deliveries per second;
  * 3. isolation: the latency run again, with an endpoint that always answers 500 and one that
@@ -30,7 +31,8 @@ import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
 import { option, sized } from "../support/Smoke.ts"
 import { listen, type Receiver } from "./receivers.ts"
 
-const syncs = option("BENCH_SYNCS", 50, 4)
+const syncs = option("BENCH_SYNCS", 30, 4)
+const gap = Duration.millis(option("BENCH_GAP_MS", 1000, 200))
 const perSync = option("BENCH_PER_SYNC", 20, 3)
 const backlog = option("BENCH_BACKLOG", 5000, 40)
 const timeout = sized(Duration.seconds(15), Duration.seconds(1))
@@ -95,7 +97,7 @@ const latencies = (org: OrgId, pairId: string, receiver: Receiver) =>
       for (let sequence = counter!.last - perSync + 1; sequence <= counter!.last; sequence++) {
         committedAt.set(sequence, committed)
       }
-      yield* Effect.sleep(Duration.millis(200))
+      yield* Effect.sleep(gap)
     }
     const arrived = () => [...committedAt.keys()].every((sequence) => receiver.firstArrival.has(sequence))
     while (!arrived()) yield* Effect.sleep(Duration.millis(20))
