@@ -191,10 +191,15 @@ export class WebhookDelivery extends Context.Service<
         Effect.gen(function* () {
           const claiming = yield* Semaphore.make(1)
           const waiting: Array<ClaimedDelivery> = []
+          // After a claim that found nothing, the idle slots do not ask again until the poll interval
+          // has passed or an attempt of this worker has ended (freeing room under an endpoint's cap):
+          // an idle worker makes one claim per interval, not one per slot.
+          let quietUntil = Number.NEGATIVE_INFINITY
           const nextDelivery = claiming.withPermits(1)(
             Effect.gen(function* () {
               if (waiting.length === 0) {
                 const now = yield* DateTime.now
+                if (DateTime.toEpochMillis(now) < quietUntil) return undefined
                 const claimed = yield* store.claim({
                   owner: options.worker,
                   now,
@@ -203,6 +208,9 @@ export class WebhookDelivery extends Context.Service<
                   perEndpoint: options.perEndpoint
                 })
                 waiting.push(...claimed)
+                if (claimed.length === 0) {
+                  quietUntil = DateTime.toEpochMillis(now) + Duration.toMillis(options.pollInterval)
+                }
               }
               return waiting.shift()
             })
@@ -211,6 +219,7 @@ export class WebhookDelivery extends Context.Service<
             const claimed = yield* nextDelivery
             if (claimed === undefined) return false
             yield* attempt(claimed, options.worker)
+            quietUntil = Number.NEGATIVE_INFINITY
             return true
           })
           yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
