@@ -28,8 +28,11 @@ import * as PgRateLimitStore from "../adapters/postgres/PgRateLimitStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
+import * as PgWebhookStore from "../adapters/postgres/PgWebhookStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
+import * as NodeWebhookCrypto from "../adapters/webhooks/NodeWebhookCrypto.ts"
+import * as NodeWebhookSender from "../adapters/webhooks/NodeWebhookSender.ts"
 import * as AnswerSize from "../core/domain/AnswerSize.ts"
 import * as MemoryInFlightStore from "../core/memory/InFlightStore.ts"
 import * as MemoryRateLimitStore from "../core/memory/RateLimitStore.ts"
@@ -42,6 +45,8 @@ import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
+import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../core/services/WebhookEndpoints.ts"
 
 /** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
 const ApiKeysLive = ApiKeys.layer.pipe(
@@ -135,4 +140,14 @@ const ManualSyncLive = ManualSync.layer.pipe(Layer.provide(PgDirectoryStore.laye
 
 export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryRules, ManualSyncLive).pipe(
   Layer.provideMerge(EngineLive)
+)
+
+/**
+ * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
+ * `Sync.WebhookWorkerLive` runs; with the store, the Node sender and the sealed secrets' crypto.
+ */
+export const WebhooksLive = WebhookEndpoints.layer.pipe(
+  Layer.provideMerge(WebhookDelivery.layer),
+  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
+  Layer.provide(PgEventFeed.layer)
 )

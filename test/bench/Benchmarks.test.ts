@@ -31,6 +31,7 @@ const entryPoints = [
   "bench/scale/limiter.ts",
   "bench/status/run.ts",
   "bench/sync/run.ts",
+  "bench/webhooks/run.ts",
   "bench/xml/run.ts"
 ]
 
