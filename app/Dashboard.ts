@@ -9,10 +9,12 @@ import { DashboardMounted } from "../adapters/http/pipeline/RequestPath.ts"
 import * as Routes from "../adapters/http/Routes.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
+import * as PgReceivableSearch from "../adapters/postgres/PgReceivableSearch.ts"
 import { IntegrationAdministration } from "../core/services/IntegrationAdministration.ts"
 import { KeyAdministration } from "../core/services/KeyAdministration.ts"
 import { OrganizationAudit } from "../core/services/OrganizationAudit.ts"
 import { OrganizationUsage } from "../core/services/OrganizationUsage.ts"
+import { ReceivableFinder } from "../core/services/ReceivableFinder.ts"
 import { AccountsLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
@@ -34,7 +36,8 @@ const pages = Layer.unwrap(
         OrganizationAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)),
         OrganizationUsage.layer.pipe(Layer.provide(PgKeyUsageStore.layer))
       ).pipe(Layer.provideMerge(KeyAdministration.layer)),
-      IntegrationAdministration.layer
+      IntegrationAdministration.layer,
+      ReceivableFinder.layer.pipe(Layer.provide(PgReceivableSearch.layer))
     ).pipe(Layer.provideMerge(AccountsLive), Layer.provideMerge(DirectoryLive))
   )
 )
