@@ -14,8 +14,9 @@ import { IntegrationAdministration } from "../core/services/IntegrationAdministr
 import { KeyAdministration } from "../core/services/KeyAdministration.ts"
 import { OrganizationAudit } from "../core/services/OrganizationAudit.ts"
 import { OrganizationUsage } from "../core/services/OrganizationUsage.ts"
+import { PairSyncNow } from "../core/services/PairSyncNow.ts"
 import { ReceivableFinder } from "../core/services/ReceivableFinder.ts"
-import { AccountsLive, DirectoryLive } from "./Layers.ts"
+import { AccountsLive, AdminLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
 export const enabled = Config.schema(Schema.Literals(["on", "off"]), "DASHBOARD").pipe(
@@ -36,7 +37,8 @@ const pages = Layer.unwrap(
         OrganizationAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)),
         OrganizationUsage.layer.pipe(Layer.provide(PgKeyUsageStore.layer))
       ).pipe(Layer.provideMerge(KeyAdministration.layer)),
-      IntegrationAdministration.layer,
+      // "Sync now" runs the engine in the serving process, limited as the command line's is.
+      PairSyncNow.layer.pipe(Layer.provide(AdminLive), Layer.provideMerge(IntegrationAdministration.layer)),
       ReceivableFinder.layer.pipe(Layer.provide(PgReceivableSearch.layer))
     ).pipe(Layer.provideMerge(AccountsLive), Layer.provideMerge(DirectoryLive))
   )

@@ -20,7 +20,7 @@ import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
-import receivableSearch from "./migrations/0023_receivable_search.ts"
+import dashboardSearch from "./migrations/0023_dashboard_search.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -40,7 +40,7 @@ export const migrations = {
   "0013_syncs_in_flight": syncsInFlight,
   "0014_fair_shares": fairShares,
   "0015_second_factor_lock": secondFactorLock,
-  "0023_receivable_search": receivableSearch
+  "0023_dashboard_search": dashboardSearch
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -67,7 +67,14 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         })
         const page = filters.page === "" ? 1 : Number(filters.page)
         const view = { filters, vendors, debtors, items: [], totalCount: 0, page, pageSize }
-        const problem = problemOf(filters)
+        // An id of no vendor or debtor of the organization is refused, as a malformed one is.
+        const problem =
+          problemOf(filters) ??
+          (filters.vendor !== "" && !vendors.some((vendor) => vendor.id === filters.vendor.toLowerCase())
+            ? "the vendor is not one of your vendors."
+            : filters.debtor !== "" && !debtors.some((debtor) => debtor.id === filters.debtor.toLowerCase())
+              ? "the debtor is not one of your debtors."
+              : undefined)
         if (problem !== undefined) return htmlPage(ReceivablePages.list(viewerOf(session), { ...view, problem }), 400)
         const since = filters.verifiedSince === "" ? Option.none() : parseVerifiedSince(filters.verifiedSince)
         const found = yield* finder
