@@ -48,22 +48,29 @@ export const layer = Layer.effect(
       ])
     }
 
+    // The order of a page: the chosen column, then the newest detected. Only the due date may be
+    // empty (last either way); the others are NOT NULL and are ordered without NULLS LAST, which
+    // would keep the planner from reading the list index backwards for "newest first".
+    const orderBy = (alias: string, order: SearchRequest["order"]) => {
+      const direction = order.descending ? "DESC" : "ASC"
+      const column = `${alias}.${sortColumns[order.key]}`
+      if (order.key === "detected") return sql.literal(`${column} ${direction}, ${alias}.id ${direction}`)
+      const nulls = order.key === "due" ? " NULLS LAST" : ""
+      return sql.literal(`${column} ${direction}${nulls}, ${alias}.detected_at DESC, ${alias}.id DESC`)
+    }
+
     const search = Effect.fn("PgReceivableSearch.search")(function* (org: OrgId, request: SearchRequest) {
       const where = conditions(org, request.filter, request.text)
-      const column = sql.literal(sortColumns[request.order.key])
-      const direction = sql.literal(request.order.descending ? "DESC" : "ASC")
-      // Receivables without a due date come last either way; ties go to the newest detected.
-      const order = sql`${column} ${direction} NULLS LAST, detected_at DESC, id DESC`
+      // The page's keys and the count are two reads of the index, not one shared result: a shared
+      // CTE would be materialized whole, every match read before the first 50 are chosen.
       const rows = yield* sql<SearchRow>`
-        WITH matches AS (SELECT r.id, r.detected_at, r.updated_at, r.amount_cents, r.due_date
-          FROM receivables r WHERE ${where}),
-        page_keys AS (SELECT id FROM matches ORDER BY ${order}
+        WITH page_keys AS (SELECT r.id FROM receivables r WHERE ${where} ORDER BY ${orderBy("r", request.order)}
           LIMIT ${request.window.limit} OFFSET ${request.window.offset}),
-        total AS (SELECT count(*) AS total_count FROM matches)
+        total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
         SELECT total.total_count, ${receivableColumns(Option.none(), false)}
         FROM total
         LEFT JOIN (page_keys k JOIN receivables p ON p.org_id = ${org} AND p.id = k.id) ON true
-        ORDER BY ${sql.literal(`p.${sortColumns[request.order.key]}`)} ${direction} NULLS LAST, p.detected_at DESC, p.id DESC`
+        ORDER BY ${orderBy("p", request.order)}`
       return {
         totalCount: Number(rows[0]?.total_count ?? 0),
         items: rows.filter((row) => row.id !== null).map(toReceivable)

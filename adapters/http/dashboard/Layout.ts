@@ -65,9 +65,7 @@ export interface PageOptions {
 }
 
 const signedInNavigation = (viewer: Viewer, current: string | undefined) => html`
-  <button type="button" class="menu-toggle secondary outline" aria-expanded="true" aria-controls="menu" hidden>
-    Menu
-  </button>
+  <button type="button" class="menu-toggle secondary outline" aria-expanded="false" aria-controls="menu">Menu</button>
   <div id="menu" class="menu">
     <ul>
       ${sectionsOf(viewer).map(
@@ -95,7 +93,7 @@ export const page = (title: string, body: VNode, viewer?: Viewer, options: PageO
         <title>${title} · Partner Receivables</title>
         <link rel="stylesheet" href=${assetPath("pico.css")} />
         <link rel="stylesheet" href=${assetPath("dashboard.css")} />
-        <script src=${assetPath("dashboard.js")} defer></script>
+        <script src=${assetPath("dashboard.js")}></script>
         ${
           options.chart === true
             ? html`<link rel="stylesheet" href=${assetPath("uplot.css")} />
