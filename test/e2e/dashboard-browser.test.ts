@@ -300,6 +300,18 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await member.getByRole("button", { name: "Sign in" }).click()
           await member.waitForURL(`${base}/dashboard/overview`)
           const memberSignedInWithCode = new URL(member.url()).pathname
+          // Signing out everywhere asks first; dismissed, nothing happens.
+          const memberQuestions: Array<string> = []
+          let acceptQuestion = false
+          member.on("dialog", (dialog) => {
+            memberQuestions.push(dialog.message())
+            void (acceptQuestion ? dialog.accept() : dialog.dismiss())
+          })
+          await member.getByRole("button", { name: "Sign out everywhere" }).click()
+          const stayedAfterDismissing = new URL(member.url()).pathname
+          acceptQuestion = true
+          await member.getByRole("button", { name: "Sign out everywhere" }).click()
+          await member.getByRole("heading", { name: "Sign in" }).waitFor()
           await member.goto(`${base}/dashboard/invite/${memberInvite}`)
           await inspect(member, "invite-used", timings)
           await member.goto(`${base}/dashboard/no-such-page`)
@@ -325,6 +337,8 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             memberCanRevoke,
             memberAuditLinks,
             memberSignedInWithCode,
+            memberQuestions,
+            stayedAfterDismissing,
             quarantinedShown,
             chartLegend,
             auditedVendorRequests,
@@ -354,6 +368,11 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(outcome.memberCanRevoke, 0)
         assert.strictEqual(outcome.memberAuditLinks, 0)
         assert.strictEqual(outcome.memberSignedInWithCode, "/dashboard/overview")
+        assert.deepStrictEqual(outcome.memberQuestions, [
+          "Sign out on every device, this one included?",
+          "Sign out on every device, this one included?"
+        ])
+        assert.strictEqual(outcome.stayedAfterDismissing, "/dashboard/overview")
         assert.deepStrictEqual(outcome.chartLegend, ["Day", "2xx/3xx", "4xx", "5xx"])
         assert.deepStrictEqual(outcome.quarantinedShown, ["INV-77: unknown currency", "INV-78: no due date"])
         // The one accepted request of the new key, before it was revoked.
