@@ -4,7 +4,8 @@
  * is one organization's) and keeps the text in `text_pattern_ops`, whose byte order serves
  * `LIKE 'prefix%'` as an index range whatever the database's collation; invoice and PO numbers
  * are indexed lower-cased, as the search compares them (`INV-12` is found by `inv-12`).
- * The dashboard's audit also records "sync now" (`integration_sync_requested`).
+ * The overview sums amounts per status and currency from an index that carries them, without
+ * reading the table. The dashboard's audit also records "sync now" (`integration_sync_requested`).
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
@@ -15,6 +16,7 @@ export default Effect.gen(function* () {
     ON receivables (org_id, lower(vendor_receivable_id) text_pattern_ops)`
   yield* sql`CREATE INDEX receivables_po_search_idx ON receivables (org_id, lower(po_number) text_pattern_ops)`
   yield* sql`CREATE INDEX receivables_id_search_idx ON receivables (org_id, id text_pattern_ops)`
+  yield* sql`CREATE INDEX receivables_totals_idx ON receivables (org_id, status, currency) INCLUDE (amount_cents)`
   yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_action_check`
   yield* sql`
     ALTER TABLE dashboard_audit ADD CONSTRAINT dashboard_audit_action_check
