@@ -9,11 +9,14 @@ import { DashboardMounted } from "../adapters/http/pipeline/RequestPath.ts"
 import * as Routes from "../adapters/http/Routes.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
+import * as PgReceivableSearch from "../adapters/postgres/PgReceivableSearch.ts"
 import { IntegrationAdministration } from "../core/services/IntegrationAdministration.ts"
 import { KeyAdministration } from "../core/services/KeyAdministration.ts"
 import { OrganizationAudit } from "../core/services/OrganizationAudit.ts"
 import { OrganizationUsage } from "../core/services/OrganizationUsage.ts"
-import { AccountsLive, DirectoryLive } from "./Layers.ts"
+import { PairSyncNow } from "../core/services/PairSyncNow.ts"
+import { ReceivableFinder } from "../core/services/ReceivableFinder.ts"
+import { AccountsLive, AdminLive, DirectoryLive } from "./Layers.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 
 export const enabled = Config.schema(Schema.Literals(["on", "off"]), "DASHBOARD").pipe(
@@ -34,7 +37,9 @@ const pages = Layer.unwrap(
         OrganizationAudit.layer.pipe(Layer.provide(PgDashboardAuditLog.layer)),
         OrganizationUsage.layer.pipe(Layer.provide(PgKeyUsageStore.layer))
       ).pipe(Layer.provideMerge(KeyAdministration.layer)),
-      IntegrationAdministration.layer
+      // "Sync now" runs the engine in the serving process, limited as the command line's is.
+      PairSyncNow.layer.pipe(Layer.provide(AdminLive), Layer.provideMerge(IntegrationAdministration.layer)),
+      ReceivableFinder.layer.pipe(Layer.provide(PgReceivableSearch.layer))
     ).pipe(Layer.provideMerge(AccountsLive), Layer.provideMerge(DirectoryLive))
   )
 )

@@ -19,7 +19,7 @@ import {
 } from "../../core/ports/ReceivableStore.ts"
 import type { ReceivableFieldsRow } from "./Rows.ts"
 
-interface ReceivableRow extends ReceivableFieldsRow {
+export interface ReceivableRow extends ReceivableFieldsRow {
   readonly id: string
   readonly vendor_id: string
   readonly vendor_name: string
@@ -72,7 +72,7 @@ const utc = (date: Date) => DateTime.fromDateUnsafe(date)
 
 // Rows come from our own schema, whose constraints already hold the domain's rules (id form,
 // currency, status, metadata object); a row that breaks them is a defect, not a user error.
-const toReceivable = (row: ReceivableRow): Receivable => {
+export const toReceivable = (row: ReceivableRow): Receivable => {
   const amountCents = Number(row.amount_cents)
   if (!Number.isSafeInteger(amountCents)) throw new Error(`receivable ${row.id}: amount beyond a safe integer`)
   return {

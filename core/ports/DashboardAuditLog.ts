@@ -18,6 +18,7 @@ export const DashboardAction = Schema.Literals([
   "key_revoked",
   "integration_paused",
   "integration_resumed",
+  "integration_sync_requested",
   "totp_enabled",
   "totp_disabled"
 ])

@@ -43,21 +43,40 @@ const TestLayer = Layer.mergeAll(
   Layer.effect(TestFixture, insertFixture)
 ).pipe(Layer.provideMerge(TestDatabase.layer))
 
-/** What a page must be: accessible (no serious or critical axe violation), and kept as a screenshot. */
+/** The two sizes every page is checked at: a laptop's window and a phone's (390 × 844 CSS pixels). */
+const sizes = [
+  { name: "desktop", width: 1280, height: 800 },
+  { name: "phone", width: 390, height: 844 }
+] as const
+
+/**
+ * What a page must be, at both sizes and in light and dark: no violation of WCAG 2.1 A or AA that
+ * axe-core finds, no sideways scrolling of the page itself (tables scroll inside themselves), and
+ * kept as a screenshot per size.
+ */
 const inspect = async (page: Page, name: string, timings: Record<string, number>) => {
-  await page.evaluate(axeSource)
-  const violations = (await page.evaluate(
-    "axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations)"
-  )) as ReadonlyArray<AxeViolation>
-  const serious = violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-  assert.deepStrictEqual(serious, [], `axe on the ${name} page`)
   const loaded = (await page.evaluate(
     "performance.getEntriesByType('navigation').map((e) => e.duration)[0] ?? 0"
   )) as number
   timings[name] = Math.round(loaded * 10) / 10
-  await page.screenshot({ path: `${artifacts}/dashboard-${name}.png`, fullPage: true })
+  await page.evaluate(axeSource)
+  for (const size of sizes) {
+    await page.setViewportSize(size)
+    for (const colorScheme of ["light", "dark"] as const) {
+      // Without motion, so that axe reads the scheme's colours rather than Pico's transition between them.
+      await page.emulateMedia({ colorScheme, reducedMotion: "reduce" })
+      const violations = (await page.evaluate(
+        "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'], resultTypes: ['violations'] }).then((r) => r.violations)"
+      )) as ReadonlyArray<AxeViolation>
+      const found = violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
+      assert.deepStrictEqual(found, [], `axe on the ${name} page, ${size.name}, ${colorScheme}`)
+    }
+    await page.emulateMedia({ colorScheme: "light" })
+    const sideways = (await page.evaluate("document.documentElement.scrollWidth - window.innerWidth")) as number
+    assert.isAtMost(sideways, 0, `the ${name} page scrolls sideways at ${size.name} size`)
+    await page.screenshot({ path: `${artifacts}/dashboard-${name}-${size.name}.png`, fullPage: true })
+  }
+  await page.setViewportSize(sizes[0])
 }
 
 /** The authenticator app's code for the current step, moved `offset` steps. */
@@ -109,6 +128,12 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await context.grantPermissions(["clipboard-read", "clipboard-write"], { origin: base })
           const page = await context.newPage()
           page.on("request", (request) => requested.push(request.url()))
+          // Pausing a pair and signing out everywhere ask first: the questions asked, each accepted.
+          const confirmations: Array<string> = []
+          page.on("dialog", (dialog) => {
+            confirmations.push(dialog.message())
+            void dialog.accept()
+          })
           page.on("console", (message) => {
             if (/Content.Security.Policy|Refused to/i.test(message.text())) violations.push(message.text())
           })
@@ -131,11 +156,17 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await page.getByRole("link", { name: "Acme Supplies → Globex" }).click()
           await page.getByRole("button", { name: "Pause syncing" }).click()
           await page.getByRole("status").filter({ hasText: "Paused" }).waitFor()
-          await page.getByText("2 of 2 quarantined documents").click()
           const quarantinedShown = await page
-            .getByRole("table", { name: "Quarantined documents and why, in the order the portal sent them" })
+            .getByRole("table", { name: "Quarantined documents and why, each once, newest run first" })
             .locator("tbody tr")
-            .allTextContents()
+            .evaluateAll((rows) =>
+              rows.map((row) =>
+                [...row.children]
+                  .slice(0, 2)
+                  .map((cell) => cell.textContent ?? "")
+                  .join(": ")
+              )
+            )
           await inspect(page, "integration", timings)
           await page.getByRole("button", { name: "Resume syncing" }).click()
           await page.getByRole("status").filter({ hasText: "Resumed" }).waitFor()
@@ -150,17 +181,38 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await page.getByRole("link", { name: "First page" }).waitFor()
           await inspect(page, "receivables-next", timings)
           await page.getByLabel("Status").selectOption("PENDING")
-          await page.getByRole("button", { name: "Filter" }).click()
+          await page.getByRole("button", { name: "Find" }).click()
           await page.getByRole("caption").filter({ hasText: "2 receivables match" }).waitFor()
           await inspect(page, "receivables-filtered", timings)
           const pendingShown = await page.getByRole("row").count()
-          await page.goto(`${base}/dashboard/receivables/${fixture.receivablesA[0]!.id}`)
+          // Found by its invoice number, opened, and back to the same search.
+          await page.getByLabel(/Invoice number, PO number or receivable id/).fill("inv-2")
+          await page.getByLabel("Status").selectOption("")
+          await page.getByRole("button", { name: "Find" }).click()
+          await page.getByRole("caption").filter({ hasText: "1 receivable match" }).waitFor()
+          await page.getByRole("link", { name: "INV-2", exact: true }).click()
           await page.getByRole("heading", { name: "History, newest first" }).waitFor()
           await inspect(page, "receivable", timings)
           const historyEntries = await page.locator("ol.timeline > li").count()
+          // Told relative to now in the browser's language, the exact time on hover.
+          const relativeTime = await page.locator("ol.timeline time").first().textContent()
+          await page.getByRole("link", { name: "Back to the list" }).click()
+          const searchKept = await page.getByLabel(/Invoice number, PO number or receivable id/).inputValue()
+          await page.getByRole("button", { name: "Clear filters" }).click()
+          await page.waitForURL(`${base}/dashboard/receivables`)
 
+          // On a phone the navigation folds behind one button.
+          await page.setViewportSize(sizes[1])
+          const foldedLinks = await page
+            .getByRole("navigation", { name: "Main" })
+            .getByRole("link", { name: "API keys" })
+            .isVisible()
+          await page.getByRole("button", { name: "Menu" }).click()
           await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "API keys" }).click()
           await page.getByRole("heading", { name: "API keys" }).waitFor()
+          await page.setViewportSize(sizes[0])
+          const currentPage = await page.locator('nav a[aria-current="page"]').allTextContents()
+
           // uPlot draws the usage chart on a canvas, under the page's Content-Security-Policy.
           await page.locator("#usage-chart canvas").first().waitFor()
           const chartLegend = await page.locator("#usage-chart .u-legend .u-label").allTextContents()
@@ -248,6 +300,18 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await member.getByRole("button", { name: "Sign in" }).click()
           await member.waitForURL(`${base}/dashboard/overview`)
           const memberSignedInWithCode = new URL(member.url()).pathname
+          // Signing out everywhere asks first; dismissed, nothing happens.
+          const memberQuestions: Array<string> = []
+          let acceptQuestion = false
+          member.on("dialog", (dialog) => {
+            memberQuestions.push(dialog.message())
+            void (acceptQuestion ? dialog.accept() : dialog.dismiss())
+          })
+          await member.getByRole("button", { name: "Sign out everywhere" }).click()
+          const stayedAfterDismissing = new URL(member.url()).pathname
+          acceptQuestion = true
+          await member.getByRole("button", { name: "Sign out everywhere" }).click()
+          await member.getByRole("heading", { name: "Sign in" }).waitFor()
           await member.goto(`${base}/dashboard/invite/${memberInvite}`)
           await inspect(member, "invite-used", timings)
           await member.goto(`${base}/dashboard/no-such-page`)
@@ -256,6 +320,11 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           writeFileSync(`${artifacts}/dashboard-load-times.json`, `${JSON.stringify(timings, null, 2)}\n`)
           return {
             overviewPairs,
+            confirmations,
+            relativeTime,
+            searchKept,
+            foldedLinks,
+            currentPage,
             pendingShown,
             historyEntries,
             key,
@@ -268,6 +337,8 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
             memberCanRevoke,
             memberAuditLinks,
             memberSignedInWithCode,
+            memberQuestions,
+            stayedAfterDismissing,
             quarantinedShown,
             chartLegend,
             auditedVendorRequests,
@@ -276,6 +347,13 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           }
         })
         assert.deepStrictEqual(outcome.overviewPairs, ["Acme Supplies → Globex", "Acme Supplies → Initech"])
+        assert.deepStrictEqual(outcome.confirmations, [
+          "Pause syncing Acme Supplies → Globex? Its receivables stop updating until it is resumed."
+        ])
+        assert.match(outcome.relativeTime ?? "", /ago$/)
+        assert.strictEqual(outcome.searchKept, "inv-2")
+        assert.isFalse(outcome.foldedLinks, "the phone's menu starts folded")
+        assert.deepStrictEqual(outcome.currentPage, ["API keys"])
         // The header row and the two pending receivables.
         assert.strictEqual(outcome.pendingShown, 3)
         assert.strictEqual(outcome.historyEntries, 12)
@@ -290,8 +368,13 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(outcome.memberCanRevoke, 0)
         assert.strictEqual(outcome.memberAuditLinks, 0)
         assert.strictEqual(outcome.memberSignedInWithCode, "/dashboard/overview")
+        assert.deepStrictEqual(outcome.memberQuestions, [
+          "Sign out on every device, this one included?",
+          "Sign out on every device, this one included?"
+        ])
+        assert.strictEqual(outcome.stayedAfterDismissing, "/dashboard/overview")
         assert.deepStrictEqual(outcome.chartLegend, ["Day", "2xx/3xx", "4xx", "5xx"])
-        assert.deepStrictEqual(outcome.quarantinedShown, ["INV-77unknown currency", "INV-78no due date"])
+        assert.deepStrictEqual(outcome.quarantinedShown, ["INV-77: unknown currency", "INV-78: no due date"])
         // The one accepted request of the new key, before it was revoked.
         assert.strictEqual(outcome.auditedVendorRequests.length, 1)
         assert.match(outcome.auditedVendorRequests[0]!, /GET\/v1\/vendors200browser key/)

@@ -1,21 +1,25 @@
 /**
- * The dashboard's receivable pages over a real socket: the list with the API's filters (each
- * narrowing to what the database holds), values the API would refuse, keyset paging walked
- * through every page with and without a filter, and one receivable with its history newest first
- * and its metadata. Another organization's receivable is not found.
+ * The dashboard's receivable pages over a real socket: finding a receivable by its invoice
+ * number, PO number or id (whole or its start, any letter case, `%` and `_` taken literally, never
+ * another organization's), the API's filters, the order newest first unless a column is chosen,
+ * numbered pages walked through every receivable once, the list kept when coming back from a
+ * receivable, queries the page cannot run shown as the problem (not as "0 match"), and one
+ * receivable with its history in plain words and money as money.
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AccountsLive } from "../../app/Layers.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
-import { type Fixture, insertFixture } from "../support/Fixtures.ts"
+import { insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
 
-class TestFixture extends Context.Service<TestFixture, Fixture>()("test/DashboardReceivablesFixture") {}
-
-/** Org A's fixture, and 120 more of its receivables from one more pair, updated two days ago. */
+/**
+ * Org A's fixture (invoices INV-2 to INV-9), 120 more of its receivables from one more pair,
+ * updated two days ago, with invoices BULK-0001 to BULK-0120 (BULK-0007 is `50%_OFF`) and PO
+ * numbers `Order-<n>`; org B's receivable carries INV-2 too.
+ */
 const seeded = Effect.gen(function* () {
   const fixture = yield* insertFixture
   const sql = yield* SqlClient.SqlClient
@@ -25,12 +29,14 @@ const seeded = Effect.gen(function* () {
     INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
     VALUES (${fixture.orgA}, ${vendor!.id}, ${fixture.debtor2}, 'simulator', now() + interval '1 hour') RETURNING id`
   yield* sql`
-    INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents, currency,
-      receivable_date, status, portal_status, metadata, detected_at, updated_at)
+    INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, vendor_receivable_id,
+      po_number, amount_cents, currency, receivable_date, status, portal_status, metadata, detected_at, updated_at)
     SELECT ${fixture.orgA}, 'rcv_' || lpad(to_hex(5000 + n), 32, '0'), ${pair!.id}, ${vendor!.id}, ${fixture.debtor2},
-      'bulk-' || n, n * 100, 'EUR', '2026-10-01', 'PAID', 'Paid', '{}'::jsonb,
+      'bulk-' || n, CASE WHEN n = 7 THEN '50%_OFF' ELSE 'BULK-' || lpad(n::text, 4, '0') END, 'Order-' || n,
+      n * 100, 'EUR', '2026-10-01', 'PAID', 'Paid', '{}'::jsonb,
       now() - interval '100 hours' + n * interval '1 second', now() - interval '48 hours'
     FROM generate_series(1, 120) AS n`
+  yield* sql`UPDATE receivables SET vendor_receivable_id = 'INV-2' WHERE org_id = ${fixture.orgB}`
   return { ...fixture, bulkVendor: vendor!.id }
 })
 
@@ -40,32 +46,80 @@ const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), AccountsLive,
   Layer.provideMerge(TestDatabase.layer)
 )
 
-const idsOn = (body: string) =>
-  [...body.matchAll(/href="\/dashboard\/receivables\/(rcv_[0-9a-f]{32})"/g)].map((m) => m[1]!)
-const nextOf = (body: string) => /href="([^"]+)" rel="next"/.exec(body)?.[1]?.replaceAll("&amp;", "&")
+const linkPattern = /href="\/dashboard\/receivables\/(rcv_[0-9a-f]{32})(?:\?from=[^"]*)?"/g
+const idsOn = (body: string) => [...body.matchAll(linkPattern)].map((m) => m[1]!)
+const unescapeHref = (href: string) => href.replaceAll("&amp;", "&")
+const nextOf = (body: string) => {
+  const found = /href="([^"]+)" rel="next"/.exec(body)?.[1]
+  return found === undefined ? undefined : unescapeHref(found)
+}
 
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard's receivables over HTTP", (it) => {
-  it.effect("each filter lists exactly the organization's receivables that match it", () =>
+  it.effect("a search finds invoice numbers, PO numbers and ids, whole or by their start, in one organization", () =>
     Effect.gen(function* () {
       const fixture = yield* Seeded
-      const base = yield* BaseUrl
       const sql = yield* SqlClient.SqlClient
-      const { client } = yield* signedIn(base, fixture.orgA, "member")
+      const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
+      const ofOrgA = (where: (row: { invoice: string | null; po: string | null; id: string }) => boolean) =>
+        Effect.map(
+          sql<{ id: string; invoice: string | null; po: string | null }>`
+            SELECT id, vendor_receivable_id AS invoice, po_number AS po FROM receivables
+            WHERE org_id = ${fixture.orgA} ORDER BY detected_at DESC, id DESC`,
+          (rows) => rows.filter(where).map((row) => row.id)
+        )
+      const first = fixture.receivablesA[0]!.id
+      const cases: ReadonlyArray<readonly [string, ReadonlyArray<string>]> = [
+        ["INV-2", yield* ofOrgA((row) => row.invoice === "INV-2")],
+        ["inv-2", yield* ofOrgA((row) => row.invoice === "INV-2")],
+        ["  INV-  ", yield* ofOrgA((row) => row.invoice?.startsWith("INV-") === true)],
+        ["bulk-001", yield* ofOrgA((row) => row.invoice?.startsWith("BULK-001") === true)],
+        ["po-4", yield* ofOrgA((row) => row.po === "PO-4")],
+        ["order-11", yield* ofOrgA((row) => row.po?.startsWith("Order-11") === true)],
+        [first, [first]],
+        [first.slice(0, 35), yield* ofOrgA((row) => row.id.startsWith(first.slice(0, 35)))],
+        // `%` and `_` are characters to find, not patterns.
+        ["50%_", yield* ofOrgA((row) => row.invoice === "50%_OFF")],
+        ["5%", []],
+        ["_", []],
+        [fixture.receivableB, []]
+      ]
+      for (const [text, expected] of cases) {
+        const page = yield* run(() => client.get(`/dashboard/receivables?q=${encodeURIComponent(text)}`))
+        assert.strictEqual(page.status, 200, text)
+        assert.deepStrictEqual(idsOn(page.body), expected, text)
+        if (expected.length === 0) {
+          assert.include(page.body, "No receivable matches", text)
+        } else {
+          assert.include(page.body, `${expected.length} receivable${expected.length === 1 ? "" : "s"} match`, text)
+        }
+      }
+      assert.isAbove((yield* ofOrgA((row) => row.invoice?.startsWith("BULK-001") === true)).length, 5)
+      // The box shows what was searched.
+      const shown = yield* run(() => client.get("/dashboard/receivables?q=INV-2"))
+      assert.match(shown.body, /<input id="q" name="q" type="search" value="INV-2"/)
+    })
+  )
+
+  it.effect("each filter lists exactly the organization's receivables that match it, newest first", () =>
+    Effect.gen(function* () {
+      const fixture = yield* Seeded
+      const sql = yield* SqlClient.SqlClient
+      const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
       const since = DateTime.formatIso(DateTime.subtract(yield* DateTime.now, { hours: 24 }))
-      const cases: ReadonlyArray<
-        readonly [string, (row: { vendor_id: string; debtor_id: string; status: string; fresh: boolean }) => boolean]
-      > = [
+      type Row = { id: string; vendor_id: string; debtor_id: string; status: string; fresh: boolean }
+      const cases: ReadonlyArray<readonly [string, (row: Row) => boolean]> = [
         [`status=PENDING`, (row) => row.status === "PENDING"],
         [`vendor=${fixture.vendorA2}`, (row) => row.vendor_id === fixture.vendorA2],
         [
           `debtor=${fixture.debtor1}&status=APPROVED`,
           (row) => row.debtor_id === fixture.debtor1 && row.status === "APPROVED"
         ],
-        [`verified_since=${encodeURIComponent(since)}`, (row) => row.fresh]
+        [`verified_since=${encodeURIComponent(since)}`, (row) => row.fresh],
+        [`q=INV&status=PENDING`, (row) => row.status === "PENDING"]
       ]
-      const rows = yield* sql<{ id: string; vendor_id: string; debtor_id: string; status: string; fresh: boolean }>`
+      const rows = yield* sql<Row>`
         SELECT id, vendor_id, debtor_id, status, updated_at >= ${since}::timestamptz AS fresh
-        FROM receivables WHERE org_id = ${fixture.orgA} ORDER BY detected_at, id`
+        FROM receivables WHERE org_id = ${fixture.orgA} ORDER BY detected_at DESC, id DESC`
       for (const [query, matches] of cases) {
         const page = yield* run(() => client.get(`/dashboard/receivables?${query}`))
         assert.strictEqual(page.status, 200, query)
@@ -75,13 +129,44 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.deepStrictEqual(idsOn(page.body), expected, query)
         assert.include(page.body, `${expected.length} receivables match`, query)
       }
-      // The form shows the filter it applied.
+      // The form shows the filter it applied; "Clear filters" leads to the plain list.
       const filtered = yield* run(() => client.get(`/dashboard/receivables?vendor=${fixture.vendorA2}`))
       assert.match(filtered.body, new RegExp(`<option value="${fixture.vendorA2}" selected>Beta Parts</option>`))
+      assert.match(filtered.body, /<a href="\/dashboard\/receivables" role="button"[^>]*>Clear filters<\/a>/)
+      // A date from the date picker is a day in UTC.
+      const day = yield* run(() => client.get(`/dashboard/receivables?verified_since=2000-01-01`))
+      assert.strictEqual(idsOn(day.body).length, 50)
+      assert.match(day.body, /type="date" value="2000-01-01"/)
     })
   )
 
-  it.effect("a filter the API would refuse is shown as the problem (400), not guessed at", () =>
+  it.effect("a column heading sorts by it, and a second click the other way; ties newest first", () =>
+    Effect.gen(function* () {
+      const fixture = yield* Seeded
+      const sql = yield* SqlClient.SqlClient
+      const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
+      const plain = yield* run(() => client.get(`/dashboard/receivables?vendor=${fixture.bulkVendor}`))
+      const link = /<a href="([^"]+)">Amount<\/a>/.exec(plain.body)?.[1]
+      assert.isDefined(link)
+      const descending = yield* run(() => client.get(unescapeHref(link!)))
+      assert.match(descending.body, /aria-sort="descending"/)
+      const expected = (yield* sql<{ id: string }>`
+        SELECT id FROM receivables WHERE org_id = ${fixture.orgA} AND vendor_id = ${fixture.bulkVendor}
+        ORDER BY amount_cents DESC, detected_at DESC, id DESC LIMIT 50`).map((row) => row.id)
+      assert.deepStrictEqual(idsOn(descending.body), expected)
+      const back = /<a href="([^"]+)">Amount ↓<\/a>/.exec(descending.body)?.[1]
+      const ascending = yield* run(() => client.get(unescapeHref(back!)))
+      assert.match(ascending.body, /aria-sort="ascending"/)
+      assert.deepStrictEqual(
+        idsOn(ascending.body),
+        (yield* sql<{ id: string }>`
+          SELECT id FROM receivables WHERE org_id = ${fixture.orgA} AND vendor_id = ${fixture.bulkVendor}
+          ORDER BY amount_cents ASC, detected_at DESC, id DESC LIMIT 50`).map((row) => row.id)
+      )
+    })
+  )
+
+  it.effect("a query the page cannot run is shown as the problem (400), never as no match", () =>
     Effect.gen(function* () {
       const fixture = yield* Seeded
       const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
@@ -89,17 +174,22 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         ["status=LOST", "not one of the six statuses"],
         ["verified_since=yesterday", "neither a date"],
         ["vendor=acme", "not one of your vendors"],
-        [`starting_after=rcv_${"f".repeat(32)}`, "not a receivable"]
+        ["sort=colour", "sorted by detected, updated, amount, due only"],
+        ["order=sideways", "either asc or desc"],
+        ["page=0", "whole number from 1"],
+        ["page=10001", "whole number from 1"],
+        [`q=${"9".repeat(101)}`, "longer than 100 characters"]
       ] as const) {
         const page = yield* run(() => client.get(`/dashboard/receivables?${query}`))
         assert.strictEqual(page.status, 400, query)
-        assert.match(page.body, new RegExp(`role="alert"><strong>[^<]*${problem}`), query)
+        assert.match(page.body, new RegExp(`role="alert"><strong>Nothing was searched: [^<]*${problem}`), query)
+        assert.notInclude(page.body, "match", query)
         assert.deepStrictEqual(idsOn(page.body), [], query)
       }
     })
   )
 
-  it.effect("following the next-page links walks every receivable once, in list order, with or without a filter", () =>
+  it.effect("following the next-page links walks every receivable once, newest first, with or without a filter", () =>
     Effect.gen(function* () {
       const fixture = yield* Seeded
       const sql = yield* SqlClient.SqlClient
@@ -110,7 +200,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       ] as const) {
         const expected = (yield* sql<{ id: string }>`
           SELECT id FROM receivables WHERE org_id = ${fixture.orgA}
-          ${vendor === undefined ? sql`` : sql`AND vendor_id = ${vendor}`} ORDER BY detected_at, id`).map(
+          ${vendor === undefined ? sql`` : sql`AND vendor_id = ${vendor}`} ORDER BY detected_at DESC, id DESC`).map(
           (row) => row.id
         )
         const seen: Array<string> = []
@@ -120,6 +210,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           const page = yield* run(() => client.get(path!))
           assert.strictEqual(page.status, 200, path)
           seen.push(...idsOn(page.body))
+          assert.include(page.body, `Page ${pages + 1} of ${Math.ceil(expected.length / 50)}`)
           if (pages > 0) assert.include(page.body, "First page")
           path = nextOf(page.body)
           pages++
@@ -130,25 +221,49 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
     })
   )
 
-  it.effect("a receivable's page shows its history newest first and its metadata; another's is not found", () =>
+  it.effect("a receivable found in a list links back to that list, its search, filters, order and page kept", () =>
     Effect.gen(function* () {
       const fixture = yield* Seeded
       const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
-      const first = fixture.receivablesA[0]!
-      const page = yield* run(() => client.get(`/dashboard/receivables/${first.id}`))
-      assert.strictEqual(page.status, 200)
-      const changes = [...page.body.matchAll(/<code>amount_cents<\/code>: (\d+) → (\d+)/g)].map((m) => [
-        Number(m[1]),
-        Number(m[2])
-      ])
-      assert.deepStrictEqual(
-        changes,
-        Array.from({ length: 12 }, (_, i) => [11 - i, 12 - i])
+      const listed = `/dashboard/receivables?q=bulk&vendor=${fixture.bulkVendor}&sort=amount&order=asc&page=2`
+      const list = yield* run(() => client.get(listed))
+      const first = /href="(\/dashboard\/receivables\/rcv_[0-9a-f]{32}\?from=[^"]+)"/.exec(list.body)?.[1]
+      const detail = yield* run(() => client.get(unescapeHref(first!)))
+      assert.strictEqual(detail.status, 200)
+      const back = /<a href="([^"]+)">Back to the list<\/a>/.exec(detail.body)?.[1]
+      assert.strictEqual(unescapeHref(back!), listed)
+      // Only the list's own parameters come back, and only to the list.
+      const crafted = yield* run(() =>
+        client.get(`/dashboard/receivables/${idsOn(list.body)[0]}?from=${encodeURIComponent("evil=1&q=x")}`)
       )
-      assert.match(page.body, /<dt><code>payment_terms<\/code><\/dt><dd>NET30<\/dd>/)
-      assert.include(page.body, "Acme Supplies")
-      assert.strictEqual((yield* run(() => client.get(`/dashboard/receivables/${fixture.receivableB}`))).status, 404)
-      assert.strictEqual((yield* run(() => client.get("/dashboard/receivables/not-an-id"))).status, 404)
+      assert.match(crafted.body, /<a href="\/dashboard\/receivables\?q=x">Back to the list<\/a>/)
     })
+  )
+
+  it.effect(
+    "a receivable's page shows its history newest first in plain words, and its metadata; another's is not found",
+    () =>
+      Effect.gen(function* () {
+        const fixture = yield* Seeded
+        const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
+        const first = fixture.receivablesA[0]!
+        const page = yield* run(() => client.get(`/dashboard/receivables/${first.id}`))
+        assert.strictEqual(page.status, 200)
+        // The history's amounts are cents: 11 → 12 cents is EUR 0.11 → EUR 0.12.
+        const changes = [...page.body.matchAll(/Amount:\s*EUR\s0\.(\d\d)\s*→\s*EUR\s0\.(\d\d)/g)].map((m) => [
+          Number(m[1]),
+          Number(m[2])
+        ])
+        assert.deepStrictEqual(
+          changes,
+          Array.from({ length: 12 }, (_, i) => [11 - i, 12 - i])
+        )
+        assert.notInclude(page.body, "amount_cents")
+        assert.match(page.body, /<dt><code>payment_terms<\/code><\/dt><dd>NET30<\/dd>/)
+        assert.include(page.body, "Acme Supplies")
+        assert.match(page.body, /<a href="\/dashboard\/receivables">Back to the list<\/a>/)
+        assert.strictEqual((yield* run(() => client.get(`/dashboard/receivables/${fixture.receivableB}`))).status, 404)
+        assert.strictEqual((yield* run(() => client.get("/dashboard/receivables/not-an-id"))).status, 404)
+      })
   )
 })

@@ -64,43 +64,62 @@ const section = (body: string, heading: string) => {
   return body.slice(start, end === -1 ? undefined : end)
 }
 
-const statusCount = (body: string, status: string) =>
-  Number(new RegExp(`status=${status}">${status}</a></th><td>(\\d+)</td>`).exec(body)?.[1] ?? Number.NaN)
+/** A status's row of the overview's totals (the fixture's receivables are all in EUR): count and amount. */
+const statusTotal = (body: string, status: string) => {
+  const found = new RegExp(
+    `status=${status}"><span class="badge status-[a-z]+">${status}</span></a></th><td>EUR</td><td class="number">(\\d+)</td><td class="number"><span class="money">([^<]+)</span>`
+  ).exec(body)
+  return [Number(found?.[1] ?? Number.NaN), found?.[2]] as const
+}
 
-const stateOf = (body: string) => /<dt>State<\/dt><dd>([a-z]+)<\/dd>/.exec(body)?.[1]
+const badgeOf = (html: string) => /<span class="badge state-([a-z]+)">/.exec(html)?.[1]
+const stateOf = (body: string) => badgeOf(/<dt>State<\/dt><dd>(.*?)<\/dd>/.exec(body)?.[1] ?? "")
 
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard's data pages over HTTP", (it) => {
-  it.effect("the overview counts the receivables by status, and names the failing pairs and the next updates", () =>
-    Effect.gen(function* () {
-      const { fixture, base } = yield* setup
-      const { client } = yield* signedIn(base, fixture.orgA, "member")
-      const overview = yield* run(() => client.get("/dashboard/overview"))
-      assert.strictEqual(overview.status, 200)
-      const counts = ["PENDING", "APPROVED", "PAID", "SOLD", "DISPUTED", "ACKNOWLEDGED"].map((status) => [
-        status,
-        statusCount(overview.body, status)
-      ])
-      assert.deepStrictEqual(counts, [
-        ["PENDING", 2],
-        ["APPROVED", 2],
-        ["PAID", 1],
-        ["SOLD", 1],
-        ["DISPUTED", 1],
-        ["ACKNOWLEDGED", 1]
-      ])
-      const failing = section(overview.body, "Failing pairs")
-      assert.include(failing, "Acme Supplies → Initech")
-      // The organization's people are told the failure's class, as API clients are; the detail is the operators'.
-      assert.include(failing, consumerMessages.portal_error)
-      assert.notInclude(failing, "the portal answered 503")
-      assert.notInclude(failing, "Acme Supplies → Globex")
-      const next = section(overview.body, "Next updates")
-      assert.include(next, "Acme Supplies → Globex")
-      assert.notInclude(next, "Beta Parts → Globex", "a paused pair has no next update")
-      assert.notInclude(overview.body, "Other Org Vendor")
-      // `/dashboard` is the overview.
-      assert.strictEqual((yield* run(() => client.get("/dashboard"))).headers.get("location"), "/dashboard/overview")
-    })
+  it.effect(
+    "the overview leads with what needs attention, then amounts per status and currency, then the next updates",
+    () =>
+      Effect.gen(function* () {
+        const { fixture, base } = yield* setup
+        const { client } = yield* signedIn(base, fixture.orgA, "member")
+        const overview = yield* run(() => client.get("/dashboard/overview"))
+        assert.strictEqual(overview.status, 200)
+        const totals = ["PENDING", "APPROVED", "PAID", "SOLD", "DISPUTED", "ACKNOWLEDGED"].map((status) => [
+          status,
+          ...statusTotal(overview.body, status)
+        ])
+        // INV-n is worth n × 1,000 EUR: PENDING are INV-2 and INV-8, APPROVED INV-3 and INV-9.
+        assert.deepStrictEqual(totals, [
+          ["PENDING", 2, "EUR\u00a010,000.00"],
+          ["APPROVED", 2, "EUR\u00a012,000.00"],
+          ["PAID", 1, "EUR\u00a04,000.00"],
+          ["SOLD", 1, "EUR\u00a06,000.00"],
+          ["DISPUTED", 1, "EUR\u00a05,000.00"],
+          ["ACKNOWLEDGED", 1, "EUR\u00a07,000.00"]
+        ])
+        // Needs attention comes first: the failing pair, then the paused one; the healthy pair is not named.
+        assert.isBelow(
+          overview.body.indexOf(">Needs attention</h2>"),
+          overview.body.indexOf(">Receivables by status</h2>")
+        )
+        const attention = section(overview.body, "Needs attention")
+        const items = [
+          ...attention.matchAll(/<li><span class="badge state-([a-z]+)">[a-z]+<\/span> <a [^>]+>([^<]+)<\/a>/g)
+        ].map((m) => [m[1], m[2]])
+        assert.deepStrictEqual(items, [
+          ["failing", "Acme Supplies → Initech"],
+          ["paused", "Beta Parts → Globex"]
+        ])
+        // The organization's people are told the failure's class, as API clients are; the detail is the operators'.
+        assert.include(attention, consumerMessages.portal_error)
+        assert.notInclude(attention, "the portal answered 503")
+        const next = section(overview.body, "Next updates")
+        assert.include(next, "Acme Supplies → Globex")
+        assert.notInclude(next, "Beta Parts → Globex", "a paused pair has no next update")
+        assert.notInclude(overview.body, "Other Org Vendor")
+        // `/dashboard` is the overview.
+        assert.strictEqual((yield* run(() => client.get("/dashboard"))).headers.get("location"), "/dashboard/overview")
+      })
   )
 
   it.effect(
@@ -113,16 +132,16 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(list.status, 200)
         const rowOf = (name: string) =>
           list.body.slice(list.body.indexOf(name), list.body.indexOf("</tr>", list.body.indexOf(name)))
-        assert.include(rowOf("Acme Supplies → Initech"), "<td>failing</td>")
-        assert.include(rowOf("Beta Parts → Globex"), "<td>paused</td>")
-        assert.include(rowOf("Acme Supplies → Globex"), "<td>active</td>")
+        assert.strictEqual(badgeOf(rowOf("Acme Supplies → Initech")), "failing")
+        assert.strictEqual(badgeOf(rowOf("Beta Parts → Globex")), "paused")
+        assert.strictEqual(badgeOf(rowOf("Acme Supplies → Globex")), "active")
         assert.notInclude(list.body, "Other Org Vendor")
 
         const detail = yield* run(() => client.get(`/dashboard/integrations/${pair("Acme Supplies → Initech").id}`))
         assert.strictEqual(detail.status, 200)
         assert.strictEqual(stateOf(detail.body), "failing")
         const rows = [...detail.body.matchAll(/<tr><td>.*?<\/tr>/g)].map((m) =>
-          [...m[0].matchAll(/<td>(.*?)<\/td>/g)].slice(2).map((cell) => cell[1])
+          [...m[0].matchAll(/<td[^>]*>(.*?)<\/td>/g)].slice(2).map((cell) => badgeOf(cell[1]!) ?? cell[1])
         )
         assert.deepStrictEqual(rows, [
           ["failed", "0", "0", "0", "0", "0", consumerMessages.portal_error],
@@ -203,6 +222,64 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
     })
   )
 
+  it.effect(
+    "'Sync now' runs an admin's sync, refuses one too soon or before the portal's Retry-After with the reason, and a member's (403)",
+    () =>
+      Effect.gen(function* () {
+        const { fixture, base, sql, pair } = yield* setup
+        const id = pair("Acme Supplies → Initech").id
+        const runsOf = () =>
+          Effect.map(
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM sync_runs WHERE integration_id = ${id}`,
+            (rows) => rows[0]!.n
+          )
+        const member = yield* signedIn(base, fixture.orgA, "member")
+        const refused = yield* run(() =>
+          member.client.post(`/dashboard/integrations/${id}/sync`, { csrf: member.csrf })
+        )
+        assert.strictEqual(refused.status, 403)
+        assert.notInclude((yield* run(() => member.client.get(`/dashboard/integrations/${id}`))).body, "Sync now")
+
+        const { client, csrf } = yield* signedIn(base, fixture.orgA, "admin")
+        assert.include((yield* run(() => client.get(`/dashboard/integrations/${id}`))).body, "Sync now")
+        const before = yield* runsOf()
+        const synced = yield* run(() => client.post(`/dashboard/integrations/${id}/sync`, { csrf }))
+        assert.strictEqual(synced.status, 303)
+        assert.match(synced.headers.get("location") ?? "", new RegExp(`/dashboard/integrations/${id}\\?changed=sync`))
+        const after = yield* run(() => client.get(synced.headers.get("location") ?? ""))
+        assert.match(after.body, /role="status">(Synced|The sync ran and failed)/)
+        assert.strictEqual(yield* runsOf(), before + 1)
+
+        // At once again: within MANUAL_SYNC_MIN_SECONDS (60) of that run, refused with when it may run.
+        const tooSoon = yield* run(() => client.post(`/dashboard/integrations/${id}/sync`, { csrf }))
+        assert.strictEqual(tooSoon.status, 409)
+        assert.match(tooSoon.body, /role="alert"><strong>Not synced: [^<]*less than[^<]*may sync again from/)
+        assert.strictEqual(yield* runsOf(), before + 1)
+
+        // The portal asked for a pause on its last run: refused until then, whatever the interval says.
+        yield* sql`
+        INSERT INTO sync_runs (org_id, integration_id, worker, started_at, finished_at, outcome, error, portal_retry_at)
+        VALUES (${fixture.orgA}, ${id}, 'w1', now(), now(), 'failed',
+          'the portal answered 429', now() + interval '1 hour')`
+        const portal = yield* run(() => client.post(`/dashboard/integrations/${id}/sync`, { csrf }))
+        assert.strictEqual(portal.status, 409)
+        assert.include(portal.body, "Retry-After")
+
+        const audited = yield* sql<{ action: string }>`
+        SELECT action FROM dashboard_audit WHERE org_id = ${fixture.orgA} AND subject = ${id} ORDER BY id`
+        assert.deepStrictEqual(
+          audited.map((row) => row.action),
+          ["integration_sync_requested", "integration_sync_requested", "integration_sync_requested"]
+        )
+        // Another organization's pair is not found.
+        const other = pair("Other Org Vendor → Globex").id
+        assert.strictEqual(
+          (yield* run(() => client.post(`/dashboard/integrations/${other}/sync`, { csrf }))).status,
+          404
+        )
+      })
+  )
+
   it.effect("a member can neither pause nor resume a pair, in the page or by a direct request (403)", () =>
     Effect.gen(function* () {
       const { fixture, base, sql, pair } = yield* setup
@@ -251,7 +328,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         fc.constantFrom(...bReceivables).map((id) => get(`/dashboard/receivables/${id}`)),
         fc
           .tuple(
-            fc.constantFrom("vendor", "debtor", "starting_after"),
+            fc.constantFrom("vendor", "debtor"),
             fc.constantFrom(fixture.vendorB1, fixture.debtorB, ...bReceivables)
           )
           .map(([name, value]) => get(`/dashboard/receivables?${name}=${value}`)),

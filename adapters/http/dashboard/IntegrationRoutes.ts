@@ -1,15 +1,16 @@
 /**
- * The overview and the integration pages: counts by status from the core's `Receivables` (the
- * API's list, one count per status), the pairs from `IntegrationAdministration`, and pausing or
- * resuming a pair (POST with the CSRF token; the core refuses a member, and so does the answer,
- * 403). Never storage.
+ * The overview and the integration pages: amounts per status and currency from the core's
+ * `ReceivableFinder`, the pairs from `IntegrationAdministration`, pausing or resuming a pair, and
+ * "Sync now" through `PairSyncNow` (POSTs with the CSRF token; the core refuses a member, and so
+ * does the answer, 403; a sync the pair's limits do not allow yet is refused with the reason,
+ * 409). Never storage.
  */
-import { Effect } from "effect"
+import { DateTime, Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { statuses } from "../../../core/domain/Status.ts"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../core/services/IntegrationAdministration.ts"
-import { Receivables } from "../../../core/services/Receivables.ts"
+import { PairSyncNow } from "../../../core/services/PairSyncNow.ts"
+import { ReceivableFinder } from "../../../core/services/ReceivableFinder.ts"
 import { type Guards, htmlPage, notFound, overviewPath, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"
 import * as Pages from "./Pages.ts"
@@ -19,35 +20,27 @@ const integrationsPath = "/dashboard/integrations"
 /** What the page says after a pause or resume (the redirect's `changed`). */
 const changedNotices = new Map([
   ["paused", "Paused: the pair is not synced until it is resumed."],
-  ["resumed", "Resumed: the pair is synced again on its schedule."]
+  ["resumed", "Resumed: the pair is synced again on its schedule."],
+  ["synced", "Synced: the newest run is at the top of the history."],
+  ["sync-failed", "The sync ran and failed: the newest run in the history says why."]
 ])
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const receivables = yield* Receivables
+  const finder = yield* ReceivableFinder
   const integrations = yield* IntegrationAdministration
+  const syncs = yield* PairSyncNow
   const { signedIn, signedInChange } = guards
-
-  // Counted with the API's own list: every receivable ever verified, one row fetched per status.
-  const countOf = (session: CurrentSession) => (status: (typeof statuses)[number]) =>
-    receivables.list(session.user.orgId, { status, verifiedSince: "all", historyLimit: 0, page: 1, limit: 1 }).pipe(
-      Effect.map((list) => [status, list.totalCount] as const),
-      // Neither refusal can happen without paging after an item.
-      Effect.orDie
-    )
 
   yield* router.add(
     "GET",
     overviewPath,
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
-        const [byStatus, pairs] = yield* Effect.all(
-          [
-            Effect.forEach(statuses, countOf(session), { concurrency: "unbounded" }),
-            integrations.list({ user: session.user, clientAddress })
-          ],
+        const [totals, pairs] = yield* Effect.all(
+          [finder.totals(session.user.orgId), integrations.list({ user: session.user, clientAddress })],
           { concurrency: "unbounded" }
         )
-        return htmlPage(IntegrationPages.overview(viewerOf(session), byStatus, pairs))
+        return htmlPage(IntegrationPages.overview(viewerOf(session), totals, pairs, yield* DateTime.now))
       })
     )
   )
@@ -71,7 +64,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         const changed = queryOf(yield* HttpServerRequest.HttpServerRequest).get("changed")
         return yield* integrations.show({ user: session.user, clientAddress }, id).pipe(
           Effect.map((detail) =>
-            htmlPage(IntegrationPages.integration(viewerOf(session), detail, changedNotices.get(changed ?? "")))
+            htmlPage(
+              IntegrationPages.integration(viewerOf(session), detail, { changed: changedNotices.get(changed ?? "") })
+            )
           ),
           Effect.catchTag("IntegrationNotFound", () => Effect.succeed(notFound))
         )
@@ -102,6 +97,38 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         )
       })
     )
+
+  const notAllowed = (session: CurrentSession, what: string) =>
+    htmlPage(Pages.refusal("Not allowed", `Only an admin of your organization can ${what}.`, viewerOf(session)), 403)
+
+  yield* router.add(
+    "POST",
+    `${integrationsPath}/:id/sync`,
+    signedInChange((session, clientAddress) =>
+      Effect.gen(function* () {
+        const id = (yield* HttpRouter.params).id ?? ""
+        const actor = { user: session.user, clientAddress }
+        return yield* syncs.syncNow(actor, id).pipe(
+          Effect.map((outcome) =>
+            seeOther(
+              `${integrationsPath}/${outcome.integrationId}?changed=${outcome._tag === "Succeeded" ? "synced" : "sync-failed"}`
+            )
+          ),
+          Effect.catchTag("NotPermitted", () => Effect.succeed(notAllowed(session, "sync a pair"))),
+          // Too soon after the last run, or before the portal's Retry-After: the page says until when.
+          Effect.catchTag("DirectoryRefused", (refusal) =>
+            Effect.map(integrations.show(actor, id), (detail) =>
+              htmlPage(
+                IntegrationPages.integration(viewerOf(session), detail, { refused: `Not synced: ${refusal.message}.` }),
+                409
+              )
+            )
+          ),
+          Effect.catchTag("IntegrationNotFound", () => Effect.succeed(notFound))
+        )
+      })
+    )
+  )
 
   yield* router.add("POST", `${integrationsPath}/:id/pause`, change(true))
   yield* router.add("POST", `${integrationsPath}/:id/resume`, change(false))

@@ -1,7 +1,9 @@
 /**
  * The page every dashboard view sits in, rendered on the server with preact and htm (tagged
- * templates, no build step): landmarks, the signed-in user with the sign-out forms, the local
- * stylesheet and script. Text reaches the HTML through preact, which escapes it.
+ * templates, no build step): a skip link, landmarks, the navigation with the current page marked
+ * (a menu that collapses behind one button on a phone, once the script runs), the signed-in user
+ * with the sign-out forms, the local stylesheet and script. Text reaches the HTML through preact,
+ * which escapes it.
  */
 import { html } from "htm/preact"
 import type { VNode } from "preact"
@@ -17,8 +19,9 @@ export interface Viewer {
 
 export const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value=${viewer.csrfToken} />`
 
+// "Sign out everywhere" ends every session of the user, on every device: the script asks first.
 const signOutForms = (viewer: Viewer) => html`
-  <ul>
+  <ul class="account">
     <li><span>${viewer.user.email} (${viewer.user.role})</span></li>
     <li>
       <form method="post" action="/dashboard/sign-out" class="inline">
@@ -27,7 +30,12 @@ const signOutForms = (viewer: Viewer) => html`
       </form>
     </li>
     <li>
-      <form method="post" action="/dashboard/sign-out-everywhere" class="inline">
+      <form
+        method="post"
+        action="/dashboard/sign-out-everywhere"
+        class="inline"
+        data-confirm="Sign out on every device, this one included?"
+      >
         ${csrfField(viewer)}
         <button type="submit" class="secondary outline">Sign out everywhere</button>
       </form>
@@ -49,22 +57,43 @@ const adminSections: ReadonlyArray<readonly [string, string]> = [["/dashboard/au
 
 const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
 
+export interface PageOptions {
+  /** Adds the charting library and its feeder (the Keys page). */
+  readonly chart?: boolean
+  /** The navigation entry this page belongs to, marked as the current page. */
+  readonly current?: string
+}
+
+const signedInNavigation = (viewer: Viewer, current: string | undefined) => html`
+  <button type="button" class="menu-toggle secondary outline" aria-expanded="false" aria-controls="menu">Menu</button>
+  <div id="menu" class="menu">
+    <ul>
+      ${sectionsOf(viewer).map(
+        ([href, label]) =>
+          html`<li><a href=${href} aria-current=${href === current ? "page" : undefined}>${label}</a></li>`
+      )}
+    </ul>
+    ${signOutForms(viewer)}
+  </div>
+`
+
 /**
- * A whole page as HTML text; `chart` adds the charting library and its feeder (the Keys page).
- * Names and paths come from portals and clients: their bidirectional controls (U+202E, which
- * shows `exe.txt` for `txt.exe`) and control characters are shown as code points, on every page.
+ * A whole page as HTML text. Names and paths come from portals and clients: their bidirectional
+ * controls (U+202E, which shows `exe.txt` for `txt.exe`) and control characters are shown as code
+ * points, on every page.
  */
-export const page = (title: string, body: VNode, viewer?: Viewer, options: { readonly chart?: boolean } = {}): string =>
+export const page = (title: string, body: VNode, viewer?: Viewer, options: PageOptions = {}): string =>
   `<!doctype html>${visibleMarkup(
     render(html`
     <html lang="en">
       <head>
         <meta charset="utf-8" />
         <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <meta name="description" content="Partner Receivables: your receivables and the syncs that find them." />
         <title>${title} · Partner Receivables</title>
         <link rel="stylesheet" href=${assetPath("pico.css")} />
         <link rel="stylesheet" href=${assetPath("dashboard.css")} />
-        <script src=${assetPath("dashboard.js")} defer></script>
+        <script src=${assetPath("dashboard.js")}></script>
         ${
           options.chart === true
             ? html`<link rel="stylesheet" href=${assetPath("uplot.css")} />
@@ -74,16 +103,16 @@ export const page = (title: string, body: VNode, viewer?: Viewer, options: { rea
         }
       </head>
       <body>
+        <a class="skip-link" href="#main">Skip to the content</a>
         <header class="container">
           <nav aria-label="Main">
-            <ul>
+            <ul class="brand">
               <li><a href="/dashboard/overview"><strong>Partner Receivables</strong></a></li>
-              ${viewer === undefined ? null : sectionsOf(viewer).map(([href, label]) => html`<li><a href=${href}>${label}</a></li>`)}
             </ul>
-            ${viewer === undefined ? null : signOutForms(viewer)}
+            ${viewer === undefined ? null : signedInNavigation(viewer, options.current)}
           </nav>
         </header>
-        <main class="container">${body}</main>
+        <main id="main" class="container" tabindex="-1">${body}</main>
       </body>
     </html>
   `)

@@ -9,7 +9,7 @@ import type { ApiKeyRecord } from "../../../core/ports/ApiKeyStore.ts"
 import type { Invite } from "../../../core/ports/DashboardUserStore.ts"
 import type { UsageDay } from "../../../core/services/OrganizationUsage.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
-import { alert, when } from "./Parts.ts"
+import { alert, stateBadge, table, when } from "./Parts.ts"
 import { usageSection } from "./UsagePages.ts"
 
 export const signIn = (options: { readonly problem?: string; readonly email?: string; readonly notice?: string }) =>
@@ -69,7 +69,7 @@ const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
     <td><code>${key.displayStart}…</code></td>
     <td>${when(key.createdAt, "")}</td>
     <td>${when(key.lastUsedAt, "never")}</td>
-    <td>${key.revokedAt === null ? "active" : html`revoked ${when(key.revokedAt, "")}`}</td>
+    <td>${key.revokedAt === null ? stateBadge("active") : html`${stateBadge("revoked")} ${when(key.revokedAt, "")}`}</td>
     ${
       viewer.user.role === "admin"
         ? html`<td>
@@ -118,28 +118,17 @@ export const keys = (
           ? null
           : html`<p>You are a member: you can see the keys; an admin of your organization creates and revokes them.</p>`
       }
-      <table>
-        <caption>Your organization's keys, oldest first</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Starts with</th>
-            <th scope="col">Created</th>
-            <th scope="col">Last used</th>
-            <th scope="col">State</th>
-            ${viewer.user.role === "admin" ? html`<th scope="col">Action</th>` : null}
-          </tr>
-        </thead>
-        <tbody>
-          ${records.map((key) => keyRow(viewer, key))}
-        </tbody>
-      </table>
+      ${table(
+        "Your organization's keys, oldest first",
+        ["Name", "Starts with", "Created", "Last used", "State", ...(viewer.user.role === "admin" ? ["Action"] : [])],
+        records.map((key) => keyRow(viewer, key))
+      )}
       ${records.length === 0 ? html`<p>No keys yet.</p>` : null}
       ${viewer.user.role === "admin" ? createForm(viewer, options.problem) : null}
       ${options.usage === undefined ? null : usageSection(options.usage)}
     `,
     viewer,
-    { chart: options.usage !== undefined }
+    { chart: options.usage !== undefined, current: "/dashboard/keys" }
   )
 
 export const keyCreated = (

@@ -1,20 +1,65 @@
 /**
- * The views of the organization's receivables: the list with the API's filters (a GET form, so a
- * filtered list is a link) and keyset paging, and one receivable with its metadata and its
- * history as a timeline, newest first. Functions of what they show; preact escapes the text.
+ * The views of the organization's receivables: the list with a search box (invoice number, PO
+ * number or id, whole or its start), the API's filters and sortable columns (a GET form and
+ * links, so a found list is a link, carried to a receivable and back), numbered pages; and one
+ * receivable with its metadata and its history as a timeline, newest first, in plain words.
+ * Functions of what they show; preact escapes the text.
  */
 import { html } from "htm/preact"
 import type { Debtor, FieldValue, Receivable, Vendor } from "../../../core/domain/Resources.ts"
 import { statuses } from "../../../core/domain/Status.ts"
+import { type SortKey, sortKeys } from "../../../core/ports/ReceivableSearch.ts"
 import { page, type Viewer } from "./Layout.ts"
-import { alert, when } from "./Parts.ts"
+import { alert, formatMoney, money, statusBadge, when } from "./Parts.ts"
 
-/** The list's filters as the form and its links carry them: text as typed, empty when not set. */
+/** The list's query as the form and its links carry it: text as typed, empty when not set. */
 export interface ListFilters {
+  readonly text: string
   readonly vendor: string
   readonly debtor: string
   readonly status: string
   readonly verifiedSince: string
+  /** A sort key, or empty for the default (newest detected first). */
+  readonly sort: string
+  /** `asc` or `desc`; empty for the key's natural direction (`desc`). */
+  readonly order: string
+  readonly page: string
+}
+
+export const noFilters: ListFilters = {
+  text: "",
+  vendor: "",
+  debtor: "",
+  status: "",
+  verifiedSince: "",
+  sort: "",
+  order: "",
+  page: ""
+}
+
+const parameters: ReadonlyArray<readonly [keyof ListFilters, string]> = [
+  ["text", "q"],
+  ["vendor", "vendor"],
+  ["debtor", "debtor"],
+  ["status", "status"],
+  ["verifiedSince", "verified_since"],
+  ["sort", "sort"],
+  ["order", "order"],
+  ["page", "page"]
+]
+
+/** The list's query from a query string; unknown parameters are ignored. */
+export const filtersOf = (query: URLSearchParams): ListFilters =>
+  Object.fromEntries(
+    parameters.map(([field, name]) => [field, (query.get(name) ?? "").trim()])
+  ) as unknown as ListFilters
+
+/** The list's address with this query: only what is set, so the plain list is `/dashboard/receivables`. */
+export const listPath = (filters: ListFilters) => {
+  const query = new URLSearchParams()
+  for (const [field, name] of parameters) if (filters[field] !== "") query.set(name, filters[field])
+  const text = query.toString()
+  return text === "" ? "/dashboard/receivables" : `/dashboard/receivables?${text}`
 }
 
 export interface ListView {
@@ -23,17 +68,10 @@ export interface ListView {
   readonly debtors: ReadonlyArray<Debtor>
   readonly items: ReadonlyArray<Receivable>
   readonly totalCount: number
-  /** The link to the next page, if there is one. */
-  readonly next: string | undefined
-  /** Whether this page follows another (it was asked for after an item). */
-  readonly continued: boolean
+  readonly page: number
+  readonly pageSize: number
+  /** What is wrong with the query: then nothing was searched, and the page says so. */
   readonly problem: string | undefined
-}
-
-/** Minor units in the currency's own digits (cents for EUR, none for JPY). */
-const amount = (cents: number, currency: string) => {
-  const format = new Intl.NumberFormat("en", { style: "currency", currency })
-  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))
 }
 
 const select = (
@@ -49,45 +87,123 @@ const select = (
   </select>
 `
 
+// A `<search>` landmark around a plain form: Pico draws `role="search"` forms as one rounded
+// group of joined controls, which suits a single search box, not a grid of filters.
 const filterForm = (view: ListView) => html`
-  <form method="get" action="/dashboard/receivables" role="search" aria-label="Filter the receivables">
-    <div class="grid">
-      <div>${select(
-        "vendor",
-        "Vendor",
-        view.filters.vendor,
-        view.vendors.map((v) => ({ value: v.id, label: v.name }))
-      )}</div>
-      <div>${select(
-        "debtor",
-        "Debtor",
-        view.filters.debtor,
-        view.debtors.map((d) => ({ value: d.id, label: d.name }))
-      )}</div>
-      <div>${select(
-        "status",
-        "Status",
-        view.filters.status,
-        statuses.map((s) => ({ value: s, label: s }))
-      )}</div>
-      <div>
-        <label for="verified_since">Verified since (date or date-time, UTC; empty for all)</label>
-        <input id="verified_since" name="verified_since" type="text" value=${view.filters.verifiedSince} placeholder="2026-11-01" />
+  <search aria-label="Find receivables">
+    <form method="get" action="/dashboard/receivables" class="filters">
+      <label for="q">Invoice number, PO number or receivable id (whole, or how it starts)</label>
+      <input id="q" name="q" type="search" value=${view.filters.text} maxlength="100" autocomplete="off" />
+      <div class="grid">
+        <div>${select(
+          "vendor",
+          "Vendor",
+          view.filters.vendor,
+          view.vendors.map((v) => ({ value: v.id, label: v.name }))
+        )}</div>
+        <div>${select(
+          "debtor",
+          "Debtor",
+          view.filters.debtor,
+          view.debtors.map((d) => ({ value: d.id, label: d.name }))
+        )}</div>
+        <div>${select(
+          "status",
+          "Status",
+          view.filters.status,
+          statuses.map((s) => ({ value: s, label: s }))
+        )}</div>
+        <div>
+          <label for="verified_since">Changed since (UTC)</label>
+          <input id="verified_since" name="verified_since" type="date" value=${view.filters.verifiedSince} />
+        </div>
       </div>
-    </div>
-    <button type="submit">Filter</button>
-  </form>
+      ${view.filters.sort === "" ? null : html`<input type="hidden" name="sort" value=${view.filters.sort} />`}
+      ${view.filters.order === "" ? null : html`<input type="hidden" name="order" value=${view.filters.order} />`}
+      <div class="actions">
+        <button type="submit">Find</button>
+        <a href="/dashboard/receivables" role="button" class="secondary outline">Clear filters</a>
+      </div>
+    </form>
+  </search>
 `
 
-const row = (receivable: Receivable) => html`<tr>
-  <th scope="row"><a href=${`/dashboard/receivables/${receivable.id}`}>${receivable.vendorReceivableId ?? receivable.id}</a></th>
+const columns: ReadonlyArray<readonly [string, SortKey | undefined]> = [
+  ["Invoice", undefined],
+  ["Vendor", undefined],
+  ["Debtor", undefined],
+  ["Status", undefined],
+  ["Amount", "amount"],
+  ["Due", "due"],
+  ["Detected", "detected"],
+  ["Updated", "updated"]
+]
+
+/** The order the list is in: the default is the newest detected first. */
+export const orderOf = (filters: ListFilters): { readonly key: SortKey; readonly descending: boolean } => ({
+  key: (sortKeys as ReadonlyArray<string>).includes(filters.sort) ? (filters.sort as SortKey) : "detected",
+  descending: filters.order !== "asc"
+})
+
+// A sortable column's heading links to the list ordered by it, the other way round when it already is.
+const heading = (filters: ListFilters, label: string, key: SortKey | undefined) => {
+  const numeric = key === "amount" ? "number" : undefined
+  if (key === undefined) return html`<th scope="col">${label}</th>`
+  const current = orderOf(filters)
+  const active = current.key === key
+  const descending = active ? !current.descending : true
+  const href = listPath({ ...filters, sort: key, order: descending ? "desc" : "asc", page: "" })
+  return html`<th scope="col" class=${numeric} aria-sort=${active ? (current.descending ? "descending" : "ascending") : undefined}>
+    <a href=${href}>${label}${active ? (current.descending ? " ↓" : " ↑") : ""}</a>
+  </th>`
+}
+
+const row = (receivable: Receivable, back: string) => html`<tr>
+  <th scope="row"><a href=${`/dashboard/receivables/${receivable.id}${back}`}>${receivable.vendorReceivableId ?? receivable.id}</a></th>
   <td>${receivable.vendor.name}</td>
   <td>${receivable.debtor.name}</td>
-  <td>${receivable.status}</td>
-  <td class="number">${amount(receivable.amountCents, receivable.currency)}</td>
-  <td>${receivable.dueDate ?? ""}</td>
+  <td>${statusBadge(receivable.status)}</td>
+  <td class="number">${money(receivable.amountCents, receivable.currency)}</td>
+  <td class="nowrap">${receivable.dueDate ?? ""}</td>
+  <td>${when(receivable.detectedAt, "")}</td>
   <td>${when(receivable.updatedAt, "")}</td>
 </tr>`
+
+const summary = (view: ListView) => {
+  if (view.totalCount === 0) return "No receivable matches"
+  const first = (view.page - 1) * view.pageSize + 1
+  const last = Math.min(view.page * view.pageSize, view.totalCount)
+  const counted = `${view.totalCount} receivable${view.totalCount === 1 ? "" : "s"} match`
+  return first > view.totalCount ? `${counted}; this page is past the end` : `${counted}; ${first} to ${last} shown`
+}
+
+const pages = (view: ListView) => {
+  const at = (n: number) => listPath({ ...view.filters, page: n === 1 ? "" : String(n) })
+  const lastPage = Math.max(1, Math.ceil(view.totalCount / view.pageSize))
+  return html`<nav aria-label="Pages">
+    <ul>
+      ${view.page > 1 ? html`<li><a href=${at(1)}>First page</a></li>` : null}
+      ${view.page > 1 ? html`<li><a href=${at(Math.min(view.page - 1, lastPage))} rel="prev">Previous page</a></li>` : null}
+      <li>Page ${view.page} of ${lastPage}</li>
+      ${view.page < lastPage ? html`<li><a href=${at(view.page + 1)} rel="next">Next page</a></li>` : null}
+    </ul>
+  </nav>`
+}
+
+const results = (view: ListView) => {
+  const back = listPath(view.filters).split("?")[1]
+  const from = back === undefined ? "" : `?${new URLSearchParams({ from: back }).toString()}`
+  return html`
+    <div class="table-scroll" role="region" aria-label="Receivables found" tabindex="0">
+      <table>
+        <caption>${summary(view)}</caption>
+        <thead><tr>${columns.map(([label, key]) => heading(view.filters, label, key))}</tr></thead>
+        <tbody>${view.items.map((receivable) => row(receivable, from))}</tbody>
+      </table>
+    </div>
+    ${view.totalCount === 0 ? html`<p>Nothing matches this search. <a href="/dashboard/receivables">Clear filters</a> to see every receivable.</p>` : pages(view)}
+  `
+}
 
 export const list = (viewer: Viewer, view: ListView) =>
   page(
@@ -95,59 +211,48 @@ export const list = (viewer: Viewer, view: ListView) =>
     html`
       <h1>Receivables</h1>
       ${filterForm(view)}
-      ${alert(view.problem)}
-      <table>
-        <caption>${view.totalCount} receivables match, first detected first${view.continued ? " (continued)" : ""}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Receivable</th>
-            <th scope="col">Vendor</th>
-            <th scope="col">Debtor</th>
-            <th scope="col">Status</th>
-            <th scope="col">Amount</th>
-            <th scope="col">Due</th>
-            <th scope="col">Updated</th>
-          </tr>
-        </thead>
-        <tbody>${view.items.map(row)}</tbody>
-      </table>
-      <nav aria-label="Pages">
-        <ul>
-          ${view.continued ? html`<li><a href=${listPath(view.filters)}>First page</a></li>` : null}
-          ${view.next === undefined ? null : html`<li><a href=${view.next} rel="next">Next page</a></li>`}
-        </ul>
-      </nav>
+      ${
+        view.problem === undefined
+          ? results(view)
+          : html`${alert(`Nothing was searched: ${view.problem}`)}<p><a href="/dashboard/receivables">Clear filters</a></p>`
+      }
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/receivables" }
   )
 
-/** The list's address with these filters, after an item when given. */
-export const listPath = (filters: ListFilters, startingAfter?: string) => {
-  const query = new URLSearchParams()
-  if (filters.vendor !== "") query.set("vendor", filters.vendor)
-  if (filters.debtor !== "") query.set("debtor", filters.debtor)
-  if (filters.status !== "") query.set("status", filters.status)
-  if (filters.verifiedSince !== "") query.set("verified_since", filters.verifiedSince)
-  if (startingAfter !== undefined) query.set("starting_after", startingAfter)
-  const text = query.toString()
-  return text === "" ? "/dashboard/receivables" : `/dashboard/receivables?${text}`
+/** History's field names in plain words; metadata keys are shown as `metadata.<key>`, as sent. */
+const fieldLabels: Record<string, string> = {
+  vendor_receivable_id: "Invoice number",
+  amount_cents: "Amount",
+  currency: "Currency",
+  receivable_date: "Dated",
+  due_date: "Due date",
+  status: "Status",
+  portal_status: "Status on the portal",
+  po_number: "PO number"
 }
 
-const shown = (value: FieldValue) => (value === null ? "(none)" : String(value))
+const shown = (field: string, value: FieldValue, currency: string) => {
+  if (value === null) return "(none)"
+  if (field === "amount_cents" && typeof value === "number") return formatMoney(value, currency)
+  return String(value)
+}
 
-export const detail = (viewer: Viewer, receivable: Receivable) => {
+export const detail = (viewer: Viewer, receivable: Receivable, back: string) => {
   const title = `Receivable ${receivable.vendorReceivableId ?? receivable.id}`
   const metadata = Object.entries(receivable.metadata ?? {})
   return page(
     title,
     html`
+      <p><a href=${back}>Back to the list</a></p>
       <h1>${title}</h1>
       <dl>
         <dt>Id</dt><dd><code>${receivable.id}</code></dd>
         <dt>Vendor</dt><dd>${receivable.vendor.name}</dd>
         <dt>Debtor</dt><dd>${receivable.debtor.name}</dd>
-        <dt>Status</dt><dd>${receivable.status} (the portal says “${receivable.portalStatus}”)</dd>
-        <dt>Amount</dt><dd>${amount(receivable.amountCents, receivable.currency)}</dd>
+        <dt>Status</dt><dd>${statusBadge(receivable.status)} (the portal says “${receivable.portalStatus}”)</dd>
+        <dt>Amount</dt><dd>${money(receivable.amountCents, receivable.currency)}</dd>
         <dt>Dated</dt><dd>${receivable.receivableDate}</dd>
         <dt>Due</dt><dd>${receivable.dueDate ?? "(none)"}</dd>
         <dt>PO number</dt><dd>${receivable.poNumber ?? "(none)"}</dd>
@@ -157,16 +262,24 @@ export const detail = (viewer: Viewer, receivable: Receivable) => {
       <section aria-labelledby="history-heading">
         <h2 id="history-heading">History, newest first</h2>
         <ol class="timeline">
-          ${(receivable.history ?? []).map(
-            (entry) => html`<li>
+          ${(receivable.history ?? []).map((entry) => {
+            // An amount is shown in the currency it was in: the entry's own change of currency, if any.
+            const currencyChange = entry.changes.currency
+            const currencyOf = (value: FieldValue | undefined) =>
+              typeof value === "string" && /^[A-Z]{3}$/.test(value) ? value : receivable.currency
+            return html`<li>
               ${when(entry.changedAt, "")}
               <ul>
                 ${Object.entries(entry.changes).map(
-                  ([field, change]) => html`<li><code>${field}</code>: ${shown(change.from)} → ${shown(change.to)}</li>`
+                  ([field, change]) => html`<li>
+                    ${fieldLabels[field] ?? html`<code>${field}</code>`}:
+                    ${shown(field, change.from, currencyOf(currencyChange?.from))} →
+                    ${shown(field, change.to, currencyOf(currencyChange?.to))}
+                  </li>`
                 )}
               </ul>
             </li>`
-          )}
+          })}
         </ol>
         ${(receivable.history ?? []).length === 0 ? html`<p>No change since it was detected.</p>` : null}
       </section>
@@ -178,8 +291,8 @@ export const detail = (viewer: Viewer, receivable: Receivable) => {
             : html`<dl>${metadata.map(([key, value]) => html`<dt><code>${key}</code></dt><dd>${value}</dd>`)}</dl>`
         }
       </section>
-      <p><a href="/dashboard/receivables">All receivables</a></p>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/receivables" }
   )
 }

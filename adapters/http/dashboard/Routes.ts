@@ -19,6 +19,22 @@ import * as KeyRoutes from "./KeyRoutes.ts"
 import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
 
+const assetResponses = new Map<string, HttpServerResponse.HttpServerResponse>()
+
+const assetResponse = (name: string) => {
+  const known = assetResponses.get(name)
+  if (known !== undefined) return known
+  const asset = findAsset(name)
+  if (asset === undefined) return undefined
+  const response = HttpServerResponse.setHeader(
+    Security.secured(HttpServerResponse.text(asset.body, { contentType: asset.contentType })),
+    "cache-control",
+    assetCacheControl
+  )
+  assetResponses.set(name, response)
+  return response
+}
+
 export const routes = (options: GuardOptions) =>
   HttpRouter.use(
     Effect.fn(function* (router) {
@@ -30,20 +46,13 @@ export const routes = (options: GuardOptions) =>
       yield* ReceivableRoutes.register(router, guards)
       yield* AuditRoutes.register(router, guards)
 
-      // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page.
+      // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page. One response
+      // per asset, made once: the pipeline compresses each once and serves the copies
+      // (`transport/StaticResponses.ts`), with an ETag per encoding.
       yield* router.add(
         "GET",
         `${assetsPrefix}:name`,
-        Effect.map(HttpRouter.params, ({ name }) => {
-          const asset = name === undefined ? undefined : findAsset(name)
-          return asset === undefined
-            ? notFound
-            : HttpServerResponse.setHeader(
-                Security.secured(HttpServerResponse.text(asset.body, { contentType: asset.contentType })),
-                "cache-control",
-                assetCacheControl
-              )
-        })
+        Effect.map(HttpRouter.params, ({ name }) => (name === undefined ? undefined : assetResponse(name)) ?? notFound)
       )
 
       // `/dashboard` itself leads to the overview; anything else under it is the dashboard's own 404

@@ -3,8 +3,10 @@
  * holds it, and its compression (`transport/Representation`); the answers that never change while
  * the process runs (the OpenAPI document, `/docs` with its script, the icon) are served from their
  * once-compressed copies (`transport/StaticResponses`), the `/docs` page first made to load its
- * script from here (`DocsAssets`). Everything else travels as it is. Settled before the audit
- * entry, which records the status sent (a 304 among them).
+ * script from here (`DocsAssets`). The dashboard's pages are compressed per request; its assets
+ * (`immutable`, one response object each) are served as the static answers are.
+ * Everything else travels as it is. Settled before the audit entry, which records the status sent
+ * (a 304 among them).
  */
 import { Effect } from "effect"
 import { DocsAssets } from "../api/DocsAssets.ts"
@@ -18,11 +20,18 @@ export const step = Effect.map(
   (docs): Step =>
     (request, next) => {
       const route = request.route
-      if (route?.static !== true && route?.api !== true) return next
       const conditions = {
         "accept-encoding": request.headers["accept-encoding"],
         "if-none-match": request.headers["if-none-match"]
       }
+      if (route?.dashboard === true) {
+        return Effect.flatMap(next, (answer) =>
+          /\bimmutable\b/.test(answer.headers["cache-control"] ?? "")
+            ? StaticResponses.serve(answer, conditions)
+            : Representation.compressed(answer, conditions["accept-encoding"])
+        )
+      }
+      if (route?.static !== true && route?.api !== true) return next
       if (route.api === true) return Effect.flatMap(next, (answer) => Representation.represent(answer, conditions))
       return Effect.flatMap(next, (answer) =>
         route.pattern === RequestPath.docsPath

@@ -104,3 +104,25 @@ const representStreamed = (
     coding
   )
 }
+
+/**
+ * `response` compressed as the client prefers, untagged and with its own caching: for pages that
+ * nothing may keep (the dashboard's, `no-store`), where a tag would never be sent back.
+ */
+export const compressed = (
+  response: HttpServerResponse.HttpServerResponse,
+  acceptEncoding: string | undefined
+): Effect.Effect<HttpServerResponse.HttpServerResponse> => {
+  const body = response.body
+  if (body._tag !== "Uint8Array" || !Compression.isCompressible(body.contentType)) return Effect.succeed(response)
+  const varied = HttpServerResponse.setHeader(response, "vary", "Accept-Encoding")
+  const coding = codingFor(body.contentType, body.body.length, acceptEncoding)
+  if (coding === "identity") return Effect.succeed(varied)
+  return Effect.map(Compression.compress(body.body, coding), (bytes) =>
+    HttpServerResponse.setHeader(
+      HttpServerResponse.setBody(varied, HttpBody.uint8Array(bytes, body.contentType)),
+      "content-encoding",
+      coding
+    )
+  )
+}
