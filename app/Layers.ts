@@ -34,6 +34,7 @@ import { ManualSync } from "../core/services/ManualSync.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
+import { Team } from "../core/services/Team.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 
 /** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
@@ -46,7 +47,8 @@ const ApiKeysLive = ApiKeys.layer.pipe(
  * The dashboard's users, invites, sessions, second factors and their audit, over PostgreSQL, with
  * scrypt and otpauth.
  */
-export const AccountsLive = Accounts.layer.pipe(
+export const AccountsLive = Team.layer.pipe(
+  Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(SecondFactors.layer),
   Layer.provide([
     OtpauthCodes.layer,

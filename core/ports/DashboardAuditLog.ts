@@ -1,7 +1,8 @@
 /**
  * What people did in the dashboard, as the organization's admins will read it: who (the user),
- * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out), on
- * what (a key's or a pair's id), when and from which address. Append-only; never a password, a
+ * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out,
+ * invited a user, changed a role, removed a user), on what (a key's, a pair's or a user's id, an
+ * invited address), when and from which address. Append-only; never a password, a
  * token or the address someone tried. The HTTP requests themselves are in the `AuditLog` as every
  * request is.
  */
@@ -19,7 +20,10 @@ export const DashboardAction = Schema.Literals([
   "integration_paused",
   "integration_resumed",
   "totp_enabled",
-  "totp_disabled"
+  "totp_disabled",
+  "user_invited",
+  "role_changed",
+  "user_removed"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 

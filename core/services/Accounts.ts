@@ -83,6 +83,10 @@ const utf8 = new TextEncoder()
 export class Accounts extends Context.Service<
   Accounts,
   {
+    /**
+     * A one-time link for the address, voiding the organization's older links for it; an existing
+     * user of the organization is signed out everywhere at once.
+     */
     readonly invite: (
       org: string,
       email: string,
@@ -191,6 +195,12 @@ export class Accounts extends Context.Service<
           tokenHash: yield* sha256(token),
           expiresAt: DateTime.addDuration(yield* DateTime.now, Policy.inviteLifetime)
         })
+        // Inviting an existing user again is a reset (their password, their role): whoever is
+        // signed in as them is signed out at once, not when the link is used.
+        const existing = yield* users.findByEmail(normalized)
+        if (Option.isSome(existing) && existing.value.user.orgId === stored.orgId) {
+          yield* sessions.removeAllOfUser(stored.orgId, existing.value.user.id)
+        }
         return { token: Redacted.make(token), invite: stored }
       })
 

@@ -1,12 +1,12 @@
 /**
  * The dashboard's API-key pages: the organization's keys, each key's usage, a new key and a
  * revocation after a confirmation page. Creating a key answers with a redirect (reloading the
- * page that follows never posts the form again) to a page that shows the key once: the key
- * travels there in a short-lived cookie scoped to that page alone, which the page clears. Members
+ * page that follows never posts the form again) to a page that shows the key once
+ * (`ShownOnce.ts`). Members
  * read; the core refuses their changes, and so does each handler (403), not just the page.
  */
 import { Effect, Redacted } from "effect"
-import { HttpRouter, HttpServerResponse } from "effect/http"
+import { HttpRouter } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { liveKeyLimitMessage } from "../../../core/services/ApiKeys.ts"
 import { KeyAdministration, namesakes } from "../../../core/services/KeyAdministration.ts"
@@ -14,17 +14,10 @@ import { OrganizationUsage } from "../../../core/services/OrganizationUsage.ts"
 import { type Guards, htmlPage, keysPath, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as KeyPages from "./KeyPages.ts"
 import * as Pages from "./Pages.ts"
+import * as ShownOnce from "./ShownOnce.ts"
 
-/** The cookie that carries a new key to the page showing it, over HTTPS with the `__Secure-` prefix. */
-const newKeyCookie = (secure: boolean) => (secure ? "__Secure-pr_new_key" : "pr_new_key")
-const newKeyCookieOptions = (secure: boolean) => ({
-  path: KeyPages.newKeyPath,
-  httpOnly: true,
-  sameSite: "strict" as const,
-  secure
-})
-/** Long enough for the redirect; a key not looked at by then is gone from the browser. */
-const newKeyCookieSeconds = 60
+/** The new key, on its way to the page that shows it once. */
+const newKey: ShownOnce.ShownOnce = { name: "pr_new_key", path: KeyPages.newKeyPath }
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const keys = yield* KeyAdministration
@@ -71,12 +64,12 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       return keys.create({ user: session.user, clientAddress }, field("name")).pipe(
         Effect.flatMap((created) =>
           Effect.flatMap(context, ({ origin }) =>
-            HttpServerResponse.setCookie(
+            ShownOnce.redirect(
+              newKey,
               seeOther(KeyPages.newKeyPath),
-              newKeyCookie(origin.secure),
               `${created.record.id}.${Redacted.value(created.key)}`,
-              { ...newKeyCookieOptions(origin.secure), maxAge: `${newKeyCookieSeconds} seconds` }
-            ).pipe(Effect.orDie)
+              origin.secure
+            )
           )
         ),
         Effect.catchTags({
@@ -95,7 +88,8 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
         const { request, origin } = yield* context
-        const [id = "", key = ""] = (request.cookies[newKeyCookie(origin.secure)] ?? "").split(".")
+        const carried = ShownOnce.read(newKey, request, origin.secure)
+        const [id = "", key = ""] = (carried.value ?? "").split(".")
         const records = yield* keys.list({ user: session.user, clientAddress })
         const record = records.find((candidate) => candidate.id === id && candidate.revokedAt === null)
         // Only a key of the session's organization, and one whose start matches, is shown.
@@ -110,11 +104,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
                   apiBase: `${origin.secure ? "https" : "http"}://${request.headers.host ?? "localhost"}`
                 })
               )
-        return yield* HttpServerResponse.expireCookie(
-          answer,
-          newKeyCookie(origin.secure),
-          newKeyCookieOptions(origin.secure)
-        ).pipe(Effect.orDie)
+        return yield* carried.clear(answer)
       })
     )
   )

@@ -18,6 +18,7 @@ import * as IntegrationRoutes from "./IntegrationRoutes.ts"
 import * as KeyRoutes from "./KeyRoutes.ts"
 import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
+import * as TeamRoutes from "./TeamRoutes.ts"
 
 export const routes = (options: GuardOptions) =>
   HttpRouter.use(
@@ -29,6 +30,7 @@ export const routes = (options: GuardOptions) =>
       yield* IntegrationRoutes.register(router, guards)
       yield* ReceivableRoutes.register(router, guards)
       yield* AuditRoutes.register(router, guards)
+      yield* TeamRoutes.register(router, guards)
 
       // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page.
       yield* router.add(
