@@ -68,7 +68,7 @@ const enrolled = Effect.gen(function* () {
   const { token } = yield* access.invite(org.id, email, "member")
   const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
   const { secret, uri } = yield* twoFactor.setup(user)
-  yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep - 1), address)
+  yield* twoFactor.enable(user, password, codeAt(secret, startStep - 1), address)
   return { org: org.id, user, email, secret, uri }
 })
 
@@ -95,7 +95,7 @@ describe("SecondFactors", () => {
       assert.match(uri, /^otpauth:\/\/totp\/.*ada%40example\.com\?.*secret=[A-Z2-7]{32}/)
       for (const step of [startStep - 2, startStep + 2]) {
         assert.strictEqual(
-          yield* refusal(twoFactor.enable(user, password, secret, codeAt(secret, step), address)),
+          yield* refusal(twoFactor.enable(user, password, codeAt(secret, step), address)),
           "CodeRefused"
         )
       }
@@ -103,17 +103,16 @@ describe("SecondFactors", () => {
       const withoutPassword = twoFactor.enable(
         user,
         Redacted.make("not the password"),
-        secret,
         codeAt(secret, startStep),
         address
       )
       assert.strictEqual(yield* refusal(withoutPassword), "CodeRefused")
       assert.isFalse(yield* twoFactor.isOn(user))
-      yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep + 1), address)
+      yield* twoFactor.enable(user, password, codeAt(secret, startStep + 1), address)
       assert.isTrue(yield* twoFactor.isOn(user))
       // Once on, a session alone cannot swap the secret: that takes turning it off first.
       const other = yield* twoFactor.setup(user)
-      const swap = twoFactor.enable(user, password, other.secret, codeAt(other.secret, startStep), address)
+      const swap = twoFactor.enable(user, password, codeAt(other.secret, startStep), address)
       assert.strictEqual(yield* refusal(swap), "CodeRefused")
 
       const entries = yield* (yield* DashboardAuditLog).recent(org.id, 10)
