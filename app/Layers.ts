@@ -10,6 +10,7 @@ import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
+import * as ShippedCommonPasswords from "../adapters/passwords/ShippedCommonPasswords.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -56,6 +57,7 @@ export const AccountsLive = Team.layer.pipe(
     PgSessionStore.layer,
     PgDashboardAuditLog.layer,
     ScryptPasswordHasher.layer,
+    ShippedCommonPasswords.layer,
     NodeCrypto.layerDigest,
     SecureRandom.layerWebCrypto
   ])

@@ -16,6 +16,7 @@ import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } 
 import { Digest, SecureRandom } from "effect/crypto"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
+import { verifyTyped } from "../domain/PasswordRules.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import {
   type DashboardUser,
@@ -215,7 +216,9 @@ export class SecondFactors extends Context.Service<
       /** Whether `password` is the user's, by their stored hash. */
       const passwordOf = (user: DashboardUser, password: Redacted.Redacted<string>) =>
         Effect.flatMap(users.findByEmail(user.email), (credentials) =>
-          Option.isNone(credentials) ? Effect.succeed(false) : hasher.verify(password, credentials.value.passwordHash)
+          Option.isNone(credentials)
+            ? Effect.succeed(false)
+            : verifyTyped((typed) => hasher.verify(typed, credentials.value.passwordHash), password)
         )
 
       const enable = Effect.fn("SecondFactors.enable")(function* (

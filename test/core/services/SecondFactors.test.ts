@@ -11,6 +11,7 @@ import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as OTPAuth from "otpauth"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedCommonPasswords.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { pairThrottle } from "../../../core/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
@@ -35,7 +36,13 @@ const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
-  Layer.provide([MemoryState.layer, ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provide([
+    MemoryState.layer,
+    ScryptPasswordHasher.layerTest,
+    ShippedCommonPasswords.layer,
+    Digest.layerWebCrypto,
+    SecureRandom.layerWebCrypto
+  ])
 )
 
 const password = Redacted.make("correct horse battery")
