@@ -19,6 +19,7 @@ import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as DashboardAuditRetention from "./DashboardAuditRetention.ts"
 import * as Demo from "./Demo.ts"
 import { maxAnswerBytes, syncDeadlineSeconds } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
@@ -50,6 +51,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   maxAnswerBytes,
   ManualSync.minSecondsSetting,
   AuditRetention.retentionDays,
+  DashboardAuditRetention.retentionDays,
   Feed.retentionDays,
   Demo.enabled,
   Dashboard.enabled,

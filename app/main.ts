@@ -22,6 +22,7 @@ import { Organizations } from "../core/ports/Organizations.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as DashboardAuditRetention from "./DashboardAuditRetention.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
 import { AccountsLive, AdminLive, FeedLive, ServicesLive } from "./Layers.ts"
@@ -74,6 +75,7 @@ const main = Effect.gen(function* () {
     HttpLive(http, metrics, dashboard),
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
+    DashboardAuditRetention.layer,
     EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
