@@ -104,7 +104,7 @@ export const actions = (viewer: Viewer, view: ActionsView) =>
       <h1>Dashboard actions</h1>
       <p><a href=${auditPath}>API requests</a> · <a href=${actionsLink(actionsCsvPath, view.filters)} download>Download as CSV</a></p>
       ${filterForm(view)} ${alert(view.problem)}
-      <div class="overflow-auto">
+      <div class="overflow-auto" tabindex="0" role="region" aria-label="Dashboard actions, scrollable">
         <table>
           <caption>What people did in the dashboard, newest first${view.continued ? " (continued)" : ""}</caption>
           <thead>

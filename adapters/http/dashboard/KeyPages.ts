@@ -39,8 +39,9 @@ const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
   </tr>
 `
 
+// Focusable, so that a keyboard can scroll the table on a narrow screen.
 const keyTable = (viewer: Viewer, records: ReadonlyArray<ApiKeyRecord>, caption: string) => html`
-  <div class="overflow-auto">
+  <div class="overflow-auto" tabindex="0" role="region" aria-label=${caption}>
     <table>
       <caption>${caption}</caption>
       <thead>

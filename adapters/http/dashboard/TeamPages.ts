@@ -55,7 +55,7 @@ export const team = (
         always keeps one admin.
       </p>
       ${notice(messages.notice)} ${alert(messages.problem)}
-      <div class="overflow-auto">
+      <div class="overflow-auto" tabindex="0" role="region" aria-label="Users, scrollable">
         <table>
           <caption>Your organization's dashboard users</caption>
           <thead>
