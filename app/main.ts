@@ -28,6 +28,7 @@ import * as EventRetention from "./EventRetention.ts"
 import { AccountsLive, AdminLive, FeedLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
+import * as SessionCleanup from "./SessionCleanup.ts"
 import * as Settings from "./Settings.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
@@ -76,6 +77,7 @@ const main = Effect.gen(function* () {
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
     DashboardAuditRetention.layer,
+    SessionCleanup.layer,
     EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
