@@ -5,7 +5,8 @@
  * redemptions racing each other cannot both succeed. The second factor's columns are migration
  * 0012's and 0013's (its expiring lock); a code's step and a held sign-in are each used up by one
  * conditional UPDATE, and a wrong code is counted, and the factor locked, by one UPDATE.
- * Migration 0018 adds removed users (kept, marked `removed_at`) and the proposed secret.
+ * Migration 0018 adds removed users (kept, marked `removed_at`), the proposed secret and several
+ * held sign-ins per user (`dashboard_held_sign_ins`).
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -17,6 +18,7 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
+  maxHeldSignIns,
   type NewInvite,
   type NewSecondFactor,
   type SecondFactor,
@@ -122,11 +124,11 @@ export const layer = Layer.effect(
           INSERT INTO dashboard_users (org_id, email, role, password_hash, created_at)
           VALUES (${invite.org_id}, ${invite.email}, ${invite.role}, ${passwordHash}, ${at})
           ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash,
-            totp_secret = NULL, totp_last_step = NULL, held_sign_in_hash = NULL, held_sign_in_expires_at = NULL,
-            totp_pending_secret = NULL, removed_at = NULL
+            totp_secret = NULL, totp_last_step = NULL, totp_pending_secret = NULL, removed_at = NULL
             WHERE dashboard_users.org_id = excluded.org_id
           RETURNING *`
         if (user === undefined) return yield* new EmailTaken({ email: invite.email })
+        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${user.org_id} AND user_id = ${user.id}`
         // The address's older links stop working: the password is now the one just set.
         yield* sql`
           UPDATE dashboard_invites SET used_at = ${at}
@@ -177,11 +179,11 @@ export const layer = Layer.effect(
         if (!isUuid(org) || !isUuid(id)) return false
         const at = DateTime.toDateUtc(now)
         const [removed] = yield* sql<{ email: string }>`
-          UPDATE dashboard_users SET removed_at = ${at}, held_sign_in_hash = NULL, held_sign_in_expires_at = NULL,
-            totp_pending_secret = NULL
+          UPDATE dashboard_users SET removed_at = ${at}, totp_pending_secret = NULL
           WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL
           RETURNING email`
         if (removed === undefined) return false
+        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${id}`
         yield* sql`
           UPDATE dashboard_invites SET used_at = ${at}
           WHERE org_id = ${org} AND email = ${removed.email} AND used_at IS NULL`
@@ -284,33 +286,34 @@ export const layer = Layer.effect(
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
     })
 
-    const holdSignIn = Effect.fn("PgDashboardUserStore.holdSignIn")(function* (
-      org: OrgId,
-      id: UserId,
-      tokenHash: Uint8Array,
-      expiresAt: DateTime.Utc
-    ) {
-      if (!isUuid(org) || !isUuid(id)) return
-      yield* sql`
-        UPDATE dashboard_users
-        SET held_sign_in_hash = ${tokenHash}, held_sign_in_expires_at = ${DateTime.toDateUtc(expiresAt)}
-        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
-    })
+    const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if (!isUuid(org) || !isUuid(id)) return
+        yield* sql`
+          INSERT INTO dashboard_held_sign_ins (token_hash, org_id, user_id, expires_at)
+          VALUES (${tokenHash}, ${org}, ${id}, ${DateTime.toDateUtc(expiresAt)})`
+        // The expired go, and past the cap the oldest: a user's rows stay few.
+        yield* sql`
+          DELETE FROM dashboard_held_sign_ins
+          WHERE org_id = ${org} AND user_id = ${id}
+            AND (expires_at <= now() OR token_hash NOT IN (
+              SELECT token_hash FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${id}
+              ORDER BY expires_at DESC LIMIT ${maxHeldSignIns}))`
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.holdSignIn"))
 
     const takeSignIn = Effect.fn("PgDashboardUserStore.takeSignIn")(function* (
       tokenHash: Uint8Array,
       now: DateTime.Utc
     ) {
-      // Cleared whether or not it has expired: a token is tried once.
-      const rows = yield* sql<UserRow & { held_sign_in_expires_at: Date }>`
-        UPDATE dashboard_users AS taken SET held_sign_in_hash = NULL, held_sign_in_expires_at = NULL
-        FROM dashboard_users AS held
-        WHERE held.org_id = taken.org_id AND held.id = taken.id AND taken.held_sign_in_hash = ${tokenHash}
-        RETURNING taken.org_id, taken.id, taken.email, taken.role, taken.created_at,
-          held.held_sign_in_expires_at`.pipe(Effect.orDie)
+      // Removed whether or not it has expired: a token is tried once.
+      const rows = yield* sql<UserRow & { expires_at: Date }>`
+        WITH taken AS (DELETE FROM dashboard_held_sign_ins WHERE token_hash = ${tokenHash} RETURNING *)
+        SELECT u.*, taken.expires_at FROM taken
+        JOIN dashboard_users u ON u.org_id = taken.org_id AND u.id = taken.user_id AND u.removed_at IS NULL`.pipe(
+        Effect.orDie
+      )
       const row = rows[0]
-      if (row === undefined || row.held_sign_in_expires_at <= DateTime.toDateUtc(now))
-        return Option.none<DashboardUser>()
+      if (row === undefined || row.expires_at <= DateTime.toDateUtc(now)) return Option.none<DashboardUser>()
       return Option.some(toUser(row))
     })
 

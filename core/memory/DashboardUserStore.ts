@@ -13,6 +13,7 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
+  maxHeldSignIns,
   type NewInvite,
   type NewSecondFactor,
   type WrongCode
@@ -193,8 +194,11 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
       Effect.sync(() => {
         const key = userKey(org, id)
-        for (const [digest, held] of heldSignIns) if (held.userKey === key) heldSignIns.delete(digest)
         heldSignIns.set(Hex.encode(tokenHash), { userKey: key, expiresAt })
+        // Past the cap, the ones that expire first go (a map keeps the order of insertion).
+        const own = [...heldSignIns].filter(([, held]) => held.userKey === key)
+        own.sort(([, a], [, b]) => DateTime.toEpochMillis(a.expiresAt) - DateTime.toEpochMillis(b.expiresAt))
+        for (const [digest] of own.slice(0, Math.max(0, own.length - maxHeldSignIns))) heldSignIns.delete(digest)
       })
 
     const takeSignIn = (tokenHash: Uint8Array, now: DateTime.Utc) =>

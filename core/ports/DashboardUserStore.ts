@@ -30,6 +30,9 @@ export interface Credentials {
   readonly passwordHash: string
 }
 
+/** Sign-ins of one user that may wait for their code at once. */
+export const maxHeldSignIns = 50
+
 /** A wrong code entered after a right password: when, and from which client address. */
 export interface WrongCode {
   readonly at: DateTime.Utc
@@ -146,8 +149,10 @@ export class DashboardUserStore extends Context.Service<
       lockUntil: DateTime.Utc | null
     ) => Effect.Effect<void>
     /**
-     * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`; one
-     * per user: a newer one replaces it.
+     * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`,
+     * beside the user's others: a newer one does not cancel an older one (someone who has the
+     * password must not be able to cancel the owner's sign-in), though past `maxHeldSignIns`
+     * unexpired ones the oldest goes.
      */
     readonly holdSignIn: (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) => Effect.Effect<void>
     /** Takes the held sign-in of that token if it has not expired at `now`: it is gone afterwards. */

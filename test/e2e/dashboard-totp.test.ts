@@ -182,4 +182,25 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.deepStrictEqual(on, { totp_secret: secret, totp_pending_secret: null })
     })
   )
+  it.effect("someone who has the password signing in again does not cancel the owner's waiting sign-in", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const sql = yield* SqlClient.SqlClient
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Held') RETURNING id`
+      const email = "held-owner@example.com"
+      const owner = makeClient(base)
+      const invite = yield* inviteToken(org!.id, email, "member")
+      yield* run(() => owner.accept(invite))
+      const account = yield* run(() => owner.get("/dashboard/account"))
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
+      yield* run(() =>
+        owner.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
+      )
+      const ownersHold = yield* passwordStep(makeClient(base), email)
+      // The attacker signs in with the stolen password, again and again, from elsewhere.
+      for (let i = 0; i < 3; i++) yield* passwordStep(makeClient(base), email)
+      const completed = yield* codeStep(makeClient(base), ownersHold, code(secret))
+      assert.strictEqual(completed.status, 303, "the owner's sign-in still completes")
+    })
+  )
 })
