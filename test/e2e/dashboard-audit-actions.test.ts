@@ -2,7 +2,7 @@
  * The dashboard actions over a real socket: paged and filtered like the requests (64 failed
  * sign-ins no longer push a key's creation out of view), users, keys and pairs named, and both
  * audit views downloaded as CSV: streamed, every matching row, with a byte-order mark and
- * formula-looking cells made inert; members are refused (403).
+ * formula-looking cells made inert; members are refused (403); and the filtered receivables as CSV.
  */
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
@@ -137,6 +137,43 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(answer.status, 403, path)
         assert.notInclude(answer.body, "sign_in")
       }
+    })
+  )
+  it.effect("the filtered receivables download as CSV: every match, in chunks, in the list's order, none of B", () =>
+    Effect.gen(function* () {
+      const { fixture, base } = yield* setup
+      const sql = yield* SqlClient.SqlClient
+      const { client } = yield* signedIn(base, fixture.orgA, "member")
+      yield* sql`
+        INSERT INTO receivables (org_id, id, integration_id, vendor_id, debtor_id, document_key, amount_cents,
+          currency, receivable_date, status, portal_status, metadata, detected_at, updated_at)
+        SELECT r.org_id, 'rcv_' || lpad(to_hex(50000 + n), 32, '0'), r.integration_id, r.vendor_id, r.debtor_id,
+          'export-' || n, n, 'EUR', '2026-10-01', 'SOLD', CASE WHEN n = 3 THEN '@SUM(A1)' ELSE 'Sold' END, '{}'::jsonb,
+          now() - interval '100 hours' + n * interval '1 second', now()
+        FROM (SELECT * FROM receivables WHERE id = ${fixture.receivablesA[0]!.id}) r, generate_series(1, 1100) AS n`
+      const [expected] = yield* sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM receivables WHERE org_id = ${fixture.orgA} AND status = 'SOLD'`
+      const text = yield* run(() =>
+        fetch(`${base}/dashboard/receivables.csv?status=SOLD`, { headers: { cookie: client.cookie ?? "" } }).then((r) =>
+          r.text()
+        )
+      )
+      const lines = text
+        .replace(/^\uFEFF/, "")
+        .split("\r\n")
+        .slice(0, -1)
+      assert.match(lines[0]!, /^id,vendor_receivable_id,vendor,debtor,status,portal_status,amount_cents,/)
+      const rows = lines.slice(1)
+      assert.strictEqual(rows.length, expected!.n, "every match, across chunks")
+      const ids = rows.map((row) => row.split(",")[0]!)
+      assert.strictEqual(new Set(ids).size, ids.length, "none twice")
+      assert.isTrue(rows.every((row) => row.split(",")[4] === "SOLD"))
+      assert.include(text, ",'@SUM(A1),", "made inert")
+      const bIds = yield* sql<{ id: string }>`SELECT id FROM receivables WHERE org_id = ${fixture.orgB}`
+      for (const { id } of bIds) assert.notInclude(text, id)
+      const page = yield* run(() => client.get("/dashboard/receivables?status=SOLD"))
+      assert.include(page.body, 'href="/dashboard/receivables.csv?status=SOLD"')
+      assert.strictEqual((yield* run(() => client.get("/dashboard/receivables.csv?status=NOPE"))).status, 400)
     })
   )
 })

@@ -24,7 +24,7 @@ const isStatus = Schema.is(Status)
 const isReceivableId = Schema.is(ReceivableId)
 
 /** What is wrong with the filters, if anything, in the words the page shows. */
-const problemOf = (filters: ReceivablePages.ListFilters, startingAfter: string) => {
+export const problemOf = (filters: ReceivablePages.ListFilters, startingAfter: string) => {
   if (filters.vendor !== "" && !isVendorId(filters.vendor)) return "The vendor is not one of your vendors."
   if (filters.debtor !== "" && !isDebtorId(filters.debtor)) return "The debtor is not one of your debtors."
   if (filters.status !== "" && !isStatus(filters.status)) return "The status is not one of the six statuses."

@@ -16,6 +16,7 @@ import * as AuditRoutes from "./AuditRoutes.ts"
 import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
 import * as IntegrationRoutes from "./IntegrationRoutes.ts"
 import * as KeyRoutes from "./KeyRoutes.ts"
+import * as ReceivableExportRoutes from "./ReceivableExportRoutes.ts"
 import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
 import * as TeamRoutes from "./TeamRoutes.ts"
@@ -29,6 +30,7 @@ export const routes = (options: GuardOptions) =>
       yield* KeyRoutes.register(router, guards)
       yield* IntegrationRoutes.register(router, guards)
       yield* ReceivableRoutes.register(router, guards)
+      yield* ReceivableExportRoutes.register(router, guards)
       yield* AuditRoutes.register(router, guards)
       yield* TeamRoutes.register(router, guards)
 
