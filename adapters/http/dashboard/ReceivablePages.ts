@@ -95,7 +95,15 @@ export const list = (viewer: Viewer, view: ListView) =>
     html`
       <h1>Receivables</h1>
       ${filterForm(view)}
-      <p><a href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")} download>Download these receivables as CSV</a></p>
+      ${
+        view.totalCount === 0
+          ? null
+          : html`<p>
+              <a href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")} download
+                >Download these receivables as CSV</a
+              >
+            </p>`
+      }
       ${alert(view.problem)}
       <table>
         <caption>${view.totalCount} receivables match, first detected first${view.continued ? " (continued)" : ""}</caption>
