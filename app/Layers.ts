@@ -13,6 +13,7 @@ import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import { deadlineSeconds } from "../adapters/http/pipeline/Deadline.ts"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
+import * as ShippedCommonPasswords from "../adapters/passwords/ShippedCommonPasswords.ts"
 import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
@@ -44,6 +45,7 @@ import { ManualSync } from "../core/services/ManualSync.ts"
 import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
+import { Team } from "../core/services/Team.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../core/services/WebhookEndpoints.ts"
@@ -58,7 +60,8 @@ const ApiKeysLive = ApiKeys.layer.pipe(
  * The dashboard's users, invites, sessions, second factors and their audit, over PostgreSQL, with
  * scrypt and otpauth.
  */
-export const AccountsLive = Accounts.layer.pipe(
+export const AccountsLive = Team.layer.pipe(
+  Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(SecondFactors.layer),
   Layer.provide([
     OtpauthCodes.layer,
@@ -66,6 +69,7 @@ export const AccountsLive = Accounts.layer.pipe(
     PgSessionStore.layer,
     PgDashboardAuditLog.layer,
     ScryptPasswordHasher.layer,
+    ShippedCommonPasswords.layer,
     NodeCrypto.layerDigest,
     SecureRandom.layerWebCrypto
   ])

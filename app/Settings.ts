@@ -22,6 +22,7 @@ import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as DashboardAuditRetention from "./DashboardAuditRetention.ts"
 import * as Demo from "./Demo.ts"
 import { maxAnswerBytes, syncDeadlineSeconds } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
@@ -56,6 +57,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   maxAnswerBytes,
   ManualSync.minSecondsSetting,
   AuditRetention.retentionDays,
+  DashboardAuditRetention.retentionDays,
   Feed.retentionDays,
   Demo.enabled,
   Dashboard.enabled,

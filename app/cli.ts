@@ -64,7 +64,9 @@ if (import.meta.main) {
       LiveKeyLimitReached: (error) => refuse(`no key created: ${liveKeyLimitMessage(error)}`),
       DirectoryRefused: (error) => refuse(error.message),
       EmailTaken: (error) => refuse(`${error.email} is already a user of another organization`),
-      InvalidEmail: () => refuse("--email: not an e-mail address")
+      InvalidEmail: () => refuse("--email: not an e-mail address"),
+      UserNotFound: () => refuse("--email: no such user in that organization"),
+      LastAdmin: () => refuse("refused: the organization would have no admin left")
     }),
     Effect.catchCause((cause) =>
       // The parser has already shown its own message and the usage.

@@ -20,11 +20,13 @@ import { Organizations } from "../core/ports/Organizations.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
+import * as DashboardAuditRetention from "./DashboardAuditRetention.ts"
 import * as Demo from "./Demo.ts"
 import * as EventRetention from "./EventRetention.ts"
 import { AccountsLive, AdminLive, FeedLive, LimitsLive, ServicesLive } from "./Layers.ts"
 import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
+import * as SessionCleanup from "./SessionCleanup.ts"
 import * as Settings from "./Settings.ts"
 import { describeStartFailure } from "./StartFailure.ts"
 import * as Sync from "./Sync.ts"
@@ -72,6 +74,8 @@ const main = Effect.gen(function* () {
     HttpLive(http, metrics, dashboard),
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
+    DashboardAuditRetention.layer,
+    SessionCleanup.layer,
     EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))

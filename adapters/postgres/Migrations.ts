@@ -22,7 +22,8 @@ import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
 import sharedLimits from "./migrations/0016_shared_limits.ts"
 import webhooks from "./migrations/0017_webhooks.ts"
-import dashboardSearch from "./migrations/0023_dashboard_search.ts"
+import dashboardTeam from "./migrations/0018_dashboard_team.ts"
+import dashboardSearch from "./migrations/0020_dashboard_search.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -44,7 +45,8 @@ export const migrations = {
   "0015_second_factor_lock": secondFactorLock,
   "0016_shared_limits": sharedLimits,
   "0017_webhooks": webhooks,
-  "0023_dashboard_search": dashboardSearch
+  "0018_dashboard_team": dashboardTeam,
+  "0020_dashboard_search": dashboardSearch
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -5,6 +5,8 @@
  * redemptions racing each other cannot both succeed. The second factor's columns are migration
  * 0012's and 0013's (its expiring lock); a code's step and a held sign-in are each used up by one
  * conditional UPDATE, and a wrong code is counted, and the factor locked, by one UPDATE.
+ * Migration 0018 adds removed users (kept, marked `removed_at`), the proposed secret and several
+ * held sign-ins per user (`dashboard_held_sign_ins`).
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
@@ -16,9 +18,11 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
+  maxHeldSignIns,
   type NewInvite,
   type NewSecondFactor,
   type SecondFactor,
+  type TeamMember,
   type WrongCode
 } from "../../core/ports/DashboardUserStore.ts"
 
@@ -29,6 +33,7 @@ interface UserRow {
   readonly role: Role
   readonly password_hash: string
   readonly created_at: Date
+  readonly removed_at: Date | null
 }
 
 interface InviteRow {
@@ -46,6 +51,11 @@ const toUser = (row: UserRow): DashboardUser => ({
   email: row.email,
   role: row.role,
   createdAt: DateTime.fromDateUnsafe(row.created_at)
+})
+
+const toMember = (row: UserRow): TeamMember => ({
+  ...toUser(row),
+  removedAt: row.removed_at === null ? null : DateTime.fromDateUnsafe(row.removed_at)
 })
 
 const toInvite = (row: InviteRow): Invite => ({
@@ -79,7 +89,12 @@ export const layer = Layer.effect(
       if (orgs[0] === undefined) return yield* new OrganizationNotFound({ id: invite.orgId })
       const owner = yield* ownerOf(invite.email)
       if (owner !== undefined && owner !== orgs[0].id) return yield* new EmailTaken({ email: invite.email })
+      // The older links of the address stop working as this one is made: one statement.
       const [row] = yield* sql<InviteRow>`
+        WITH voided AS (
+          UPDATE dashboard_invites SET used_at = now()
+          WHERE org_id = ${orgs[0].id} AND email = ${invite.email} AND used_at IS NULL
+        )
         INSERT INTO dashboard_invites (token_hash, org_id, email, role, expires_at)
         VALUES (${invite.tokenHash}, ${orgs[0].id}, ${invite.email}, ${invite.role},
           ${DateTime.toDateUtc(invite.expiresAt)})
@@ -109,10 +124,11 @@ export const layer = Layer.effect(
           INSERT INTO dashboard_users (org_id, email, role, password_hash, created_at)
           VALUES (${invite.org_id}, ${invite.email}, ${invite.role}, ${passwordHash}, ${at})
           ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash,
-            totp_secret = NULL, totp_last_step = NULL, held_sign_in_hash = NULL, held_sign_in_expires_at = NULL
+            totp_secret = NULL, totp_last_step = NULL, totp_pending_secret = NULL, removed_at = NULL
             WHERE dashboard_users.org_id = excluded.org_id
           RETURNING *`
         if (user === undefined) return yield* new EmailTaken({ email: invite.email })
+        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${user.org_id} AND user_id = ${user.id}`
         // The address's older links stop working: the password is now the one just set.
         yield* sql`
           UPDATE dashboard_invites SET used_at = ${at}
@@ -126,7 +142,8 @@ export const layer = Layer.effect(
       )
 
     const findByEmail = Effect.fn("PgDashboardUserStore.findByEmail")(function* (email: string) {
-      const rows = yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE email = ${email}`.pipe(Effect.orDie)
+      const rows = yield* sql<UserRow>`
+        SELECT * FROM dashboard_users WHERE email = ${email} AND removed_at IS NULL`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         user: toUser(row),
         passwordHash: row.password_hash
@@ -135,10 +152,61 @@ export const layer = Layer.effect(
 
     const findUser = Effect.fn("PgDashboardUserStore.findUser")(function* (org: OrgId, id: UserId) {
       if (!isUuid(org) || !isUuid(id)) return Option.none<DashboardUser>()
-      const rows = yield* sql<UserRow>`SELECT * FROM dashboard_users WHERE org_id = ${org} AND id = ${id}`.pipe(
-        Effect.orDie
-      )
+      const rows = yield* sql<UserRow>`
+        SELECT * FROM dashboard_users WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), toUser)
+    })
+
+    const listUsers = Effect.fn("PgDashboardUserStore.listUsers")(function* (org: OrgId) {
+      if (!isUuid(org)) return []
+      const rows = yield* sql<UserRow>`
+        SELECT * FROM dashboard_users WHERE org_id = ${org} ORDER BY email`.pipe(Effect.orDie)
+      return rows.map(toMember)
+    })
+
+    const changeRole = Effect.fn("PgDashboardUserStore.changeRole")(function* (org: OrgId, id: UserId, role: Role) {
+      if (!isUuid(org) || !isUuid(id)) return Option.none<DashboardUser>()
+      const rows = yield* sql<UserRow>`
+        UPDATE dashboard_users SET role = ${role}
+        WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL
+        RETURNING *`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toUser)
+    })
+
+    // The user's held sign-in and proposed secret go with them; the invites of their address too.
+    const removeUser = (org: OrgId, id: UserId, now: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if (!isUuid(org) || !isUuid(id)) return false
+        const at = DateTime.toDateUtc(now)
+        const [removed] = yield* sql<{ email: string }>`
+          UPDATE dashboard_users SET removed_at = ${at}, totp_pending_secret = NULL
+          WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL
+          RETURNING email`
+        if (removed === undefined) return false
+        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${id}`
+        yield* sql`
+          UPDATE dashboard_invites SET used_at = ${at}
+          WHERE org_id = ${org} AND email = ${removed.email} AND used_at IS NULL`
+        return true
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.removeUser"))
+
+    const findPendingSecret = Effect.fn("PgDashboardUserStore.findPendingSecret")(function* (org: OrgId, id: UserId) {
+      if (!isUuid(org) || !isUuid(id)) return Option.none<Redacted.Redacted<string>>()
+      const rows = yield* sql<{ totp_pending_secret: string }>`
+        SELECT totp_pending_secret FROM dashboard_users
+        WHERE org_id = ${org} AND id = ${id} AND totp_pending_secret IS NOT NULL`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), (row) => Redacted.make(row.totp_pending_secret))
+    })
+
+    const setPendingSecret = Effect.fn("PgDashboardUserStore.setPendingSecret")(function* (
+      org: OrgId,
+      id: UserId,
+      secret: Redacted.Redacted<string>
+    ) {
+      if (!isUuid(org) || !isUuid(id)) return
+      yield* sql`
+        UPDATE dashboard_users SET totp_pending_secret = ${Redacted.value(secret)}
+        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
     })
 
     const findSecondFactor = Effect.fn("PgDashboardUserStore.findSecondFactor")(function* (org: OrgId, id: UserId) {
@@ -184,6 +252,7 @@ export const layer = Layer.effect(
       const rows = yield* sql`
         UPDATE dashboard_users
         SET totp_secret = ${Redacted.value(factor.secret)}, totp_last_step = ${factor.lastStep}, totp_wrong_codes = 0,
+          totp_pending_secret = NULL,
           totp_locks = 0, totp_locked_until = NULL, totp_last_wrong_at = NULL, totp_last_wrong_address = NULL
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NULL
         RETURNING id`.pipe(Effect.orDie)
@@ -217,33 +286,34 @@ export const layer = Layer.effect(
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
     })
 
-    const holdSignIn = Effect.fn("PgDashboardUserStore.holdSignIn")(function* (
-      org: OrgId,
-      id: UserId,
-      tokenHash: Uint8Array,
-      expiresAt: DateTime.Utc
-    ) {
-      if (!isUuid(org) || !isUuid(id)) return
-      yield* sql`
-        UPDATE dashboard_users
-        SET held_sign_in_hash = ${tokenHash}, held_sign_in_expires_at = ${DateTime.toDateUtc(expiresAt)}
-        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
-    })
+    const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
+      Effect.gen(function* () {
+        if (!isUuid(org) || !isUuid(id)) return
+        yield* sql`
+          INSERT INTO dashboard_held_sign_ins (token_hash, org_id, user_id, expires_at)
+          VALUES (${tokenHash}, ${org}, ${id}, ${DateTime.toDateUtc(expiresAt)})`
+        // The expired go, and past the cap the oldest: a user's rows stay few.
+        yield* sql`
+          DELETE FROM dashboard_held_sign_ins
+          WHERE org_id = ${org} AND user_id = ${id}
+            AND (expires_at <= now() OR token_hash NOT IN (
+              SELECT token_hash FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${id}
+              ORDER BY expires_at DESC LIMIT ${maxHeldSignIns}))`
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.holdSignIn"))
 
     const takeSignIn = Effect.fn("PgDashboardUserStore.takeSignIn")(function* (
       tokenHash: Uint8Array,
       now: DateTime.Utc
     ) {
-      // Cleared whether or not it has expired: a token is tried once.
-      const rows = yield* sql<UserRow & { held_sign_in_expires_at: Date }>`
-        UPDATE dashboard_users AS taken SET held_sign_in_hash = NULL, held_sign_in_expires_at = NULL
-        FROM dashboard_users AS held
-        WHERE held.org_id = taken.org_id AND held.id = taken.id AND taken.held_sign_in_hash = ${tokenHash}
-        RETURNING taken.org_id, taken.id, taken.email, taken.role, taken.created_at,
-          held.held_sign_in_expires_at`.pipe(Effect.orDie)
+      // Removed whether or not it has expired: a token is tried once.
+      const rows = yield* sql<UserRow & { expires_at: Date }>`
+        WITH taken AS (DELETE FROM dashboard_held_sign_ins WHERE token_hash = ${tokenHash} RETURNING *)
+        SELECT u.*, taken.expires_at FROM taken
+        JOIN dashboard_users u ON u.org_id = taken.org_id AND u.id = taken.user_id AND u.removed_at IS NULL`.pipe(
+        Effect.orDie
+      )
       const row = rows[0]
-      if (row === undefined || row.held_sign_in_expires_at <= DateTime.toDateUtc(now))
-        return Option.none<DashboardUser>()
+      if (row === undefined || row.expires_at <= DateTime.toDateUtc(now)) return Option.none<DashboardUser>()
       return Option.some(toUser(row))
     })
 
@@ -253,6 +323,11 @@ export const layer = Layer.effect(
       redeemInvite,
       findByEmail,
       findUser,
+      listUsers,
+      changeRole,
+      removeUser,
+      findPendingSecret,
+      setPendingSecret,
       findSecondFactor,
       setSecondFactor,
       useStep,

@@ -1,6 +1,6 @@
 /**
  * `ReceivableSearch` over PostgreSQL. A search by text is three index ranges, one per searched
- * column (`0023_dashboard_search.ts`), OR-ed as a bitmap; the page is chosen on the matches'
+ * column (`0020_dashboard_search.ts`), OR-ed as a bitmap; the page is chosen on the matches'
  * keys and only its rows are read, with the same columns as the API's list
  * (`PgReceivableStore.ts`). Every statement filters by organization; values are bound parameters.
  */

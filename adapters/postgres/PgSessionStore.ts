@@ -61,6 +61,16 @@ export const layer = Layer.effect(
     const removeAllOfUser = (org: OrgId, user: UserId) =>
       sql`DELETE FROM dashboard_sessions WHERE org_id = ${org} AND user_id = ${user}`.pipe(Effect.orDie, Effect.asVoid)
 
-    return SessionStore.of({ create, find, touch, remove, removeAllOfUser })
+    const removeExpired = (createdBefore: DateTime.Utc, seenBefore: DateTime.Utc) =>
+      sql`
+        DELETE FROM dashboard_sessions
+        WHERE created_at < ${DateTime.toDateUtc(createdBefore)} OR last_seen_at < ${DateTime.toDateUtc(seenBefore)}
+        RETURNING 1 AS one`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => rows.length),
+        Effect.withSpan("PgSessionStore.removeExpired")
+      )
+
+    return SessionStore.of({ create, find, touch, remove, removeAllOfUser, removeExpired })
   })
 )

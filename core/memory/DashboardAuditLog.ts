@@ -6,14 +6,51 @@
  */
 import { DateTime, Effect, Layer } from "effect"
 import type { OrgId } from "../domain/Ids.ts"
-import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
+import {
+  type DashboardAuditEntry,
+  DashboardAuditLog,
+  type DashboardAuditSearch,
+  type StoredDashboardAuditEntry
+} from "../ports/DashboardAuditLog.ts"
 import { MemoryState } from "./MemoryState.ts"
 
+/** Newest first; of entries at the same instant, the later recorded first. */
+const newestFirst = (a: StoredDashboardAuditEntry, b: StoredDashboardAuditEntry) =>
+  DateTime.toEpochMillis(b.position.at) - DateTime.toEpochMillis(a.position.at) ||
+  b.position.sequence - a.position.sequence
+
 const make = Effect.gen(function* () {
-  const entries = (yield* MemoryState).dashboardAudit
+  const tables = yield* MemoryState
+  const entries = tables.dashboardAudit
+  // An entry's sequence is the order it was recorded in, kept beside it: pruning leaves it as it is.
+  const sequences = new WeakMap<DashboardAuditEntry, number>()
+  let recorded = 0
+  const stored = () =>
+    entries.map((entry) => ({ entry, position: { at: entry.at, sequence: sequences.get(entry) ?? 0 } }))
   return DashboardAuditLog.of({
+    search: (query: DashboardAuditSearch) =>
+      Effect.sync(() =>
+        stored()
+          .filter(
+            ({ entry, position }) =>
+              entry.user?.orgId === query.orgId.toLowerCase() &&
+              (query.action === undefined || entry.action === query.action) &&
+              (query.userId === undefined || entry.user.userId === query.userId.toLowerCase()) &&
+              (query.before === undefined || newestFirst({ entry, position }, { entry, position: query.before }) > 0)
+          )
+          .sort(newestFirst)
+          .slice(0, Math.max(0, query.limit))
+      ),
+    prune: (before: DateTime.Utc) =>
+      Effect.sync(() => {
+        const kept = entries.filter((entry) => !DateTime.isLessThan(entry.at, before))
+        const count = entries.length - kept.length
+        entries.splice(0, entries.length, ...kept)
+        return count
+      }),
     record: (entry) =>
       Effect.sync(() => {
+        sequences.set(entry, recorded++)
         entries.push(entry)
       }),
     recent: (org: OrgId, limit: number) =>

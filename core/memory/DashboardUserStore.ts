@@ -3,7 +3,7 @@
  * passes the same contract as the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`).
  * Invites and users belong to the state's organizations. Depends on effect and the core.
  */
-import { DateTime, Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
 import type { OrgId, UserId } from "../domain/Ids.ts"
@@ -13,6 +13,7 @@ import {
   DashboardUserStore,
   EmailTaken,
   type Invite,
+  maxHeldSignIns,
   type NewInvite,
   type NewSecondFactor,
   type WrongCode
@@ -23,8 +24,24 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
   DashboardUserStore,
   Effect.gen(function* () {
     const tables = yield* MemoryState
-    const { invites, users: byEmail, secondFactors, heldSignIns } = tables
+    const { invites, users: byEmail, secondFactors, heldSignIns, removedUsers, pendingSecrets } = tables
     const userKey = (org: OrgId, id: UserId) => rowKey(org, id)
+    const isRemoved = (user: DashboardUser) => removedUsers.has(userKey(user.orgId, user.id))
+
+    /** Marks the organization's unused invites of the address used at `now`. */
+    const voidInvites = (org: OrgId, email: string, now: DateTime.Utc) => {
+      for (const [digest, pending] of invites) {
+        if (pending.orgId === org && pending.email === email && pending.usedAt === null) {
+          invites.set(digest, { ...pending, usedAt: now })
+        }
+      }
+    }
+
+    /** The organization's user of that id, removed or not. */
+    const userOf = (org: OrgId, id: UserId) =>
+      [...byEmail.values()].find(
+        (entry) => entry.user.id === id.toLowerCase() && entry.user.orgId === org.toLowerCase()
+      )
 
     const takenElsewhere = (email: string, org: OrgId) => {
       const existing = byEmail.get(email)
@@ -38,11 +55,13 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       if (takenElsewhere(invite.email, orgId)) return yield* new EmailTaken({ email: invite.email })
       const digest = Hex.encode(invite.tokenHash)
       if (invites.has(digest)) return yield* Effect.die(new Error("an invite with this digest is already stored"))
+      const now = yield* DateTime.now
+      voidInvites(orgId, invite.email, now)
       const stored: Invite = {
         orgId,
         email: invite.email,
         role: invite.role,
-        createdAt: yield* DateTime.now,
+        createdAt: now,
         expiresAt: invite.expiresAt,
         usedAt: null
       }
@@ -73,29 +92,63 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
         createdAt: existing?.user.createdAt ?? now
       }
       // The address's older links stop working: the password is now the one just set.
-      for (const [other, pending] of invites) {
-        if (pending.orgId === invite.orgId && pending.email === invite.email && pending.usedAt === null) {
-          invites.set(other, { ...pending, usedAt: now })
-        }
-      }
+      voidInvites(invite.orgId, invite.email, now)
       byEmail.set(invite.email, { user, passwordHash })
-      // A new invite is how an operator lets in someone who lost their password or second factor.
+      // A new invite is how an operator lets in someone who lost their password or second factor,
+      // or lets a removed user in again.
       secondFactors.delete(userKey(user.orgId, user.id))
+      pendingSecrets.delete(userKey(user.orgId, user.id))
+      removedUsers.delete(userKey(user.orgId, user.id))
       for (const [digest, held] of heldSignIns)
         if (held.userKey === userKey(user.orgId, user.id)) heldSignIns.delete(digest)
       return Option.some(user)
     })
 
-    const findByEmail = (email: string) => Effect.sync(() => Option.fromNullishOr(byEmail.get(email)))
+    const findByEmail = (email: string) =>
+      Effect.sync(() => Option.filter(Option.fromNullishOr(byEmail.get(email)), (found) => !isRemoved(found.user)))
 
     const findUser = (org: OrgId, id: UserId) =>
+      Effect.sync(() => Option.filter(Option.fromNullishOr(userOf(org, id)?.user), (user) => !isRemoved(user)))
+
+    const listUsers = (org: OrgId) =>
       Effect.sync(() =>
-        Option.fromNullishOr(
-          [...byEmail.values()].find(
-            (entry) => entry.user.id === id.toLowerCase() && entry.user.orgId === org.toLowerCase()
-          )?.user
-        )
+        [...byEmail.values()]
+          .filter((entry) => entry.user.orgId === org.toLowerCase())
+          .map((entry) => ({
+            ...entry.user,
+            removedAt: removedUsers.get(userKey(entry.user.orgId, entry.user.id)) ?? null
+          }))
+          .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
       )
+
+    const changeRole = (org: OrgId, id: UserId, role: DashboardUser["role"]) =>
+      Effect.sync(() => {
+        const found = userOf(org, id)
+        if (found === undefined || isRemoved(found.user)) return Option.none<DashboardUser>()
+        const user = { ...found.user, role }
+        byEmail.set(user.email, { ...found, user })
+        return Option.some(user)
+      })
+
+    const removeUser = (org: OrgId, id: UserId, now: DateTime.Utc) =>
+      Effect.sync(() => {
+        const found = userOf(org, id)
+        if (found === undefined || isRemoved(found.user)) return false
+        const key = userKey(found.user.orgId, found.user.id)
+        removedUsers.set(key, now)
+        pendingSecrets.delete(key)
+        for (const [digest, held] of heldSignIns) if (held.userKey === key) heldSignIns.delete(digest)
+        voidInvites(found.user.orgId, found.user.email, now)
+        return true
+      })
+
+    const findPendingSecret = (org: OrgId, id: UserId) =>
+      Effect.sync(() => Option.fromNullishOr(pendingSecrets.get(userKey(org, id))))
+
+    const setPendingSecret = (org: OrgId, id: UserId, secret: Redacted.Redacted<string>) =>
+      Effect.sync(() => {
+        if (userOf(org, id) !== undefined) pendingSecrets.set(userKey(org, id), secret)
+      })
 
     const findSecondFactor = (org: OrgId, id: UserId) =>
       Effect.sync(() => Option.fromNullishOr(secondFactors.get(userKey(org, id))))
@@ -107,6 +160,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
           return true
         }
         if (secondFactors.has(userKey(org, id))) return false
+        pendingSecrets.delete(userKey(org, id))
         secondFactors.set(userKey(org, id), {
           ...factor,
           wrongCodes: 0,
@@ -140,8 +194,11 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
       Effect.sync(() => {
         const key = userKey(org, id)
-        for (const [digest, held] of heldSignIns) if (held.userKey === key) heldSignIns.delete(digest)
         heldSignIns.set(Hex.encode(tokenHash), { userKey: key, expiresAt })
+        // Past the cap, the ones that expire first go (a map keeps the order of insertion).
+        const own = [...heldSignIns].filter(([, held]) => held.userKey === key)
+        own.sort(([, a], [, b]) => DateTime.toEpochMillis(a.expiresAt) - DateTime.toEpochMillis(b.expiresAt))
+        for (const [digest] of own.slice(0, Math.max(0, own.length - maxHeldSignIns))) heldSignIns.delete(digest)
       })
 
     const takeSignIn = (tokenHash: Uint8Array, now: DateTime.Utc) =>
@@ -161,6 +218,11 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       redeemInvite,
       findByEmail,
       findUser,
+      listUsers,
+      changeRole,
+      removeUser,
+      findPendingSecret,
+      setPendingSecret,
       findSecondFactor,
       setSecondFactor,
       useStep,

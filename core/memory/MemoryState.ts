@@ -6,7 +6,7 @@
  * fresh state; a twin alone requires it. Rows are keyed by ids in lower case, as PostgreSQL's
  * `uuid` type compares them. Depends on `effect` and core only.
  */
-import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Semaphore } from "effect"
+import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Redacted, type Semaphore } from "effect"
 import type { StoredEvent } from "../domain/Events.ts"
 import type { PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../domain/Resources.ts"
@@ -113,6 +113,10 @@ export interface Tables {
   readonly users: Map<string, Credentials>
   /** By `rowKey(org, user)`. */
   readonly secondFactors: Map<string, SecondFactor>
+  /** Removed users' removal, by `rowKey(org, user)`; the user stays in `users`. */
+  readonly removedUsers: Map<string, DateTime.Utc>
+  /** Second-factor secrets proposed and not yet confirmed, by `rowKey(org, user)`. */
+  readonly pendingSecrets: Map<string, Redacted.Redacted<string>>
   /** By the hex of their token's digest. */
   readonly heldSignIns: Map<string, HeldSignIn>
   /** By the hex of their token's digest. */
@@ -205,6 +209,8 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         invites: new Map(),
         users: new Map(),
         secondFactors: new Map(),
+        removedUsers: new Map(),
+        pendingSecrets: new Map(),
         heldSignIns: new Map(),
         sessions: new Map(),
         dashboardAudit: [],

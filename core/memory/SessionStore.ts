@@ -2,7 +2,7 @@
  * `SessionStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes the same contract as the
  * PostgreSQL store (`test/contracts/SessionStore.contract.ts`). Depends on effect and the core.
  */
-import { Effect, Layer, Option } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
@@ -40,6 +40,20 @@ const make = Effect.gen(function* () {
         for (const [digest, session] of sessions) {
           if (session.orgId === org.toLowerCase() && session.userId === user.toLowerCase()) sessions.delete(digest)
         }
+      }),
+    removeExpired: (createdBefore, seenBefore) =>
+      Effect.sync(() => {
+        let removed = 0
+        for (const [digest, session] of sessions) {
+          if (
+            DateTime.isLessThan(session.createdAt, createdBefore) ||
+            DateTime.isLessThan(session.lastSeenAt, seenBefore)
+          ) {
+            sessions.delete(digest)
+            removed++
+          }
+        }
+        return removed
       })
   })
 })

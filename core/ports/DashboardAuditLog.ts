@@ -1,8 +1,9 @@
 /**
  * What people did in the dashboard, as the organization's admins will read it: who (the user),
- * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out), on
- * what (a key's or a pair's id), when and from which address. Append-only; never a password, a
- * token or the address someone tried. The HTTP requests themselves are in the `AuditLog` as every
+ * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out,
+ * invited a user, changed a role, removed a user), on what (a key's, a pair's or a user's id, an
+ * invited address), when and from which address. Append-only; never a password, a
+ * token or the address someone tried. Removed only by the retention, once an entry is older than it. The HTTP requests themselves are in the `AuditLog` as every
  * request is.
  */
 import { Context, type DateTime, type Effect, Schema } from "effect"
@@ -20,7 +21,10 @@ export const DashboardAction = Schema.Literals([
   "integration_resumed",
   "integration_sync_requested",
   "totp_enabled",
-  "totp_disabled"
+  "totp_disabled",
+  "user_invited",
+  "role_changed",
+  "user_removed"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 
@@ -43,6 +47,27 @@ export interface DashboardAuditEntry {
   readonly clientAddress: string | null
 }
 
+/** Where an entry stands in the log's order (newest first): its time, then the order of recording. */
+export interface DashboardAuditPosition {
+  readonly at: DateTime.Utc
+  readonly sequence: number
+}
+
+export interface StoredDashboardAuditEntry {
+  readonly entry: DashboardAuditEntry
+  readonly position: DashboardAuditPosition
+}
+
+/** A page of an organization's entries, newest first, narrowed by what is set. */
+export interface DashboardAuditSearch {
+  readonly orgId: OrgId
+  readonly action?: DashboardAction | undefined
+  readonly userId?: UserId | undefined
+  /** Entries after this one in the order: older, or as old and recorded before. */
+  readonly before?: DashboardAuditPosition | undefined
+  readonly limit: number
+}
+
 export class DashboardAuditLog extends Context.Service<
   DashboardAuditLog,
   {
@@ -50,5 +75,8 @@ export class DashboardAuditLog extends Context.Service<
     readonly record: (entry: DashboardAuditEntry) => Effect.Effect<void>
     /** The organization's most recent entries, newest first. */
     readonly recent: (org: OrgId, limit: number) => Effect.Effect<ReadonlyArray<DashboardAuditEntry>>
+    readonly search: (query: DashboardAuditSearch) => Effect.Effect<ReadonlyArray<StoredDashboardAuditEntry>>
+    /** Removes every entry, of any organization, older than `before` (the retention); how many. */
+    readonly prune: (before: DateTime.Utc) => Effect.Effect<number>
   }
 >()("core/DashboardAuditLog") {}

@@ -18,11 +18,20 @@ export interface DashboardUser {
   readonly createdAt: DateTime.Utc
 }
 
+/** A user as the team page lists them: removed ones too, which the audit log still names. */
+export interface TeamMember extends DashboardUser {
+  /** When an admin or operator removed them; null while they may sign in. */
+  readonly removedAt: DateTime.Utc | null
+}
+
 export interface Credentials {
   readonly user: DashboardUser
   /** As the `PasswordHasher` wrote it. */
   readonly passwordHash: string
 }
+
+/** Sign-ins of one user that may wait for their code at once. */
+export const maxHeldSignIns = 50
 
 /** A wrong code entered after a right password: when, and from which client address. */
 export interface WrongCode {
@@ -74,6 +83,10 @@ export class EmailTaken extends Schema.TaggedError<EmailTaken>()("EmailTaken", {
 export class DashboardUserStore extends Context.Service<
   DashboardUserStore,
   {
+    /**
+     * Stores the invite and, in the same step, voids the organization's older unused invites of
+     * that address: the newest link is the only one that works.
+     */
     readonly createInvite: (invite: NewInvite) => Effect.Effect<Invite, OrganizationNotFound | EmailTaken>
     readonly findInvite: (tokenHash: Uint8Array) => Effect.Effect<Option.Option<Invite>>
     /**
@@ -90,14 +103,33 @@ export class DashboardUserStore extends Context.Service<
       passwordHash: string,
       now: DateTime.Utc
     ) => Effect.Effect<Option.Option<DashboardUser>, EmailTaken>
-    /** A user and its password hash by normalized address: the one lookup across organizations. */
+    /**
+     * A user and its password hash by normalized address: the one lookup across organizations.
+     * A removed user is not found, here or by `findUser`.
+     */
     readonly findByEmail: (email: string) => Effect.Effect<Option.Option<Credentials>>
     readonly findUser: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<DashboardUser>>
+    /** The organization's users, removed ones included, by address. */
+    readonly listUsers: (org: OrgId) => Effect.Effect<ReadonlyArray<TeamMember>>
+    /** Gives a user (not removed) another role; none for an unknown or removed one. */
+    readonly changeRole: (org: OrgId, id: UserId, role: Role) => Effect.Effect<Option.Option<DashboardUser>>
+    /**
+     * Removes a user (not removed yet) at `now`, voiding the organization's unused invites of their
+     * address; false for an unknown or already removed one. A later invite of the address by the
+     * same organization lets them in again.
+     */
+    readonly removeUser: (org: OrgId, id: UserId, now: DateTime.Utc) => Effect.Effect<boolean>
+    /**
+     * The secret proposed to the user for their second factor, kept until a code confirms it or
+     * another replaces it; none when none is proposed.
+     */
+    readonly findPendingSecret: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<Redacted.Redacted<string>>>
+    readonly setPendingSecret: (org: OrgId, id: UserId, secret: Redacted.Redacted<string>) => Effect.Effect<void>
     readonly findSecondFactor: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<SecondFactor>>
     /**
      * Turns the second factor on (with the step its confirming code used up), only where none is
-     * on, in one step: false when one already is (a second tab, or a race), which is left as it
-     * is. With none, turns it off.
+     * on, in one step, clearing the pending secret: false when one already is (a second tab, or a
+     * race), which is left as it is. With none, turns it off.
      */
     readonly setSecondFactor: (org: OrgId, id: UserId, factor: NewSecondFactor | null) => Effect.Effect<boolean>
     /**
@@ -117,8 +149,10 @@ export class DashboardUserStore extends Context.Service<
       lockUntil: DateTime.Utc | null
     ) => Effect.Effect<void>
     /**
-     * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`; one
-     * per user: a newer one replaces it.
+     * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`,
+     * beside the user's others: a newer one does not cancel an older one (someone who has the
+     * password must not be able to cancel the owner's sign-in), though past `maxHeldSignIns`
+     * unexpired ones the oldest goes.
      */
     readonly holdSignIn: (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) => Effect.Effect<void>
     /** Takes the held sign-in of that token if it has not expired at `now`: it is gone afterwards. */

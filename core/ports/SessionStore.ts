@@ -1,7 +1,7 @@
 /**
  * The dashboard's server-side sessions, stored by the SHA-256 of their token: created at
  * sign-in, found on every request, their last use stored, removed one by one (sign-out) or all of
- * a user's at once (sign-out everywhere). Expiry is policy (`core/domain/Dashboard.ts`), not the
+ * a user's at once (sign-out everywhere), and the expired ones in bulk. Expiry is policy (`core/domain/Dashboard.ts`), not the
  * store's: it keeps the times and the service decides.
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
@@ -25,5 +25,10 @@ export class SessionStore extends Context.Service<
     readonly remove: (org: OrgId, tokenHash: Uint8Array) => Effect.Effect<void>
     /** Removes every session of the user. */
     readonly removeAllOfUser: (org: OrgId, user: UserId) => Effect.Effect<void>
+    /**
+     * Removes every session, of any organization, created before `createdBefore` or last used
+     * before `seenBefore` (expired by the policy's two limits); how many.
+     */
+    readonly removeExpired: (createdBefore: DateTime.Utc, seenBefore: DateTime.Utc) => Effect.Effect<number>
   }
 >()("core/SessionStore") {}

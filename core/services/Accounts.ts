@@ -1,7 +1,8 @@
 /**
  * Who may use the dashboard, as policy over the `DashboardUserStore`, `SessionStore`,
  * `DashboardAuditLog` and `PasswordHasher` ports: invites that work once before they expire,
- * passwords set through them, sign-in throttled (`SignInThrottle.ts`), server-side
+ * passwords set through them (NFKC, at least 12 characters, none a common one:
+ * `PasswordRules.ts`), sign-in throttled (`SignInThrottle.ts`), server-side
  * sessions with an idle and an absolute expiry, and the CSRF token bound to each session. Tokens
  * are 256 bits from effect's `SecureRandom`, stored only as SHA-256 digests. A user with a second
  * factor gets a session only once `SecondFactors` accepts their code. Depends on effect and
@@ -11,7 +12,9 @@ import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schedule,
 import { Digest, SecureRandom } from "effect/crypto"
 import { Base64Url } from "effect/encoding"
 import * as Policy from "../domain/Dashboard.ts"
+import { guessableProblem, normalizePassword, verifyTyped } from "../domain/PasswordRules.ts"
 import type { OrganizationNotFound } from "../ports/ApiKeyStore.ts"
+import { CommonPasswords } from "../ports/CommonPasswords.ts"
 import type { DashboardAction } from "../ports/DashboardAuditLog.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import {
@@ -83,6 +86,10 @@ const utf8 = new TextEncoder()
 export class Accounts extends Context.Service<
   Accounts,
   {
+    /**
+     * A one-time link for the address, voiding the organization's older links for it; an existing
+     * user of the organization is signed out everywhere at once.
+     */
     readonly invite: (
       org: string,
       email: string,
@@ -132,6 +139,7 @@ export class Accounts extends Context.Service<
       const sessions = yield* SessionStore
       const audit = yield* DashboardAuditLog
       const hasher = yield* PasswordHasher
+      const common = yield* CommonPasswords
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
       const twoFactor = yield* SecondFactors
@@ -191,6 +199,12 @@ export class Accounts extends Context.Service<
           tokenHash: yield* sha256(token),
           expiresAt: DateTime.addDuration(yield* DateTime.now, Policy.inviteLifetime)
         })
+        // Inviting an existing user again is a reset (their password, their role): whoever is
+        // signed in as them is signed out at once, not when the link is used.
+        const existing = yield* users.findByEmail(normalized)
+        if (Option.isSome(existing) && existing.value.user.orgId === stored.orgId) {
+          yield* sessions.removeAllOfUser(stored.orgId, existing.value.user.id)
+        }
         return { token: Redacted.make(token), invite: stored }
       })
 
@@ -211,9 +225,10 @@ export class Accounts extends Context.Service<
         replacing?: string
       ) {
         yield* inviteFor(token)
-        const problem = Policy.passwordProblem(Redacted.value(password))
+        const normalized = normalizePassword(Redacted.value(password))
+        const problem = Policy.passwordProblem(normalized) ?? guessableProblem(normalized, common.isListed)
         if (problem !== undefined) return yield* new PasswordRejected({ message: problem })
-        const passwordHash = yield* hasher.hash(password)
+        const passwordHash = yield* hasher.hash(Redacted.make(normalized))
         const redeemed = yield* users.redeemInvite(yield* sha256(token), passwordHash, yield* DateTime.now)
         if (Option.isNone(redeemed)) return yield* new InviteUnusable()
         // A new password through a new invite ends whatever was signed in with the old one.
@@ -239,7 +254,7 @@ export class Accounts extends Context.Service<
         }
         const found = account === undefined ? Option.none<Credentials>() : yield* users.findByEmail(account)
         const stored = Option.isSome(found) ? found.value.passwordHash : yield* decoy
-        const matches = yield* hasher.verify(password, stored).pipe(
+        const matches = yield* verifyTyped((typed) => hasher.verify(typed, stored), password).pipe(
           Effect.catchTag("HashingBusy", (busy) => {
             admission.attempt.untested()
             return new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })

@@ -5,7 +5,7 @@
  * organization in storage as well. Every change is recorded in the `DashboardAuditLog` with the
  * user who made it, before its result is shown. Depends on effect and the core alone.
  */
-import { Context, Effect, Layer, type Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
 import { ApiKeyNotFound, type ApiKeyRecord, type LiveKeyLimitReached } from "../ports/ApiKeyStore.ts"
 import { Accounts, type Actor } from "./Accounts.ts"
 import { ApiKeys } from "./ApiKeys.ts"
@@ -27,6 +27,24 @@ export const keyNameProblem = (name: string): string | undefined => {
   if (/\p{Cc}/u.test(trimmed)) return "a name has no control characters"
   return undefined
 }
+
+/** The order the dashboard lists keys in: the newest first (by creation, then id, for a stable order). */
+export const newestFirst = (records: ReadonlyArray<ApiKeyRecord>): ReadonlyArray<ApiKeyRecord> =>
+  [...records].sort(
+    (a, b) =>
+      DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt) ||
+      (a.id < b.id ? 1 : a.id > b.id ? -1 : 0)
+  )
+
+/** Names compared as a person reads them: trimmed, whatever their case. */
+const sameName = (a: string, b: string) => a.trim().toLowerCase() === b.trim().toLowerCase()
+
+/**
+ * The organization's other active keys that carry the name of `key`: a second "billing" key is
+ * allowed (a rotation needs two for a while), but the page that shows it says so.
+ */
+export const namesakes = (key: ApiKeyRecord, records: ReadonlyArray<ApiKeyRecord>) =>
+  records.filter((other) => other.id !== key.id && other.revokedAt === null && sameName(other.name, key.name))
 
 /** Key ids as the dashboard compares them: UUIDs, whatever the case they are written in. */
 const sameId = (a: string, b: string) => a.toLowerCase() === b.toLowerCase()
@@ -56,7 +74,9 @@ export class KeyAdministration extends Context.Service<
 
       // The user's organization exists for as long as the user does: its absence is a fault.
       const list = (actor: Actor) =>
-        keys.list(actor.user.orgId).pipe(Effect.orDie, Effect.withSpan("KeyAdministration.list"))
+        keys
+          .list(actor.user.orgId)
+          .pipe(Effect.map(newestFirst), Effect.orDie, Effect.withSpan("KeyAdministration.list"))
 
       const find = (actor: Actor, keyId: string) =>
         Effect.map(list(actor), (records) => records.find((record) => sameId(record.id, keyId)))

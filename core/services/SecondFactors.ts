@@ -9,12 +9,14 @@
  * counted per user in storage, where a run of them locks the factor for a while (never for good),
  * and audited as failed sign-ins; the owner is shown the latest one. Turning the factor on or off
  * is audited.
- * The secret is never logged nor audited. Depends on effect and the core alone.
+ * The secret is proposed and kept by the server until a code confirms it; the browser only
+ * shows it. It is never logged nor audited. Depends on effect and the core alone.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
+import { verifyTyped } from "../domain/PasswordRules.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import {
   type DashboardUser,
@@ -78,24 +80,25 @@ export interface Setup {
 }
 
 const codePattern = /^\d{6}$/
-/** 160 bits in base32, as `OneTimeCodes.newSecret` makes them. */
-const secretPattern = /^[A-Z2-7]{32}$/
 const utf8 = new TextEncoder()
 
 export class SecondFactors extends Context.Service<
   SecondFactors,
   {
     readonly isOn: (user: DashboardUser) => Effect.Effect<boolean>
-    /** A new secret to show on the enabling page; nothing is stored until a code confirms it. */
+    /**
+     * The secret to show on the enabling page: the one proposed before, kept on the server until a
+     * code confirms it (so a wrong code does not change what the app was given), or a new one.
+     */
     readonly setup: (user: DashboardUser) => Effect.Effect<Setup>
     /**
      * Turns it on with the password (a session alone must not be able to enroll another
-     * authenticator) and a current code of the secret shown.
+     * authenticator) and a current code of the secret the server proposed: the browser never
+     * sends a secret, so no page can choose one.
      */
     readonly enable: (
       user: DashboardUser,
       password: Redacted.Redacted<string>,
-      secret: Redacted.Redacted<string>,
       code: string,
       clientAddress: string | null
     ) => Effect.Effect<void, CodeRefused>
@@ -204,25 +207,30 @@ export class SecondFactors extends Context.Service<
       const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)
 
       const setup = Effect.fn("SecondFactors.setup")(function* (user: DashboardUser) {
-        const secret = yield* codes.newSecret
+        const proposed = yield* users.findPendingSecret(user.orgId, user.id)
+        const secret = Option.isSome(proposed) ? proposed.value : yield* codes.newSecret
+        if (Option.isNone(proposed)) yield* users.setPendingSecret(user.orgId, user.id, secret)
         return { secret, uri: codes.uri(secret, issuer, user.email) } satisfies Setup
       })
 
       /** Whether `password` is the user's, by their stored hash. */
       const passwordOf = (user: DashboardUser, password: Redacted.Redacted<string>) =>
         Effect.flatMap(users.findByEmail(user.email), (credentials) =>
-          Option.isNone(credentials) ? Effect.succeed(false) : hasher.verify(password, credentials.value.passwordHash)
+          Option.isNone(credentials)
+            ? Effect.succeed(false)
+            : verifyTyped((typed) => hasher.verify(typed, credentials.value.passwordHash), password)
         )
 
       const enable = Effect.fn("SecondFactors.enable")(function* (
         user: DashboardUser,
         password: Redacted.Redacted<string>,
-        secret: Redacted.Redacted<string>,
         code: string,
         clientAddress: string | null
       ) {
         // Turned on once: replacing the secret is turning it off (password and code) and on again.
-        if (!secretPattern.test(Redacted.value(secret)) || (yield* isOn(user))) return yield* wrong
+        const proposed = yield* users.findPendingSecret(user.orgId, user.id)
+        if (Option.isNone(proposed) || (yield* isOn(user))) return yield* wrong
+        const secret = proposed.value
         const step = yield* stepOf(secret, code)
         yield* throttled(
           user,

@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option, Redacted } from "effect"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
-import { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
+import { DashboardUserStore, maxHeldSignIns } from "../../core/ports/DashboardUserStore.ts"
 import type { Organizations } from "../../core/ports/Organizations.ts"
 import { digest, newUser } from "./DashboardUsers.setup.ts"
 
@@ -172,7 +172,7 @@ export const describeSecondFactorStore = <E>(
         })
       )
 
-      it.effect("a held sign-in is taken once before it expires; a newer one replaces it", () =>
+      it.effect("a held sign-in is taken once before it expires; a newer one cancels no older one, up to the cap", () =>
         Effect.gen(function* () {
           const store = yield* DashboardUserStore
           const user = yield* newUser()
@@ -182,7 +182,8 @@ export const describeSecondFactorStore = <E>(
           const second = digest()
           yield* store.holdSignIn(user.orgId, user.id, first, expiresAt)
           yield* store.holdSignIn(user.orgId, user.id, second, expiresAt)
-          assert.isTrue(Option.isNone(yield* store.takeSignIn(first, now)), "replaced")
+          // Someone with the password signing in again does not cancel the owner's waiting sign-in.
+          assert.strictEqual(Option.getOrThrow(yield* store.takeSignIn(first, now)).id, user.id, "not replaced")
           assert.strictEqual(Option.getOrThrow(yield* store.takeSignIn(second, now)).id, user.id)
           assert.isTrue(Option.isNone(yield* store.takeSignIn(second, now)), "taken already")
 
@@ -191,6 +192,14 @@ export const describeSecondFactorStore = <E>(
           assert.isTrue(Option.isNone(yield* store.takeSignIn(late, expiresAt)), "expired")
           assert.isTrue(Option.isNone(yield* store.takeSignIn(late, now)), "tried once, then gone")
           assert.isTrue(Option.isNone(yield* store.takeSignIn(digest(), now)))
+
+          // Past the cap, the one that expires first goes, and only it.
+          const held = Array.from({ length: maxHeldSignIns + 1 }, () => digest())
+          for (const [i, hash] of held.entries()) {
+            yield* store.holdSignIn(user.orgId, user.id, hash, DateTime.addDuration(now, Duration.seconds(60 + i)))
+          }
+          assert.isTrue(Option.isNone(yield* store.takeSignIn(held[0]!, now)), "the oldest went")
+          for (const hash of held.slice(1)) assert.isTrue(Option.isSome(yield* store.takeSignIn(hash, now)))
         })
       )
     }

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Duration, Effect, Exit, type Layer, Option } from "effect"
+import { DateTime, Duration, Effect, Exit, type Layer, Option, Redacted } from "effect"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
 import { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
 import type { Organizations } from "../../core/ports/Organizations.ts"
@@ -143,6 +143,75 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
         assert.strictEqual(Option.getOrThrow(yield* store.findInvite(second.tokenHash)).usedAt, null)
         const owner = Option.getOrThrow(yield* store.findByEmail(email))
         assert.deepStrictEqual([owner.user.orgId, owner.passwordHash], [one.id, "hash-1"])
+      })
+    )
+    it.effect("a newer invite of an address voids the organization's older ones at once, not another's", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const org = yield* newOrg
+        const email = freshEmail()
+        const older = yield* invite(org.id, "admin", Duration.hours(1), email)
+        const other = yield* invite(org.id, "member")
+        yield* invite(org.id, "member", Duration.hours(1), email)
+        assert.isNotNull(Option.getOrThrow(yield* store.findInvite(older.tokenHash)).usedAt)
+        assert.isTrue(Option.isNone(yield* store.redeemInvite(older.tokenHash, "hash-1", yield* DateTime.now)))
+        assert.strictEqual(Option.getOrThrow(yield* store.findInvite(other.tokenHash)).usedAt, null)
+      })
+    )
+
+    it.effect(
+      "a role is changed; a removed user is listed as removed, found no more, and let in again by an invite",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* DashboardUserStore
+          const org = yield* newOrg
+          const user = yield* newUser({ orgId: org.id, role: "admin" })
+          const changed = Option.getOrThrow(yield* store.changeRole(user.orgId, user.id, "member"))
+          assert.strictEqual(changed.role, "member")
+          assert.strictEqual(Option.getOrThrow(yield* store.findUser(user.orgId, user.id)).role, "member")
+          const pending = yield* invite(org.id, "admin", Duration.hours(1), user.email)
+          const now = yield* DateTime.now
+          assert.isTrue(yield* store.removeUser(user.orgId, user.id, now))
+          assert.isFalse(yield* store.removeUser(user.orgId, user.id, now), "once")
+          assert.isTrue(Option.isNone(yield* store.findUser(user.orgId, user.id)))
+          assert.isTrue(Option.isNone(yield* store.findByEmail(user.email)))
+          assert.isTrue(Option.isNone(yield* store.changeRole(user.orgId, user.id, "admin")))
+          assert.isNotNull(Option.getOrThrow(yield* store.findInvite(pending.tokenHash)).usedAt, "its link voided")
+          const listed = yield* store.listUsers(org.id)
+          assert.deepStrictEqual(
+            listed.map((member) => [member.id, millis(member.removedAt)]),
+            [[user.id, millis(now)]]
+          )
+          const back = yield* invite(org.id, "member", Duration.hours(1), user.email)
+          const again = Option.getOrThrow(yield* store.redeemInvite(back.tokenHash, "hash-2", yield* DateTime.now))
+          assert.strictEqual(again.id, user.id)
+          assert.isTrue(Option.isSome(yield* store.findByEmail(user.email)))
+          assert.strictEqual((yield* store.listUsers(org.id))[0]?.removedAt, null)
+          const stranger = yield* newOrg
+          assert.deepStrictEqual(yield* store.listUsers(stranger.id), [])
+          assert.isFalse(yield* store.removeUser(stranger.id, user.id, now), "another organization's user")
+        })
+    )
+
+    it.effect("a proposed secret is kept until it is replaced or a factor is turned on with it", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const user = yield* newUser()
+        assert.isTrue(Option.isNone(yield* store.findPendingSecret(user.orgId, user.id)))
+        const first = Redacted.make("A".repeat(16) + "B".repeat(16))
+        const second = Redacted.make("C".repeat(32))
+        yield* store.setPendingSecret(user.orgId, user.id, first)
+        assert.strictEqual(
+          Redacted.value(Option.getOrThrow(yield* store.findPendingSecret(user.orgId, user.id))),
+          Redacted.value(first)
+        )
+        yield* store.setPendingSecret(user.orgId, user.id, second)
+        assert.strictEqual(
+          Redacted.value(Option.getOrThrow(yield* store.findPendingSecret(user.orgId, user.id))),
+          "C".repeat(32)
+        )
+        assert.isTrue(yield* store.setSecondFactor(user.orgId, user.id, { secret: second, lastStep: 1 }))
+        assert.isTrue(Option.isNone(yield* store.findPendingSecret(user.orgId, user.id)))
       })
     )
   })

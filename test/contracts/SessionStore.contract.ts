@@ -100,4 +100,31 @@ export const describeSessionStore = <E>(name: string, storeLayer: Layer.Layer<Se
         )
       })
     )
+    it.effect("removing the expired removes the sessions past either limit, of every organization, and no other", () =>
+      Effect.gen(function* () {
+        const store = yield* SessionStore
+        const now = DateTime.toEpochMillis(yield* DateTime.now)
+        const at = (minutesAgo: number) => DateTime.makeUnsafe(now - minutesAgo * 60_000)
+        const made: Array<{ readonly hash: Uint8Array; readonly kept: boolean }> = []
+        for (const [createdAgo, seenAgo, kept] of [
+          [600, 1, true],
+          [800, 1, false],
+          [60, 40, false],
+          [60, 20, true]
+        ] as const) {
+          const user = yield* newUser()
+          const hash = digest()
+          yield* store.create(hash, {
+            orgId: user.orgId,
+            userId: user.id,
+            createdAt: at(createdAgo),
+            lastSeenAt: at(seenAgo)
+          })
+          made.push({ hash, kept })
+        }
+        const removed = yield* store.removeExpired(at(720), at(30))
+        assert.isAtLeast(removed, 2)
+        for (const { hash, kept } of made) assert.strictEqual(Option.isSome(yield* store.find(hash)), kept)
+      })
+    )
   })

@@ -1,7 +1,7 @@
 /**
  * `user invite` as operators run it (`node app/cli.ts ...`): a one-time link to the dashboard,
  * readable or as JSON, that opens the page setting the password, and works once; refusals are
- * one line and exit code 1.
+ * one line and exit code 1. `user role` and `user remove` end the user's sessions.
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
@@ -65,6 +65,42 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the operator 
       }
       const badRole = yield* cli("user", "invite", "--org", orgId, "--email", "c@example.com", "--role", "owner")
       assert.strictEqual(badRole.code, 1)
+    })
+  )
+  it.effect("changes a user's role and removes a user, ending their sessions; refuses the last admin's", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const cli = (...args: ReadonlyArray<string>) => runCli(args, { PUBLIC_URL: base })
+      const { id: orgId } = jsonOf<{ id: string }>(yield* cli("org", "create", "--name", "Roles", "--json"))
+      const signIn = (address: string, role: "admin" | "member") =>
+        Effect.gen(function* () {
+          const { link } = jsonOf<{ link: string }>(
+            yield* cli("user", "invite", "--org", orgId, "--email", address, "--role", role, "--json")
+          )
+          const client = makeClient(base)
+          yield* Effect.promise(() => client.accept(link.split("/").at(-1)!))
+          return client
+        })
+      const boss = yield* signIn("boss@example.com", "admin")
+      const helper = yield* signIn("helper@example.com", "admin")
+
+      const demoted = yield* cli("user", "role", "--org", orgId, "--email", "Helper@example.com", "--role", "member")
+      assert.strictEqual(demoted.code, 0, demoted.stderr)
+      assert.match(demoted.stdout, /helper@example\.com is now member/)
+      assert.strictEqual((yield* Effect.promise(() => helper.get("/dashboard/keys"))).status, 303, "signed out")
+
+      const lastAdmin = yield* cli("user", "remove", "--org", orgId, "--email", "boss@example.com")
+      assert.strictEqual(lastAdmin.code, 1)
+      assert.match(lastAdmin.stderr, /no admin left/)
+      assert.strictEqual((yield* Effect.promise(() => boss.get("/dashboard/keys"))).status, 200, "still signed in")
+
+      const removed = jsonOf<{ removed: boolean }>(
+        yield* cli("user", "remove", "--org", orgId, "--email", "helper@example.com", "--json")
+      )
+      assert.isTrue(removed.removed)
+      const unknown = yield* cli("user", "remove", "--org", orgId, "--email", "helper@example.com")
+      assert.strictEqual(unknown.code, 1)
+      assert.match(unknown.stderr, /no such user/)
     })
   )
 })

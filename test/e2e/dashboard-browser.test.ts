@@ -282,7 +282,7 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           await member.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Account" }).click()
           await member.getByRole("heading", { name: "Turn on a second factor" }).waitFor()
           await inspect(member, "account", timings)
-          const secret = await member.locator("input[name=secret]").inputValue()
+          const secret = (await member.locator("code.secret").first().textContent()) ?? ""
           const codeLabel = "Code from your authenticator app (6 digits)"
           // The step before the current one (one step of drift), leaving the current one for sign-in.
           await member.getByLabel("Password", { exact: true }).fill(password)

@@ -82,12 +82,11 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("sign-in under
       const email = "guessed@example.com"
       const owner = yield* onboarded(email)
       const account = yield* run(() => owner.get("/dashboard/account"))
-      const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(account.body)?.[1] ?? ""
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
       const enabled = yield* run(() =>
         owner.post("/dashboard/account/totp/enable", {
           csrf: csrfOf(account.body),
           password,
-          secret,
           code: code(secret, -1)
         })
       )

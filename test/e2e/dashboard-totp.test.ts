@@ -58,14 +58,13 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const account = yield* run(() => client.get("/dashboard/account"))
       assert.strictEqual(account.status, 200)
       assert.include(account.body, 'href="/dashboard/account"')
-      const secret = /name="secret" value="([A-Z2-7]{32})"/.exec(account.body)?.[1] ?? ""
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
       assert.include(account.body, `otpauth://totp/`)
       const enable = (text: string, withPassword = password) =>
         run(() =>
           client.post("/dashboard/account/totp/enable", {
             csrf: csrfOf(account.body),
             password: withPassword,
-            secret,
             code: text
           })
         )
@@ -139,6 +138,69 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         SELECT (SELECT count(*) FROM dashboard_audit a WHERE a::text LIKE ${`%${secret}%`})
           + (SELECT count(*) FROM audit_log l WHERE l::text LIKE ${`%${secret}%`}) AS count`
       assert.strictEqual(Number(leaks[0]?.count), 0, "the secret is in no audit log")
+    })
+  )
+  it.effect("the server keeps the secret: the form carries none, a posted one is ignored, a wrong code keeps it", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const sql = yield* SqlClient.SqlClient
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Chosen') RETURNING id`
+      const email = "chosen-secret@example.com"
+      const client = makeClient(base)
+      const invite = yield* inviteToken(org!.id, email, "member")
+      assert.strictEqual((yield* run(() => client.accept(invite))).status, 303)
+      const account = yield* run(() => client.get("/dashboard/account"))
+      assert.notInclude(account.body, 'name="secret"', "the browser is not handed the secret to send back")
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
+      const qr = /<img src="data:image\/svg\+xml;base64,([A-Za-z0-9+/=]+)"[^>]*alt="QR code/.exec(account.body)?.[1]
+      assert.include(Buffer.from(qr ?? "", "base64").toString("utf8"), "<svg", "a QR code drawn by the server")
+
+      // A secret of the page's choosing (all A) with its own code: what the old form accepted.
+      const chosen = "A".repeat(32)
+      const forged = yield* run(() =>
+        client.post("/dashboard/account/totp/enable", {
+          csrf: csrfOf(account.body),
+          password,
+          secret: chosen,
+          code: code(chosen)
+        })
+      )
+      assert.strictEqual(forged.status, 400)
+      const [row] = yield* sql<{
+        totp_secret: string | null
+      }>`SELECT totp_secret FROM dashboard_users WHERE email = ${email}`
+      assert.isNull(row!.totp_secret, "no factor with a chosen secret")
+      assert.include(forged.body, `<code class="secret">${secret}</code>`, "after a wrong code, the same secret")
+      assert.include((yield* run(() => client.get("/dashboard/account"))).body, secret, "and on reload")
+
+      const enabled = yield* run(() =>
+        client.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
+      )
+      assert.strictEqual(enabled.status, 200)
+      const [on] = yield* sql<{ totp_secret: string | null; totp_pending_secret: string | null }>`
+        SELECT totp_secret, totp_pending_secret FROM dashboard_users WHERE email = ${email}`
+      assert.deepStrictEqual(on, { totp_secret: secret, totp_pending_secret: null })
+    })
+  )
+  it.effect("someone who has the password signing in again does not cancel the owner's waiting sign-in", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const sql = yield* SqlClient.SqlClient
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Held') RETURNING id`
+      const email = "held-owner@example.com"
+      const owner = makeClient(base)
+      const invite = yield* inviteToken(org!.id, email, "member")
+      yield* run(() => owner.accept(invite))
+      const account = yield* run(() => owner.get("/dashboard/account"))
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
+      yield* run(() =>
+        owner.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
+      )
+      const ownersHold = yield* passwordStep(makeClient(base), email)
+      // The attacker signs in with the stolen password, again and again, from elsewhere.
+      for (let i = 0; i < 3; i++) yield* passwordStep(makeClient(base), email)
+      const completed = yield* codeStep(makeClient(base), ownersHold, code(secret))
+      assert.strictEqual(completed.status, 303, "the owner's sign-in still completes")
     })
   )
 })

@@ -141,8 +141,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         const { fixture, base } = yield* setup
         const { client, csrf } = yield* signedIn(base, fixture.orgA, "admin")
         const created = yield* run(() => client.post("/dashboard/keys", { csrf, name: "reporting" }))
-        assert.strictEqual(created.status, 201)
-        const key = /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(created.body)?.[1] ?? ""
+        assert.strictEqual(created.status, 303)
+        const shown = yield* run(() => client.get(created.headers.get("location") ?? ""))
+        const key = /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(shown.body)?.[1] ?? ""
         assert.match(key, /^pr_live_/)
         assert.strictEqual((yield* vendors(base, key)).status, 200)
 
@@ -208,7 +209,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const fromOwnPage = yield* run(() =>
         client.post("/dashboard/keys", { csrf, name: "ours" }, "null", { "sec-fetch-site": "same-origin" })
       )
-      assert.strictEqual(fromOwnPage.status, 201)
+      assert.strictEqual(fromOwnPage.status, 303)
       const signOut = yield* run(() => client.post("/dashboard/sign-out", { csrf }, "https://evil.example"))
       assert.strictEqual(signOut.status, 403)
       const signIn = yield* run(() =>
@@ -346,6 +347,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const request = fc.oneof(
         fc.constant({ method: "GET", path: "/dashboard/keys" }),
         fc.constantFrom(...bIds).map((id) => ({ method: "GET", path: `/dashboard/keys/${id}/revoke` })),
+        fc.constantFrom(...bIds).map((id) => ({ method: "GET", path: `/dashboard/keys/${id}` })),
         fc.constantFrom(...bIds).map((id) => ({ method: "POST", path: `/dashboard/keys/${id}/revoke` })),
         fc.constantFrom(...bIds).map((id) => ({ method: "GET", path: `/dashboard/keys?revoked=${id}` })),
         fc.string({ maxLength: 12 }).map((name) => ({ method: "POST", path: "/dashboard/keys", name }))

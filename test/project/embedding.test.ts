@@ -2,8 +2,9 @@
  * The library as an embedder gets it: `partner-receivables` packed, installed from its tarball
  * beside `effect` (its one dependency) in a new project. A program that imports nothing else
  * builds every exported service's layer over the memory twins (`MemoryStorage.layer`, and the
- * webhooks' store) and the few ports that are the embedder's to provide (password hashing,
- * one-time codes, connectors, secrets, ids, webhooks' crypto and sender); and the in-memory example of docs/embedding.md, taken from the page as written,
+ * webhooks' store) and the few ports that are the embedder's to provide (password hashing, common
+ * passwords, one-time codes, connectors, secrets, ids, webhooks' crypto and sender); and the
+ * in-memory example of docs/embedding.md, taken from the page as written,
  * runs the whole flow. Both type-check against the package's declarations and run under Node.
  */
 import { execFile } from "node:child_process"
@@ -25,10 +26,10 @@ import { FetchHttpClient } from "effect/http"
 import * as Library from "partner-receivables"
 
 const {
-  Accounts, ApiClient, ApiKeys, Directory, Feed, IdSource, Ids, IntegrationAdministration, KeyAdministration,
-  MemoryStorage, MemoryWebhookStore, OneTimeCodes, OrganizationAudit, OrganizationUsage, PasswordHasher,
-  PortalConnector, Receivables, SecondFactors, Secrets, SyncEngine, VerifiedKeyCache, WebhookCrypto, WebhookDelivery,
-  WebhookEndpoints, WebhookSender
+  Accounts, ApiClient, ApiKeys, CommonPasswords, Directory, Feed, IdSource, Ids, IntegrationAdministration,
+  KeyAdministration, MemoryStorage, MemoryWebhookStore, OneTimeCodes, OrganizationAudit, OrganizationUsage,
+  PasswordHasher, PortalConnector, Receivables, SecondFactors, Secrets, SyncEngine, Team, VerifiedKeyCache,
+  WebhookCrypto, WebhookDelivery, WebhookEndpoints, WebhookSender
 } = Library
 
 // What only the embedder can provide; a real one hashes with scrypt or argon2 and reads secrets
@@ -38,6 +39,7 @@ const embedder = Layer.mergeAll(
     hash: (password) => Effect.succeed(\`plain:\${Redacted.value(password)}\`),
     verify: (password, stored) => Effect.succeed(stored === \`plain:\${Redacted.value(password)}\`)
   }),
+  Layer.succeed(CommonPasswords.CommonPasswords, { isListed: (text) => text === "password1234" }),
   Layer.succeed(OneTimeCodes.OneTimeCodes, {
     newSecret: Effect.succeed(Redacted.make("JBSWY3DPEHPK3PXPJBSWY3DPEHPK3PXP")),
     codeAt: (_secret, step) => String(step % 1_000_000).padStart(6, "0"),
@@ -71,6 +73,7 @@ const services = Layer.mergeAll(
   OrganizationAudit.OrganizationAudit.layer,
   OrganizationUsage.OrganizationUsage.layer,
   WebhookEndpoints.WebhookEndpoints.layer,
+  Team.Team.layer,
   ApiClient.ApiClient.layer({ baseUrl: "https://receivables.example", apiKey: Redacted.make("pr_live_x") })
 ).pipe(
   Layer.provideMerge(KeyAdministration.KeyAdministration.layer),
@@ -156,7 +159,8 @@ describe("the packed library, beside effect alone", () => {
       "OrganizationUsage.OrganizationUsage",
       "Receivables.Receivables",
       "SecondFactors.SecondFactors",
-      "SyncEngine.SyncEngine"
+      "SyncEngine.SyncEngine",
+      "Team.Team"
     ]) {
       assert.include(services, service)
     }

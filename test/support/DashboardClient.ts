@@ -25,15 +25,18 @@ export const password = "a long enough password"
 export const csrfOf = (body: string) => /name="csrf" value="([^"]+)"/.exec(body)?.[1] ?? ""
 
 export const makeClient = (base: string) => {
-  let cookie: string | undefined
+  // Cookies by name (the session's, and the one carrying a new key to its page); paths are not
+  // told apart: every cookie of the dashboard is sent back on every request.
+  const jar = new Map<string, string>()
   const request = async (path: string, init: RequestInit = {}): Promise<Answer> => {
     const headers = new Headers(init.headers)
-    if (cookie !== undefined) headers.set("cookie", cookie)
+    if (jar.size > 0) headers.set("cookie", [...jar.values()].join("; "))
     const response = await fetch(`${base}${path}`, { ...init, headers, redirect: "manual" })
-    const set = response.headers.get("set-cookie")
-    if (set !== null) {
+    for (const set of response.headers.getSetCookie()) {
       const [pair = ""] = set.split(";")
-      cookie = /Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(set) ? undefined : pair
+      const name = pair.split("=")[0] ?? ""
+      if (/Max-Age=0|Expires=Thu, 01 Jan 1970/i.test(set)) jar.delete(name)
+      else jar.set(name, pair)
     }
     return { status: response.status, headers: response.headers, body: await response.text() }
   }
@@ -56,11 +59,13 @@ export const makeClient = (base: string) => {
   return {
     get: (path: string) => request(path),
     post,
+    /** The cookies as the next request sends them; undefined when there are none. */
     get cookie() {
-      return cookie
+      return jar.size === 0 ? undefined : [...jar.values()].join("; ")
     },
     set cookie(value: string | undefined) {
-      cookie = value
+      jar.clear()
+      for (const pair of value?.split("; ") ?? []) jar.set(pair.split("=")[0] ?? "", pair)
     },
     /** Accepts an invite with the test password: the client is then signed in. */
     accept: (token: string) => post(`/dashboard/invite/${token}`, { password, repeat: password })

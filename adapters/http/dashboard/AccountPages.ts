@@ -1,9 +1,9 @@
 /**
  * The account page (the second factor, TOTP: turning it on with a new secret and a code, off with
  * the password and a code, and the latest wrong code entered) and the second step of a sign-in.
- * The secret appears on the enabling page alone, as text and as its `otpauth://` URI; there is no
- * QR code, which would need a library of its own. Forms work without JavaScript; every field has
- * a label.
+ * The secret appears on the enabling page alone, as a QR code (`QrCode.ts`), as text and as its
+ * `otpauth://` URI; the server keeps it until a code confirms it, so the form never carries it.
+ * Forms work without JavaScript; every field has a label.
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
@@ -44,7 +44,7 @@ export const signInCode = (token: Redacted.Redacted<string>, problem?: string) =
     `
   )
 
-const enableSection = (viewer: Viewer, setup: Setup) => html`
+const enableSection = (viewer: Viewer, setup: Setup, qr: string) => html`
   <section aria-labelledby="enable-heading">
     <h2 id="enable-heading">Turn on a second factor</h2>
     <p>
@@ -52,11 +52,11 @@ const enableSection = (viewer: Viewer, setup: Setup) => html`
       the app's current code. Sign-in will then ask for a code after your password. This page is the only place
       the secret is shown.
     </p>
-    <p>Secret: <code class="secret">${Redacted.value(setup.secret)}</code></p>
+    <img src=${qr} width="232" height="232" alt="QR code of the secret, for an authenticator app to scan" />
+    <p>Or type the secret: <code class="secret">${Redacted.value(setup.secret)}</code></p>
     <p>Or as a link your app may open: <code class="secret">${setup.uri}</code></p>
     <form method="post" action=${`${accountPath}/totp/enable`}>
       ${csrfField(viewer)}
-      <input type="hidden" name="secret" value=${Redacted.value(setup.secret)} />
       <label for="enable-password">Password</label>
       <input id="enable-password" name="password" type="password" autocomplete="current-password" required />
       ${codeField}
@@ -98,7 +98,7 @@ export const account = (
   viewer: Viewer,
   state:
     | { readonly on: true; readonly lastWrongCode: WrongCode | null }
-    | { readonly on: false; readonly setup: Setup },
+    | { readonly on: false; readonly setup: Setup; readonly qr: string },
   messages: { readonly problem?: string; readonly notice?: string } = {}
 ) =>
   page(
@@ -109,7 +109,7 @@ export const account = (
       <p>Second factor: <strong>${state.on ? "on" : "off"}</strong></p>
       ${notice(messages.notice)} ${alert(messages.problem)}
       ${state.on && state.lastWrongCode !== null ? wrongCodeSection(state.lastWrongCode) : null}
-      ${state.on ? disableSection(viewer) : enableSection(viewer, state.setup)}
+      ${state.on ? disableSection(viewer) : enableSection(viewer, state.setup, state.qr)}
     `,
     viewer
   )

@@ -1,6 +1,6 @@
 /**
- * The account page, for every signed-in user: the second factor turned on (a new secret
- * confirmed by a code) and off (the password and a code). The core decides what a code is
+ * The account page, for every signed-in user: the second factor turned on (the secret the
+ * server proposed, confirmed by a code) and off (the password and a code). The core decides what a code is
  * worth, throttles wrong ones and audits both changes.
  */
 import { Effect, Redacted } from "effect"
@@ -9,18 +9,21 @@ import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { type CodeRefused, SecondFactors } from "../../../core/services/SecondFactors.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
+import { qrDataUri } from "./QrCode.ts"
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const twoFactor = yield* SecondFactors
   const { signedIn, signedInChange } = guards
 
-  /** The account page as it is now, with a message; a new secret whenever the factor is off. */
+  /** The account page as it is now, with a message; the proposed secret whenever the factor is off. */
   const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
     Effect.gen(function* () {
       const on = yield* twoFactor.isOn(session.user)
       const state = on
         ? { on: true as const, lastWrongCode: yield* twoFactor.lastWrongCode(session.user) }
-        : { on: false as const, setup: yield* twoFactor.setup(session.user) }
+        : yield* Effect.flatMap(twoFactor.setup(session.user), (setup) =>
+            Effect.map(qrDataUri(setup.uri), (qr) => ({ on: false as const, setup, qr }))
+          )
       return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
     })
 
@@ -49,24 +52,16 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     "POST",
     `${AccountPages.accountPath}/totp/enable`,
     signedInChange((session, clientAddress, field) =>
-      twoFactor
-        .enable(
-          session.user,
-          Redacted.make(field("password")),
-          Redacted.make(field("secret")),
-          field("code"),
-          clientAddress
-        )
-        .pipe(
-          Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
-          Effect.catchTag("CodeRefused", (refused) =>
-            refusedPage(
-              session,
-              refused,
-              "Not turned on: wrong password, or a code that is not the current one. Here is a new secret."
-            )
+      twoFactor.enable(session.user, Redacted.make(field("password")), field("code"), clientAddress).pipe(
+        Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
+        Effect.catchTag("CodeRefused", (refused) =>
+          refusedPage(
+            session,
+            refused,
+            "Not turned on: wrong password, or a code that is not the current one. The secret is the same as before."
           )
         )
+      )
     )
   )
 

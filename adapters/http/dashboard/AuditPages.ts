@@ -1,12 +1,12 @@
 /**
  * The audit page: the organization's API requests with their filters (a GET form, so a filtered
- * view is a link) and keyset paging, and below them what people did in the dashboard. Functions
+ * view is a link) and keyset paging, a link to the same view as CSV and one to what people did in
+ * the dashboard (`AuditActionPages.ts`). Functions
  * of what they show; preact escapes the text. A key is named, never shown: the log holds none.
  */
 import { html } from "htm/preact"
 import type { ApiKeyRecord } from "../../../core/ports/ApiKeyStore.ts"
 import type { StoredAuditEntry } from "../../../core/ports/AuditLog.ts"
-import type { DashboardAuditEntry } from "../../../core/ports/DashboardAuditLog.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert, when } from "./Parts.ts"
 
@@ -31,12 +31,17 @@ export interface AuditView {
   readonly window: string
   readonly next: string | undefined
   readonly continued: boolean
-  readonly actions: ReadonlyArray<DashboardAuditEntry>
   readonly problem: string | undefined
 }
 
-/** The page's address with these filters, continuing after a position when given. */
-export const auditLink = (filters: AuditFilters, before?: { readonly at: string; readonly sequence: number }) => {
+export const requestsCsvPath = `${auditPath}/requests.csv`
+
+/** The page's address (or its CSV's) with these filters, continuing after a position when given. */
+export const auditLink = (
+  filters: AuditFilters,
+  before?: { readonly at: string; readonly sequence: number },
+  path = auditPath
+) => {
   const query = new URLSearchParams()
   const fields = [
     ["key", filters.key],
@@ -53,7 +58,7 @@ export const auditLink = (filters: AuditFilters, before?: { readonly at: string;
     query.set("before_seq", `${before.sequence}`)
   }
   const text = query.toString()
-  return text === "" ? auditPath : `${auditPath}?${text}`
+  return text === "" ? path : `${path}?${text}`
 }
 
 const option = (value: string, label: string, selected: string) =>
@@ -124,20 +129,15 @@ const requestRow = (keys: ReadonlyArray<ApiKeyRecord>) => (item: StoredAuditEntr
   </tr>`
 }
 
-const actionRow = (viewer: Viewer) => (entry: DashboardAuditEntry) =>
-  html`<tr>
-  <td>${when(entry.at, "")}</td>
-  <td>${entry.user === null ? "" : entry.user.userId === viewer.user.id ? `you (${viewer.user.email})` : entry.user.userId}</td>
-  <td>${entry.action.replaceAll("_", " ")}</td>
-  <td class="secret">${entry.subject ?? ""}</td>
-  <td>${entry.clientAddress ?? ""}</td>
-</tr>`
-
 export const audit = (viewer: Viewer, view: AuditView) =>
   page(
     "Audit log",
     html`
       <h1>Audit log</h1>
+      <p>
+        <a href="/dashboard/audit/actions">Dashboard actions</a> ·
+        <a href=${auditLink(view.filters, undefined, requestsCsvPath)} download>Download these requests as CSV</a>
+      </p>
       <section aria-labelledby="requests-heading">
         <h2 id="requests-heading">API requests</h2>
         ${filterForm(view)}
@@ -165,23 +165,6 @@ export const audit = (viewer: Viewer, view: AuditView) =>
             ${view.next === undefined ? null : html`<li><a href=${view.next} rel="next">Older requests</a></li>`}
           </ul>
         </nav>
-      </section>
-      <section aria-labelledby="actions-heading">
-        <h2 id="actions-heading">Dashboard actions</h2>
-        <table>
-          <caption>The newest actions in the dashboard, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">User</th>
-              <th scope="col">Action</th>
-              <th scope="col">On</th>
-              <th scope="col">Client address</th>
-            </tr>
-          </thead>
-          <tbody>${view.actions.map(actionRow(viewer))}</tbody>
-        </table>
-        ${view.actions.length === 0 ? html`<p>No action yet.</p>` : null}
       </section>
     `,
     viewer

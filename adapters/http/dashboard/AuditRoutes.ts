@@ -1,14 +1,19 @@
 /**
  * The audit page (`/dashboard/audit`) over the core's `OrganizationAudit`: the filters arrive as a
- * GET form's query; a value that cannot be read is shown as a problem (400), never guessed.
+ * GET form's query; a value that cannot be read is shown as a problem (400), never guessed. The
+ * same filters export every matching request as CSV (`requests.csv`, streamed page by page); the
+ * dashboard actions are `AuditActionRoutes.ts`'s.
  * Admins only: the core refuses a member, and so does the answer (403). Never storage.
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
 import type { AuditPosition, StatusClass } from "../../../core/ports/AuditLog.ts"
+import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
 import { OrganizationAudit, type RequestFilters } from "../../../core/services/OrganizationAudit.ts"
-import { type AuditFilters, auditLink, audit as auditPage, auditPath } from "./AuditPages.ts"
+import * as AuditActionRoutes from "./AuditActionRoutes.ts"
+import { type AuditFilters, auditLink, audit as auditPage, auditPath, requestsCsvPath } from "./AuditPages.ts"
+import * as Csv from "./Csv.ts"
 import { type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 
@@ -57,11 +62,35 @@ const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => 
   }
 }
 
+/** Rows read per query while a CSV is written. */
+const csvPageSize = 500
+
 const minute = (instant: DateTime.Utc) => DateTime.formatIso(instant).slice(0, 16).replace("T", " ")
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const auditService = yield* OrganizationAudit
   const keys = yield* KeyAdministration
+
+  /** The form's filters from the request's query, as typed. */
+  const formOf = (query: URLSearchParams) => {
+    const field = (name: string) => (query.get(name) ?? "").trim()
+    const form: AuditFilters = {
+      key: field("key"),
+      status: field("status"),
+      path: field("path"),
+      match: field("match") === "" ? "prefix" : field("match"),
+      from: field("from"),
+      to: field("to"),
+      requestId: field("request_id")
+    }
+    return { form, parsed: read(form, field("before_at"), field("before_seq")), continued: field("before_at") !== "" }
+  }
+
+  const forbidden = (session: CurrentSession) =>
+    htmlPage(
+      Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewerOf(session)),
+      403
+    )
 
   yield* router.add(
     "GET",
@@ -70,24 +99,12 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       Effect.gen(function* () {
         const actor = { user: session.user, clientAddress }
         const viewer = viewerOf(session)
-        const query = queryOf(yield* HttpServerRequest.HttpServerRequest)
-        const field = (name: string) => (query.get(name) ?? "").trim()
-        const form: AuditFilters = {
-          key: field("key"),
-          status: field("status"),
-          path: field("path"),
-          match: field("match") === "" ? "prefix" : field("match"),
-          from: field("from"),
-          to: field("to"),
-          requestId: field("request_id")
-        }
-        const parsed = read(form, field("before_at"), field("before_seq"))
+        const { form, parsed, continued } = formOf(queryOf(yield* HttpServerRequest.HttpServerRequest))
         return yield* Effect.gen(function* () {
-          const [actions, orgKeys] = yield* Effect.all([auditService.actions(actor), keys.list(actor)], {
-            concurrency: "unbounded"
-          })
-          const view = { filters: form, keys: orgKeys, actions, continued: field("before_at") !== "" }
+          const orgKeys = yield* keys.list(actor)
+          const view = { filters: form, keys: orgKeys, continued }
           if ("problem" in parsed) {
+            if (session.user.role !== "admin") return forbidden(session)
             return htmlPage(
               auditPage(viewer, { ...view, requests: [], window: "", next: undefined, problem: parsed.problem }),
               400
@@ -107,17 +124,53 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
               problem: undefined
             })
           )
-        }).pipe(
-          Effect.catchTag("NotPermitted", () =>
-            Effect.succeed(
-              htmlPage(
-                Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewer),
-                403
-              )
+        }).pipe(Effect.catchTag("NotPermitted", () => Effect.succeed(forbidden(session))))
+      })
+    )
+  )
+
+  // The requests the page's filters select, every page of them, as CSV.
+  yield* router.add(
+    "GET",
+    requestsCsvPath,
+    guards.signedIn((session, clientAddress) =>
+      Effect.gen(function* () {
+        const actor = { user: session.user, clientAddress }
+        const { parsed } = formOf(queryOf(yield* HttpServerRequest.HttpServerRequest))
+        if ("problem" in parsed) return htmlPage(Pages.refusal("Not exported", parsed.problem, viewerOf(session)), 400)
+        const orgKeys = yield* keys.list(actor)
+        const keyName = (id: string | null) =>
+          id === null ? "" : (orgKeys.find((key) => key.id === id)?.name ?? "a deleted key")
+        // Before the answer starts: a member gets a 403, not an empty file (the core refuses too).
+        if (session.user.role !== "admin") return forbidden(session)
+        return Csv.download(
+          "audit-requests.csv",
+          ["time", "method", "path", "query", "status", "key", "request_id", "duration_ms", "client_address"],
+          parsed.filters,
+          (filters) =>
+            auditService.requests(actor, filters, csvPageSize).pipe(
+              Effect.orDie,
+              Effect.map((found) => [
+                found.entries.map(({ entry }) => [
+                  DateTime.formatIso(entry.at),
+                  entry.method,
+                  entry.path,
+                  entry.query,
+                  entry.status,
+                  keyName(entry.keyId),
+                  entry.requestId,
+                  entry.durationMs,
+                  entry.clientAddress
+                ]),
+                found.next === undefined
+                  ? Option.none()
+                  : Option.some({ ...filters, since: found.since, until: found.until, before: found.next })
+              ])
             )
-          )
         )
       })
     )
   )
+
+  yield* AuditActionRoutes.register(router, guards)
 })

@@ -1,21 +1,28 @@
 /**
- * The dashboard's API-key pages: the organization's keys, a new key (shown once, in the answer
- * to the form), and a revocation after a confirmation page. Members read; the core refuses
- * their changes, and so does each handler (403), not just the page.
+ * The dashboard's API-key pages: the organization's keys, each key's usage, a new key and a
+ * revocation after a confirmation page. Creating a key answers with a redirect (reloading the
+ * page that follows never posts the form again) to a page that shows the key once
+ * (`ShownOnce.ts`). Members
+ * read; the core refuses their changes, and so does each handler (403), not just the page.
  */
-import { Effect } from "effect"
-import { HttpRouter, HttpServerRequest } from "effect/http"
+import { Effect, Redacted } from "effect"
+import { HttpRouter } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { liveKeyLimitMessage } from "../../../core/services/ApiKeys.ts"
-import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
+import { KeyAdministration, namesakes } from "../../../core/services/KeyAdministration.ts"
 import { OrganizationUsage } from "../../../core/services/OrganizationUsage.ts"
-import { type Guards, htmlPage, keysPath, notFound, seeOther, viewerOf } from "./Handlers.ts"
+import { type Guards, htmlPage, keysPath, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
+import * as KeyPages from "./KeyPages.ts"
 import * as Pages from "./Pages.ts"
+import * as ShownOnce from "./ShownOnce.ts"
+
+/** The new key, on its way to the page that shows it once. */
+const newKey: ShownOnce.ShownOnce = { name: "pr_new_key", path: KeyPages.newKeyPath }
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const keys = yield* KeyAdministration
   const usage = yield* OrganizationUsage
-  const { signedIn, signedInChange } = guards
+  const { context, signedIn, signedInChange } = guards
 
   const forbidden = (session: CurrentSession) =>
     htmlPage(
@@ -28,13 +35,18 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     keysPath,
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
-        const request = yield* HttpServerRequest.HttpServerRequest
+        const { request } = yield* context
         const actor = { user: session.user, clientAddress }
         const [records, days] = yield* Effect.all([keys.list(actor), usage.daily(actor)], { concurrency: "unbounded" })
-        const revokedId = new URLSearchParams(request.url.split("?")[1] ?? "").get("revoked")
+        const query = queryOf(request)
+        const revokedId = query.get("revoked")
         const revoked = records.find((key) => key.id === revokedId?.toLowerCase() && key.revokedAt !== null)
         return htmlPage(
-          Pages.keys(viewerOf(session), records, { usage: days, ...(revoked === undefined ? {} : { revoked }) })
+          KeyPages.keys(viewerOf(session), records, {
+            usage: days,
+            ...(revoked === undefined ? {} : { revoked }),
+            ...(query.has("shown") ? { notice: "That key was shown once and is not shown again." } : {})
+          })
         )
       })
     )
@@ -47,10 +59,19 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       // The keys page again, saying why no key was made.
       const notCreated = (problem: string, status: number) =>
         Effect.map(keys.list({ user: session.user, clientAddress }), (records) =>
-          htmlPage(Pages.keys(viewerOf(session), records, { problem: `Not created: ${problem}.` }), status)
+          htmlPage(KeyPages.keys(viewerOf(session), records, { problem: `Not created: ${problem}.` }), status)
         )
       return keys.create({ user: session.user, clientAddress }, field("name")).pipe(
-        Effect.map((created) => htmlPage(Pages.keyCreated(viewerOf(session), created), 201)),
+        Effect.flatMap((created) =>
+          Effect.flatMap(context, ({ origin }) =>
+            ShownOnce.redirect(
+              newKey,
+              seeOther(KeyPages.newKeyPath),
+              `${created.record.id}.${Redacted.value(created.key)}`,
+              origin.secure
+            )
+          )
+        ),
         Effect.catchTags({
           NotPermitted: () => Effect.succeed(forbidden(session)),
           KeyNameRejected: (rejected) => notCreated(rejected.message, 400),
@@ -58,6 +79,45 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         })
       )
     })
+  )
+
+  // The new key, once: the cookie is cleared by this answer, so a reload leads back to the list.
+  yield* router.add(
+    "GET",
+    KeyPages.newKeyPath,
+    signedIn((session, clientAddress) =>
+      Effect.gen(function* () {
+        const { request, origin } = yield* context
+        const carried = ShownOnce.read(newKey, request, origin.secure)
+        const [id = "", key = ""] = (carried.value ?? "").split(".")
+        const records = yield* keys.list({ user: session.user, clientAddress })
+        const record = records.find((candidate) => candidate.id === id && candidate.revokedAt === null)
+        // Only a key of the session's organization, and one whose start matches, is shown.
+        const answer =
+          record === undefined || !key.startsWith(record.displayStart)
+            ? seeOther(`${keysPath}?shown`)
+            : htmlPage(
+                KeyPages.keyCreated(viewerOf(session), {
+                  key,
+                  record,
+                  namesakes: namesakes(record, records),
+                  apiBase: `${origin.secure ? "https" : "http"}://${request.headers.host ?? "localhost"}`
+                })
+              )
+        return yield* carried.clear(answer)
+      })
+    )
+  )
+
+  yield* router.add(
+    "GET",
+    "/dashboard/keys/:id",
+    signedIn((session, clientAddress) =>
+      Effect.gen(function* () {
+        const found = yield* usage.ofKey({ user: session.user, clientAddress }, (yield* HttpRouter.params).id ?? "")
+        return found === undefined ? notFound : htmlPage(KeyPages.keyUsage(viewerOf(session), found))
+      })
+    )
   )
 
   yield* router.add(
@@ -69,7 +129,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         const key = yield* keys.find({ user: session.user, clientAddress }, (yield* HttpRouter.params).id ?? "")
         return key === undefined || key.revokedAt !== null
           ? notFound
-          : htmlPage(Pages.confirmRevoke(viewerOf(session), key))
+          : htmlPage(KeyPages.confirmRevoke(viewerOf(session), key))
       })
     )
   )

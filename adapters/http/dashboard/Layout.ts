@@ -53,7 +53,10 @@ const sections: ReadonlyArray<readonly [string, string]> = [
 ]
 
 /** Pages for admins only: members get no link to them (and a 403 when they ask). */
-const adminSections: ReadonlyArray<readonly [string, string]> = [["/dashboard/audit", "Audit log"]]
+const adminSections: ReadonlyArray<readonly [string, string]> = [
+  ["/dashboard/audit", "Audit log"],
+  ["/dashboard/team", "Team"]
+]
 
 const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
 

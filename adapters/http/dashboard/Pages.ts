@@ -1,16 +1,11 @@
 /**
  * The dashboard's views as functions of what they show: sign-in, setting a password through an
- * invite, the API keys (list, usage per day, create, the new key shown once, revoking with a
- * confirmation) and the refusals. Forms work without JavaScript; every field has a label.
+ * invite, and the refusals (the API keys' views are in `KeyPages.ts`). Forms work without JavaScript; every field has a label.
  */
-import { Redacted } from "effect"
 import { html } from "htm/preact"
-import type { ApiKeyRecord } from "../../../core/ports/ApiKeyStore.ts"
 import type { Invite } from "../../../core/ports/DashboardUserStore.ts"
-import type { UsageDay } from "../../../core/services/OrganizationUsage.ts"
-import { csrfField, page, type Viewer } from "./Layout.ts"
-import { alert, stateBadge, table, when } from "./Parts.ts"
-import { usageSection } from "./UsagePages.ts"
+import { page, type Viewer } from "./Layout.ts"
+import { alert } from "./Parts.ts"
 
 export const signIn = (options: { readonly problem?: string; readonly email?: string; readonly notice?: string }) =>
   page(
@@ -59,110 +54,6 @@ export const inviteUnusable = () =>
       <p>It has expired, was already used, or was never issued. Ask your operator for a new one.</p>
       <p><a href="/dashboard/sign-in">Sign in</a> if you have set your password already.</p>
     `
-  )
-
-const nameOf = (key: ApiKeyRecord) => (key.name === "" ? "(no name)" : key.name)
-
-const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
-  <tr>
-    <th scope="row">${nameOf(key)}</th>
-    <td><code>${key.displayStart}…</code></td>
-    <td>${when(key.createdAt, "")}</td>
-    <td>${when(key.lastUsedAt, "never")}</td>
-    <td>${key.revokedAt === null ? stateBadge("active") : html`${stateBadge("revoked")} ${when(key.revokedAt, "")}`}</td>
-    ${
-      viewer.user.role === "admin"
-        ? html`<td>
-            ${
-              key.revokedAt === null
-                ? html`<a href=${`/dashboard/keys/${key.id}/revoke`} aria-label=${`Revoke ${nameOf(key)}`}>Revoke…</a>`
-                : null
-            }
-          </td>`
-        : null
-    }
-  </tr>
-`
-
-const createForm = (viewer: Viewer, problem: string | undefined) => html`
-  <section aria-labelledby="create-heading">
-    <h2 id="create-heading">Create a key</h2>
-    ${alert(problem)}
-    <form method="post" action="/dashboard/keys">
-      ${csrfField(viewer)}
-      <label for="name">Name (what the key is for)</label>
-      <input id="name" name="name" type="text" maxlength="100" required />
-      <button type="submit">Create key</button>
-    </form>
-  </section>
-`
-
-export const keys = (
-  viewer: Viewer,
-  records: ReadonlyArray<ApiKeyRecord>,
-  options: { readonly revoked?: ApiKeyRecord; readonly problem?: string; readonly usage?: ReadonlyArray<UsageDay> } = {}
-) =>
-  page(
-    "API keys",
-    html`
-      <h1>API keys</h1>
-      ${
-        options.revoked === undefined
-          ? null
-          : html`<p role="status">
-              Key <strong>${nameOf(options.revoked)}</strong> is revoked: the API refuses it from its next request on.
-            </p>`
-      }
-      ${
-        viewer.user.role === "admin"
-          ? null
-          : html`<p>You are a member: you can see the keys; an admin of your organization creates and revokes them.</p>`
-      }
-      ${table(
-        "Your organization's keys, oldest first",
-        ["Name", "Starts with", "Created", "Last used", "State", ...(viewer.user.role === "admin" ? ["Action"] : [])],
-        records.map((key) => keyRow(viewer, key))
-      )}
-      ${records.length === 0 ? html`<p>No keys yet.</p>` : null}
-      ${viewer.user.role === "admin" ? createForm(viewer, options.problem) : null}
-      ${options.usage === undefined ? null : usageSection(options.usage)}
-    `,
-    viewer,
-    { chart: options.usage !== undefined, current: "/dashboard/keys" }
-  )
-
-export const keyCreated = (
-  viewer: Viewer,
-  created: { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord }
-) =>
-  page(
-    "Key created",
-    html`
-      <h1>Key “${created.record.name}” created</h1>
-      <p role="status">Copy the key now: it is shown only this once, and only its SHA-256 is kept.</p>
-      <label for="new-key">The new key</label>
-      <input id="new-key" class="secret" type="text" readonly value=${Redacted.value(created.key)} />
-      <button type="button" data-copy="new-key" hidden>Copy the key</button>
-      <p><a href="/dashboard/keys">Back to the keys</a></p>
-    `,
-    viewer
-  )
-
-export const confirmRevoke = (viewer: Viewer, key: ApiKeyRecord) =>
-  page(
-    "Revoke key",
-    html`
-      <h1>Revoke the key “${nameOf(key)}”?</h1>
-      <p>
-        Clients using <code>${key.displayStart}…</code> are refused from their next request on. This cannot be undone.
-      </p>
-      <form method="post" action=${`/dashboard/keys/${key.id}/revoke`}>
-        ${csrfField(viewer)}
-        <button type="submit">Revoke the key</button>
-      </form>
-      <p><a href="/dashboard/keys">Cancel</a></p>
-    `,
-    viewer
   )
 
 export const refusal = (title: string, message: string, viewer?: Viewer) =>

@@ -213,7 +213,15 @@ export const list = (viewer: Viewer, view: ListView) =>
       ${filterForm(view)}
       ${
         view.problem === undefined
-          ? results(view)
+          ? html`${
+              view.totalCount === 0
+                ? null
+                : html`<p>
+                    <a href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")} download
+                      >Download these receivables as CSV</a
+                    >
+                  </p>`
+            }${results(view)}`
           : html`${alert(`Nothing was searched: ${view.problem}`)}<p><a href="/dashboard/receivables">Clear filters</a></p>`
       }
     `,

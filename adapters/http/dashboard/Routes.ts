@@ -16,8 +16,10 @@ import * as AuditRoutes from "./AuditRoutes.ts"
 import { type GuardOptions, makeGuards, notFound, overviewPath, seeOther } from "./Handlers.ts"
 import * as IntegrationRoutes from "./IntegrationRoutes.ts"
 import * as KeyRoutes from "./KeyRoutes.ts"
+import * as ReceivableExportRoutes from "./ReceivableExportRoutes.ts"
 import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
+import * as TeamRoutes from "./TeamRoutes.ts"
 
 const assetResponses = new Map<string, HttpServerResponse.HttpServerResponse>()
 
@@ -44,7 +46,9 @@ export const routes = (options: GuardOptions) =>
       yield* KeyRoutes.register(router, guards)
       yield* IntegrationRoutes.register(router, guards)
       yield* ReceivableRoutes.register(router, guards)
+      yield* ReceivableExportRoutes.register(router, guards)
       yield* AuditRoutes.register(router, guards)
+      yield* TeamRoutes.register(router, guards)
 
       // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page. One response
       // per asset, made once: the pipeline compresses each once and serves the copies

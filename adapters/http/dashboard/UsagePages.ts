@@ -1,17 +1,20 @@
 /**
- * The Keys page's usage section: requests per day over the last 30 days by how they were
- * answered, drawn by uPlot in the browser (`assets/usage-chart.js`, fed from `data-usage`) and
- * given as a table for screen readers, for axe, and for browsers without JavaScript.
+ * Requests per day over the last 30 days by how they were answered: a section of the Keys page
+ * (the organization) and of each key's own page (`KeyPages.ts`), drawn by
+ * uPlot in the browser (`assets/usage-chart.js`, fed from `data-usage`) and given as a table for
+ * screen readers, for axe, and for browsers without JavaScript.
  */
 import { html } from "htm/preact"
 import type { UsageDay } from "../../../core/services/OrganizationUsage.ts"
 
-export const usageSection = (days: ReadonlyArray<UsageDay>) => html`
+/** `whose`: whose requests they are, as the section's text names them. */
+export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => html`
   <section aria-labelledby="usage-heading">
     <h2 id="usage-heading">Requests per day</h2>
-    <p>The API requests of all of your organization's keys over the last ${days.length} days (UTC).</p>
+    <p>${whose} over the last ${days.length} days (UTC).</p>
     <div
       id="usage-chart"
+      class="usage-chart"
       role="img"
       aria-label="Chart of requests per day; the numbers are in the table below"
       data-usage=${JSON.stringify(days)}

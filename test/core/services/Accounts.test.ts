@@ -8,6 +8,7 @@ import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect
 import { Digest, SecureRandom } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedCommonPasswords.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { accountThrottle, inviteLifetime, pairThrottle, sessionPolicy } from "../../../core/domain/Dashboard.ts"
 import { layerMemory as ApiKeyStoreMemory } from "../../../core/memory/ApiKeyStore.ts"
@@ -53,7 +54,13 @@ const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
     Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
     Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
     Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
-    Layer.provide([MemoryState.layer, hasher, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+    Layer.provide([
+      MemoryState.layer,
+      hasher,
+      ShippedCommonPasswords.layer,
+      Digest.layerWebCrypto,
+      SecureRandom.layerWebCrypto
+    ])
   )
 
 const Services = servicesOver(ScryptPasswordHasher.layerTest)
@@ -106,6 +113,33 @@ const refusals = (email: string, addresses: ReadonlyArray<string>) =>
 const count = (reasons: ReadonlyArray<string>, reason: string) => reasons.filter((r) => r === reason).length
 
 describe("Accounts", () => {
+  it.effect(
+    "a new password is refused when common (in any case or width); one set full-width signs in typed plainly",
+    () =>
+      run(
+        Effect.gen(function* () {
+          const access = yield* Accounts
+          const org = yield* (yield* Organizations).create("Org")
+          const { token } = yield* access.invite(org.id, "nfkc@example.com", "member")
+          for (const common of ["QWERTY123456", "ｑｗｅｒｔｙ１２３４５６", "passwordpassword", "zzzzzzzzzzzzzz"]) {
+            const refused = yield* Effect.exit(access.acceptInvite(Redacted.value(token), Redacted.make(common), null))
+            assert.strictEqual(errorTag(refused), "PasswordRejected", common)
+          }
+          // Sixteen code points as typed, ten once composed: too short.
+          const composed = `${"e\u0301".repeat(6)}abcd`
+          const short = yield* Effect.exit(access.acceptInvite(Redacted.value(token), Redacted.make(composed), null))
+          assert.strictEqual(errorTag(short), "PasswordRejected")
+          yield* access.acceptInvite(
+            Redacted.value(token),
+            Redacted.make("ｃｏｒｒｅｃｔ ｈｏｒｓｅ ｂａｔｔｅｒｙ"),
+            null
+          )
+          const signedIn = yield* access.signIn("nfkc@example.com", Redacted.make("correct horse battery"), null)
+          assert.strictEqual(signedIn.user.email, "nfkc@example.com")
+        })
+      )
+  )
+
   it.effect("an invite sets the password once; a used or expired link is refused", () =>
     run(
       Effect.gen(function* () {

@@ -11,6 +11,7 @@ import { TestClock } from "effect/testing"
 import fc from "fast-check"
 import * as OTPAuth from "otpauth"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedCommonPasswords.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { pairThrottle } from "../../../core/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
@@ -35,7 +36,13 @@ const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
-  Layer.provide([MemoryState.layer, ScryptPasswordHasher.layerTest, Digest.layerWebCrypto, SecureRandom.layerWebCrypto])
+  Layer.provide([
+    MemoryState.layer,
+    ScryptPasswordHasher.layerTest,
+    ShippedCommonPasswords.layer,
+    Digest.layerWebCrypto,
+    SecureRandom.layerWebCrypto
+  ])
 )
 
 const password = Redacted.make("correct horse battery")
@@ -68,7 +75,7 @@ const enrolled = Effect.gen(function* () {
   const { token } = yield* access.invite(org.id, email, "member")
   const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
   const { secret, uri } = yield* twoFactor.setup(user)
-  yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep - 1), address)
+  yield* twoFactor.enable(user, password, codeAt(secret, startStep - 1), address)
   return { org: org.id, user, email, secret, uri }
 })
 
@@ -95,7 +102,7 @@ describe("SecondFactors", () => {
       assert.match(uri, /^otpauth:\/\/totp\/.*ada%40example\.com\?.*secret=[A-Z2-7]{32}/)
       for (const step of [startStep - 2, startStep + 2]) {
         assert.strictEqual(
-          yield* refusal(twoFactor.enable(user, password, secret, codeAt(secret, step), address)),
+          yield* refusal(twoFactor.enable(user, password, codeAt(secret, step), address)),
           "CodeRefused"
         )
       }
@@ -103,17 +110,16 @@ describe("SecondFactors", () => {
       const withoutPassword = twoFactor.enable(
         user,
         Redacted.make("not the password"),
-        secret,
         codeAt(secret, startStep),
         address
       )
       assert.strictEqual(yield* refusal(withoutPassword), "CodeRefused")
       assert.isFalse(yield* twoFactor.isOn(user))
-      yield* twoFactor.enable(user, password, secret, codeAt(secret, startStep + 1), address)
+      yield* twoFactor.enable(user, password, codeAt(secret, startStep + 1), address)
       assert.isTrue(yield* twoFactor.isOn(user))
       // Once on, a session alone cannot swap the secret: that takes turning it off first.
       const other = yield* twoFactor.setup(user)
-      const swap = twoFactor.enable(user, password, other.secret, codeAt(other.secret, startStep), address)
+      const swap = twoFactor.enable(user, password, codeAt(other.secret, startStep), address)
       assert.strictEqual(yield* refusal(swap), "CodeRefused")
 
       const entries = yield* (yield* DashboardAuditLog).recent(org.id, 10)

@@ -1,20 +1,51 @@
-// Draws the Keys page's requests-per-day chart with uPlot (loaded before this script) from the
-// numbers the page carries in `data-usage`; the same numbers are in the table beside it, so the
-// page says everything without JavaScript. uPlot styles elements through CSSOM only, which the
-// Content-Security-Policy's `style-src 'self'` allows.
+// Draws a requests-per-day chart with uPlot (loaded before this script) from the numbers the
+// page carries in `data-usage`; the same numbers are in the table beside it, so the page says
+// everything without JavaScript. uPlot styles elements through CSSOM only, which the
+// Content-Security-Policy's `style-src 'self'` allows. The y-axis is as wide as its widest label
+// (uPlot's fixed default cut "12,500" to "2,500"), its text takes the page's own colour (so it
+// reads in dark mode as in light), and the chart follows its container's width.
+const axisFont = "12px system-ui, sans-serif"
+const tickLength = 6
+const axisGap = 6
+
+/** Pixels the widest of the labels takes in the axis font, plus the tick and the gap. */
+const axisWidth = (labels) => {
+  const context = document.createElement("canvas").getContext("2d")
+  context.font = axisFont
+  const widest = Math.max(0, ...(labels ?? []).map((label) => context.measureText(String(label)).width))
+  return Math.ceil(widest) + tickLength + axisGap + 4
+}
+
 document.addEventListener("DOMContentLoaded", () => {
   const target = document.getElementById("usage-chart")
   if (target === null || typeof uPlot === "undefined") return
   const days = JSON.parse(target.dataset.usage)
   const seconds = days.map((day) => Date.parse(`${day.day}T00:00:00Z`) / 1000)
   const series = (label, stroke) => ({ label, stroke, width: 2, points: { show: true } })
+  const text = getComputedStyle(target).color
+  const axis = {
+    font: axisFont,
+    stroke: text,
+    gap: axisGap,
+    ticks: { stroke: text, width: 1, size: tickLength },
+    grid: { stroke: "rgba(127, 127, 127, 0.35)", width: 1 }
+  }
   const options = {
-    width: Math.max(320, target.clientWidth),
+    width: Math.max(280, target.clientWidth),
     height: 260,
     // Days are UTC days, whatever the browser's time zone.
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
-    scales: { x: { time: true } },
-    series: [{ label: "Day" }, series("2xx/3xx", "#2e7d32"), series("4xx", "#b45309"), series("5xx", "#b91c1c")]
+    scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
+    axes: [
+      axis,
+      {
+        ...axis,
+        values: (_u, splits) => splits.map((value) => (Number.isInteger(value) ? value.toLocaleString("en") : "")),
+        size: (_u, values) => axisWidth(values)
+      }
+    ],
+    // Colours that keep 3:1 against both Pico backgrounds, light and dark.
+    series: [{ label: "Day" }, series("2xx/3xx", "#2e9d3a"), series("4xx", "#d97706"), series("5xx", "#e5484d")]
   }
   const data = [
     seconds,
@@ -22,5 +53,9 @@ document.addEventListener("DOMContentLoaded", () => {
     days.map((day) => day.clientErrors),
     days.map((day) => day.serverErrors)
   ]
-  new uPlot(options, data, target)
+  const plot = new uPlot(options, data, target)
+  new ResizeObserver(() => {
+    const width = Math.max(280, target.clientWidth)
+    if (width !== plot.width) plot.setSize({ width, height: 260 })
+  }).observe(target)
 })

@@ -22,5 +22,5 @@ export default Effect.gen(function* () {
     ALTER TABLE dashboard_audit ADD CONSTRAINT dashboard_audit_action_check
       CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out', 'sign_out_everywhere',
         'key_created', 'key_revoked', 'integration_paused', 'integration_resumed', 'integration_sync_requested',
-        'totp_enabled', 'totp_disabled'))`
+        'totp_enabled', 'totp_disabled', 'user_invited', 'role_changed', 'user_removed'))`
 })

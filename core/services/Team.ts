@@ -1,0 +1,134 @@
+/**
+ * The organization's dashboard users as its admins manage them (and operators, from the CLI):
+ * invite, change a role, remove. A role change or a removal ends all of the user's sessions, so
+ * it holds from their next request on, and the organization always keeps one admin. Admins'
+ * changes are recorded in the `DashboardAuditLog`. Depends on effect and the core alone.
+ */
+import { Context, DateTime, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import type { Role } from "../domain/Dashboard.ts"
+import type { OrgId, UserId } from "../domain/Ids.ts"
+import type { OrganizationNotFound } from "../ports/ApiKeyStore.ts"
+import { DashboardUserStore, type EmailTaken, type Invite, type TeamMember } from "../ports/DashboardUserStore.ts"
+import { SessionStore } from "../ports/SessionStore.ts"
+import { Accounts, type Actor, type InvalidEmail } from "./Accounts.ts"
+import { NotPermitted } from "./KeyAdministration.ts"
+
+/** Not a user of the organization (or one already removed). */
+export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFound", {}) {}
+
+/** The change would leave the organization without an admin, and nobody could manage it. */
+export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", {}) {}
+
+/** Whether a change to `target` leaves `members` with an admin. */
+export const keepsAnAdmin = (members: ReadonlyArray<TeamMember>, target: UserId, becomes: Role | "removed") =>
+  members.some(
+    (member) => member.removedAt === null && member.role === "admin" && (member.id !== target || becomes === "admin")
+  )
+
+export class Team extends Context.Service<
+  Team,
+  {
+    /** The organization's users (admins only), removed ones included. */
+    readonly members: (actor: Actor) => Effect.Effect<ReadonlyArray<TeamMember>, NotPermitted>
+    readonly invite: (
+      actor: Actor,
+      email: string,
+      role: Role
+    ) => Effect.Effect<
+      { readonly token: Redacted.Redacted<string>; readonly invite: Invite },
+      NotPermitted | EmailTaken | InvalidEmail
+    >
+    readonly changeRole: (
+      actor: Actor,
+      userId: string,
+      role: Role
+    ) => Effect.Effect<void, NotPermitted | UserNotFound | LastAdmin>
+    readonly remove: (actor: Actor, userId: string) => Effect.Effect<void, NotPermitted | UserNotFound | LastAdmin>
+    /** The operator's way, by address; nothing is recorded in the dashboard's audit log. */
+    readonly changeRoleByEmail: (org: OrgId, email: string, role: Role) => Effect.Effect<void, UserNotFound | LastAdmin>
+    readonly removeByEmail: (org: OrgId, email: string) => Effect.Effect<void, UserNotFound | LastAdmin>
+  }
+>()("core/Team") {
+  static readonly layer = Layer.effect(
+    Team,
+    Effect.gen(function* () {
+      const users = yield* DashboardUserStore
+      const sessions = yield* SessionStore
+      const access = yield* Accounts
+
+      const adminOnly = (actor: Actor, action: string) =>
+        actor.user.role === "admin" ? Effect.void : Effect.fail(new NotPermitted({ action }))
+
+      /** The organization's user of that id or address, not removed, and whether the change keeps an admin. */
+      const target = Effect.fnUntraced(function* (
+        org: OrgId,
+        matches: (member: TeamMember) => boolean,
+        becomes: Role | "removed"
+      ) {
+        const members = yield* users.listUsers(org)
+        const found = members.find((member) => member.removedAt === null && matches(member))
+        if (found === undefined) return yield* new UserNotFound()
+        if (!keepsAnAdmin(members, found.id, becomes)) return yield* new LastAdmin()
+        return found
+      })
+
+      // The store's change first, then the sessions: a request between the two already reads the
+      // new role (every request reads the user again); none after it finds a session.
+      const applyRole = (org: OrgId, member: TeamMember, role: Role) =>
+        Effect.gen(function* () {
+          if (Option.isNone(yield* users.changeRole(org, member.id, role))) return yield* new UserNotFound()
+          yield* sessions.removeAllOfUser(org, member.id)
+        })
+
+      const applyRemoval = (org: OrgId, member: TeamMember) =>
+        Effect.gen(function* () {
+          if (!(yield* users.removeUser(org, member.id, yield* DateTime.now))) return yield* new UserNotFound()
+          yield* sessions.removeAllOfUser(org, member.id)
+        })
+
+      const sameId = (id: string) => (member: TeamMember) => member.id === id.toLowerCase()
+      const sameEmail = (email: string) => (member: TeamMember) => member.email === email.trim().toLowerCase()
+
+      const members = Effect.fn("Team.members")(function* (actor: Actor) {
+        yield* adminOnly(actor, "manage the team")
+        return yield* users.listUsers(actor.user.orgId)
+      })
+
+      const invite = Effect.fn("Team.invite")(function* (actor: Actor, email: string, role: Role) {
+        yield* adminOnly(actor, "invite users")
+        // The user's organization exists for as long as the user does.
+        const made = yield* access
+          .invite(actor.user.orgId, email, role)
+          .pipe(Effect.catchTag("OrganizationNotFound", (missing: OrganizationNotFound) => Effect.die(missing)))
+        yield* access.record(actor, "user_invited", `${made.invite.email} (${role})`)
+        return made
+      })
+
+      const changeRole = Effect.fn("Team.changeRole")(function* (actor: Actor, userId: string, role: Role) {
+        yield* adminOnly(actor, "change roles")
+        const member = yield* target(actor.user.orgId, sameId(userId), role)
+        if (member.role === role) return
+        yield* access.record(actor, "role_changed", member.id)
+        yield* applyRole(actor.user.orgId, member, role)
+      })
+
+      const remove = Effect.fn("Team.remove")(function* (actor: Actor, userId: string) {
+        yield* adminOnly(actor, "remove users")
+        const member = yield* target(actor.user.orgId, sameId(userId), "removed")
+        yield* access.record(actor, "user_removed", member.id)
+        yield* applyRemoval(actor.user.orgId, member)
+      })
+
+      const changeRoleByEmail = Effect.fn("Team.changeRoleByEmail")(function* (org: OrgId, email: string, role: Role) {
+        const member = yield* target(org, sameEmail(email), role)
+        if (member.role !== role) yield* applyRole(org, member, role)
+      })
+
+      const removeByEmail = Effect.fn("Team.removeByEmail")(function* (org: OrgId, email: string) {
+        yield* applyRemoval(org, yield* target(org, sameEmail(email), "removed"))
+      })
+
+      return Team.of({ members, invite, changeRole, remove, changeRoleByEmail, removeByEmail })
+    })
+  )
+}
