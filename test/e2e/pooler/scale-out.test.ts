@@ -1,0 +1,154 @@
+/**
+ * Many processes behind PgBouncer in transaction mode (prepared statements off), as operators
+ * scale the service out: 3 API processes and 2 workers share 8 server connections. A key revoked
+ * through one process is refused by the others on their next request (their `LISTEN` is on the
+ * direct address); the SDK's copy equals a fresh full load on either feed while both workers sync;
+ * a worker killed mid-sync leaves nothing of its run, and another finishes the pair once the lease
+ * is over; every request answered here has exactly one audit entry.
+ */
+
+import { PgClient } from "@effect/sql-pg"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Queue } from "effect"
+import { SqlClient } from "effect/sql"
+import { revocationChannel } from "../../../adapters/postgres/PgApiKeyStore.ts"
+import { AccountsLive } from "../../../app/Layers.ts"
+import { PartnerReceivables } from "../../../client/src/mod.ts"
+import { makeApiKey, secretBytes } from "../../../core/domain/ApiKey.ts"
+import { run, signedIn } from "../../support/DashboardClient.ts"
+import { eventually } from "../../support/Eventually.ts"
+import { byId, consumer, fullLoad } from "../../support/SdkCopy.ts"
+import * as TestDatabase from "../../support/TestDatabase.ts"
+import * as Cluster from "./Cluster.ts"
+
+class Running extends Context.Service<Running, Cluster.Cluster>()("test/PoolerCluster") {}
+
+const ClusterLive = Layer.effect(
+  Running,
+  Effect.flatMap(TestDatabase.TestDatabaseUrl, (url) =>
+    Cluster.start(url, {
+      apis: 3,
+      workers: 2,
+      serverConnections: 8,
+      env: { SYNC_POLL_SECONDS: "0.2", SYNC_CONCURRENCY: "2" }
+    })
+  )
+)
+
+const TestLayer = Layer.mergeAll(ClusterLive, AccountsLive).pipe(Layer.provideMerge(TestDatabase.layer))
+
+// Every API answer the suite gets, by its Request-Id: each must have exactly one audit entry.
+const answered = new Set<string>()
+
+/** `fetch` through the API processes in turn, whatever base the caller named, noting each Request-Id. */
+const roundRobin = (apis: ReadonlyArray<string>): typeof fetch => {
+  let next = 0
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    const base = new URL(apis[next++ % apis.length]!)
+    url.host = base.host
+    const response = await fetch(url, init)
+    const id = response.headers.get("request-id")
+    if (id !== null && url.pathname.startsWith("/v1/")) answered.add(id)
+    return response
+  }
+}
+
+/** `GET /v1/vendors` with `key` on `base`: the status. */
+const vendorsStatus = (base: string, key: string) =>
+  run(async () => {
+    const response = await roundRobin([base])(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } })
+    await response.body?.cancel()
+    return response.status
+  })
+
+const newOrganization = (name: string, keySeed: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(keySeed))
+    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES (${name}) RETURNING id`
+    yield* sql`INSERT INTO api_keys (org_id, key_hash, display_start)
+      VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), ${key.slice(0, 12)})`
+    return { orgId: org!.id, key }
+  }).pipe(Effect.orDie)
+
+layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("behind PgBouncer in transaction mode", (it) => {
+  it.effect("a key revoked through one API process is refused by the others on their next request", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { apis } = yield* Running
+        const { orgId } = yield* newOrganization("Revocations", 41)
+        const { client, csrf } = yield* signedIn(apis[0]!, orgId, "admin")
+        // The test listens as the processes do, so it asks them only once the announcement is out.
+        const announcements = yield* (yield* PgClient.PgClient).listen(revocationChannel)
+        const created = yield* run(() => client.post("/dashboard/keys", { csrf, name: "shared" }))
+        assert.strictEqual(created.status, 201)
+        const key = /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(created.body)?.[1] ?? ""
+        // Every process verifies the key once, so each would answer the next request from its cache.
+        for (const base of apis) assert.strictEqual(yield* vendorsStatus(base, key), 200)
+
+        const listed = yield* run(() => client.get("/dashboard/keys"))
+        const id = /\/dashboard\/keys\/([0-9a-f-]{36})\/revoke"[^>]*aria-label="Revoke shared"/.exec(listed.body)?.[1]
+        const revoked = yield* run(() => client.post(`/dashboard/keys/${id}/revoke`, { csrf }))
+        assert.strictEqual(revoked.status, 303)
+        assert.strictEqual((yield* Queue.take(announcements)).payload, id)
+        for (const base of apis.slice(1)) assert.strictEqual(yield* vendorsStatus(base, key), 401, base)
+      })
+    )
+  )
+
+  it.effect("the events feed and the watermark copy equal a full load while both workers sync", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { apis, workers, workerName } = yield* Running
+      const { orgId, key } = yield* newOrganization("Feeds", 42)
+      // 8 pairs on the simulator: each sync of a pair whose portal grew brings new receivables.
+      yield* sql`INSERT INTO vendors (org_id, name) SELECT ${orgId}, 'Vendor ' || g FROM generate_series(1, 4) g`
+      yield* sql`INSERT INTO debtors (name) SELECT 'Feeds debtor ' || g FROM generate_series(1, 2) g`
+      yield* sql`
+        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, next_sync_at)
+        SELECT v.org_id, v.id, d.id, 'simulator',
+          jsonb_build_object('seed', row_number() OVER (), 'receivables', 20, 'startedAt', '2026-01-01T00:00:00Z',
+            'perDay', 1),
+          now()
+        FROM vendors v CROSS JOIN debtors d WHERE v.org_id = ${orgId} AND d.name LIKE 'Feeds debtor %'`
+      const pairs = 8
+      const runsOf = sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM sync_runs WHERE org_id = ${orgId} AND outcome = 'succeeded'`
+      const client = new PartnerReceivables({ apiKey: key, baseUrl: apis[0]!, fetch: roundRobin(apis) })
+      const readers = [consumer(client, "events", () => {}), consumer(client, "watermark", () => {})]
+
+      // Four rounds: the portals grow, every pair is due, and the readers page while the workers sync.
+      for (let round = 1; round <= 4; round++) {
+        yield* sql`UPDATE integrations SET next_sync_at = now(),
+            config = jsonb_set(config, '{receivables}', to_jsonb(20 + 10 * ${round}))
+          WHERE org_id = ${orgId}`
+        const synced = Effect.map(runsOf, ([row]) => row!.n >= pairs * round)
+        yield* Effect.all(
+          [
+            eventually(`round ${round} synced`, Effect.orDie(synced), { attempts: 600 }),
+            Effect.all(
+              readers.map((reader) => reader.sync()),
+              { concurrency: "unbounded" }
+            )
+          ],
+          { concurrency: "unbounded" }
+        )
+      }
+      const workersSeen = yield* sql<{ worker: string }>`
+        SELECT DISTINCT worker FROM sync_runs WHERE org_id = ${orgId} AND outcome = 'succeeded'`
+      assert.sameMembers(
+        workersSeen.map((row) => row.worker),
+        workers.map(workerName),
+        "both workers synced"
+      )
+
+      const expected = yield* fullLoad(client)
+      assert.strictEqual(expected.size, pairs * 60)
+      for (const reader of readers) {
+        yield* reader.sync()
+        assert.deepStrictEqual(byId(reader.copy), byId(expected))
+      }
+    })
+  )
+})
