@@ -36,12 +36,6 @@ const stop = (app: AppProcess) =>
     clearTimeout(timer)
   })
 
-const spawned = (env: Record<string, string>, role: "serve" | "worker") =>
-  Effect.acquireRelease(
-    Effect.sync(() => spawnApp(env, role)),
-    stop
-  )
-
 /** The cluster on the database of `directUrl`, started and healthy. */
 export const start = (directUrl: string, options: ClusterOptions) =>
   Effect.gen(function* () {
@@ -57,13 +51,17 @@ export const start = (directUrl: string, options: ClusterOptions) =>
     }
     const apis: Array<string> = []
     const serving: Array<AppProcess> = []
+    const workers: Array<AppProcess> = []
+    // All stopped at once at the end, each draining on its own.
+    yield* Effect.addFinalizer(() =>
+      Effect.all([...serving, ...workers].map(stop), { concurrency: "unbounded", discard: true })
+    )
     for (let i = 0; i < options.apis; i++) {
       const port = yield* Effect.promise(freePort)
-      serving.push(yield* spawned({ ...env, PORT: String(port) }, "serve"))
+      serving.push(spawnApp({ ...env, PORT: String(port) }, "serve"))
       apis.push(`http://127.0.0.1:${port}`)
     }
-    const workers: Array<AppProcess> = []
-    for (let i = 0; i < options.workers; i++) workers.push(yield* spawned(env, "worker"))
+    for (let i = 0; i < options.workers; i++) workers.push(spawnApp(env, "worker"))
     yield* Effect.promise(() => Promise.all(apis.map((base, i) => healthy(base, serving[i]!, 60_000))))
     const workerName = (worker: AppProcess) => `${hostname()}:${worker.child.pid}`
     return { apis, workers, workerName } satisfies Cluster
