@@ -77,17 +77,22 @@ export interface PoolOptions {
 
 const applicationName = "partner-receivables"
 
-// One connection for the revocation `LISTEN`, one for the migrations at start.
+// One connection for the revocation `LISTEN`, one for the migrations at start, which closes
+// once idle for a minute: a process holds one direct connection at most while it runs.
 const directConnections = 2
+const directIdle = Duration.minutes(1)
 
 const directClient = (
   directUrl: Redacted.Redacted<string> | undefined
 ): Layer.Layer<DirectClient, DatabaseUnavailable, PgClient.PgClient> => {
   if (directUrl === undefined) return Layer.effect(DirectClient, PgClient.PgClient)
   const where = describeUrl(Redacted.value(directUrl))
-  const client = PgClient.make({ url: directUrl, maxConnections: directConnections, applicationName }).pipe(
-    Effect.mapError(unavailable(where))
-  )
+  const client = PgClient.make({
+    url: directUrl,
+    maxConnections: directConnections,
+    idleTimeout: directIdle,
+    applicationName
+  }).pipe(Effect.mapError(unavailable(where)))
   return Layer.effect(
     DirectClient,
     Effect.tap(client, (direct) => reachable(where).pipe(Effect.provideService(SqlClient.SqlClient, direct)))

@@ -28,6 +28,7 @@ const entryPoints = [
   "bench/events/run.ts",
   "bench/hostile/smoke.ts",
   "bench/keyset/run.ts",
+  "bench/scale/run.ts",
   "bench/status/run.ts",
   "bench/sync/run.ts",
   "bench/xml/run.ts"
