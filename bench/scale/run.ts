@@ -168,10 +168,11 @@ const main = Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const measured: Array<{ name: string; rows: number; bytes: number }> = []
     for (const name of ["receivables", "receivable_history", "events", "audit_log"]) {
-      // A partitioned table's own size is nothing: its partitions' are summed.
+      // A partitioned table's own size is nothing: its partitions' are summed (a plain table has none).
       const [row] = yield* sql<{ rows: string; bytes: string }>`
         SELECT (SELECT count(*) FROM ${sql(name)})::text AS rows,
-          (SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(${name}::regclass))::text AS bytes`
+          coalesce((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree(${name}::regclass)),
+            pg_total_relation_size(${name}::regclass))::text AS bytes`
       measured.push({ name, rows: Number(row!.rows), bytes: Number(row!.bytes) })
     }
     return measured
