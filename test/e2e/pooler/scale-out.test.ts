@@ -1,10 +1,11 @@
 /**
  * Many processes behind PgBouncer in transaction mode (prepared statements off), as operators
  * scale the service out: 3 API processes and 2 workers share 8 server connections. A key revoked
- * through one process is refused by the others on their next request (their `LISTEN` is on the
- * direct address); the SDK's copy equals a fresh full load on either feed while both workers sync;
- * a worker killed mid-sync leaves nothing of its run, and another finishes the pair once the lease
- * is over; every request answered here has exactly one audit entry.
+ * through one process is refused by the others as soon as the revocation is announced (their
+ * `LISTEN` is on the direct address); the SDK's copy equals a fresh full load on either feed while
+ * both workers sync; a worker killed mid-sync leaves nothing of its run, and another finishes the
+ * pair once the lease is over; every request answered here has exactly one audit entry. The shared
+ * limits' check joins as one more test on the same cluster (`Cluster.start` takes their settings).
  */
 
 import { PgClient } from "@effect/sql-pg"
