@@ -1,12 +1,15 @@
 /**
  * The PostgreSQL connection of the bundled app: the server named by `DATABASE_URL`, or else the
- * embedded one in `DATA_DIR`. Provides `SqlClient`/`PgClient` from `effect/sql` and fails with one
- * readable sentence when the database cannot be reached (never the password).
+ * embedded one in `DATA_DIR`. Provides `SqlClient`/`PgClient` from `effect/sql`, and `DirectClient`
+ * for what needs a session of its own (`LISTEN`, migrations) when `DATABASE_URL` names a pooler in
+ * transaction mode. Fails with one readable sentence when the database cannot be reached (never
+ * the password).
  */
 
 import { join } from "node:path"
 import { PgClient } from "@effect/sql-pg"
-import { Config, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Config, Context, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Reactivity } from "effect/reactivity"
 import { SqlClient } from "effect/sql"
 import * as Embedded from "./embedded/Embedded.ts"
 
@@ -50,15 +53,65 @@ const reachable = (where: string) =>
     )
   })
 
+/**
+ * A client whose connections are sessions of their own, straight to PostgreSQL: `LISTEN` (which
+ * a pooler in transaction mode would lose between transactions) and the migrations. The pool's
+ * own client when no `DATABASE_DIRECT_URL` is set.
+ */
+export class DirectClient extends Context.Service<DirectClient, PgClient.PgClient>()(
+  "adapters/postgres/DirectClient"
+) {}
+
+export interface PoolOptions {
+  readonly maxConnections?: number
+  /**
+   * Named prepared statements, kept per connection (default on). A pooler in transaction mode
+   * without protocol-level prepared statements (PgBouncer before 1.21, or with
+   * `max_prepared_statements = 0`) hands the next statement to a server connection that never saw
+   * the name, so there they must be off; statements then go unnamed, parsed with each execution.
+   */
+  readonly preparedStatements?: boolean
+  /** The direct address for `DirectClient`, when `url` is a pooler's. */
+  readonly directUrl?: Redacted.Redacted<string> | undefined
+}
+
+const applicationName = "partner-receivables"
+
+// One connection for the revocation `LISTEN`, one for the migrations at start, which closes
+// once idle for a minute: a process holds one direct connection at most while it runs.
+const directConnections = 2
+const directIdle = Duration.minutes(1)
+
+const directClient = (
+  directUrl: Redacted.Redacted<string> | undefined
+): Layer.Layer<DirectClient, DatabaseUnavailable, PgClient.PgClient> => {
+  if (directUrl === undefined) return Layer.effect(DirectClient, PgClient.PgClient)
+  const where = describeUrl(Redacted.value(directUrl))
+  const client = PgClient.make({
+    url: directUrl,
+    maxConnections: directConnections,
+    idleTimeout: directIdle,
+    applicationName
+  }).pipe(Effect.mapError(unavailable(where)))
+  return Layer.effect(
+    DirectClient,
+    Effect.tap(client, (direct) => reachable(where).pipe(Effect.provideService(SqlClient.SqlClient, direct)))
+  ).pipe(Layer.provide(Reactivity.layer))
+}
+
 /** A pool on `url`, checked with one query so that a bad address fails at start, not later. */
-export const layerUrl = (url: Redacted.Redacted<string>, options: { readonly maxConnections?: number } = {}) => {
+export const layerUrl = (url: Redacted.Redacted<string>, options: PoolOptions = {}) => {
   const where = describeUrl(Redacted.value(url))
   const pool = PgClient.make({
     url,
     maxConnections: options.maxConnections ?? 10,
-    applicationName: "partner-receivables"
+    prepare: options.preparedStatements ?? true,
+    applicationName
   }).pipe(Effect.mapError(unavailable(where)))
-  return Layer.effectDiscard(reachable(where)).pipe(Layer.provideMerge(PgClient.layerFrom(pool)))
+  return Layer.effectDiscard(reachable(where)).pipe(
+    Layer.provideMerge(directClient(options.directUrl)),
+    Layer.provideMerge(PgClient.layerFrom(pool))
+  )
 }
 
 /** The embedded server in `dataDir`, started for the lifetime of the layer. */
@@ -72,16 +125,21 @@ export const layerEmbedded = (options: Embedded.EmbeddedOptions & { readonly max
 
 export const settings = Config.all({
   url: Config.option(Config.Redacted("DATABASE_URL")),
+  directUrl: Config.option(Config.Redacted("DATABASE_DIRECT_URL")),
   maxConnections: Config.Int("DATABASE_POOL_SIZE").pipe(Config.withDefault(10)),
+  preparedStatements: Config.Boolean("DATABASE_PREPARED_STATEMENTS").pipe(Config.withDefault(true)),
   dataDir: Config.String("DATA_DIR").pipe(Config.withDefault(".data")),
   port: Config.Port("EMBEDDED_POSTGRES_PORT").pipe(Config.withDefault(54329))
 })
 
-/** `DATABASE_URL` when set, otherwise the embedded server under `DATA_DIR`. */
+/**
+ * `DATABASE_URL` when set, otherwise the embedded server under `DATA_DIR` (which no pooler stands
+ * in front of, so the direct address and the statement setting apply to `DATABASE_URL` only).
+ */
 export const layer = Layer.unwrap(
-  Effect.map(settings, ({ url, maxConnections, dataDir, port }) =>
+  Effect.map(settings, ({ url, directUrl, maxConnections, preparedStatements, dataDir, port }) =>
     Option.isSome(url)
-      ? layerUrl(url.value, { maxConnections })
+      ? layerUrl(url.value, { maxConnections, preparedStatements, directUrl: Option.getOrUndefined(directUrl) })
       : layerEmbedded({ baseDir: join(dataDir, "postgres"), port, maxConnections })
   )
 )

@@ -5,6 +5,7 @@
  */
 import { Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
+import { DirectClient } from "./Database.ts"
 import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
@@ -76,5 +77,13 @@ export const migrate = Effect.gen(function* () {
   return applied
 })
 
-/** Migrates when built; the app's layers start only on an up-to-date schema. */
-export const layer = Layer.effectDiscard(migrate.pipe(Effect.withSpan("Migrations.migrate")))
+/**
+ * Migrates when built, over the direct connection (`DATABASE_DIRECT_URL`): a pooler may cap or
+ * time out the long transaction of a migration, and VACUUM wants a session. The app's layers
+ * start only on an up-to-date schema.
+ */
+export const layer = Layer.effectDiscard(
+  Effect.flatMap(DirectClient, (direct) =>
+    migrate.pipe(Effect.provideService(SqlClient.SqlClient, direct), Effect.withSpan("Migrations.migrate"))
+  )
+)

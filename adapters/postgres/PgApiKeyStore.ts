@@ -4,7 +4,6 @@
  * of migration 0003), so that a key revoked by any process, or by SQL by hand, reaches every
  * listener. Knows nothing of the key format, hashing or caching (`core/services/ApiKeys.ts`).
  */
-import { PgClient } from "@effect/sql-pg"
 import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
@@ -17,6 +16,7 @@ import {
   OrganizationNotFound,
   RevocationFeedLost
 } from "../../core/ports/ApiKeyStore.ts"
+import { DirectClient } from "./Database.ts"
 
 /** The channel of migration 0003's trigger; its payload is the key's id. */
 export const revocationChannel = "api_key_revoked"
@@ -48,7 +48,8 @@ export const layer = Layer.effect(
   ApiKeyStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const pg = yield* PgClient.PgClient
+    // LISTEN lasts a session, which a pooler in transaction mode does not keep: the direct client.
+    const direct = yield* DirectClient
 
     const findKey = (id: string) =>
       isUuid(id)
@@ -151,7 +152,7 @@ export const layer = Layer.effect(
     // LISTEN holds a connection of its own until the subscriber's scope closes; a lost connection
     // fails the notification queue, which ends the feed.
     const lost = (cause: unknown) => new RevocationFeedLost({ reason: String(cause) })
-    const revocations = Effect.map(Effect.mapError(pg.listen(revocationChannel), lost), (notifications) =>
+    const revocations = Effect.map(Effect.mapError(direct.listen(revocationChannel), lost), (notifications) =>
       Stream.fromQueue(notifications).pipe(
         Stream.map((notification) => notification.payload),
         Stream.mapError(lost)

@@ -8,6 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
+import type { DirectClient } from "../../adapters/postgres/Database.ts"
 import { AccountsLive } from "../../app/Layers.ts"
 import { csrfOf, email, inviteToken, makeClient, password, run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
@@ -21,8 +22,10 @@ class ProxiedBaseUrl extends Context.Service<ProxiedBaseUrl, string>()("test/Pro
 /** A server whose public URL is `https://`, reached directly. */
 class HttpsPublicBaseUrl extends Context.Service<HttpsPublicBaseUrl, string>()("test/HttpsPublicBaseUrl") {}
 
-const baseOf = <I>(tag: Context.Key<I, string>, server: Layer.Layer<BaseUrl, unknown, SqlClient.SqlClient>) =>
-  Layer.effect(tag, Effect.service(BaseUrl)).pipe(Layer.provide(server))
+const baseOf = <I>(
+  tag: Context.Key<I, string>,
+  server: Layer.Layer<BaseUrl, unknown, SqlClient.SqlClient | DirectClient>
+) => Layer.effect(tag, Effect.service(BaseUrl)).pipe(Layer.provide(server))
 
 const TestLayer = Layer.mergeAll(
   serverLayer({ dashboard: true }),

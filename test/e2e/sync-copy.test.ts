@@ -9,12 +9,13 @@ import { Context, DateTime, Deferred, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgDirectoryStore from "../../adapters/postgres/PgDirectoryStore.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
-import { PartnerReceivables, type SyncCheckpoint, type SyncedReceivable } from "../../client/src/mod.ts"
+import { PartnerReceivables } from "../../client/src/mod.ts"
 import type { PairId } from "../../core/domain/Ids.ts"
 import { DirectoryStore } from "../../core/ports/DirectoryStore.ts"
 import { PairStore } from "../../core/ports/PairStore.ts"
 import { type Fixture, insertFixture, keys } from "../support/Fixtures.ts"
 import { makeIntegrationSync, document as scriptedDocument } from "../support/ScriptedSync.ts"
+import { byId, consumer, fullLoad } from "../support/SdkCopy.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 class TestFixture extends Context.Service<TestFixture, Fixture>()("test/Fixture") {}
@@ -25,51 +26,6 @@ const TestLayer = Layer.effect(TestFixture, insertFixture).pipe(
 )
 
 const syncIntegration = makeIntegrationSync(0x5c0b00)
-
-/** A consumer as the README tells it to keep its copy: upsert by id, and apply each pair's schedule. */
-const consumer = (client: PartnerReceivables, feed: "events" | "watermark", onFirst: () => void) => {
-  const copy = new Map<string, SyncedReceivable>()
-  let checkpoint: SyncCheckpoint | undefined
-  const sync = () =>
-    Effect.promise(() =>
-      client.sync({
-        feed,
-        checkpoint,
-        limit: 2,
-        onReceivable: (receivable) => {
-          copy.set(receivable.id, receivable)
-          onFirst()
-        },
-        onSchedule: ({ vendor_id, debtor_id, estimated_next_update_at }) => {
-          for (const receivable of copy.values()) {
-            if (receivable.vendor.id === vendor_id && receivable.debtor.id === debtor_id) {
-              copy.set(receivable.id, { ...receivable, estimated_next_update_at })
-            }
-          }
-        },
-        saveCheckpoint: (saved) => {
-          checkpoint = saved
-        }
-      })
-    )
-  return { copy, sync }
-}
-
-/** Every receivable as a fresh full load reads it, by id. */
-const fullLoad = (client: PartnerReceivables) =>
-  Effect.promise(async () => {
-    const all = new Map<string, unknown>()
-    for await (const receivable of client.receivables.iterate({
-      verified_since: "all",
-      expand: ["metadata"],
-      limit: 500
-    })) {
-      all.set(receivable.id, receivable)
-    }
-    return all
-  })
-
-const byId = <A>(map: ReadonlyMap<string, A>) => [...map.entries()].sort(([a], [b]) => a.localeCompare(b))
 
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a copy kept by the SDK's sync", (it) => {
   for (const feed of ["events", "watermark"] as const) {

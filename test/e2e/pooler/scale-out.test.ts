@@ -1,0 +1,295 @@
+/**
+ * Many processes behind PgBouncer in transaction mode (prepared statements off), as operators
+ * scale the service out: 3 API processes and 2 workers share 8 server connections. A key revoked
+ * through one process is refused by the others as soon as the revocation is announced (their
+ * `LISTEN` is on the direct address); the SDK's copy equals a fresh full load on either feed while
+ * both workers sync; a worker killed mid-sync leaves nothing of its run, and another finishes the
+ * pair once the lease is over; every request answered here has exactly one audit entry. The shared
+ * limits' check joins as one more test on the same cluster (`Cluster.start` takes their settings).
+ */
+
+import { PgClient } from "@effect/sql-pg"
+import { assert, layer } from "@effect/vitest"
+import { Context, Effect, Layer, Queue } from "effect"
+import { SqlClient } from "effect/sql"
+import { revocationChannel } from "../../../adapters/postgres/PgApiKeyStore.ts"
+import { AccountsLive } from "../../../app/Layers.ts"
+import { PartnerReceivables } from "../../../client/src/mod.ts"
+import { makeApiKey, secretBytes } from "../../../core/domain/ApiKey.ts"
+import { defaultChunkSize } from "../../../core/services/SyncEngine.ts"
+import { run, signedIn } from "../../support/DashboardClient.ts"
+import { eventually } from "../../support/Eventually.ts"
+import { json, mockPortal } from "../../support/MockPortal.ts"
+import { byId, consumer, fullLoad } from "../../support/SdkCopy.ts"
+import * as TestDatabase from "../../support/TestDatabase.ts"
+import * as Cluster from "./Cluster.ts"
+
+class Running extends Context.Service<Running, Cluster.Cluster>()("test/PoolerCluster") {}
+
+const ClusterLive = Layer.effect(
+  Running,
+  Effect.flatMap(TestDatabase.TestDatabaseUrl, (url) =>
+    Cluster.start(url, {
+      apis: 3,
+      workers: 2,
+      serverConnections: 8,
+      // Verified keys are cached for 5 minutes: only the revocations' announcement can end them in time.
+      env: { SYNC_POLL_SECONDS: "0.2", SYNC_CONCURRENCY: "2", KEY_CACHE_SECONDS: "300" }
+    })
+  )
+)
+
+const TestLayer = Layer.mergeAll(ClusterLive, AccountsLive).pipe(Layer.provideMerge(TestDatabase.layer))
+
+// Every API answer the suite gets, by its Request-Id: each must have exactly one audit entry.
+const answered = new Set<string>()
+
+/** `fetch` through the API processes in turn, whatever base the caller named, noting each Request-Id. */
+const roundRobin = (apis: ReadonlyArray<string>): typeof fetch => {
+  let next = 0
+  return async (input, init) => {
+    const url = new URL(input instanceof Request ? input.url : String(input))
+    const base = new URL(apis[next++ % apis.length]!)
+    url.host = base.host
+    const response = await fetch(url, init)
+    const id = response.headers.get("request-id")
+    if (id !== null && url.pathname.startsWith("/v1/")) answered.add(id)
+    return response
+  }
+}
+
+/** `GET /v1/vendors` with `key` on `base`: the status. */
+const vendorsStatus = (base: string, key: string) =>
+  run(async () => {
+    const response = await roundRobin([base])(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${key}` } })
+    await response.body?.cancel()
+    return response.status
+  })
+
+// Pages of the sync engine's chunk size, so that each page is a chunk the sync writes.
+const crashPageSize = defaultChunkSize
+const lastPage = 3
+
+const invoice = (n: number) => ({
+  id: `inv-${n}`,
+  total: "125.00",
+  currency: "EUR",
+  issued_on: "2026-11-01",
+  state: "open"
+})
+
+const crashConfig = (origin: string) => ({
+  baseUrl: `${origin}/`,
+  path: "invoices",
+  auth: { type: "none" },
+  pagination: { style: "page", pageParam: "page", sizeParam: "per_page", size: crashPageSize },
+  items: "data",
+  fields: { documentKey: "id", amount: "total", currency: "currency", receivableDate: "issued_on", status: "state" },
+  decimalSeparator: ".",
+  dateOrder: "YMD"
+})
+
+const newOrganization = (name: string, keySeed: number) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(keySeed))
+    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES (${name}) RETURNING id`
+    yield* sql`INSERT INTO api_keys (org_id, key_hash, display_start)
+      VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), ${key.slice(0, 12)})`
+    return { orgId: org!.id, key }
+  }).pipe(Effect.orDie)
+
+layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("behind PgBouncer in transaction mode", (it) => {
+  it.effect("a key revoked through one API process is refused by the others once the revocation is announced", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const { apis } = yield* Running
+        const { orgId } = yield* newOrganization("Revocations", 41)
+        const { client, csrf } = yield* signedIn(apis[0]!, orgId, "admin")
+        // The test listens as the processes do, and asks them once the announcement is out. Each
+        // process reads it on its own connection, which a loaded machine may schedule a few
+        // milliseconds later, so each gets a second to refuse: a process that missed it would
+        // answer from its cache for minutes.
+        const announcements = yield* (yield* PgClient.PgClient).listen(revocationChannel)
+        const created = yield* run(() => client.post("/dashboard/keys", { csrf, name: "shared" }))
+        assert.strictEqual(created.status, 201)
+        const key = /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(created.body)?.[1] ?? ""
+        // Every process verifies the key once, so each would answer the next request from its cache.
+        for (const base of apis) assert.strictEqual(yield* vendorsStatus(base, key), 200)
+
+        const listed = yield* run(() => client.get("/dashboard/keys"))
+        const id = /\/dashboard\/keys\/([0-9a-f-]{36})\/revoke"[^>]*aria-label="Revoke shared"/.exec(listed.body)?.[1]
+        const revoked = yield* run(() => client.post(`/dashboard/keys/${id}/revoke`, { csrf }))
+        assert.strictEqual(revoked.status, 303)
+        assert.strictEqual((yield* Queue.take(announcements)).payload, id)
+        for (const base of apis.slice(1)) {
+          yield* eventually(
+            `${base} refusing the revoked key`,
+            Effect.map(vendorsStatus(base, key), (status) => status === 401),
+            { attempts: 40 }
+          )
+        }
+      })
+    )
+  )
+
+  it.effect("the events feed and the watermark copy equal a full load while both workers sync", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { apis, workers, workerName } = yield* Running
+      const { orgId, key } = yield* newOrganization("Feeds", 42)
+      // 8 pairs on the simulator: each sync of a pair whose portal grew brings new receivables.
+      yield* sql`INSERT INTO vendors (org_id, name) SELECT ${orgId}, 'Vendor ' || g FROM generate_series(1, 4) g`
+      yield* sql`INSERT INTO debtors (name) SELECT 'Feeds debtor ' || g FROM generate_series(1, 2) g`
+      yield* sql`
+        INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, next_sync_at)
+        SELECT v.org_id, v.id, d.id, 'simulator',
+          jsonb_build_object('seed', row_number() OVER (), 'receivables', 20, 'startedAt', '2026-01-01T00:00:00Z',
+            'perDay', 1),
+          now()
+        FROM vendors v CROSS JOIN debtors d WHERE v.org_id = ${orgId} AND d.name LIKE 'Feeds debtor %'`
+      const pairs = 8
+      const runsOf = sql<{ n: number }>`
+        SELECT count(*)::int AS n FROM sync_runs WHERE org_id = ${orgId} AND outcome = 'succeeded'`
+      const client = new PartnerReceivables({ apiKey: key, baseUrl: apis[0]!, fetch: roundRobin(apis) })
+      const readers = [consumer(client, "events", () => {}), consumer(client, "watermark", () => {})]
+
+      // Four rounds: the portals grow, every pair is due, and the readers page while the workers sync.
+      for (let round = 1; round <= 4; round++) {
+        yield* sql`UPDATE integrations SET next_sync_at = now(),
+            config = jsonb_set(config, '{receivables}', to_jsonb(20 + 10 * ${round}))
+          WHERE org_id = ${orgId}`
+        const synced = Effect.map(runsOf, ([row]) => row!.n >= pairs * round)
+        yield* Effect.all(
+          [
+            eventually(`round ${round} synced`, Effect.orDie(synced), { attempts: 600 }),
+            Effect.all(
+              readers.map((reader) => reader.sync()),
+              { concurrency: "unbounded" }
+            )
+          ],
+          { concurrency: "unbounded" }
+        )
+      }
+      const workersSeen = yield* sql<{ worker: string }>`
+        SELECT DISTINCT worker FROM sync_runs WHERE org_id = ${orgId} AND outcome = 'succeeded'`
+      assert.sameMembers(
+        workersSeen.map((row) => row.worker),
+        workers.map(workerName),
+        "both workers synced"
+      )
+
+      const expected = yield* fullLoad(client)
+      assert.strictEqual(expected.size, pairs * 60)
+      for (const reader of readers) {
+        yield* reader.sync()
+        assert.deepStrictEqual(byId(reader.copy), byId(expected))
+      }
+    })
+  )
+
+  it.effect(
+    "a worker killed mid-sync loses no pair: another finishes it once the lease is over, none half applied",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const { workers, workerName } = yield* Running
+          // A portal of three pages of a chunk each: the sync has written the first by the time it
+          // asks for the last (it reads a page ahead), which hangs until the worker asking is dead.
+          let killed = false
+          const portal = yield* mockPortal((_request, url) => {
+            const page = Number(url.searchParams.get("page"))
+            if (page === lastPage && !killed) return undefined
+            const count = page < lastPage ? crashPageSize : page === lastPage ? 500 : 0
+            const offset = (page - 1) * crashPageSize
+            return json({ data: Array.from({ length: count }, (_, i) => invoice(offset + i)) })
+          })
+          const { orgId } = yield* newOrganization("Crash", 43)
+          const [pair] = yield* sql<{ id: string }>`
+          WITH v AS (INSERT INTO vendors (org_id, name) VALUES (${orgId}, 'Crash vendor') RETURNING id),
+            d AS (INSERT INTO debtors (name) VALUES ('Crash debtor') RETURNING id)
+          INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, config, next_sync_at)
+          SELECT ${orgId}, v.id, d.id, 'http-json', ${JSON.stringify(crashConfig(portal.origin))}::jsonb, now()
+          FROM v, d RETURNING id`
+          const pairId = pair!.id
+          const stored = Effect.map(
+            sql<{ n: number }>`SELECT count(*)::int AS n FROM receivables WHERE org_id = ${orgId}`,
+            ([row]) => row!.n
+          )
+          // The first chunk is written and uncommitted: a transaction of this database holds
+          // receivables for writing while the portal keeps the last page.
+          const writing = Effect.map(
+            sql<{ n: number }>`
+            SELECT count(*)::int AS n FROM pg_locks l JOIN pg_class c ON c.oid = l.relation
+            WHERE l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
+              AND c.relname = 'receivables' AND l.mode = 'RowExclusiveLock' AND l.granted`,
+            ([row]) => row!.n > 0
+          )
+          yield* eventually(
+            "the first chunk written and the last page asked for",
+            Effect.orDie(
+              Effect.map(
+                writing,
+                (held) => held && portal.requests.some((url) => url.searchParams.get("page") === String(lastPage))
+              )
+            )
+          )
+          const [lease] = yield* sql<{
+            owner: string
+          }>`SELECT lease_owner AS owner FROM integrations WHERE id = ${pairId}`
+          const victim = workers.find((worker) => workerName(worker) === lease!.owner)!
+          const survivor = workers.find((worker) => worker !== victim)!
+          victim.child.kill("SIGKILL")
+          yield* Effect.promise(() => victim.exited)
+          killed = true
+
+          // Its transaction dies with its connection: nothing of the run is visible, ever.
+          yield* eventually("the killed run rolled back", Effect.orDie(Effect.map(writing, (held) => !held)))
+          assert.strictEqual(yield* stored, 0)
+          // The lease is ten minutes; the test stands in for the clock, ending it now.
+          yield* sql`UPDATE integrations SET lease_expires_at = now() WHERE id = ${pairId} AND lease_owner = ${lease!.owner}`
+          const finished = sql<{ worker: string }>`
+          SELECT worker FROM sync_runs WHERE integration_id = ${pairId} AND outcome = 'succeeded'`
+          yield* eventually(
+            "another worker finished the pair",
+            Effect.orDie(Effect.map(finished, (runs) => runs.length > 0)),
+            {
+              attempts: 800
+            }
+          )
+          assert.deepStrictEqual(
+            (yield* finished).map((run) => run.worker),
+            [workerName(survivor)]
+          )
+          assert.strictEqual(yield* stored, (lastPage - 1) * crashPageSize + 500)
+        })
+      )
+  )
+
+  it.effect("every request answered through the pooler has exactly one audit entry", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const { apis } = yield* Running
+      // Besides the suite's earlier answers, a burst of its own, all at once over every process.
+      const { key } = yield* newOrganization("Audit", 44)
+      yield* Effect.all(
+        Array.from({ length: 60 }, (_, i) => vendorsStatus(apis[i % apis.length]!, key)),
+        { concurrency: "unbounded" }
+      )
+      const ids = [...answered]
+      assert.isAtLeast(ids.length, 60)
+      const entries = sql<{ request_id: string; n: number }>`
+        SELECT request_id, count(*)::int AS n FROM audit_log WHERE request_id IN ${sql.in(ids)} GROUP BY request_id`
+      // Entries are written as requests end, which may be after the answer reached the client.
+      yield* eventually(
+        "an audit entry for every answer",
+        Effect.orDie(Effect.map(entries, (rows) => rows.length === ids.length))
+      )
+      assert.deepStrictEqual(
+        (yield* entries).filter((row) => row.n !== 1),
+        []
+      )
+    })
+  )
+})
