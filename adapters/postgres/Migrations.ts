@@ -20,6 +20,7 @@ import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
+import keyPermissions from "./migrations/0019_key_permissions.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -38,7 +39,8 @@ export const migrations = {
   "0012_dashboard_totp": dashboardTotp,
   "0013_syncs_in_flight": syncsInFlight,
   "0014_fair_shares": fairShares,
-  "0015_second_factor_lock": secondFactorLock
+  "0015_second_factor_lock": secondFactorLock,
+  "0019_key_permissions": keyPermissions
 }
 
 const loader = Migrator.fromRecord(migrations)
