@@ -24,4 +24,11 @@ export type {
   WatermarkCheckpoint
 } from "./sync.ts"
 export type { Clock, RequestOptions } from "./transport.ts"
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationFailure
+} from "./webhooks.ts"
 export type * from "./wire.ts"
