@@ -1,0 +1,378 @@
+/**
+ * `WebhookStore` in memory, over the shared `MemoryState`: endpoints, deliveries and attempts in
+ * tables of their own beside the state (kept per state, so that each fresh state starts without
+ * any), fanned out from the memory feed the memory `PairStore` numbers. Held to the port's
+ * contract (`test/contracts/WebhookStore.contract.ts`) as the PostgreSQL adapter is.
+ * Depends on `effect` and core only.
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import { toWire } from "../domain/Events.ts"
+import type { OrgId } from "../domain/Ids.ts"
+import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
+import {
+  type AttemptResult,
+  type Claim,
+  type ClaimedDelivery,
+  type DeliveryFilter,
+  type EndpointChange,
+  type FanOut,
+  type NewDelivery,
+  type NewEndpoint,
+  type SealedSecrets,
+  WebhookStore
+} from "../ports/WebhookStore.ts"
+import { feedOf, idKey, MemoryState, type Tables } from "./MemoryState.ts"
+
+interface EndpointRow {
+  endpoint: WebhookEndpoint
+  secrets: SealedSecrets
+  /** The newest sequence fanned out to it. */
+  cursor: number
+  failingSince: DateTime.Utc | null
+}
+
+interface DeliveryRow {
+  delivery: WebhookDelivery
+  readonly orgId: string
+  readonly body: string
+  lease: { readonly owner: string; readonly until: DateTime.Utc } | null
+  readonly attempts: Array<WebhookAttempt>
+}
+
+interface WebhookTables {
+  readonly endpoints: Map<string, EndpointRow>
+  readonly deliveries: Map<string, DeliveryRow>
+}
+
+// Kept beside the shared state rather than in it: webhooks are the only readers of these tables.
+const byState = new WeakMap<Tables, WebhookTables>()
+
+const tablesOf = (state: Tables): WebhookTables => {
+  const found = byState.get(state)
+  if (found !== undefined) return found
+  const made: WebhookTables = { endpoints: new Map(), deliveries: new Map() }
+  byState.set(state, made)
+  return made
+}
+
+const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
+
+const make = Effect.gen(function* () {
+  const state = yield* MemoryState
+  const tables = tablesOf(state)
+
+  const ownRow = (org: OrgId, id: string) => {
+    const row = tables.endpoints.get(id)
+    return row !== undefined && sameOrg(row.endpoint.orgId, org) ? row : undefined
+  }
+
+  const ownDelivery = (org: OrgId, endpoint: WebhookEndpointId, id: string) => {
+    const row = tables.deliveries.get(id)
+    return row !== undefined && sameOrg(row.orgId, org) && row.delivery.endpointId === endpoint ? row : undefined
+  }
+
+  const create = (input: NewEndpoint) =>
+    Effect.sync(() => {
+      const endpoint: WebhookEndpoint = {
+        id: input.id,
+        orgId: input.orgId,
+        url: input.url,
+        description: input.description,
+        eventTypes: input.eventTypes,
+        enabled: input.enabled,
+        disabledReason: input.enabled ? null : "manual",
+        disabledAt: input.enabled ? null : input.at,
+        previousSecretExpiresAt: null,
+        createdAt: input.at,
+        updatedAt: input.at
+      }
+      tables.endpoints.set(input.id, {
+        endpoint,
+        secrets: { current: input.sealedSecret, previous: null, previousExpiresAt: null },
+        cursor: feedOf(state, input.orgId).latestSequence,
+        failingSince: null
+      })
+      return endpoint
+    })
+
+  const list = (org: OrgId, page: { readonly after?: string | undefined; readonly limit: number }) =>
+    Effect.sync(() => {
+      const after = page.after
+      const rows = [...tables.endpoints.values()]
+        .filter((row) => sameOrg(row.endpoint.orgId, org) && (after === undefined || row.endpoint.id > after))
+        .sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1))
+      return { items: rows.slice(0, page.limit).map((row) => row.endpoint), hasMore: rows.length > page.limit }
+    })
+
+  const find = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.endpoint))
+
+  const update = (org: OrgId, id: WebhookEndpointId, change: EndpointChange, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownRow(org, id)
+      if (row === undefined) return Option.none()
+      const was = row.endpoint
+      const enabled = change.enabled
+      row.endpoint = {
+        ...was,
+        url: change.url ?? was.url,
+        description: change.description === undefined ? was.description : change.description,
+        eventTypes: change.eventTypes ?? was.eventTypes,
+        ...(enabled === undefined
+          ? {}
+          : enabled.enabled
+            ? { enabled: true, disabledReason: null, disabledAt: null }
+            : { enabled: false, disabledReason: enabled.reason, disabledAt: at }),
+        updatedAt: at
+      }
+      // Enabled again, it starts afresh: its failures before were what disabled it.
+      if (enabled?.enabled === true) row.failingSince = null
+      return Option.some(row.endpoint)
+    })
+
+  const remove = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => {
+      if (ownRow(org, id) === undefined) return false
+      tables.endpoints.delete(id)
+      for (const [key, row] of tables.deliveries) if (row.delivery.endpointId === id) tables.deliveries.delete(key)
+      return true
+    })
+
+  const rotate = (org: OrgId, id: WebhookEndpointId, sealed: string, previousUntil: DateTime.Utc, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownRow(org, id)
+      if (row === undefined) return Option.none()
+      row.secrets = { current: sealed, previous: row.secrets.current, previousExpiresAt: previousUntil }
+      row.endpoint = { ...row.endpoint, previousSecretExpiresAt: previousUntil, updatedAt: at }
+      return Option.some(row.endpoint)
+    })
+
+  const secrets = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.secrets))
+
+  const add = (
+    org: string,
+    endpoint: WebhookEndpointId,
+    delivery: NewDelivery,
+    at: DateTime.Utc,
+    lease: DeliveryRow["lease"]
+  ): WebhookDelivery => {
+    const made: WebhookDelivery = {
+      id: delivery.id,
+      endpointId: endpoint,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      sequence: delivery.sequence,
+      status: lease === null ? "pending" : "sending",
+      attempts: 0,
+      nextAttemptAt: delivery.dueAt,
+      lastAttemptAt: null,
+      createdAt: at
+    }
+    tables.deliveries.set(delivery.id, { delivery: made, orgId: org, body: delivery.body, lease, attempts: [] })
+    return made
+  }
+
+  const enqueue = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    deliveries: ReadonlyArray<NewDelivery>,
+    options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+  ) =>
+    Effect.sync(() =>
+      ownRow(org, id) === undefined
+        ? []
+        : deliveries.map((delivery) => add(org, id, delivery, options.at, options.lease ?? null))
+    )
+
+  const eventsBetween = (
+    org: OrgId,
+    window: { readonly from: DateTime.Utc; readonly until: DateTime.Utc; readonly types: ReadonlyArray<string> }
+  ) =>
+    Effect.sync(() =>
+      feedOf(state, org)
+        .events.filter(
+          (event) =>
+            window.types.includes(event.type) &&
+            !DateTime.isLessThan(event.createdAt, window.from) &&
+            DateTime.isLessThan(event.createdAt, window.until)
+        )
+        .map(({ committedAt: _, ...event }) => {
+          const wire = toWire(event)
+          return { eventId: wire.id, eventType: event.type, sequence: event.sequence, body: JSON.stringify(wire) }
+        })
+    )
+
+  const deliveries = (org: OrgId, endpoint: WebhookEndpointId, filter: DeliveryFilter) =>
+    Effect.sync(() => {
+      const after = filter.after
+      const rows = [...tables.deliveries.values()]
+        .filter(
+          (row) =>
+            sameOrg(row.orgId, org) &&
+            row.delivery.endpointId === endpoint &&
+            (filter.status === undefined || row.delivery.status === filter.status) &&
+            (filter.eventType === undefined || row.delivery.eventType === filter.eventType) &&
+            (after === undefined || row.delivery.id < after)
+        )
+        .sort((a, b) => (a.delivery.id < b.delivery.id ? 1 : -1))
+      return { items: rows.slice(0, filter.limit).map((row) => row.delivery), hasMore: rows.length > filter.limit }
+    })
+
+  const delivery = (org: OrgId, endpoint: WebhookEndpointId, id: string) =>
+    Effect.sync(() =>
+      Option.map(Option.fromNullishOr(ownDelivery(org, endpoint, id)), (row) => ({
+        delivery: row.delivery,
+        attempts: [...row.attempts]
+      }))
+    )
+
+  const retry = (org: OrgId, endpoint: WebhookEndpointId, id: string, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownDelivery(org, endpoint, id)
+      if (row === undefined) return Option.none()
+      if (row.delivery.status !== "sending") row.delivery = { ...row.delivery, status: "pending", nextAttemptAt: at }
+      return Option.some(row.delivery)
+    })
+
+  const fanOut = (round: FanOut) =>
+    Effect.sync(() => {
+      let made = 0
+      for (const row of tables.endpoints.values()) {
+        // A disabled endpoint's cursor waits: enabled again, it receives what it missed.
+        if (!row.endpoint.enabled) continue
+        const feed = feedOf(state, row.endpoint.orgId)
+        const cursor = Math.max(row.cursor, feed.prunedThrough)
+        const events = feed.events.filter((event) => event.sequence > cursor).slice(0, round.limit)
+        for (const { committedAt: _, ...event } of events) {
+          if (row.endpoint.eventTypes.includes(event.type)) {
+            const wire = toWire(event)
+            add(
+              row.endpoint.orgId,
+              row.endpoint.id,
+              {
+                id: round.newId(),
+                eventId: wire.id,
+                eventType: event.type,
+                sequence: event.sequence,
+                body: JSON.stringify(wire),
+                dueAt: round.at
+              },
+              round.at,
+              null
+            )
+            made += 1
+          }
+        }
+        row.cursor = events.at(-1)?.sequence ?? cursor
+      }
+      return made
+    })
+
+  const isDue = (row: DeliveryRow, now: DateTime.Utc) =>
+    row.delivery.status === "pending"
+      ? row.delivery.nextAttemptAt !== null && !DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
+      : row.delivery.status === "sending" && row.lease !== null && DateTime.isLessThan(row.lease.until, now)
+
+  const holds = (row: DeliveryRow, now: DateTime.Utc) =>
+    row.delivery.status === "sending" && row.lease !== null && !DateTime.isLessThan(row.lease.until, now)
+
+  const claim = (request: Claim) =>
+    Effect.sync(() => {
+      const claimed: Array<ClaimedDelivery> = []
+      const rows = [...tables.deliveries.values()].sort(
+        (a, b) =>
+          DateTime.toEpochMillis(a.delivery.nextAttemptAt ?? a.delivery.createdAt) -
+            DateTime.toEpochMillis(b.delivery.nextAttemptAt ?? b.delivery.createdAt) ||
+          (a.delivery.sequence ?? 0) - (b.delivery.sequence ?? 0)
+      )
+      const inFlight = new Map<string, number>()
+      for (const row of rows) {
+        if (holds(row, request.now))
+          inFlight.set(row.delivery.endpointId, (inFlight.get(row.delivery.endpointId) ?? 0) + 1)
+      }
+      for (const row of rows) {
+        if (claimed.length >= request.limit) break
+        const endpoint = tables.endpoints.get(row.delivery.endpointId)
+        if (endpoint === undefined || !endpoint.endpoint.enabled || !isDue(row, request.now)) continue
+        const held = inFlight.get(endpoint.endpoint.id) ?? 0
+        if (held >= request.perEndpoint) continue
+        inFlight.set(endpoint.endpoint.id, held + 1)
+        row.lease = { owner: request.owner, until: request.leaseUntil }
+        row.delivery = { ...row.delivery, status: "sending" }
+        claimed.push({
+          delivery: row.delivery,
+          orgId: row.orgId as OrgId,
+          url: endpoint.endpoint.url,
+          body: row.body,
+          secrets: endpoint.secrets,
+          failingSince: endpoint.failingSince
+        })
+      }
+      return claimed
+    })
+
+  const complete = (result: AttemptResult) =>
+    Effect.sync(() => {
+      const row = tables.deliveries.get(result.attempt.deliveryId)
+      if (row === undefined || !sameOrg(row.orgId, result.orgId) || row.lease?.owner !== result.owner) return
+      const next = result.next
+      row.attempts.push(result.attempt)
+      row.lease = null
+      row.delivery = {
+        ...row.delivery,
+        status: next.status,
+        attempts: row.delivery.attempts + 1,
+        lastAttemptAt: result.attempt.startedAt,
+        nextAttemptAt: next.status === "pending" ? next.dueAt : null
+      }
+      const endpoint = tables.endpoints.get(row.delivery.endpointId)
+      if (endpoint === undefined) return
+      const health = result.endpoint
+      if (health.health === "healthy") endpoint.failingSince = null
+      else endpoint.failingSince ??= result.attempt.startedAt
+      if (health.health === "disable" && endpoint.endpoint.enabled) {
+        endpoint.endpoint = {
+          ...endpoint.endpoint,
+          enabled: false,
+          disabledReason: health.reason,
+          disabledAt: result.attempt.startedAt,
+          updatedAt: result.attempt.startedAt
+        }
+      }
+    })
+
+  const prune = (before: DateTime.Utc) =>
+    Effect.sync(() => {
+      let removed = 0
+      for (const [key, row] of tables.deliveries) {
+        const finished = row.delivery.status === "succeeded" || row.delivery.status === "failed"
+        if (finished && DateTime.isLessThan(row.delivery.createdAt, before)) {
+          tables.deliveries.delete(key)
+          removed += 1
+        }
+      }
+      return removed
+    })
+
+  return WebhookStore.of({
+    create,
+    list,
+    find,
+    update,
+    remove,
+    rotate,
+    secrets,
+    enqueue,
+    eventsBetween,
+    deliveries,
+    delivery,
+    retry,
+    fanOut,
+    claim,
+    complete,
+    prune
+  })
+})
+
+export const layerMemory: Layer.Layer<WebhookStore, never, MemoryState> = Layer.effect(WebhookStore, make)

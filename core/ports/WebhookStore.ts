@@ -1,0 +1,186 @@
+/**
+ * What webhooks need from storage: endpoints with their sealed secrets, the fan-out of the events
+ * feed to deliveries from a cursor per endpoint, the claim of due deliveries under a lease with a
+ * cap per endpoint that holds across processes, and the attempts' record. No operation holds a
+ * transaction across an HTTP call: a claim commits before the request, its outcome after. Every
+ * read and change of an organization's rows filters by the organization.
+ */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { OrgId } from "../domain/Ids.ts"
+import type {
+  DeliveryStatus,
+  DisabledReason,
+  KeysetPage,
+  SubscribableEventType,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  WebhookEventType
+} from "../domain/Webhooks.ts"
+
+export interface NewEndpoint {
+  readonly id: WebhookEndpointId
+  readonly orgId: OrgId
+  readonly url: string
+  readonly description: string | null
+  readonly eventTypes: ReadonlyArray<SubscribableEventType>
+  readonly enabled: boolean
+  /** The secret as the `SecretBox` sealed it: never the secret itself. */
+  readonly sealedSecret: string
+  readonly at: DateTime.Utc
+}
+
+/** What an update changes; an absent field stays as it is. */
+export interface EndpointChange {
+  readonly url?: string | undefined
+  readonly description?: string | null | undefined
+  readonly eventTypes?: ReadonlyArray<SubscribableEventType> | undefined
+  /** Enabling clears the reason; disabling sets it. */
+  readonly enabled?:
+    | { readonly enabled: true }
+    | { readonly enabled: false; readonly reason: DisabledReason }
+    | undefined
+}
+
+/** An endpoint's sealed secrets: the current one, and the previous while its overlap lasts. */
+export interface SealedSecrets {
+  readonly current: string
+  readonly previous: string | null
+  readonly previousExpiresAt: DateTime.Utc | null
+}
+
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus | undefined
+  readonly eventType?: WebhookEventType | undefined
+  /** Only deliveries whose id sorts before this (the last of the previous page): newest first. */
+  readonly after?: string | undefined
+  readonly limit: number
+}
+
+/** A delivery to make: its body is the event's wire form, as written once at fan-out. */
+export interface NewDelivery {
+  readonly id: WebhookDeliveryId
+  readonly eventId: string
+  readonly eventType: WebhookEventType
+  readonly sequence: number | null
+  readonly body: string
+  readonly dueAt: DateTime.Utc
+}
+
+/** A delivery a worker holds under its lease, with what it needs to send it. */
+export interface ClaimedDelivery {
+  readonly delivery: WebhookDelivery
+  readonly orgId: OrgId
+  readonly url: string
+  readonly body: string
+  readonly secrets: SealedSecrets
+  /** When the endpoint's current run of failures began; null when its last attempt succeeded. */
+  readonly failingSince: DateTime.Utc | null
+}
+
+export interface Claim {
+  readonly owner: string
+  readonly now: DateTime.Utc
+  readonly leaseUntil: DateTime.Utc
+  readonly limit: number
+  /** At most this many deliveries of one endpoint under live leases, across every worker. */
+  readonly perEndpoint: number
+}
+
+/** What follows an attempt: the delivery's next state, and the endpoint's where it changes. */
+export interface AttemptResult {
+  readonly owner: string
+  readonly orgId: OrgId
+  readonly attempt: WebhookAttempt
+  readonly next:
+    | { readonly status: "succeeded" | "failed" }
+    | { readonly status: "pending"; readonly dueAt: DateTime.Utc }
+  /** The endpoint's health after the attempt: failing since when, or disabled now. */
+  readonly endpoint:
+    | { readonly health: "healthy" }
+    | { readonly health: "failing" }
+    | { readonly health: "disable"; readonly reason: DisabledReason }
+}
+
+/** A fan-out round: each endpoint's new events after its cursor, up to `limit` events per endpoint. */
+export interface FanOut {
+  readonly limit: number
+  readonly at: DateTime.Utc
+  /** Fresh delivery ids, one per call. */
+  readonly newId: () => WebhookDeliveryId
+}
+
+export class WebhookStore extends Context.Service<
+  WebhookStore,
+  {
+    /** Adds the endpoint; its cursor starts at its organization's newest event (it receives what follows). */
+    readonly create: (endpoint: NewEndpoint) => Effect.Effect<WebhookEndpoint>
+    /** The organization's endpoints in id order (oldest first), whose ids sort after `after`. */
+    readonly list: (
+      org: OrgId,
+      page: { readonly after?: string | undefined; readonly limit: number }
+    ) => Effect.Effect<KeysetPage<WebhookEndpoint>>
+    readonly find: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    readonly update: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      change: EndpointChange,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    /** Removes the endpoint with its deliveries and attempts; false when there was none. */
+    readonly remove: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<boolean>
+    /** Makes `sealed` the current secret; the current one becomes the previous until `previousUntil`. */
+    readonly rotate: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      sealed: string,
+      previousUntil: DateTime.Utc,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    readonly secrets: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<SealedSecrets>>
+    /**
+     * Adds deliveries to the endpoint (a test, a replay), pending from their `dueAt`; with a
+     * lease, claimed by its owner at once (a test attempted by the request that asked for it).
+     */
+    readonly enqueue: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      deliveries: ReadonlyArray<NewDelivery>,
+      options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+    ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+    /** The organization's events with `from <= created_at < until`, in sequence order, as deliveries' bodies. */
+    readonly eventsBetween: (
+      org: OrgId,
+      window: { readonly from: DateTime.Utc; readonly until: DateTime.Utc; readonly types: ReadonlyArray<string> }
+    ) => Effect.Effect<ReadonlyArray<Omit<NewDelivery, "id" | "dueAt">>>
+    readonly deliveries: (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      filter: DeliveryFilter
+    ) => Effect.Effect<KeysetPage<WebhookDelivery>>
+    readonly delivery: (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      id: WebhookDeliveryId
+    ) => Effect.Effect<
+      Option.Option<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<WebhookAttempt> }>
+    >
+    /** Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight. */
+    readonly retry: (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      id: WebhookDeliveryId,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookDelivery>>
+    /** One round of fan-out over every endpoint that is behind its feed; answers the deliveries made. */
+    readonly fanOut: (round: FanOut) => Effect.Effect<number>
+    /** Claims due deliveries of enabled endpoints, first attempts in sequence order per endpoint. */
+    readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /** Records an attempt of a claimed delivery; ignored when the lease was lost to another worker. */
+    readonly complete: (result: AttemptResult) => Effect.Effect<void>
+    /** Removes finished deliveries (and their attempts) created before `before`; answers how many. */
+    readonly prune: (before: DateTime.Utc) => Effect.Effect<number>
+  }
+>()("core/WebhookStore") {}

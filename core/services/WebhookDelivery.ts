@@ -1,0 +1,198 @@
+/**
+ * The webhook worker: fans the events feed out to deliveries (a cursor per endpoint) and attempts
+ * due deliveries in `concurrency` slots, each attempt signed, posted, and recorded with what
+ * follows it (success, the next attempt on the schedule, failure once it is exhausted, and the
+ * endpoint disabled when it has failed for 5 days or answered `410 Gone`). A claim commits before
+ * the request and the outcome after it, so no transaction is open across an HTTP call; a worker
+ * that dies leaves leases that expire, and its deliveries are attempted again (at least once).
+ * Depends on `effect` and core only.
+ */
+import { Context, DateTime, Duration, Effect, Layer, Random, Semaphore } from "effect"
+import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
+import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
+import type { WebhookAttempt } from "../domain/Webhooks.ts"
+import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
+import type { SendOutcome } from "../ports/WebhookSender.ts"
+import { WebhookSender } from "../ports/WebhookSender.ts"
+import { type AttemptResult, type ClaimedDelivery, WebhookStore } from "../ports/WebhookStore.ts"
+
+export interface DeliveryOptions {
+  /** The worker's name in its leases. */
+  readonly worker: string
+  /** Attempts in flight at once in this worker. */
+  readonly concurrency: number
+  /** Attempts in flight at once to one endpoint, across every worker. */
+  readonly perEndpoint: number
+  /** How long a claimed delivery is the worker's: past it, another worker attempts it again. */
+  readonly lease: Duration.Duration
+  /** The wait between rounds when nothing is due. */
+  readonly pollInterval: Duration.Duration
+}
+
+/** Events fanned out per endpoint per round. */
+const fanOutBatch = 500
+const claimsPerSlot = 2
+
+/** The attempt's record and the delivery's next state, from how the post ended. */
+const judge = (
+  claimed: ClaimedDelivery,
+  sent: SendOutcome,
+  startedAt: DateTime.Utc,
+  unit: number
+): Pick<AttemptResult, "next" | "endpoint"> & {
+  readonly outcome: WebhookAttempt["outcome"]
+  readonly status: number | null
+} => {
+  const attempts = claimed.delivery.attempts + 1
+  const status = sent.kind === "answered" ? sent.status : null
+  if (status !== null && isSuccess(status)) {
+    return { outcome: "succeeded", status, next: { status: "succeeded" }, endpoint: { health: "healthy" } }
+  }
+  const outcome = sent.kind === "answered" ? "http_error" : sent.kind
+  const failingSince = claimed.failingSince ?? startedAt
+  const endpoint: AttemptResult["endpoint"] =
+    status !== null && isGone(status)
+      ? { health: "disable", reason: "gone" }
+      : Duration.isGreaterThanOrEqualTo(
+            Duration.millis(DateTime.toEpochMillis(startedAt) - DateTime.toEpochMillis(failingSince)),
+            disableAfter
+          )
+        ? { health: "disable", reason: "failing" }
+        : { health: "failing" }
+  const delay = nextDelay(attempts, unit)
+  if (delay === undefined) return { outcome, status, next: { status: "failed" }, endpoint }
+  const wait = honourRetryAfter(delay, sent.kind === "answered" ? sent.retryAfterSeconds : null)
+  return { outcome, status, next: { status: "pending", dueAt: DateTime.addDuration(startedAt, wait) }, endpoint }
+}
+
+export class WebhookDelivery extends Context.Service<
+  WebhookDelivery,
+  {
+    /** Signs and posts a delivery the worker holds, and records the attempt; answers it. */
+    readonly attempt: (claimed: ClaimedDelivery, worker: string) => Effect.Effect<WebhookAttempt>
+    /** One round of fan-out; answers the deliveries made. */
+    readonly fanOut: Effect.Effect<number>
+    /** Attempts what is due now, in slots, and returns once nothing is. */
+    readonly drain: (options: DeliveryOptions) => Effect.Effect<void>
+    /** Fans out and delivers for as long as it runs. */
+    readonly run: (options: DeliveryOptions) => Effect.Effect<never>
+  }
+>()("core/WebhookDelivery") {
+  static readonly layer = Layer.effect(
+    WebhookDelivery,
+    Effect.gen(function* () {
+      const store = yield* WebhookStore
+      const crypto = yield* WebhookCrypto
+      const sender = yield* WebhookSender
+
+      const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
+        const startedAt = yield* DateTime.now
+        const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
+        const content = signedContent(claimed.delivery.eventId, timestamp, claimed.body)
+        // While a rotation overlaps, the previous secret signs too: a receiver that has not yet
+        // taken the new one still verifies.
+        const secrets = [claimed.secrets.current]
+        const { previous, previousExpiresAt } = claimed.secrets
+        if (previous !== null && previousExpiresAt !== null && DateTime.isGreaterThan(previousExpiresAt, startedAt)) {
+          secrets.push(previous)
+        }
+        const signatures: Array<string> = []
+        for (const sealed of secrets) signatures.push(crypto.sign(yield* crypto.open(sealed), content))
+        const sent = yield* sender.send({
+          url: claimed.url,
+          headers: deliveryHeaders(claimed.delivery.eventId, timestamp, signatures),
+          body: claimed.body
+        })
+        const verdict = judge(claimed, sent, startedAt, yield* Random.next)
+        const record: WebhookAttempt = {
+          id: attemptId(crypto.randomBytes(16), DateTime.toEpochMillis(startedAt)),
+          deliveryId: claimed.delivery.id,
+          startedAt,
+          durationMs: sent.durationMs,
+          outcome: verdict.outcome,
+          responseStatus: verdict.status,
+          responseBody: sent.kind === "answered" ? sent.body : null,
+          error: sent.kind === "answered" ? (isSuccess(sent.status) ? null : `answered ${sent.status}`) : sent.message
+        }
+        yield* store.complete({
+          owner: worker,
+          orgId: claimed.orgId,
+          attempt: record,
+          next: verdict.next,
+          endpoint: verdict.endpoint
+        })
+        return record
+      })
+
+      const fanOut = Effect.gen(function* () {
+        const at = yield* DateTime.now
+        return yield* store.fanOut({
+          limit: fanOutBatch,
+          at,
+          newId: () => deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at))
+        })
+      }).pipe(Effect.withSpan("WebhookDelivery.fanOut"))
+
+      /** `concurrency` slots, each attempting the next claimed delivery; `slot` decides when to stop. */
+      const inSlots = (options: DeliveryOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>
+        Effect.gen(function* () {
+          const claiming = yield* Semaphore.make(1)
+          const waiting: Array<ClaimedDelivery> = []
+          const nextDelivery = claiming.withPermits(1)(
+            Effect.gen(function* () {
+              if (waiting.length === 0) {
+                const now = yield* DateTime.now
+                const claimed = yield* store.claim({
+                  owner: options.worker,
+                  now,
+                  leaseUntil: DateTime.addDuration(now, options.lease),
+                  limit: options.concurrency * claimsPerSlot,
+                  perEndpoint: options.perEndpoint
+                })
+                waiting.push(...claimed)
+              }
+              return waiting.shift()
+            })
+          )
+          const next = Effect.gen(function* () {
+            const claimed = yield* nextDelivery
+            if (claimed === undefined) return false
+            yield* attempt(claimed, options.worker)
+            return true
+          })
+          yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
+            concurrency: "unbounded",
+            discard: true
+          })
+        })
+
+      const drain = (options: DeliveryOptions) =>
+        inSlots(options, (next) =>
+          Effect.gen(function* () {
+            while (yield* next) {}
+          })
+        ).pipe(Effect.withSpan("WebhookDelivery.drain"))
+
+      const pausing = (options: DeliveryOptions, what: string) => (round: Effect.Effect<boolean>) =>
+        Effect.forever(
+          round.pipe(
+            Effect.catchCause((cause) =>
+              Effect.logError(`webhook ${what} failed; retrying after a pause`, cause).pipe(Effect.as(false))
+            ),
+            Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(options.pollInterval)))
+          )
+        )
+
+      const run = (options: DeliveryOptions): Effect.Effect<never> =>
+        Effect.all(
+          [
+            pausing(options, "fan-out")(Effect.map(fanOut, (made) => made > 0)),
+            inSlots(options, (next) => pausing(options, "delivery")(next))
+          ],
+          { concurrency: "unbounded", discard: true }
+        ).pipe(Effect.andThen(Effect.never))
+
+      return WebhookDelivery.of({ attempt, fanOut, drain, run })
+    })
+  )
+}
