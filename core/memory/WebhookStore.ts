@@ -6,16 +6,22 @@
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
-import { toWire } from "../domain/Events.ts"
+import type { StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
-import type { WebhookAttempt, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
+import type {
+  SubscribableEventType,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookEndpoint,
+  WebhookEndpointId
+} from "../domain/Webhooks.ts"
 import {
   type AttemptResult,
+  type BehindEndpoint,
   type Claim,
   type ClaimedDelivery,
   type DeliveryFilter,
   type EndpointChange,
-  type FanOut,
   type NewDelivery,
   type NewEndpoint,
   type SealedSecrets,
@@ -125,8 +131,17 @@ const make = Effect.gen(function* () {
             : { enabled: false, disabledReason: enabled.reason, disabledAt: at }),
         updatedAt: at
       }
-      // Enabled again, it starts afresh: its failures before were what disabled it.
-      if (enabled?.enabled === true) row.failingSince = null
+      // Enabled again, it starts afresh: its failures before were what disabled it, and what
+      // waited for it is due now rather than at the back-off its failures had set.
+      if (enabled?.enabled === true) {
+        row.failingSince = null
+        for (const waiting of tables.deliveries.values()) {
+          const due = waiting.delivery.nextAttemptAt
+          if (waiting.delivery.endpointId === id && waiting.delivery.status === "pending" && due !== null) {
+            waiting.delivery = { ...waiting.delivery, nextAttemptAt: DateTime.min(due, at) }
+          }
+        }
+      }
       return Option.some(row.endpoint)
     })
 
@@ -187,7 +202,12 @@ const make = Effect.gen(function* () {
 
   const eventsBetween = (
     org: OrgId,
-    window: { readonly from: DateTime.Utc; readonly until: DateTime.Utc; readonly types: ReadonlyArray<string> }
+    window: {
+      readonly from: DateTime.Utc
+      readonly until: DateTime.Utc
+      readonly types: ReadonlyArray<SubscribableEventType>
+      readonly limit: number
+    }
   ) =>
     Effect.sync(() =>
       feedOf(state, org)
@@ -197,10 +217,8 @@ const make = Effect.gen(function* () {
             !DateTime.isLessThan(event.createdAt, window.from) &&
             DateTime.isLessThan(event.createdAt, window.until)
         )
-        .map(({ committedAt: _, ...event }) => {
-          const wire = toWire(event)
-          return { eventId: wire.id, eventType: event.type, sequence: event.sequence, body: JSON.stringify(wire) }
-        })
+        .slice(0, window.limit)
+        .map(({ committedAt: _, ...event }): StoredEvent => event)
     )
 
   const deliveries = (org: OrgId, endpoint: WebhookEndpointId, filter: DeliveryFilter) =>
@@ -235,38 +253,33 @@ const make = Effect.gen(function* () {
       return Option.some(row.delivery)
     })
 
-  const fanOut = (round: FanOut) =>
+  const behind = (limit: number) =>
+    Effect.sync(() =>
+      [...tables.endpoints.values()]
+        .filter((row) => row.endpoint.enabled && row.cursor < feedOf(state, row.endpoint.orgId).latestSequence)
+        .slice(0, limit)
+        .map(
+          (row): BehindEndpoint => ({
+            orgId: row.endpoint.orgId,
+            id: row.endpoint.id,
+            cursor: row.cursor,
+            eventTypes: row.endpoint.eventTypes
+          })
+        )
+    )
+
+  const advance = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+    deliveries: ReadonlyArray<NewDelivery>
+  ) =>
     Effect.sync(() => {
-      let made = 0
-      for (const row of tables.endpoints.values()) {
-        // A disabled endpoint's cursor waits: enabled again, it receives what it missed.
-        if (!row.endpoint.enabled) continue
-        const feed = feedOf(state, row.endpoint.orgId)
-        const cursor = Math.max(row.cursor, feed.prunedThrough)
-        const events = feed.events.filter((event) => event.sequence > cursor).slice(0, round.limit)
-        for (const { committedAt: _, ...event } of events) {
-          if (row.endpoint.eventTypes.includes(event.type)) {
-            const wire = toWire(event)
-            add(
-              row.endpoint.orgId,
-              row.endpoint.id,
-              {
-                id: round.newId(),
-                eventId: wire.id,
-                eventType: event.type,
-                sequence: event.sequence,
-                body: JSON.stringify(wire),
-                dueAt: round.at
-              },
-              round.at,
-              null
-            )
-            made += 1
-          }
-        }
-        row.cursor = events.at(-1)?.sequence ?? cursor
-      }
-      return made
+      const row = ownRow(org, id)
+      if (row === undefined || row.cursor !== move.from) return false
+      for (const delivery of deliveries) add(org, id, delivery, move.at, null)
+      row.cursor = move.to
+      return true
     })
 
   const isDue = (row: DeliveryRow, now: DateTime.Utc) =>
@@ -368,7 +381,8 @@ const make = Effect.gen(function* () {
     deliveries,
     delivery,
     retry,
-    fanOut,
+    behind,
+    advance,
     claim,
     complete,
     prune

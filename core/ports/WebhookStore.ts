@@ -6,6 +6,7 @@
  * read and change of an organization's rows filters by the organization.
  */
 import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import type {
   DeliveryStatus,
@@ -37,7 +38,7 @@ export interface EndpointChange {
   readonly url?: string | undefined
   readonly description?: string | null | undefined
   readonly eventTypes?: ReadonlyArray<SubscribableEventType> | undefined
-  /** Enabling clears the reason; disabling sets it. */
+  /** Enabling clears the reason and the failures, and makes the waiting deliveries due; disabling sets the reason. */
   readonly enabled?:
     | { readonly enabled: true }
     | { readonly enabled: false; readonly reason: DisabledReason }
@@ -104,12 +105,13 @@ export interface AttemptResult {
     | { readonly health: "disable"; readonly reason: DisabledReason }
 }
 
-/** A fan-out round: each endpoint's new events after its cursor, up to `limit` events per endpoint. */
-export interface FanOut {
-  readonly limit: number
-  readonly at: DateTime.Utc
-  /** Fresh delivery ids, one per call. */
-  readonly newId: () => WebhookDeliveryId
+/** An enabled endpoint whose cursor is behind its organization's feed. */
+export interface BehindEndpoint {
+  readonly orgId: OrgId
+  readonly id: WebhookEndpointId
+  /** The newest sequence fanned out to it. */
+  readonly cursor: number
+  readonly eventTypes: ReadonlyArray<SubscribableEventType>
 }
 
 export class WebhookStore extends Context.Service<
@@ -150,11 +152,16 @@ export class WebhookStore extends Context.Service<
       deliveries: ReadonlyArray<NewDelivery>,
       options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
     ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
-    /** The organization's events with `from <= created_at < until`, in sequence order, as deliveries' bodies. */
+    /** The organization's events of `types` with `from <= created_at < until`, in sequence order, at most `limit`. */
     readonly eventsBetween: (
       org: OrgId,
-      window: { readonly from: DateTime.Utc; readonly until: DateTime.Utc; readonly types: ReadonlyArray<string> }
-    ) => Effect.Effect<ReadonlyArray<Omit<NewDelivery, "id" | "dueAt">>>
+      window: {
+        readonly from: DateTime.Utc
+        readonly until: DateTime.Utc
+        readonly types: ReadonlyArray<SubscribableEventType>
+        readonly limit: number
+      }
+    ) => Effect.Effect<ReadonlyArray<StoredEvent>>
     readonly deliveries: (
       org: OrgId,
       endpoint: WebhookEndpointId,
@@ -174,8 +181,19 @@ export class WebhookStore extends Context.Service<
       id: WebhookDeliveryId,
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<WebhookDelivery>>
-    /** One round of fan-out over every endpoint that is behind its feed; answers the deliveries made. */
-    readonly fanOut: (round: FanOut) => Effect.Effect<number>
+    /** Enabled endpoints behind their organization's feed, at most `limit`, the longest waiting first. */
+    readonly behind: (limit: number) => Effect.Effect<ReadonlyArray<BehindEndpoint>>
+    /**
+     * Adds the deliveries of the events after the endpoint's cursor, through `to`, and moves the
+     * cursor there, in one commit, if the cursor is still at `from` (another worker may have
+     * fanned it out meanwhile: then nothing changes and the answer is false).
+     */
+    readonly advance: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+      deliveries: ReadonlyArray<NewDelivery>
+    ) => Effect.Effect<boolean>
     /** Claims due deliveries of enabled endpoints, first attempts in sequence order per endpoint. */
     readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
     /** Records an attempt of a claimed delivery; ignored when the lease was lost to another worker. */

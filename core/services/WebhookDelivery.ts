@@ -8,13 +8,15 @@
  * Depends on `effect` and core only.
  */
 import { Context, DateTime, Duration, Effect, Layer, Random, Semaphore } from "effect"
+import { type StoredEvent, toWire } from "../domain/Events.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
 import type { WebhookAttempt } from "../domain/Webhooks.ts"
+import { EventFeed } from "../ports/EventFeed.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import type { SendOutcome } from "../ports/WebhookSender.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
-import { type AttemptResult, type ClaimedDelivery, WebhookStore } from "../ports/WebhookStore.ts"
+import { type AttemptResult, type BehindEndpoint, type ClaimedDelivery, WebhookStore } from "../ports/WebhookStore.ts"
 
 export interface DeliveryOptions {
   /** The worker's name in its leases. */
@@ -29,8 +31,15 @@ export interface DeliveryOptions {
   readonly pollInterval: Duration.Duration
 }
 
-/** Events fanned out per endpoint per round. */
+/** Events fanned out per endpoint per round, and endpoints per round. */
 const fanOutBatch = 500
+const fanOutEndpoints = 50
+
+/** A delivery's body: the event exactly as `GET /v1/events/{id}` answers it. */
+export const wireBody = (event: StoredEvent) => {
+  const wire = toWire(event)
+  return { id: wire.id, text: JSON.stringify(wire) }
+}
 const claimsPerSlot = 2
 
 /** The attempt's record and the delivery's next state, from how the post ended. */
@@ -84,6 +93,7 @@ export class WebhookDelivery extends Context.Service<
       const store = yield* WebhookStore
       const crypto = yield* WebhookCrypto
       const sender = yield* WebhookSender
+      const feed = yield* EventFeed
 
       const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
         const startedAt = yield* DateTime.now
@@ -124,14 +134,43 @@ export class WebhookDelivery extends Context.Service<
         return record
       })
 
-      const fanOut = Effect.gen(function* () {
-        const at = yield* DateTime.now
-        return yield* store.fanOut({
-          limit: fanOutBatch,
-          at,
-          newId: () => deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at))
+      // One endpoint's new events, read through the feed (so their bodies are the feed's, and
+      // durable before they are sent), made deliveries and the cursor moved in one commit.
+      const fanOutEndpoint = (endpoint: BehindEndpoint) =>
+        Effect.gen(function* () {
+          const page = yield* feed.after(endpoint.orgId, { after: endpoint.cursor, limit: fanOutBatch }).pipe(
+            // Retention removed events the endpoint never got: it goes on from the oldest kept.
+            Effect.catchTag("EventCursorExpired", () => feed.after(endpoint.orgId, { limit: fanOutBatch })),
+            Effect.orDie
+          )
+          const last = page.events.at(-1)
+          if (last === undefined) return 0
+          const at = yield* DateTime.now
+          const deliveries = page.events
+            .filter((event) => endpoint.eventTypes.includes(event.type))
+            .map((event) => {
+              const body = wireBody(event)
+              return {
+                id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)),
+                eventId: body.id,
+                eventType: event.type,
+                sequence: event.sequence,
+                body: body.text,
+                dueAt: at
+              }
+            })
+          const moved = yield* store.advance(
+            endpoint.orgId,
+            endpoint.id,
+            { from: endpoint.cursor, to: last.sequence, at },
+            deliveries
+          )
+          return moved ? deliveries.length : 0
         })
-      }).pipe(Effect.withSpan("WebhookDelivery.fanOut"))
+
+      const fanOut = Effect.flatMap(store.behind(fanOutEndpoints), (endpoints) =>
+        Effect.map(Effect.forEach(endpoints, fanOutEndpoint), (made) => made.reduce((a, b) => a + b, 0))
+      ).pipe(Effect.withSpan("WebhookDelivery.fanOut"))
 
       /** `concurrency` slots, each attempting the next claimed delivery; `slot` decides when to stop. */
       const inSlots = (options: DeliveryOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>

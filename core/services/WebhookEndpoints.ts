@@ -31,7 +31,7 @@ import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 import { type EndpointChange, WebhookStore } from "../ports/WebhookStore.ts"
 import { retentionDays } from "./Feed.ts"
-import { WebhookDelivery } from "./WebhookDelivery.ts"
+import { WebhookDelivery, wireBody } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {
   readonly url: string
@@ -295,7 +295,12 @@ export class WebhookEndpoints extends Context.Service<
             oldestAvailable: DateTime.formatIso(oldest)
           })
         }
-        const events = yield* store.eventsBetween(org, { from: window.since, until, types: endpoint.eventTypes })
+        const events = yield* store.eventsBetween(org, {
+          from: window.since,
+          until,
+          types: endpoint.eventTypes,
+          limit: replayMaximum + 1
+        })
         if (events.length > replayMaximum) {
           return yield* new WebhookReplayRejected({
             message: `the window holds more than ${replayMaximum} events: replay it in parts`,
@@ -305,11 +310,17 @@ export class WebhookEndpoints extends Context.Service<
         yield* store.enqueue(
           org,
           endpoint.id,
-          events.map((event) => ({
-            ...event,
-            id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)),
-            dueAt: now
-          })),
+          events.map((event) => {
+            const body = wireBody(event)
+            return {
+              id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)),
+              eventId: body.id,
+              eventType: event.type,
+              sequence: event.sequence,
+              body: body.text,
+              dueAt: now
+            }
+          }),
           { at: now }
         )
         return { queued: events.length }

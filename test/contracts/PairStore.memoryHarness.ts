@@ -93,5 +93,5 @@ const harness = Layer.effect(
 
 export const layer = harness.pipe(
   Layer.provideMerge(Layer.merge(layerMemory, MemoryEventFeed.layerMemory)),
-  Layer.provide(MemoryState.layer)
+  Layer.provideMerge(MemoryState.layer)
 )

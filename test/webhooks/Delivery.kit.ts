@@ -1,0 +1,221 @@
+/**
+ * What a receiver sees, run on the memory store and on PostgreSQL: every event of a sync arrives,
+ * its body the event exactly as `GET /v1/events/{id}` answers it, signed so that the
+ * `standardwebhooks` package verifies it (beyond ASCII, and with both secrets while a rotation
+ * overlaps); `webhook.test`; replay; an endpoint disabled by `410 Gone` that resumes when enabled;
+ * and another organization's ids answered as unknown.
+ */
+import { assert, layer as withLayer } from "@effect/vitest"
+import { DateTime, Effect, Exit, Layer, Redacted } from "effect"
+import { Webhook } from "standardwebhooks"
+import { toWire } from "../../core/domain/Events.ts"
+import type { OrgId } from "../../core/domain/Ids.ts"
+import { EventFeed } from "../../core/ports/EventFeed.ts"
+import type { PairStore } from "../../core/ports/PairStore.ts"
+import type { WebhookStore } from "../../core/ports/WebhookStore.ts"
+import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
+import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
+import { type Received, receiver, webhookHeaders } from "./support/Receiver.ts"
+import { senderLayer, services, workerOptions } from "./support/Services.ts"
+import { nonAscii, syncEvents, tagOf } from "./support/Sync.ts"
+
+const verify = (secret: Redacted.Redacted<string>, received: Received) =>
+  new Webhook(Redacted.value(secret)).verify(received.body, webhookHeaders(received.headers))
+
+/** Fans out and attempts until nothing is due. */
+const deliverAll = Effect.gen(function* () {
+  const worker = yield* WebhookDelivery
+  while ((yield* worker.fanOut) > 0) {}
+  yield* worker.drain(workerOptions())
+})
+
+export const describeDelivery = (
+  name: string,
+  storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore, unknown>
+) =>
+  withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer()))), {
+    excludeTestServices: true,
+    timeout: 120_000
+  })(`webhook delivery: ${name}`, (it) => {
+    it.effect("every event of a sync arrives once, as the feed serves it, and standardwebhooks verifies it", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const feed = yield* EventFeed
+          const hooks = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          yield* syncEvents(pair, 2)
+          // Created after the first sync: it receives what follows only.
+          const { secret } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const tags = [...(yield* syncEvents(pair, 5)), ...(yield* syncEvents(pair, 3))]
+          yield* deliverAll
+          assert.deepStrictEqual(
+            hooks.received.map((r) => tagOf(r.body)),
+            tags
+          )
+          const events = (yield* feed.after(pair.orgId, { after: 2, limit: 100 })).events
+          for (const [i, received] of hooks.received.entries()) {
+            verify(secret, received)
+            assert.strictEqual(received.body, JSON.stringify(toWire(events[i]!)))
+            assert.include(received.body, nonAscii)
+            assert.strictEqual(received.headers["webhook-id"], toWire(events[i]!).id)
+            assert.strictEqual(received.headers["content-type"], "application/json")
+            assert.match(String(received.headers["user-agent"]), /PartnerReceivables/)
+          }
+        })
+      )
+    )
+
+    it.effect("while a rotation overlaps, deliveries carry both signatures and either secret verifies", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const created = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const rotated = yield* endpoints.rotateSecret(pair.orgId, created.endpoint.id)
+          assert.notStrictEqual(Redacted.value(rotated.secret), Redacted.value(created.secret))
+          assert.match(Redacted.value(rotated.secret), /^whsec_[A-Za-z0-9+/]{43}=$/)
+          yield* syncEvents(pair, 2)
+          yield* deliverAll
+          assert.lengthOf(hooks.received, 2)
+          for (const received of hooks.received) {
+            assert.lengthOf(String(received.headers["webhook-signature"]).split(" "), 2)
+            verify(created.secret, received)
+            verify(rotated.secret, received)
+          }
+        })
+      )
+    )
+
+    it.effect("a test is sent through the delivery path and answers its attempt", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver((_, response) => response.writeHead(500).end("nope"))
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const { endpoint, secret } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const failed = yield* endpoints.test(pair.orgId, endpoint.id)
+          assert.strictEqual(failed.attempt.outcome, "http_error")
+          assert.strictEqual(failed.attempt.responseStatus, 500)
+          assert.strictEqual(failed.attempt.responseBody, "nope")
+          hooks.answer = (_, response) => response.writeHead(200).end()
+          const passed = yield* endpoints.test(pair.orgId, endpoint.id)
+          assert.strictEqual(passed.attempt.outcome, "succeeded")
+          assert.strictEqual(passed.delivery.status, "succeeded")
+          const body = JSON.parse(hooks.received[1]!.body) as { type: string; data: unknown }
+          assert.strictEqual(body.type, "webhook.test")
+          assert.deepStrictEqual(body.data, { webhook_endpoint_id: endpoint.id })
+          verify(secret, hooks.received[1]!)
+          const listed = yield* endpoints.deliveries(pair.orgId, endpoint.id, { eventType: "webhook.test", limit: 10 })
+          assert.deepStrictEqual(
+            listed.items.map((d) => d.status),
+            ["succeeded", "pending"]
+          )
+        })
+      )
+    )
+
+    it.effect("410 Gone disables the endpoint at once; its deliveries wait and resume when it is enabled", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver((_, response) => response.writeHead(410).end())
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const tags = yield* syncEvents(pair, 3)
+          yield* deliverAll
+          const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
+          assert.isFalse(disabled.enabled)
+          assert.strictEqual(disabled.disabledReason, "gone")
+          // The attempts in flight when the first 410 came (at most the cap), and no more: the
+          // others wait for the endpoint.
+          const attempted = hooks.received.length
+          assert.isAtMost(attempted, workerOptions().perEndpoint)
+          const more = yield* syncEvents(pair, 1)
+          yield* deliverAll
+          assert.lengthOf(hooks.received, attempted)
+          hooks.answer = (_, response) => response.writeHead(200).end()
+          yield* endpoints.update(pair.orgId, endpoint.id, { enabled: true })
+          yield* deliverAll
+          const delivered = new Set(hooks.received.slice(attempted).map((r) => tagOf(r.body)))
+          assert.deepStrictEqual([...delivered].sort(), [...tags, ...more].sort())
+        })
+      )
+    )
+
+    it.effect("replay re-sends a window of the feed in sequence order", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const since = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const tags = yield* syncEvents(pair, 4)
+          yield* deliverAll
+          const replayed = yield* endpoints.replay(pair.orgId, endpoint.id, { since })
+          assert.strictEqual(replayed.queued, 4)
+          yield* deliverAll
+          assert.deepStrictEqual(
+            hooks.received.map((r) => tagOf(r.body)),
+            [...tags, ...tags]
+          )
+          const tooOld = yield* Effect.exit(
+            endpoints.replay(pair.orgId, endpoint.id, { since: DateTime.subtract(since, { days: 31 }) })
+          )
+          assert.isTrue(Exit.isFailure(tooOld))
+        })
+      )
+    )
+
+    it.effect("another organization's endpoint and deliveries are not found, and never changed", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const other = (yield* harness.addPair({ dueInSeconds: 3600 })).orgId as OrgId
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          yield* endpoints.test(pair.orgId, endpoint.id)
+          const [delivery] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
+          const notFound = (effect: Effect.Effect<unknown, { readonly _tag: string }>) =>
+            Effect.map(Effect.flip(effect), (error) => error._tag)
+          assert.strictEqual(yield* notFound(endpoints.get(other, endpoint.id)), "WebhookEndpointNotFound")
+          assert.strictEqual(
+            yield* notFound(endpoints.update(other, endpoint.id, { enabled: false })),
+            "WebhookEndpointNotFound"
+          )
+          assert.strictEqual(yield* notFound(endpoints.rotateSecret(other, endpoint.id)), "WebhookEndpointNotFound")
+          assert.strictEqual(yield* notFound(endpoints.test(other, endpoint.id)), "WebhookEndpointNotFound")
+          assert.strictEqual(
+            yield* notFound(endpoints.replay(other, endpoint.id, { since: yield* DateTime.now })),
+            "WebhookEndpointNotFound"
+          )
+          assert.strictEqual(
+            yield* notFound(endpoints.deliveries(other, endpoint.id, { limit: 10 })),
+            "WebhookEndpointNotFound"
+          )
+          assert.strictEqual(
+            yield* notFound(endpoints.delivery(other, endpoint.id, delivery!.id)),
+            "WebhookEndpointNotFound"
+          )
+          assert.strictEqual(
+            yield* notFound(endpoints.retry(other, endpoint.id, delivery!.id)),
+            "WebhookEndpointNotFound"
+          )
+          assert.strictEqual(yield* notFound(endpoints.remove(other, endpoint.id)), "WebhookEndpointNotFound")
+          assert.lengthOf((yield* endpoints.list(other, { limit: 10 })).items, 0)
+          assert.isTrue((yield* endpoints.get(pair.orgId, endpoint.id)).enabled)
+          assert.lengthOf(hooks.received, 1)
+        })
+      )
+    )
+  })

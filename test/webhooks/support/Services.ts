@@ -1,0 +1,36 @@
+/**
+ * The webhook services as tests run them: the management service and the worker over whichever
+ * store the test gives, with the Node crypto under a fresh master key and the Node sender allowed
+ * to reach receivers on 127.0.0.1 (as `WEBHOOK_ALLOWED_HOSTS=127.0.0.1` allows them).
+ */
+import { randomBytes } from "node:crypto"
+import { Duration, Layer } from "effect"
+import * as NodeWebhookCrypto from "../../../adapters/webhooks/NodeWebhookCrypto.ts"
+import * as NodeWebhookSender from "../../../adapters/webhooks/NodeWebhookSender.ts"
+import { type Allowance, parseAllowance } from "../../../adapters/webhooks/OutboundPolicy.ts"
+import { WebhookCrypto } from "../../../core/ports/WebhookCrypto.ts"
+import { WebhookSender } from "../../../core/ports/WebhookSender.ts"
+import { type DeliveryOptions, WebhookDelivery } from "../../../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
+
+export const loopback = parseAllowance("127.0.0.1") as Allowance
+
+export const cryptoLayer = Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]])))
+
+export const senderLayer = (options: { readonly timeout?: Duration.Duration } = {}) =>
+  Layer.succeed(WebhookSender, NodeWebhookSender.make({ allowance: loopback, ...options }))
+
+/** `WebhookEndpoints` and `WebhookDelivery`; the store, the feed and the sender are the test's. */
+export const services = WebhookEndpoints.layer.pipe(
+  Layer.provideMerge(WebhookDelivery.layer),
+  Layer.provideMerge(cryptoLayer)
+)
+
+export const workerOptions = (overrides: Partial<DeliveryOptions> = {}): DeliveryOptions => ({
+  worker: "test-worker",
+  concurrency: 4,
+  perEndpoint: 2,
+  lease: Duration.minutes(1),
+  pollInterval: Duration.millis(20),
+  ...overrides
+})
