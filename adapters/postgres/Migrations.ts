@@ -20,6 +20,7 @@ import dashboardTotp from "./migrations/0012_dashboard_totp.ts"
 import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
+import webhooks from "./migrations/0017_webhooks.ts"
 import keyPermissions from "./migrations/0019_key_permissions.ts"
 
 export const migrationsTable = "schema_migrations"
@@ -40,6 +41,7 @@ export const migrations = {
   "0013_syncs_in_flight": syncsInFlight,
   "0014_fair_shares": fairShares,
   "0015_second_factor_lock": secondFactorLock,
+  "0017_webhooks": webhooks,
   "0019_key_permissions": keyPermissions
 }
 

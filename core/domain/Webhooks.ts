@@ -74,7 +74,7 @@ export interface WebhookDelivery {
   readonly sequence: number | null
   readonly status: DeliveryStatus
   readonly attempts: number
-  /** When the next attempt is due; null once succeeded or failed. */
+  /** When the next attempt is due (while sending: when the lease ends); null once succeeded or failed. */
   readonly nextAttemptAt: DateTime.Utc | null
   readonly lastAttemptAt: DateTime.Utc | null
   readonly createdAt: DateTime.Utc

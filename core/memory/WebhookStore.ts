@@ -180,7 +180,7 @@ const make = Effect.gen(function* () {
       sequence: delivery.sequence,
       status: lease === null ? "pending" : "sending",
       attempts: 0,
-      nextAttemptAt: delivery.dueAt,
+      nextAttemptAt: lease === null ? delivery.dueAt : lease.until,
       lastAttemptAt: null,
       createdAt: at
     }
@@ -282,13 +282,16 @@ const make = Effect.gen(function* () {
       return true
     })
 
+  // A claimed delivery's next attempt is when its lease ends: due again then, should its worker die.
   const isDue = (row: DeliveryRow, now: DateTime.Utc) =>
-    row.delivery.status === "pending"
-      ? row.delivery.nextAttemptAt !== null && !DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
-      : row.delivery.status === "sending" && row.lease !== null && DateTime.isLessThan(row.lease.until, now)
+    (row.delivery.status === "pending" || row.delivery.status === "sending") &&
+    row.delivery.nextAttemptAt !== null &&
+    !DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
 
   const holds = (row: DeliveryRow, now: DateTime.Utc) =>
-    row.delivery.status === "sending" && row.lease !== null && !DateTime.isLessThan(row.lease.until, now)
+    row.delivery.status === "sending" &&
+    row.delivery.nextAttemptAt !== null &&
+    DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
 
   const claim = (request: Claim) =>
     Effect.sync(() => {
@@ -312,7 +315,7 @@ const make = Effect.gen(function* () {
         if (held >= request.perEndpoint) continue
         inFlight.set(endpoint.endpoint.id, held + 1)
         row.lease = { owner: request.owner, until: request.leaseUntil }
-        row.delivery = { ...row.delivery, status: "sending" }
+        row.delivery = { ...row.delivery, status: "sending", nextAttemptAt: request.leaseUntil }
         claimed.push({
           delivery: row.delivery,
           orgId: row.orgId as OrgId,

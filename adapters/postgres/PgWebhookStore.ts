@@ -1,0 +1,459 @@
+/**
+ * `WebhookStore` over PostgreSQL (migration 0017). Every statement on an organization's rows
+ * filters by `org_id`. Claims take two statements in one transaction: the first locks endpoints
+ * with due deliveries (`FOR UPDATE SKIP LOCKED`, so workers never wait on each other), the second,
+ * with a snapshot taken after those locks, counts each endpoint's attempts in flight and leases
+ * what its cap leaves; so the cap holds across processes. The transaction ends before any request
+ * is sent. Secrets are read only where a delivery is signed.
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import { SqlClient } from "effect/sql"
+import type { EventType, StoredEvent } from "../../core/domain/Events.ts"
+import type { OrgId } from "../../core/domain/Ids.ts"
+import type { SubscribableEventType, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import {
+  type AttemptResult,
+  type BehindEndpoint,
+  type Claim,
+  type ClaimedDelivery,
+  type DeliveryFilter,
+  type EndpointChange,
+  type NewDelivery,
+  type NewEndpoint,
+  WebhookStore
+} from "../../core/ports/WebhookStore.ts"
+import { texts } from "./PgPairRows.ts"
+import {
+  type AttemptRow,
+  type DeliveryRow,
+  deliveryColumns,
+  type EndpointRow,
+  endpointColumns,
+  toAttempt,
+  toDelivery,
+  toEndpoint
+} from "./PgWebhookRows.ts"
+
+const date = DateTime.toDateUtc
+
+// Finished deliveries removed per statement by retention: each statement's locks stay small.
+const pruneSlice = 1000
+
+interface SecretsRow {
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: Date | null
+}
+
+const toSecrets = (row: SecretsRow) => ({
+  current: row.secret,
+  previous: row.previous_secret,
+  previousExpiresAt:
+    row.previous_secret_expires_at === null ? null : DateTime.fromDateUnsafe(row.previous_secret_expires_at)
+})
+
+export const layer = Layer.effect(
+  WebhookStore,
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const endpointFields = sql.literal(endpointColumns)
+    const deliveryFields = sql.literal(deliveryColumns)
+
+    const create = Effect.fn("PgWebhookStore.create")(function* (input: NewEndpoint) {
+      // The cursor starts at the organization's newest event: the endpoint receives what follows.
+      const [row] = yield* sql<EndpointRow>`
+        INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, enabled, disabled_reason, disabled_at,
+          secret, cursor, fanned_out_at, created_at, updated_at)
+        VALUES (${input.id}, ${input.orgId}, ${input.url}, ${input.description}, ${texts(input.eventTypes)}::text[],
+          ${input.enabled}, ${input.enabled ? null : "manual"}, ${input.enabled ? null : date(input.at)},
+          ${input.sealedSecret},
+          coalesce((SELECT last_sequence FROM event_counters WHERE org_id = ${input.orgId}), 0),
+          ${date(input.at)}, ${date(input.at)}, ${date(input.at)})
+        RETURNING ${endpointFields}`.pipe(Effect.orDie)
+      return toEndpoint(row!)
+    })
+
+    const list = Effect.fn("PgWebhookStore.list")(function* (
+      org: OrgId,
+      page: { readonly after?: string | undefined; readonly limit: number }
+    ) {
+      const rows = yield* sql<EndpointRow>`
+        SELECT ${endpointFields} FROM webhook_endpoints
+        WHERE org_id = ${org} ${page.after === undefined ? sql`` : sql`AND id > ${page.after}`}
+        ORDER BY id LIMIT ${page.limit + 1}`.pipe(Effect.orDie)
+      return { items: rows.slice(0, page.limit).map(toEndpoint), hasMore: rows.length > page.limit }
+    })
+
+    const find = Effect.fn("PgWebhookStore.find")(function* (org: OrgId, id: WebhookEndpointId) {
+      const rows = yield* sql<EndpointRow>`
+        SELECT ${endpointFields} FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
+    })
+
+    const update = Effect.fn("PgWebhookStore.update")(function* (
+      org: OrgId,
+      id: WebhookEndpointId,
+      change: EndpointChange,
+      at: DateTime.Utc
+    ) {
+      const enabled = change.enabled
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const rows = yield* sql<EndpointRow>`
+              UPDATE webhook_endpoints SET
+                url = coalesce(${change.url ?? null}, url),
+                description = ${change.description === undefined ? sql`description` : sql`${change.description}`},
+                event_types = ${change.eventTypes === undefined ? sql`event_types` : sql`${texts(change.eventTypes)}::text[]`},
+                ${
+                  enabled === undefined
+                    ? sql``
+                    : enabled.enabled
+                      ? sql`enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL,`
+                      : sql`enabled = false, disabled_reason = ${enabled.reason}, disabled_at = ${date(at)},`
+                }
+                updated_at = ${date(at)}
+              WHERE org_id = ${org} AND id = ${id}
+              RETURNING ${endpointFields}`
+            // What waited for the endpoint is due now rather than at the back-off its failures set.
+            if (rows.length > 0 && enabled?.enabled === true) {
+              yield* sql`
+                UPDATE webhook_deliveries SET next_attempt_at = ${date(at)}
+                WHERE org_id = ${org} AND endpoint_id = ${id} AND status = 'pending' AND next_attempt_at > ${date(at)}`
+            }
+            return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const remove = Effect.fn("PgWebhookStore.remove")(function* (org: OrgId, id: WebhookEndpointId) {
+      const rows = yield* sql`DELETE FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} RETURNING id`.pipe(
+        Effect.orDie
+      )
+      return rows.length > 0
+    })
+
+    const rotate = Effect.fn("PgWebhookStore.rotate")(function* (
+      org: OrgId,
+      id: WebhookEndpointId,
+      sealed: string,
+      previousUntil: DateTime.Utc,
+      at: DateTime.Utc
+    ) {
+      const rows = yield* sql<EndpointRow>`
+        UPDATE webhook_endpoints SET previous_secret = secret, secret = ${sealed},
+          previous_secret_expires_at = ${date(previousUntil)}, updated_at = ${date(at)}
+        WHERE org_id = ${org} AND id = ${id}
+        RETURNING ${endpointFields}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
+    })
+
+    const secrets = Effect.fn("PgWebhookStore.secrets")(function* (org: OrgId, id: WebhookEndpointId) {
+      const rows = yield* sql<SecretsRow>`
+        SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints
+        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(rows[0]), toSecrets)
+    })
+
+    const insertDeliveries = (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      deliveries: ReadonlyArray<NewDelivery>,
+      at: DateTime.Utc,
+      lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
+    ) =>
+      sql<DeliveryRow>`
+        INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, sequence, body, status,
+          next_attempt_at, lease_owner, created_at)
+        SELECT d.id, ${org}, ${endpoint}, d.event_id, d.event_type, d.sequence::bigint, d.body,
+          ${lease === undefined ? "pending" : "sending"}, coalesce(${lease === undefined ? null : date(lease.until)}, d.due_at::timestamptz),
+          ${lease?.owner ?? null}, ${date(at)}
+        FROM unnest(${texts(deliveries.map((d) => d.id))}::text[], ${texts(deliveries.map((d) => d.eventId))}::text[],
+          ${texts(deliveries.map((d) => d.eventType))}::text[],
+          ${texts(deliveries.map((d) => (d.sequence === null ? null : String(d.sequence))))}::text[],
+          ${texts(deliveries.map((d) => d.body))}::text[],
+          ${texts(deliveries.map((d) => DateTime.formatIso(d.dueAt)))}::text[])
+          AS d (id, event_id, event_type, sequence, body, due_at)
+        RETURNING ${deliveryFields}`
+
+    const enqueue = Effect.fn("PgWebhookStore.enqueue")(function* (
+      org: OrgId,
+      id: WebhookEndpointId,
+      deliveries: ReadonlyArray<NewDelivery>,
+      options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+    ) {
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // The endpoint's row stays locked until the deliveries are in: none goes to a removed one.
+            const own = yield* sql`SELECT 1 FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} FOR SHARE`
+            if (own.length === 0 || deliveries.length === 0) return []
+            const rows = yield* insertDeliveries(org, id, deliveries, options.at, options.lease)
+            const order = new Map(deliveries.map((d, i) => [d.id as string, i]))
+            return rows.map(toDelivery).sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const eventsBetween = Effect.fn("PgWebhookStore.eventsBetween")(function* (
+      org: OrgId,
+      window: {
+        readonly from: DateTime.Utc
+        readonly until: DateTime.Utc
+        readonly types: ReadonlyArray<SubscribableEventType>
+        readonly limit: number
+      }
+    ) {
+      // Batches committed since `from` hold every event created since (a sync commits after it
+      // writes), found by the batches' index on their commit time.
+      const rows = yield* sql<{
+        batch: string
+        ordinal: string
+        sequence: string
+        type: EventType
+        created_at: Date
+        data: unknown
+      }>`
+        SELECT b.id::text AS batch, e.ordinal::text AS ordinal, (b.first_sequence + e.ordinal - 1)::text AS sequence,
+          e.type, e.created_at, e.data
+        FROM event_batches b JOIN events e ON e.batch = b.id
+        WHERE b.org_id = ${org} AND e.org_id = ${org} AND b.committed_at >= ${date(window.from)}
+          AND e.created_at >= ${date(window.from)} AND e.created_at < ${date(window.until)}
+          AND e.type = ANY(${texts(window.types)}::text[])
+        ORDER BY b.last_sequence, e.ordinal
+        LIMIT ${window.limit}`.pipe(Effect.orDie)
+      return rows.map(
+        (row): StoredEvent => ({
+          batch: BigInt(row.batch),
+          ordinal: Number(row.ordinal),
+          sequence: Number(row.sequence),
+          type: row.type,
+          createdAt: DateTime.fromDateUnsafe(row.created_at),
+          data: row.data
+        })
+      )
+    })
+
+    const deliveries = Effect.fn("PgWebhookStore.deliveries")(function* (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      filter: DeliveryFilter
+    ) {
+      const rows = yield* sql<DeliveryRow>`
+        SELECT ${deliveryFields} FROM webhook_deliveries
+        WHERE org_id = ${org} AND endpoint_id = ${endpoint}
+          ${filter.status === undefined ? sql`` : sql`AND status = ${filter.status}`}
+          ${filter.eventType === undefined ? sql`` : sql`AND event_type = ${filter.eventType}`}
+          ${filter.after === undefined ? sql`` : sql`AND id < ${filter.after}`}
+        ORDER BY id DESC LIMIT ${filter.limit + 1}`.pipe(Effect.orDie)
+      return { items: rows.slice(0, filter.limit).map(toDelivery), hasMore: rows.length > filter.limit }
+    })
+
+    const delivery = Effect.fn("PgWebhookStore.delivery")(function* (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      id: string
+    ) {
+      const [row] = yield* sql<DeliveryRow>`
+        SELECT ${deliveryFields} FROM webhook_deliveries
+        WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id}`.pipe(Effect.orDie)
+      if (row === undefined) return Option.none()
+      const attempts = yield* sql<AttemptRow>`
+        SELECT id, delivery_id, started_at, duration_ms, outcome, response_status, response_body, error
+        FROM webhook_attempts WHERE org_id = ${org} AND delivery_id = ${id} ORDER BY id`.pipe(Effect.orDie)
+      return Option.some({ delivery: toDelivery(row), attempts: attempts.map(toAttempt) })
+    })
+
+    const retry = Effect.fn("PgWebhookStore.retry")(function* (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      id: string,
+      at: DateTime.Utc
+    ) {
+      // An attempt in flight is left alone: the row is answered as it is.
+      const [row] = yield* sql<DeliveryRow>`
+        WITH retried AS (
+          UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${date(at)}
+          WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id} AND status <> 'sending'
+          RETURNING ${deliveryFields})
+        SELECT * FROM retried
+        UNION ALL
+        SELECT ${deliveryFields} FROM webhook_deliveries
+        WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id} AND status = 'sending'`.pipe(Effect.orDie)
+      return Option.map(Option.fromNullishOr(row), toDelivery)
+    })
+
+    const behind = Effect.fn("PgWebhookStore.behind")(function* (limit: number) {
+      const rows = yield* sql<{ org_id: string; id: string; cursor: string; event_types: ReadonlyArray<string> }>`
+        SELECT e.org_id, e.id, e.cursor::text AS cursor, e.event_types
+        FROM webhook_endpoints e JOIN event_counters c ON c.org_id = e.org_id
+        WHERE e.enabled AND e.cursor < c.last_sequence
+        ORDER BY e.fanned_out_at LIMIT ${limit}`.pipe(Effect.orDie)
+      return rows.map(
+        (row): BehindEndpoint => ({
+          orgId: row.org_id as OrgId,
+          id: row.id as WebhookEndpointId,
+          cursor: Number(row.cursor),
+          eventTypes: row.event_types as ReadonlyArray<SubscribableEventType>
+        })
+      )
+    })
+
+    const advance = Effect.fn("PgWebhookStore.advance")(function* (
+      org: OrgId,
+      id: WebhookEndpointId,
+      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+      made: ReadonlyArray<NewDelivery>
+    ) {
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const moved = yield* sql`
+              UPDATE webhook_endpoints SET cursor = ${move.to}, fanned_out_at = ${date(move.at)}
+              WHERE org_id = ${org} AND id = ${id} AND cursor = ${move.from}
+              RETURNING id`
+            if (moved.length === 0) return false
+            if (made.length > 0) yield* insertDeliveries(org, id, made, move.at, undefined)
+            return true
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const claim = Effect.fn("PgWebhookStore.claim")(function* (request: Claim) {
+      const now = date(request.now)
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const locked = yield* sql<{ id: string }>`
+              SELECT e.id FROM webhook_endpoints e
+              WHERE e.enabled AND EXISTS (
+                SELECT 1 FROM webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now})
+              ORDER BY (
+                SELECT min(d.next_attempt_at) FROM webhook_deliveries d
+                WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending'))
+              LIMIT ${request.limit}
+              FOR UPDATE SKIP LOCKED`
+            if (locked.length === 0) return []
+            // A new statement, so a new snapshot: it sees every claim committed before the locks.
+            const rows = yield* sql<
+              DeliveryRow & {
+                org_id: string
+                url: string
+                body: string
+                failing_since: Date | null
+              } & SecretsRow
+            >`
+              WITH picked AS (
+                SELECT d.id FROM unnest(${texts(locked.map((row) => row.id))}::text[]) AS l (id)
+                CROSS JOIN LATERAL (
+                  SELECT d.id, d.next_attempt_at, d.sequence FROM webhook_deliveries d
+                  WHERE d.endpoint_id = l.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}
+                  ORDER BY d.next_attempt_at, d.sequence NULLS FIRST
+                  LIMIT greatest(0, ${request.perEndpoint} - (
+                    SELECT count(*) FROM webhook_deliveries f
+                    WHERE f.endpoint_id = l.id AND f.status = 'sending' AND f.next_attempt_at > ${now}))) d
+                ORDER BY d.next_attempt_at, d.sequence NULLS FIRST
+                LIMIT ${request.limit}),
+              claimed AS (
+                UPDATE webhook_deliveries d SET status = 'sending', lease_owner = ${request.owner},
+                  next_attempt_at = ${date(request.leaseUntil)}
+                FROM picked WHERE d.id = picked.id
+                RETURNING d.*)
+              SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.sequence::text AS sequence, c.status, c.attempts,
+                c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, e.url, e.failing_since,
+                e.secret, e.previous_secret, e.previous_secret_expires_at
+              FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
+              ORDER BY c.next_attempt_at, c.sequence NULLS FIRST`
+            return rows.map(
+              (row): ClaimedDelivery => ({
+                delivery: toDelivery(row),
+                orgId: row.org_id as OrgId,
+                url: row.url,
+                body: row.body,
+                secrets: toSecrets(row),
+                failingSince: row.failing_since === null ? null : DateTime.fromDateUnsafe(row.failing_since)
+              })
+            )
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const complete = Effect.fn("PgWebhookStore.complete")(function* (result: AttemptResult) {
+      const { attempt, next, endpoint } = result
+      const started = date(attempt.startedAt)
+      yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            const [row] = yield* sql<{ endpoint_id: string }>`
+              UPDATE webhook_deliveries SET status = ${next.status}, attempts = attempts + 1, last_attempt_at = ${started},
+                next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL
+              WHERE org_id = ${result.orgId} AND id = ${attempt.deliveryId} AND status = 'sending'
+                AND lease_owner = ${result.owner}
+              RETURNING endpoint_id`
+            // The lease was lost (it ran out and another worker holds the delivery): nothing to record.
+            if (row === undefined) return
+            yield* sql`
+              INSERT INTO webhook_attempts (id, delivery_id, org_id, started_at, duration_ms, outcome, response_status,
+                response_body, error)
+              VALUES (${attempt.id}, ${attempt.deliveryId}, ${result.orgId}, ${started}, ${attempt.durationMs},
+                ${attempt.outcome}, ${attempt.responseStatus}, ${attempt.responseBody}, ${attempt.error})`
+            if (endpoint.health === "healthy") {
+              yield* sql`
+                UPDATE webhook_endpoints SET failing_since = NULL
+                WHERE org_id = ${result.orgId} AND id = ${row.endpoint_id} AND failing_since IS NOT NULL`
+            } else {
+              const disable =
+                endpoint.health === "disable"
+                  ? sql`, enabled = false, disabled_reason = CASE WHEN enabled THEN ${endpoint.reason} ELSE disabled_reason END,
+                      disabled_at = CASE WHEN enabled THEN ${started}::timestamptz ELSE disabled_at END,
+                      updated_at = CASE WHEN enabled THEN ${started}::timestamptz ELSE updated_at END`
+                  : sql``
+              yield* sql`
+                UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${started}) ${disable}
+                WHERE org_id = ${result.orgId} AND id = ${row.endpoint_id}`
+            }
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const prune = Effect.fn("PgWebhookStore.prune")(function* (before: DateTime.Utc) {
+      let removed = 0
+      for (;;) {
+        const rows = yield* sql`
+          DELETE FROM webhook_deliveries WHERE id IN (
+            SELECT id FROM webhook_deliveries
+            WHERE status IN ('succeeded', 'failed') AND created_at < ${date(before)}
+            ORDER BY created_at LIMIT ${pruneSlice})
+          RETURNING 1`.pipe(Effect.orDie)
+        removed += rows.length
+        if (rows.length < pruneSlice) return removed
+      }
+    })
+
+    return WebhookStore.of({
+      create,
+      list,
+      find,
+      update,
+      remove,
+      rotate,
+      secrets,
+      enqueue,
+      eventsBetween,
+      deliveries,
+      delivery,
+      retry,
+      behind,
+      advance,
+      claim,
+      complete,
+      prune
+    })
+  })
+)
