@@ -23,8 +23,11 @@ import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
+import * as PgWebhookStore from "../adapters/postgres/PgWebhookStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
+import * as NodeWebhookCrypto from "../adapters/webhooks/NodeWebhookCrypto.ts"
+import * as NodeWebhookSender from "../adapters/webhooks/NodeWebhookSender.ts"
 import * as AnswerSize from "../core/domain/AnswerSize.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
@@ -35,6 +38,8 @@ import { Receivables } from "../core/services/Receivables.ts"
 import { SecondFactors } from "../core/services/SecondFactors.ts"
 import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/services/SyncEngine.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
+import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../core/services/WebhookEndpoints.ts"
 
 /** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
 const ApiKeysLive = ApiKeys.layer.pipe(
@@ -72,8 +77,16 @@ const ReceivablesLive = Layer.unwrap(
   Effect.map(maxAnswerBytes, (bytes) => Receivables.layerWith({ maxAnswerBytes: bytes }))
 ).pipe(Layer.provide(PgReceivableStore.layer))
 
+/** The webhooks' management, as the API serves it, over PostgreSQL with the Node crypto and sender. */
+export const WebhookEndpointsLive = WebhookEndpoints.layer.pipe(
+  Layer.provide(WebhookDelivery.layer),
+  Layer.provide([PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer]),
+  Layer.provide(PgEventFeed.layer)
+)
+
 export const ServicesLive = Layer.mergeAll(
   ReceivablesLive,
+  WebhookEndpointsLive,
   FeedLive,
   ApiKeysLive,
   PgAuditLog.layer,

@@ -19,9 +19,11 @@ export const step = Effect.map(
     (request, next) => {
       const route = request.route
       if (route?.static !== true && route?.api !== true) return next
+      // Only a read is answered 304: a write is never skipped because its answer looks familiar.
+      const read = request.method === "GET" || request.method === "HEAD"
       const conditions = {
         "accept-encoding": request.headers["accept-encoding"],
-        "if-none-match": request.headers["if-none-match"]
+        "if-none-match": read ? request.headers["if-none-match"] : undefined
       }
       if (route.api === true) return Effect.flatMap(next, (answer) => Representation.represent(answer, conditions))
       return Effect.flatMap(next, (answer) =>
