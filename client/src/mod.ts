@@ -10,6 +10,7 @@ export {
   ConnectionError,
   InvalidRequestError,
   PartnerReceivablesError,
+  PermissionError,
   RateLimitError
 } from "./errors.ts"
 export type * from "./params.ts"
