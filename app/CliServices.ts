@@ -7,8 +7,8 @@ import { Layer } from "effect"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
-import { AccountsLive, AdminLive, WebhookEndpointsLive } from "./Layers.ts"
+import { AccountsLive, AdminLive, WebhooksLive } from "./Layers.ts"
 
-export const layer = Layer.mergeAll(AdminLive, PgAuditLog.layer, AccountsLive, WebhookEndpointsLive).pipe(
+export const layer = Layer.mergeAll(AdminLive, PgAuditLog.layer, AccountsLive, WebhooksLive).pipe(
   Layer.provideMerge(Migrations.layer.pipe(Layer.provideMerge(Database.layer)))
 )

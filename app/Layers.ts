@@ -77,16 +77,19 @@ const ReceivablesLive = Layer.unwrap(
   Effect.map(maxAnswerBytes, (bytes) => Receivables.layerWith({ maxAnswerBytes: bytes }))
 ).pipe(Layer.provide(PgReceivableStore.layer))
 
-/** The webhooks' management, as the API serves it, over PostgreSQL with the Node crypto and sender. */
-export const WebhookEndpointsLive = WebhookEndpoints.layer.pipe(
-  Layer.provide(WebhookDelivery.layer),
-  Layer.provide([PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer]),
+/**
+ * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
+ * `Sync.WebhookWorkerLive` runs; with the store, the Node sender and the sealed secrets' crypto.
+ */
+export const WebhooksLive = WebhookEndpoints.layer.pipe(
+  Layer.provideMerge(WebhookDelivery.layer),
+  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
   Layer.provide(PgEventFeed.layer)
 )
 
 export const ServicesLive = Layer.mergeAll(
   ReceivablesLive,
-  WebhookEndpointsLive,
+  WebhooksLive,
   FeedLive,
   ApiKeysLive,
   PgAuditLog.layer,

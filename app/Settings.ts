@@ -12,6 +12,8 @@ import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Database from "../adapters/postgres/Database.ts"
+import * as NodeWebhookSender from "../adapters/webhooks/NodeWebhookSender.ts"
+import * as SecretKeyRing from "../adapters/webhooks/SecretKeyRing.ts"
 import * as ApiKeys from "../core/services/ApiKeys.ts"
 import * as Feed from "../core/services/Feed.ts"
 import * as ManualSync from "../core/services/ManualSync.ts"
@@ -25,6 +27,7 @@ import * as Logging from "./Logging.ts"
 import * as PublicUrl from "./PublicUrl.ts"
 import * as Sync from "./Sync.ts"
 import * as Tracing from "./Tracing.ts"
+import * as WebhookRetention from "./WebhookRetention.ts"
 
 export class InvalidSettings extends Schema.TaggedError<InvalidSettings>()("InvalidSettings", {
   problems: Schema.Array(Schema.String)
@@ -56,7 +59,11 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   ScryptPasswordHasher.hashesInFlight,
   PublicUrl.publicUrl,
   Logging.settings,
-  Tracing.settings
+  Tracing.settings,
+  Sync.webhookSettings,
+  WebhookRetention.retentionDays,
+  NodeWebhookSender.allowedHosts,
+  SecretKeyRing.secretKeys
 ]
 
 const formatIssues = SchemaIssue.makeFormatterStandardSchemaV1()

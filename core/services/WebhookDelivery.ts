@@ -79,7 +79,7 @@ export class WebhookDelivery extends Context.Service<
   {
     /** Signs and posts a delivery the worker holds, and records the attempt; answers it. */
     readonly attempt: (claimed: ClaimedDelivery, worker: string) => Effect.Effect<WebhookAttempt>
-    /** One round of fan-out; answers the deliveries made. */
+    /** One round of fan-out; answers how many events the endpoints' cursors moved past (0: none behind). */
     readonly fanOut: Effect.Effect<number>
     /** Attempts what is due now, in slots, and returns once nothing is. */
     readonly drain: (options: DeliveryOptions) => Effect.Effect<void>
@@ -131,6 +131,15 @@ export class WebhookDelivery extends Context.Service<
           next: verdict.next,
           endpoint: verdict.endpoint
         })
+        if (verdict.endpoint.health === "disable") {
+          yield* Effect.logWarning("webhook endpoint disabled").pipe(
+            Effect.annotateLogs({
+              org: claimed.orgId,
+              endpoint: claimed.delivery.endpointId,
+              reason: verdict.endpoint.reason
+            })
+          )
+        }
         return record
       })
 
@@ -165,7 +174,8 @@ export class WebhookDelivery extends Context.Service<
             { from: endpoint.cursor, to: last.sequence, at },
             deliveries
           )
-          return moved ? deliveries.length : 0
+          // Busy while it moved past events, whether or not the endpoint wanted them.
+          return moved ? page.events.length : 0
         })
 
       const fanOut = Effect.flatMap(store.behind(fanOutEndpoints), (endpoints) =>

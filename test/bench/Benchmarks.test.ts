@@ -30,6 +30,7 @@ const entryPoints = [
   "bench/keyset/run.ts",
   "bench/status/run.ts",
   "bench/sync/run.ts",
+  "bench/webhooks/run.ts",
   "bench/xml/run.ts"
 ]
 

@@ -6,7 +6,7 @@
  * and another organization's ids answered as unknown.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
-import { DateTime, Effect, Exit, Layer, Redacted } from "effect"
+import { DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"
 import { toWire } from "../../core/domain/Events.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
@@ -16,9 +16,14 @@ import type { WebhookStore } from "../../core/ports/WebhookStore.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
+import { eventually } from "../support/Eventually.ts"
+import { verifyWithPython } from "./support/PythonVerifier.ts"
 import { type Received, receiver, webhookHeaders } from "./support/Receiver.ts"
 import { senderLayer, services, workerOptions } from "./support/Services.ts"
 import { nonAscii, syncEvents, tagOf } from "./support/Sync.ts"
+
+// Short, so that a receiver that never answers costs the tests little.
+const attemptTimeout = Duration.seconds(1)
 
 const verify = (secret: Redacted.Redacted<string>, received: Received) =>
   new Webhook(Redacted.value(secret)).verify(received.body, webhookHeaders(received.headers))
@@ -34,7 +39,7 @@ export const describeDelivery = (
   name: string,
   storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore, unknown>
 ) =>
-  withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer()))), {
+  withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer({ timeout: attemptTimeout })))), {
     excludeTestServices: true,
     timeout: 120_000
   })(`webhook delivery: ${name}`, (it) => {
@@ -56,6 +61,10 @@ export const describeDelivery = (
             tags
           )
           const events = (yield* feed.after(pair.orgId, { after: 2, limit: 100 })).events
+          assert.deepStrictEqual(
+            verifyWithPython(Redacted.value(secret), hooks.received),
+            hooks.received.map(() => "ok")
+          )
           for (const [i, received] of hooks.received.entries()) {
             verify(secret, received)
             assert.strictEqual(received.body, JSON.stringify(toWire(events[i]!)))
@@ -64,6 +73,66 @@ export const describeDelivery = (
             assert.strictEqual(received.headers["content-type"], "application/json")
             assert.match(String(received.headers["user-agent"]), /PartnerReceivables/)
           }
+        })
+      )
+    )
+
+    it.effect("every event of concurrent syncs arrives at least once while the worker runs", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const worker = yield* WebhookDelivery
+          const hooks = yield* receiver()
+          const first = yield* harness.addPair({ dueInSeconds: 3600 })
+          const pairs = [first]
+          for (let i = 0; i < 3; i++)
+            pairs.push(yield* harness.addPair({ dueInSeconds: 3600, sameOrganizationAs: first }))
+          yield* endpoints.create(first.orgId, { url: hooks.url })
+          const running = yield* Effect.forkScoped(worker.run(workerOptions()))
+          const tags = (yield* Effect.all(
+            pairs.flatMap((pair) => [syncEvents(pair, 3), syncEvents(pair, 2)]),
+            { concurrency: "unbounded" }
+          )).flat()
+          yield* eventually(
+            "every event delivered",
+            Effect.sync(() => new Set(hooks.received.map((r) => tagOf(r.body))).size === tags.length)
+          )
+          yield* Fiber.interrupt(running)
+          assert.deepStrictEqual(new Set(hooks.received.map((r) => tagOf(r.body))), new Set(tags))
+        })
+      )
+    )
+
+    it.effect("a receiver that never answers holds at most its cap of connections and delays no other", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const worker = yield* WebhookDelivery
+          const slow = yield* receiver(() => {})
+          const healthy = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          yield* endpoints.create(pair.orgId, { url: slow.url })
+          yield* endpoints.create(pair.orgId, { url: healthy.url })
+          const options = workerOptions({ concurrency: 8, perEndpoint: 2 })
+          // Two workers, as two processes would: the cap is the endpoint's, not a worker's.
+          yield* Effect.forkScoped(worker.run({ ...options, worker: "a" }))
+          yield* Effect.forkScoped(worker.run({ ...options, worker: "b" }))
+          const started = Date.now()
+          yield* syncEvents(pair, 10)
+          yield* eventually(
+            "the healthy receiver has every event",
+            Effect.sync(() => healthy.received.length >= 10)
+          )
+          // Delivered while the slow receiver held its connections: sooner than the attempts it
+          // blocked would have taken one after another (10 events, 1 s each, 2 at a time).
+          assert.isBelow(Date.now() - started, 4000)
+          yield* eventually(
+            "the slow receiver has had several attempts",
+            Effect.sync(() => slow.received.length >= 4)
+          )
+          assert.isAtMost(slow.mostOpen(), options.perEndpoint)
         })
       )
     )
@@ -82,6 +151,14 @@ export const describeDelivery = (
           yield* syncEvents(pair, 2)
           yield* deliverAll
           assert.lengthOf(hooks.received, 2)
+          for (const secret of [created.secret, rotated.secret]) {
+            assert.deepStrictEqual(
+              verifyWithPython(Redacted.value(secret), hooks.received),
+              hooks.received.map(() => "ok")
+            )
+          }
+          const stranger = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          assert.notStrictEqual(verifyWithPython(Redacted.value(stranger.secret), hooks.received.slice(0, 1))[0], "ok")
           for (const received of hooks.received) {
             assert.lengthOf(String(received.headers["webhook-signature"]).split(" "), 2)
             verify(created.secret, received)

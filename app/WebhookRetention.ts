@@ -1,0 +1,35 @@
+/**
+ * Webhook deliveries' retention in the bundled app: `WEBHOOK_RETENTION_DAYS` (default 30, at
+ * least 7) says how long finished deliveries and their attempts are kept. At start and every six
+ * hours, those made longer ago are removed; pending ones are kept whatever their age.
+ */
+import { Config, DateTime, Duration, Effect, Layer, Schedule, Schema } from "effect"
+import { WebhookStore } from "../core/ports/WebhookStore.ts"
+
+export const retentionDays = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(7)),
+  "WEBHOOK_RETENTION_DAYS"
+).pipe(Config.withDefault(30))
+
+/** Applies the retention once, logging what it removed. */
+export const apply = Effect.gen(function* () {
+  const days = yield* retentionDays
+  const before = DateTime.subtractDuration(yield* DateTime.now, Duration.days(days))
+  const removed = yield* (yield* WebhookStore).prune(before)
+  if (removed > 0) {
+    yield* Effect.logInfo("webhook deliveries past their retention removed").pipe(
+      Effect.annotateLogs({ removed, days })
+    )
+  }
+  return removed
+})
+
+/** Applies the retention at start and every six hours while the layer lives; a failure is logged and retried then. */
+export const layer = Layer.effectDiscard(
+  Effect.forkScoped(
+    apply.pipe(
+      Effect.catchCause((cause) => Effect.logWarning("the webhook deliveries' retention could not be applied", cause)),
+      Effect.repeat(Schedule.spaced("6 hours"))
+    )
+  )
+)

@@ -1,0 +1,187 @@
+/**
+ * The webhooks benchmark (`npm run bench:webhooks`), on a fresh embedded PostgreSQL with one
+ * worker in this process (16 attempts at once, 4 per endpoint, polling every 250 ms):
+ * 1. latency: BENCH_SYNCS syncs of BENCH_PER_SYNC new receivables each, a sync every BENCH_GAP_MS
+ *    (default 1,000), to one fast receiver; from each sync's commit to each of its events' first
+ *    arrival (the backlog a burst leaves is what the throughput run measures);
+ * 2. throughput: BENCH_BACKLOG events already committed, fanned out and delivered by the worker
+ *    to a fast receiver: deliveries per second;
+ * 3. isolation: the latency run again, with an endpoint that always answers 500 and one that
+ *    never answers (15 s timeouts) beside the healthy one: the healthy one's latency.
+ * BENCH_SMOKE=1 runs it in seconds at tiny sizes (and 1 s timeouts).
+ */
+import { randomBytes } from "node:crypto"
+import { PgClient } from "@effect/sql-pg"
+import { DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { SqlClient } from "effect/sql"
+import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
+import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
+import * as PgWebhookStore from "../../adapters/postgres/PgWebhookStore.ts"
+import * as NodeWebhookCrypto from "../../adapters/webhooks/NodeWebhookCrypto.ts"
+import * as NodeWebhookSender from "../../adapters/webhooks/NodeWebhookSender.ts"
+import { type Allowance, parseAllowance } from "../../adapters/webhooks/OutboundPolicy.ts"
+import type { OrgId, ReceivableId } from "../../core/domain/Ids.ts"
+import { type FetchedDocument, planPairSync } from "../../core/domain/PairSync.ts"
+import { PairStore } from "../../core/ports/PairStore.ts"
+import { WebhookCrypto } from "../../core/ports/WebhookCrypto.ts"
+import { WebhookSender } from "../../core/ports/WebhookSender.ts"
+import { type DeliveryOptions, WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
+import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
+import { option, sized } from "../support/Smoke.ts"
+import { listen, type Receiver } from "./receivers.ts"
+
+const syncs = option("BENCH_SYNCS", 30, 4)
+const gap = Duration.millis(option("BENCH_GAP_MS", 1000, 200))
+const perSync = option("BENCH_PER_SYNC", 20, 3)
+const backlog = option("BENCH_BACKLOG", 5000, 40)
+const timeout = sized(Duration.seconds(15), Duration.seconds(1))
+const log = (line: string) => process.stderr.write(`${line}\n`)
+
+const worker: DeliveryOptions = {
+  worker: "bench",
+  concurrency: 16,
+  perEndpoint: 4,
+  lease: Duration.minutes(1),
+  pollInterval: Duration.millis(250)
+}
+
+let serial = 0
+const document = (key: string): FetchedDocument => ({
+  documentKey: key,
+  vendorReceivableId: `INV-${key}`,
+  amountCents: 10_000,
+  currency: "EUR",
+  receivableDate: "2026-11-01",
+  dueDate: "2026-12-01",
+  portalStatus: "Submitted",
+  poNumber: `PO-${key}`,
+  metadata: { region: "EU" }
+})
+
+/** Commits a sync of `count` new receivables (one event each); answers when it committed. */
+const sync = (pairId: string, count: number) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const store = yield* PairStore
+      const pair = yield* store.get(pairId)
+      const session = yield* store.session(pair, "bench", yield* DateTime.now)
+      const documents = Array.from({ length: count }, () => document(`d${++serial}`))
+      const plan = planPairSync([], documents, {
+        refs: pair.refs,
+        now: session.at,
+        newReceivableId: () => `rcv_${(++serial).toString(16).padStart(32, "0")}` as ReceivableId
+      })
+      yield* session.writeChunk(plan)
+      const counts = { fetched: count, created: count, updated: 0, unchanged: 0, quarantined: 0 }
+      yield* session.finish({ counts, quarantine: [], nextSyncAt: DateTime.add(session.at, { hours: 1 }) })
+      return { committed: performance.now() }
+    })
+  )
+
+const percentile = (values: ReadonlyArray<number>, p: number) => {
+  const sorted = [...values].sort((a, b) => a - b)
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
+}
+
+/** Syncs one after another while the worker runs; answers each event's latency to `receiver`, in ms. */
+const latencies = (org: OrgId, pairId: string, receiver: Receiver) =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    // Each event's sync's commit, by the sequence the event took.
+    const committedAt = new Map<number, number>()
+    for (let i = 0; i < syncs; i++) {
+      const { committed } = yield* sync(pairId, perSync)
+      const [counter] = yield* sql<{ last: number }>`
+        SELECT last_sequence::int AS last FROM event_counters WHERE org_id = ${org}`
+      for (let sequence = counter!.last - perSync + 1; sequence <= counter!.last; sequence++) {
+        committedAt.set(sequence, committed)
+      }
+      yield* Effect.sleep(gap)
+    }
+    const arrived = () => [...committedAt.keys()].every((sequence) => receiver.firstArrival.has(sequence))
+    while (!arrived()) yield* Effect.sleep(Duration.millis(20))
+    return [...committedAt].map(([sequence, committed]) => receiver.firstArrival.get(sequence)! - committed)
+  })
+
+const main = Effect.gen(function* () {
+  const server = yield* startCluster("webhooks")
+  const db = PgClient.layer({ url: Redacted.make(yield* migratedDatabase(server.url)), maxConnections: 8 })
+  const services = WebhookEndpoints.layer.pipe(
+    Layer.provideMerge(WebhookDelivery.layer),
+    Layer.provideMerge(
+      Layer.mergeAll(
+        PgWebhookStore.layer,
+        PgEventFeed.layer,
+        PgPairStore.layer,
+        Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]]))),
+        Layer.succeed(
+          WebhookSender,
+          NodeWebhookSender.make({ allowance: parseAllowance("127.0.0.1") as Allowance, timeout })
+        )
+      )
+    ),
+    Layer.provideMerge(db)
+  )
+
+  yield* Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const endpoints = yield* WebhookEndpoints
+    const delivery = yield* WebhookDelivery
+    const [org] = yield* sql<{ id: OrgId }>`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`
+    yield* sql`INSERT INTO debtors (name) VALUES ('Debtor')`
+    yield* sql`INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'Vendor')`
+    const [pair] = yield* sql<{ id: string }>`
+      INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
+      SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 day' FROM vendors v CROSS JOIN debtors d
+      RETURNING id`
+    const receivers = yield* Effect.promise(() =>
+      Promise.all([listen("fast"), listen("fast"), listen("failing"), listen("silent")])
+    )
+    const [alone, healthy, failing, silent] = receivers
+
+    // 1. Latency, one healthy endpoint.
+    const first = yield* endpoints.create(org!.id, { url: alone!.url })
+    let running = yield* Effect.forkChild(delivery.run(worker))
+    const quiet = yield* latencies(org!.id, pair!.id, alone!)
+    yield* Fiber.interrupt(running)
+    yield* endpoints.update(org!.id, first.endpoint.id, { enabled: false })
+
+    // 2. Throughput: a backlog committed first, then fanned out and delivered by one worker.
+    const second = yield* endpoints.create(org!.id, { url: healthy!.url })
+    for (let left = backlog; left > 0; left -= 500) yield* sync(pair!.id, Math.min(500, left))
+    const started = performance.now()
+    while ((yield* delivery.fanOut) > 0) {}
+    yield* delivery.drain({ ...worker, perEndpoint: 16 })
+    const seconds = (performance.now() - started) / 1000
+    log(`${healthy!.received} deliveries of a backlog of ${backlog} in ${seconds.toFixed(2)} s`)
+
+    // 3. Isolation: the healthy endpoint beside a failing and a silent one.
+    yield* endpoints.create(org!.id, { url: failing!.url })
+    yield* endpoints.create(org!.id, { url: silent!.url })
+    running = yield* Effect.forkChild(delivery.run(worker))
+    const crowded = yield* latencies(org!.id, pair!.id, healthy!)
+    yield* Fiber.interrupt(running)
+    yield* endpoints.remove(org!.id, second.endpoint.id)
+    yield* Effect.promise(() => Promise.all(receivers.map((r) => r.close())))
+
+    const row = (name: string, values: ReadonlyArray<number>) =>
+      `| ${name} | ${values.length} | ${percentile(values, 50).toFixed(0)} | ${percentile(values, 99).toFixed(0)} | ${Math.max(...values).toFixed(0)} |`
+    process.stdout.write(
+      `${[
+        "| commit to first attempt | events | p50 ms | p99 ms | max ms |",
+        "|---|---|---|---|---|",
+        row("healthy endpoint alone", quiet),
+        row("healthy, beside a failing (500) and a silent endpoint", crowded),
+        "",
+        "| throughput, one worker | value |",
+        "|---|---|",
+        `| deliveries per second (backlog of ${backlog}, fan-out included) | ${Math.round(healthy!.received / seconds).toLocaleString("en")} |`,
+        `| failing endpoint's attempts / silent endpoint's attempts | ${failing!.received} / ${silent!.received} |`
+      ].join("\n")}\n`
+    )
+  }).pipe(Effect.provide(services))
+})
+
+const scope = Effect.runSync(Scope.make())
+Effect.runPromise(main.pipe(Scope.provide(scope))).finally(() => Effect.runPromise(Scope.close(scope, Exit.void)))

@@ -1,0 +1,238 @@
+/**
+ * The contract of the `WebhookStore` port, run on the memory twin and on PostgreSQL: claims hold
+ * each endpoint's cap however many workers claim at once, an expired lease is claimed again and
+ * the late worker's outcome is then ignored, first attempts go in sequence order, a fan-out from
+ * a stale cursor changes nothing, pages partition, another organization sees none of it, a
+ * disabled endpoint's deliveries wait, and retention removes only finished deliveries.
+ */
+import { randomBytes } from "node:crypto"
+import { assert, layer as withLayer } from "@effect/vitest"
+import { DateTime, Effect, type Layer, Option } from "effect"
+import type { OrgId } from "../../core/domain/Ids.ts"
+import { attemptId, deliveryId, endpointId } from "../../core/domain/WebhookSigning.ts"
+import type { WebhookDeliveryId, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import { type NewDelivery, WebhookStore } from "../../core/ports/WebhookStore.ts"
+import { PairStoreHarness } from "./PairStore.harness.ts"
+
+const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
+  Effect.gen(function* () {
+    return yield* (yield* WebhookStore).create({
+      id: endpointId(randomBytes(16), DateTime.toEpochMillis(at)),
+      orgId: org,
+      url: "https://hooks.example/in",
+      description: null,
+      eventTypes: ["receivable.created"],
+      enabled: true,
+      sealedSecret: "v1:sealed",
+      at
+    })
+  })
+
+const deliveries = (count: number, at: DateTime.Utc, firstSequence = 1): ReadonlyArray<NewDelivery> =>
+  Array.from({ length: count }, (_, i) => ({
+    id: deliveryId(randomBytes(16), DateTime.toEpochMillis(at) + i),
+    eventId: `evt_${randomBytes(16).toString("hex")}`,
+    eventType: "receivable.created",
+    sequence: firstSequence + i,
+    body: `{"n":${i}}`,
+    dueAt: at
+  }))
+
+const newOrg = Effect.gen(function* () {
+  return (yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })).orgId
+})
+
+const claimAt = (owner: string, now: DateTime.Utc, perEndpoint: number, limit = 50) =>
+  Effect.gen(function* () {
+    return yield* (yield* WebhookStore).claim({
+      owner,
+      now,
+      leaseUntil: DateTime.add(now, { minutes: 1 }),
+      limit,
+      perEndpoint
+    })
+  })
+
+const outcome = (owner: string, org: OrgId, id: WebhookDeliveryId, at: DateTime.Utc) => ({
+  owner,
+  orgId: org,
+  attempt: {
+    id: attemptId(randomBytes(16), DateTime.toEpochMillis(at)),
+    deliveryId: id,
+    startedAt: at,
+    durationMs: 5,
+    outcome: "succeeded" as const,
+    responseStatus: 200,
+    responseBody: "",
+    error: null
+  },
+  next: { status: "succeeded" as const },
+  endpoint: { health: "healthy" as const }
+})
+
+export const describeWebhookStoreContract = (
+  name: string,
+  layer: Layer.Layer<WebhookStore | PairStoreHarness, unknown>
+) =>
+  withLayer(layer, { excludeTestServices: true, timeout: 120_000 })(`WebhookStore contract: ${name}`, (it) => {
+    it.effect("an endpoint's cap holds however many workers claim at once, and frees as attempts end", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        yield* store.enqueue(org, endpoint.id, deliveries(12, now), { at: now })
+        const claims = yield* Effect.all(
+          Array.from({ length: 6 }, (_, i) =>
+            Effect.map(claimAt(`w${i}`, now, 3), (claimed) =>
+              claimed.filter((c) => c.delivery.endpointId === endpoint.id).map((c) => [`w${i}`, c.delivery.id] as const)
+            )
+          ),
+          { concurrency: "unbounded" }
+        )
+        const claimed = claims.flat()
+        assert.lengthOf(claimed, 3)
+        const [owner, first] = claimed[0]!
+        yield* store.complete(outcome(owner, org, first, now))
+        const mine = (more: ReadonlyArray<{ readonly delivery: { readonly endpointId: string } }>) =>
+          more.filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.lengthOf(mine(yield* claimAt("w9", now, 3)), 1)
+        assert.lengthOf(mine(yield* claimAt("w9", now, 3)), 0)
+      })
+    )
+
+    it.effect("first attempts go in sequence order", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        yield* store.enqueue(org, endpoint.id, [...deliveries(5, now, 1)].reverse(), { at: now })
+        const claimed = (yield* claimAt("w", now, 10)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.deepStrictEqual(
+          claimed.map((c) => c.delivery.sequence),
+          [1, 2, 3, 4, 5]
+        )
+      })
+    )
+
+    it.effect("an expired lease is claimed again, and the late worker's outcome is ignored", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        yield* store.enqueue(org, endpoint.id, deliveries(1, now), { at: now })
+        const [held] = (yield* claimAt("dies", now, 1)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.isDefined(held)
+        assert.lengthOf(
+          (yield* claimAt("other", now, 1)).filter((c) => c.delivery.endpointId === endpoint.id),
+          0
+        )
+        const later = DateTime.add(now, { minutes: 2 })
+        const [again] = (yield* claimAt("other", later, 1)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.strictEqual(again?.delivery.id, held!.delivery.id)
+        yield* store.complete(outcome("dies", org, held!.delivery.id, later))
+        const before = yield* store.delivery(org, endpoint.id, held!.delivery.id)
+        assert.strictEqual(Option.getOrThrow(before).delivery.status, "sending")
+        assert.lengthOf(Option.getOrThrow(before).attempts, 0)
+        yield* store.complete(outcome("other", org, held!.delivery.id, later))
+        const after = Option.getOrThrow(yield* store.delivery(org, endpoint.id, held!.delivery.id))
+        assert.strictEqual(after.delivery.status, "succeeded")
+        assert.strictEqual(after.delivery.attempts, 1)
+        assert.lengthOf(after.attempts, 1)
+      })
+    )
+
+    it.effect("a fan-out from a stale cursor changes nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        assert.isFalse(yield* store.advance(org, endpoint.id, { from: 7, to: 9, at: now }, deliveries(2, now)))
+        assert.lengthOf((yield* store.deliveries(org, endpoint.id, { limit: 10 })).items, 0)
+        assert.isTrue(yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now }, deliveries(2, now)))
+        assert.isFalse(yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now }, deliveries(2, now)))
+        assert.lengthOf((yield* store.deliveries(org, endpoint.id, { limit: 10 })).items, 2)
+      })
+    )
+
+    it.effect("pages partition, newest delivery first, and another organization sees nothing", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const other = yield* newOrg
+        const now = yield* DateTime.now
+        const made: Array<WebhookEndpointId> = []
+        for (let i = 0; i < 5; i++) made.push((yield* newEndpoint(org, DateTime.add(now, { seconds: i }))).id)
+        const listed: Array<string> = []
+        let after: string | undefined
+        for (;;) {
+          const page = yield* store.list(org, { after, limit: 2 })
+          listed.push(...page.items.map((e) => e.id))
+          if (!page.hasMore) break
+          after = page.items.at(-1)!.id
+        }
+        assert.deepStrictEqual(listed, made)
+        const queued = yield* store.enqueue(org, made[0]!, deliveries(5, now), { at: now })
+        const seen: Array<string> = []
+        let before: string | undefined
+        for (;;) {
+          const page = yield* store.deliveries(org, made[0]!, { after: before, limit: 2 })
+          seen.push(...page.items.map((d) => d.id))
+          if (!page.hasMore) break
+          before = page.items.at(-1)!.id
+        }
+        assert.deepStrictEqual(
+          seen,
+          queued
+            .map((d) => d.id)
+            .sort()
+            .reverse()
+        )
+        assert.lengthOf((yield* store.list(other, { limit: 10 })).items, 0)
+        assert.isTrue(Option.isNone(yield* store.find(other, made[0]!)))
+        assert.isTrue(Option.isNone(yield* store.secrets(other, made[0]!)))
+        assert.isTrue(Option.isNone(yield* store.delivery(other, made[0]!, queued[0]!.id)))
+        assert.isTrue(Option.isNone(yield* store.retry(other, made[0]!, queued[0]!.id, now)))
+        assert.isTrue(Option.isNone(yield* store.update(other, made[0]!, { url: "https://x.example/" }, now)))
+        assert.lengthOf(yield* store.enqueue(other, made[0]!, deliveries(1, now), { at: now }), 0)
+        assert.isFalse(yield* store.remove(other, made[0]!))
+        assert.lengthOf((yield* store.deliveries(org, made[0]!, { limit: 10 })).items, 5)
+      })
+    )
+
+    it.effect("a disabled endpoint's deliveries wait, and are due at once when it is enabled", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const later = DateTime.add(now, { hours: 3 })
+        yield* store.enqueue(org, endpoint.id, [{ ...deliveries(1, now)[0]!, dueAt: later }], { at: now })
+        yield* store.update(org, endpoint.id, { enabled: { enabled: false, reason: "manual" } }, now)
+        const mine = (claimed: ReadonlyArray<{ readonly delivery: { readonly endpointId: string } }>) =>
+          claimed.filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.lengthOf(mine(yield* claimAt("w", DateTime.add(now, { hours: 4 }), 5)), 0)
+        yield* store.update(org, endpoint.id, { enabled: { enabled: true } }, now)
+        assert.lengthOf(mine(yield* claimAt("w", now, 5)), 1)
+      })
+    )
+
+    it.effect("retention removes finished deliveries made before its bound, never pending ones", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const old = DateTime.subtract(yield* DateTime.now, { days: 400 })
+        const endpoint = yield* newEndpoint(org, old)
+        const [done, waiting] = yield* store.enqueue(org, endpoint.id, deliveries(2, old), { at: old })
+        const [held] = (yield* claimAt("w", old, 1)).filter((c) => c.delivery.id === done!.id)
+        assert.isDefined(held)
+        yield* store.complete(outcome("w", org, done!.id, old))
+        assert.isAtLeast(yield* store.prune(DateTime.add(old, { days: 1 })), 1)
+        assert.isTrue(Option.isNone(yield* store.delivery(org, endpoint.id, done!.id)))
+        assert.isTrue(Option.isSome(yield* store.delivery(org, endpoint.id, waiting!.id)))
+      })
+    )
+  })

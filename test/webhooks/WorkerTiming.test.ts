@@ -1,0 +1,100 @@
+/**
+ * The worker's timing on `TestClock`, with a receiver that always fails: each attempt comes when
+ * the schedule says (within its jitter) and not before, the delivery fails once the schedule is
+ * exhausted, and an endpoint failing for 5 days is disabled; enabled again, what waited is sent.
+ */
+import { assert, layer as withLayer } from "@effect/vitest"
+import { DateTime, Duration, Effect, Layer, Option } from "effect"
+import { TestClock } from "effect/testing"
+import { nextDelay, retryDelays } from "../../core/domain/WebhookSchedule.ts"
+import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
+import { WebhookSender } from "../../core/ports/WebhookSender.ts"
+import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
+import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
+import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
+import { services, workerOptions } from "./support/Services.ts"
+import { syncEvents } from "./support/Sync.ts"
+
+let answer = 500
+const posted: Array<number> = []
+
+const failingReceiver = Layer.succeed(
+  WebhookSender,
+  WebhookSender.of({
+    check: () => Effect.void,
+    send: () =>
+      Effect.map(DateTime.now, (now) => {
+        posted.push(DateTime.toEpochMillis(now))
+        return { kind: "answered" as const, status: answer, retryAfterSeconds: null, body: "", durationMs: 1 }
+      })
+  })
+)
+
+const storage = MemoryWebhookStore.layerMemory.pipe(Layer.provideMerge(MemoryHarness.layer))
+
+withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver))))(
+  "the webhook worker's timing",
+  (it) => {
+    it.effect(
+      "attempts follow the schedule on the clock, the delivery fails after the last, and 5 days of failing disable",
+      () =>
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const worker = yield* WebhookDelivery
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: "https://hooks.example/in" })
+          yield* syncEvents(pair, 1)
+          yield* worker.fanOut
+          const deliveryOf = Effect.gen(function* () {
+            const [delivery] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
+            return delivery!
+          })
+          yield* worker.drain(workerOptions())
+          for (let made = 1; made < retryDelays.length; made++) {
+            const delivery = yield* deliveryOf
+            assert.strictEqual(delivery.attempts, made)
+            assert.strictEqual(delivery.status, "pending")
+            const due = DateTime.toEpochMillis(delivery.nextAttemptAt!)
+            const base = Duration.toMillis(retryDelays[made]!)
+            const gap = due - posted.at(-1)!
+            assert.isAtLeast(gap, Duration.toMillis(nextDelay(made, 0)!))
+            assert.isAtMost(gap, Math.ceil(base * 1.2))
+            // Not a moment before it is due.
+            yield* TestClock.setTime(due - 1)
+            yield* worker.drain(workerOptions())
+            assert.lengthOf(posted, made)
+            yield* TestClock.setTime(due)
+            yield* worker.drain(workerOptions())
+            assert.lengthOf(posted, made + 1)
+          }
+          const exhausted = yield* deliveryOf
+          assert.strictEqual(exhausted.status, "failed")
+          assert.isNull(exhausted.nextAttemptAt)
+          // About three days of failing so far: still enabled. A new event's attempt after 5 days of
+          // failing disables the endpoint.
+          assert.isTrue((yield* endpoints.get(pair.orgId, endpoint.id)).enabled)
+          yield* TestClock.setTime(posted[0]! + Duration.toMillis(Duration.days(5)))
+          yield* syncEvents(pair, 1)
+          yield* worker.fanOut
+          yield* worker.drain(workerOptions())
+          const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
+          assert.isFalse(disabled.enabled)
+          assert.strictEqual(disabled.disabledReason, "failing")
+          // Disabled, nothing is attempted, however long it waits; enabled again, what waited is sent.
+          const sent = posted.length
+          yield* TestClock.adjust(Duration.days(2))
+          yield* worker.drain(workerOptions())
+          assert.lengthOf(posted, sent)
+          answer = 200
+          yield* endpoints.update(pair.orgId, endpoint.id, { enabled: true })
+          yield* worker.drain(workerOptions())
+          assert.lengthOf(posted, sent + 1)
+          const last = yield* deliveryOf
+          assert.strictEqual(last.status, "succeeded")
+          assert.isTrue(Option.isNone(Option.fromNullishOr(last.nextAttemptAt)))
+        })
+    )
+  }
+)
