@@ -96,7 +96,10 @@ export class PermissionDenied extends Schema.Error<PermissionDenied>("Permission
 
 export class ResourceMissing extends Schema.Error<ResourceMissing>("ResourceMissing")(
   { error: body("invalid_request_error", ["resource_missing"]) },
-  { httpApiStatus: 404, description: "No such route, or no such receivable or event in your organization" }
+  {
+    httpApiStatus: 404,
+    description: "No such route, or no such receivable, event, webhook endpoint or delivery in your organization"
+  }
 ) {
   static event(id: string) {
     return new ResourceMissing({
