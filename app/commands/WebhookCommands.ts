@@ -4,7 +4,7 @@
  * printed once, by `create`; every other command shows the endpoint without it. Refusals are
  * one line (an unknown id, a URL the outbound policy refuses, a replay window past retention).
  */
-import { DateTime, Effect, Option, Redacted, Schema } from "effect"
+import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
 import { OrgId } from "../../core/domain/Ids.ts"
 import {
@@ -193,6 +193,12 @@ const webhookDeliveries = Command.make(
   })
 ).pipe(Command.withDescription("An endpoint's latest deliveries, newest first"))
 
+// The webhooks' services (their crypto reads its master keys, the sender its policy), loaded only
+// when a webhook command runs; the database comes from the CLI's own services around them.
+const WebhookServices = Layer.unwrap(
+  Effect.promise(() => import("../Layers.ts")).pipe(Effect.map((module) => module.WebhooksLive))
+)
+
 export const webhook = Command.make("webhook").pipe(
   Command.withDescription("Webhook endpoints"),
   Command.withSubcommands([
@@ -204,5 +210,6 @@ export const webhook = Command.make("webhook").pipe(
     webhookTest,
     webhookReplay,
     webhookDeliveries
-  ])
+  ]),
+  Command.provide(WebhookServices)
 )
