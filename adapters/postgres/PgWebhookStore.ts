@@ -383,43 +383,38 @@ export const layer = Layer.effect(
         .pipe(Effect.orDie)
     })
 
+    // One statement: the outcome costs a worker one round trip. Nothing is changed when the lease
+    // was lost (it ran out and another worker holds the delivery): `done` is then empty.
     const complete = Effect.fn("PgWebhookStore.complete")(function* (result: AttemptResult) {
       const { attempt, next, endpoint } = result
       const started = date(attempt.startedAt)
-      yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const [row] = yield* sql<{ endpoint_id: string }>`
-              UPDATE webhook_deliveries SET status = ${next.status}, attempts = attempts + 1, last_attempt_at = ${started},
-                next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL
-              WHERE org_id = ${result.orgId} AND id = ${attempt.deliveryId} AND status = 'sending'
-                AND lease_owner = ${result.owner}
-              RETURNING endpoint_id`
-            // The lease was lost (it ran out and another worker holds the delivery): nothing to record.
-            if (row === undefined) return
-            yield* sql`
-              INSERT INTO webhook_attempts (id, delivery_id, org_id, started_at, duration_ms, outcome, response_status,
-                response_body, error)
-              VALUES (${attempt.id}, ${attempt.deliveryId}, ${result.orgId}, ${started}, ${attempt.durationMs},
-                ${attempt.outcome}, ${attempt.responseStatus}, ${attempt.responseBody}, ${attempt.error})`
-            if (endpoint.health === "healthy") {
-              yield* sql`
-                UPDATE webhook_endpoints SET failing_since = NULL
-                WHERE org_id = ${result.orgId} AND id = ${row.endpoint_id} AND failing_since IS NOT NULL`
-            } else {
-              const disable =
-                endpoint.health === "disable"
-                  ? sql`, enabled = false, disabled_reason = CASE WHEN enabled THEN ${endpoint.reason} ELSE disabled_reason END,
-                      disabled_at = CASE WHEN enabled THEN ${started}::timestamptz ELSE disabled_at END,
-                      updated_at = CASE WHEN enabled THEN ${started}::timestamptz ELSE updated_at END`
-                  : sql``
-              yield* sql`
-                UPDATE webhook_endpoints SET failing_since = coalesce(failing_since, ${started}) ${disable}
-                WHERE org_id = ${result.orgId} AND id = ${row.endpoint_id}`
-            }
-          })
-        )
-        .pipe(Effect.orDie)
+      const health =
+        endpoint.health === "healthy"
+          ? sql`failing_since = NULL`
+          : endpoint.health === "failing"
+            ? sql`failing_since = coalesce(e.failing_since, ${started}::timestamptz)`
+            : sql`failing_since = coalesce(e.failing_since, ${started}::timestamptz), enabled = false,
+                disabled_reason = CASE WHEN e.enabled THEN ${endpoint.reason} ELSE e.disabled_reason END,
+                disabled_at = CASE WHEN e.enabled THEN ${started}::timestamptz ELSE e.disabled_at END,
+                updated_at = CASE WHEN e.enabled THEN ${started}::timestamptz ELSE e.updated_at END`
+      // A healthy endpoint's row is written only when it was failing: most outcomes change none.
+      const needed = endpoint.health === "healthy" ? sql`AND e.failing_since IS NOT NULL` : sql``
+      yield* sql`
+        WITH done AS (
+          UPDATE webhook_deliveries SET status = ${next.status}, attempts = attempts + 1, last_attempt_at = ${started},
+            next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL
+          WHERE org_id = ${result.orgId} AND id = ${attempt.deliveryId} AND status = 'sending'
+            AND lease_owner = ${result.owner}
+          RETURNING endpoint_id),
+        recorded AS (
+          INSERT INTO webhook_attempts (id, delivery_id, org_id, started_at, duration_ms, outcome, response_status,
+            response_body, error)
+          SELECT ${attempt.id}, ${attempt.deliveryId}, ${result.orgId}, ${started}, ${attempt.durationMs},
+            ${attempt.outcome}, ${attempt.responseStatus}::int, ${attempt.responseBody}::text, ${attempt.error}::text
+          FROM done
+          RETURNING 1)
+        UPDATE webhook_endpoints e SET ${health}
+        FROM done WHERE e.org_id = ${result.orgId} AND e.id = done.endpoint_id ${needed}`.pipe(Effect.orDie)
     })
 
     const prune = Effect.fn("PgWebhookStore.prune")(function* (before: DateTime.Utc) {

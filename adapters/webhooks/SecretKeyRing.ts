@@ -6,9 +6,9 @@
  * first time, which is logged: fine for one machine, while several processes need the setting.
  */
 import { randomBytes } from "node:crypto"
-import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs"
+import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, unlinkSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
-import { Config, Effect, Option, Redacted, Schema } from "effect"
+import { Config, Effect, Option, Redacted, Result, Schema } from "effect"
 
 export type KeyRing = ReadonlyMap<number, Buffer>
 
@@ -44,14 +44,30 @@ export const secretKeys = Config.schema(
 
 export const keyFileName = "webhook-secret-keys"
 
+/**
+ * Makes the key file unless it exists: written whole under a name of its own, then linked into
+ * place, which fails if another process made it first. So processes starting together on one
+ * `DATA_DIR` agree on one key, and none reads a file half written. Answers whether it made it.
+ */
+const makeKeyFile = (dataDir: string, path: string) =>
+  Effect.sync(() => {
+    if (existsSync(path)) return false
+    mkdirSync(dataDir, { recursive: true })
+    const draft = `${path}.${process.pid}.${randomBytes(4).toString("hex")}`
+    writeFileSync(draft, `1:${randomBytes(32).toString("base64")}\n`, { mode: 0o600 })
+    chmodSync(draft, 0o600)
+    const made = Result.try(() => linkSync(draft, path))
+    unlinkSync(draft)
+    if (Result.isSuccess(made)) return true
+    if ((made.failure as NodeJS.ErrnoException).code === "EEXIST") return false
+    throw made.failure
+  })
+
 /** The key file's ring, made with one fresh key when there is none yet. */
 const fromKeyFile = (dataDir: string) =>
   Effect.gen(function* () {
     const path = join(dataDir, keyFileName)
-    if (!existsSync(path)) {
-      mkdirSync(dataDir, { recursive: true })
-      writeFileSync(path, `1:${randomBytes(32).toString("base64")}\n`, { mode: 0o600, flag: "wx" })
-      chmodSync(path, 0o600)
+    if (yield* makeKeyFile(dataDir, path)) {
       yield* Effect.logWarning(
         `WEBHOOK_SECRET_KEYS is not set: made the webhook secrets' master key in ${path} (mode 0600); ` +
           "set WEBHOOK_SECRET_KEYS where several processes share the database"

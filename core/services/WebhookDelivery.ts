@@ -11,12 +11,18 @@ import { Context, DateTime, Duration, Effect, Layer, Random, Semaphore } from "e
 import { type StoredEvent, toWire } from "../domain/Events.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
-import type { WebhookAttempt } from "../domain/Webhooks.ts"
+import type { WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
 import { EventFeed } from "../ports/EventFeed.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import type { SendOutcome } from "../ports/WebhookSender.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
-import { type AttemptResult, type BehindEndpoint, type ClaimedDelivery, WebhookStore } from "../ports/WebhookStore.ts"
+import {
+  type AttemptResult,
+  type BehindEndpoint,
+  type ClaimedDelivery,
+  type NewDelivery,
+  WebhookStore
+} from "../ports/WebhookStore.ts"
 
 export interface DeliveryOptions {
   /** The worker's name in its leases. */
@@ -35,12 +41,20 @@ export interface DeliveryOptions {
 const fanOutBatch = 500
 const fanOutEndpoints = 50
 
-/** A delivery's body: the event exactly as `GET /v1/events/{id}` answers it. */
-export const wireBody = (event: StoredEvent) => {
-  const wire = toWire(event)
-  return { id: wire.id, text: JSON.stringify(wire) }
-}
 const claimsPerSlot = 2
+
+/** A delivery of a feed event, due at `at`; its body is the event exactly as `GET /v1/events/{id}` answers it. */
+export const deliveryOf = (event: StoredEvent, id: WebhookDeliveryId, at: DateTime.Utc): NewDelivery => {
+  const wire = toWire(event)
+  return {
+    id,
+    eventId: wire.id,
+    eventType: event.type,
+    sequence: event.sequence,
+    body: JSON.stringify(wire),
+    dueAt: at
+  }
+}
 
 /** The attempt's record and the delivery's next state, from how the post ended. */
 const judge = (
@@ -157,17 +171,7 @@ export class WebhookDelivery extends Context.Service<
           const at = yield* DateTime.now
           const deliveries = page.events
             .filter((event) => endpoint.eventTypes.includes(event.type))
-            .map((event) => {
-              const body = wireBody(event)
-              return {
-                id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)),
-                eventId: body.id,
-                eventType: event.type,
-                sequence: event.sequence,
-                body: body.text,
-                dueAt: at
-              }
-            })
+            .map((event) => deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)), at))
           const moved = yield* store.advance(
             endpoint.orgId,
             endpoint.id,
@@ -187,10 +191,15 @@ export class WebhookDelivery extends Context.Service<
         Effect.gen(function* () {
           const claiming = yield* Semaphore.make(1)
           const waiting: Array<ClaimedDelivery> = []
+          // After a claim that found nothing, the idle slots do not ask again until the poll interval
+          // has passed or an attempt of this worker has ended (freeing room under an endpoint's cap):
+          // an idle worker makes one claim per interval, not one per slot.
+          let quietUntil = Number.NEGATIVE_INFINITY
           const nextDelivery = claiming.withPermits(1)(
             Effect.gen(function* () {
               if (waiting.length === 0) {
                 const now = yield* DateTime.now
+                if (DateTime.toEpochMillis(now) < quietUntil) return undefined
                 const claimed = yield* store.claim({
                   owner: options.worker,
                   now,
@@ -199,6 +208,9 @@ export class WebhookDelivery extends Context.Service<
                   perEndpoint: options.perEndpoint
                 })
                 waiting.push(...claimed)
+                if (claimed.length === 0) {
+                  quietUntil = DateTime.toEpochMillis(now) + Duration.toMillis(options.pollInterval)
+                }
               }
               return waiting.shift()
             })
@@ -207,6 +219,7 @@ export class WebhookDelivery extends Context.Service<
             const claimed = yield* nextDelivery
             if (claimed === undefined) return false
             yield* attempt(claimed, options.worker)
+            quietUntil = Number.NEGATIVE_INFINITY
             return true
           })
           yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {

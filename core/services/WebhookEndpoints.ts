@@ -31,7 +31,7 @@ import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 import { type EndpointChange, WebhookStore } from "../ports/WebhookStore.ts"
 import { retentionDays } from "./Feed.ts"
-import { WebhookDelivery, wireBody } from "./WebhookDelivery.ts"
+import { deliveryOf, WebhookDelivery } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {
   readonly url: string
@@ -310,17 +310,9 @@ export class WebhookEndpoints extends Context.Service<
         yield* store.enqueue(
           org,
           endpoint.id,
-          events.map((event) => {
-            const body = wireBody(event)
-            return {
-              id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)),
-              eventId: body.id,
-              eventType: event.type,
-              sequence: event.sequence,
-              body: body.text,
-              dueAt: now
-            }
-          }),
+          events.map((event) =>
+            deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)), now)
+          ),
           { at: now }
         )
         return { queued: events.length }

@@ -1,9 +1,9 @@
 /**
  * The library as an embedder gets it: `partner-receivables` packed, installed from its tarball
  * beside `effect` (its one dependency) in a new project. A program that imports nothing else
- * builds every exported service's layer over the memory twins (`MemoryStorage.layer`) and the few
- * ports that are the embedder's to provide (password hashing, one-time codes, connectors,
- * secrets, ids); and the in-memory example of docs/embedding.md, taken from the page as written,
+ * builds every exported service's layer over the memory twins (`MemoryStorage.layer`, and the
+ * webhooks' store) and the few ports that are the embedder's to provide (password hashing,
+ * one-time codes, connectors, secrets, ids, webhooks' crypto and sender); and the in-memory example of docs/embedding.md, taken from the page as written,
  * runs the whole flow. Both type-check against the package's declarations and run under Node.
  */
 import { execFile } from "node:child_process"
@@ -26,8 +26,9 @@ import * as Library from "partner-receivables"
 
 const {
   Accounts, ApiClient, ApiKeys, Directory, Feed, IdSource, Ids, IntegrationAdministration, KeyAdministration,
-  MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage, PasswordHasher, PortalConnector, Receivables,
-  SecondFactors, Secrets, SyncEngine, VerifiedKeyCache
+  MemoryStorage, MemoryWebhookStore, OneTimeCodes, OrganizationAudit, OrganizationUsage, PasswordHasher,
+  PortalConnector, Receivables, SecondFactors, Secrets, SyncEngine, VerifiedKeyCache, WebhookCrypto, WebhookDelivery,
+  WebhookEndpoints, WebhookSender
 } = Library
 
 // What only the embedder can provide; a real one hashes with scrypt or argon2 and reads secrets
@@ -50,6 +51,16 @@ const embedder = Layer.mergeAll(
     receivableId: () => Ids.receivableIdFromBytes(crypto.getRandomValues(new Uint8Array(16))),
     requestId: () => \`req_\${crypto.randomUUID().replaceAll("-", "").slice(0, 24)}\`
   }),
+  Layer.succeed(WebhookCrypto.WebhookCrypto, {
+    randomBytes: (size) => crypto.getRandomValues(new Uint8Array(size)),
+    sign: () => "unsigned",
+    seal: (secret) => Effect.succeed(Redacted.value(secret)),
+    open: (sealed) => Effect.succeed(Redacted.make(sealed))
+  }),
+  Layer.succeed(WebhookSender.WebhookSender, {
+    check: () => Effect.void,
+    send: () => Effect.succeed({ kind: "connection_failed", message: "no network in this program", durationMs: 0 })
+  }),
   Digest.layerWebCrypto,
   SecureRandom.layerWebCrypto,
   FetchHttpClient.layer
@@ -59,9 +70,11 @@ const services = Layer.mergeAll(
   IntegrationAdministration.IntegrationAdministration.layer,
   OrganizationAudit.OrganizationAudit.layer,
   OrganizationUsage.OrganizationUsage.layer,
+  WebhookEndpoints.WebhookEndpoints.layer,
   ApiClient.ApiClient.layer({ baseUrl: "https://receivables.example", apiKey: Redacted.make("pr_live_x") })
 ).pipe(
   Layer.provideMerge(KeyAdministration.KeyAdministration.layer),
+  Layer.provideMerge(WebhookDelivery.WebhookDelivery.layer),
   Layer.provideMerge(
     Layer.mergeAll(
       Accounts.Accounts.layer,
@@ -73,6 +86,7 @@ const services = Layer.mergeAll(
     )
   ),
   Layer.provideMerge(SecondFactors.SecondFactors.layer),
+  Layer.provideMerge(MemoryWebhookStore.layerMemory),
   Layer.provideMerge(MemoryStorage.layer),
   Layer.provideMerge(embedder)
 )

@@ -2,6 +2,7 @@
  * The worker's timing on `TestClock`, with a receiver that always fails: each attempt comes when
  * the schedule says (within its jitter) and not before, the delivery fails once the schedule is
  * exhausted, and an endpoint failing for 5 days is disabled; enabled again, what waited is sent.
+ * A rotated-out secret signs for 24 hours on the clock, and not a moment longer.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
@@ -18,14 +19,16 @@ import { syncEvents } from "./support/Sync.ts"
 
 let answer = 500
 const posted: Array<number> = []
+const signatures: Array<number> = []
 
 const failingReceiver = Layer.succeed(
   WebhookSender,
   WebhookSender.of({
     check: () => Effect.void,
-    send: () =>
+    send: (request) =>
       Effect.map(DateTime.now, (now) => {
         posted.push(DateTime.toEpochMillis(now))
+        signatures.push(request.headers["webhook-signature"]!.split(" ").length)
         return { kind: "answered" as const, status: answer, retryAfterSeconds: null, body: "", durationMs: 1 }
       })
   })
@@ -95,6 +98,30 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver)
           assert.strictEqual(last.status, "succeeded")
           assert.isTrue(Option.isNone(Option.fromNullishOr(last.nextAttemptAt)))
         })
+    )
+
+    it.effect("a rotated-out secret signs beside the new one for 24 hours, and then no more", () =>
+      Effect.gen(function* () {
+        const harness = yield* PairStoreHarness
+        const endpoints = yield* WebhookEndpoints
+        const worker = yield* WebhookDelivery
+        answer = 200
+        const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+        const { endpoint } = yield* endpoints.create(pair.orgId, { url: "https://hooks.example/in" })
+        const send = Effect.gen(function* () {
+          yield* syncEvents(pair, 1)
+          yield* worker.fanOut
+          yield* worker.drain(workerOptions())
+          return signatures.at(-1)
+        })
+        assert.strictEqual(yield* send, 1)
+        yield* endpoints.rotateSecret(pair.orgId, endpoint.id)
+        assert.strictEqual(yield* send, 2)
+        yield* TestClock.adjust(Duration.hours(23))
+        assert.strictEqual(yield* send, 2)
+        yield* TestClock.adjust(Duration.hours(1))
+        assert.strictEqual(yield* send, 1)
+      })
     )
   }
 )
