@@ -379,6 +379,30 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the webhooks A
     })
   )
 
+  it.effect("never answers a write 304, whatever If-None-Match says; a read still is", () =>
+    Effect.gen(function* () {
+      const { id } = yield* create()
+      const base = yield* BaseUrl
+      const request = (method: string, path: string, body?: unknown) =>
+        Effect.promise(() =>
+          fetch(`${base}${path}`, {
+            method,
+            headers: {
+              authorization: `Bearer ${keys.managerA}`,
+              "if-none-match": "*",
+              ...(body === undefined ? {} : { "content-type": "application/json" })
+            },
+            ...(body === undefined ? {} : { body: JSON.stringify(body) })
+          })
+        )
+      const patched = yield* request("PATCH", `/v1/webhook_endpoints/${id}`, { description: "changed" })
+      assert.strictEqual(patched.status, 200)
+      assert.strictEqual((yield* call("GET", `/v1/webhook_endpoints/${id}`)).body.description, "changed")
+      assert.strictEqual((yield* request("POST", `/v1/webhook_endpoints/${id}/rotate_secret`)).status, 200)
+      assert.strictEqual((yield* request("GET", `/v1/webhook_endpoints/${id}`)).status, 304)
+    })
+  )
+
   it.effect("counts a write against the key's rate limit as a read is counted", () =>
     Effect.gen(function* () {
       const remaining = (answer: Answer) => Number(answer.headers.get("ratelimit-remaining"))
