@@ -88,8 +88,19 @@ const ReceivablesLive = Layer.unwrap(
   Effect.map(maxAnswerBytes, (bytes) => Receivables.layerWith({ maxAnswerBytes: bytes }))
 ).pipe(Layer.provide(PgReceivableStore.layer))
 
+/**
+ * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
+ * `Sync.WebhookWorkerLive` runs; with the store, the Node sender and the sealed secrets' crypto.
+ */
+export const WebhooksLive = WebhookEndpoints.layer.pipe(
+  Layer.provideMerge(WebhookDelivery.layer),
+  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
+  Layer.provide(PgEventFeed.layer)
+)
+
 export const ServicesLive = Layer.mergeAll(
   ReceivablesLive,
+  WebhooksLive,
   FeedLive,
   ApiKeysLive,
   PgAuditLog.layer,
@@ -144,14 +155,4 @@ const ManualSyncLive = ManualSync.layer.pipe(Layer.provide(PgDirectoryStore.laye
 
 export const AdminLive = Layer.mergeAll(PgOrganizations.layer, ApiKeysLive, DirectoryRules, ManualSyncLive).pipe(
   Layer.provideMerge(EngineLive)
-)
-
-/**
- * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
- * `Sync.WebhookWorkerLive` runs; with the store, the Node sender and the sealed secrets' crypto.
- */
-export const WebhooksLive = WebhookEndpoints.layer.pipe(
-  Layer.provideMerge(WebhookDelivery.layer),
-  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
-  Layer.provide(PgEventFeed.layer)
 )

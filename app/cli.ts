@@ -1,6 +1,6 @@
 /**
  * The operator CLI (`npm run cli -- <command>`): organizations, API keys, vendors, debtors,
- * integrations, syncs, the demo, the audit log, dashboard users and status normalization, one
+ * integrations, syncs, the demo, the audit log, dashboard users, webhook endpoints and status normalization, one
  * module per command group in `commands/`. Commands that need the database run against DATABASE_URL or the embedded
  * database (shared with a running app). Every command prints a readable answer, or JSON with
  * `--json`; an unknown id or a bad argument is one line on stderr and exit code 1.
@@ -23,6 +23,7 @@ import { debtor, vendor } from "./commands/PartyCommands.ts"
 import { status } from "./commands/StatusCommand.ts"
 import { sync } from "./commands/SyncCommands.ts"
 import { user } from "./commands/UserCommands.ts"
+import { webhook } from "./commands/WebhookCommands.ts"
 
 export const cli = Command.make("partner-receivables").pipe(
   Command.withDescription("Operate the Partner Receivables service"),
@@ -36,6 +37,7 @@ export const cli = Command.make("partner-receivables").pipe(
     withDatabase(demo),
     withDatabase(audit),
     withDatabase(user),
+    withDatabase(webhook),
     status
   ])
 )
@@ -66,7 +68,12 @@ if (import.meta.main) {
       EmailTaken: (error) => refuse(`${error.email} is already a user of another organization`),
       InvalidEmail: () => refuse("--email: not an e-mail address"),
       UserNotFound: () => refuse("--email: no such user in that organization"),
-      LastAdmin: () => refuse("refused: the organization would have no admin left")
+      LastAdmin: () => refuse("refused: the organization would have no admin left"),
+      WebhookEndpointNotFound: (error) => refuse(`no webhook endpoint with id "${error.id}" in that organization`),
+      WebhookEndpointDisabled: (error) => refuse(`webhook endpoint ${error.id} is disabled: enable it first`),
+      WebhookUrlRejected: (error) => refuse(`--url: ${error.message}`),
+      WebhookEndpointRejected: (error) => refuse(`${error.field}: ${error.message}`),
+      WebhookReplayRejected: (error) => refuse(`no replay: ${error.message}`)
     }),
     Effect.catchCause((cause) =>
       // The parser has already shown its own message and the usage.

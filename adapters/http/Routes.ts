@@ -14,13 +14,14 @@ import * as DocsAssets from "./api/DocsAssets.ts"
 import * as EventsHttp from "./api/EventsHttp.ts"
 import * as ReceivablesHttp from "./api/ReceivablesHttp.ts"
 import * as RequestValidation from "./api/RequestValidation.ts"
+import * as WebhooksHttp from "./api/WebhooksHttp.ts"
 import * as Pipeline from "./pipeline/Pipeline.ts"
 import * as RequestPath from "./pipeline/RequestPath.ts"
 import * as Health from "./probes/Health.ts"
 
 export const routes = Layer.mergeAll(
   HttpApiBuilder.layer(Api, { openapiPath: RequestPath.openApiPath }).pipe(
-    Layer.provide([ReceivablesHttp.layer, EventsHttp.layer])
+    Layer.provide([ReceivablesHttp.layer, EventsHttp.layer, WebhooksHttp.layer])
   ),
   HttpApiScalar.layer(Api, {
     path: RequestPath.docsPath,
@@ -29,4 +30,6 @@ export const routes = Layer.mergeAll(
   DocsAssets.routes,
   Health.routes,
   Pipeline.layer
-).pipe(Layer.provide([Authorization.layer, RequestValidation.layer, DocsAssets.layer]))
+).pipe(
+  Layer.provide([Authorization.layer, Authorization.webhooksPermission, RequestValidation.layer, DocsAssets.layer])
+)

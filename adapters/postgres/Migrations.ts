@@ -24,6 +24,7 @@ import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
 import sharedLimits from "./migrations/0016_shared_limits.ts"
 import webhooks from "./migrations/0017_webhooks.ts"
 import dashboardTeam from "./migrations/0018_dashboard_team.ts"
+import keyPermissions from "./migrations/0019_key_permissions.ts"
 import dashboardSearch from "./migrations/0020_dashboard_search.ts"
 
 export const migrationsTable = "schema_migrations"
@@ -47,6 +48,7 @@ export const migrations = {
   "0016_shared_limits": sharedLimits,
   "0017_webhooks": webhooks,
   "0018_dashboard_team": dashboardTeam,
+  "0019_key_permissions": keyPermissions,
   "0020_dashboard_search": dashboardSearch
 }
 

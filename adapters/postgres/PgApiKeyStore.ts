@@ -6,6 +6,7 @@
  */
 import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
 import { SqlClient } from "effect/sql"
+import type { Permission } from "../../core/domain/ApiKey.ts"
 import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import {
   ApiKeyNotFound,
@@ -26,6 +27,7 @@ interface KeyRow {
   readonly org_id: string
   readonly name: string
   readonly display_start: string
+  readonly permissions: ReadonlyArray<Permission>
   readonly created_at: Date
   readonly revoked_at: Date | null
   readonly last_used_at: Date | null
@@ -36,10 +38,15 @@ const toRecord = (row: KeyRow): ApiKeyRecord => ({
   orgId: row.org_id as OrgId,
   name: row.name,
   displayStart: row.display_start,
+  permissions: row.permissions,
   createdAt: DateTime.fromDateUnsafe(row.created_at),
   revokedAt: row.revoked_at === null ? null : DateTime.fromDateUnsafe(row.revoked_at),
   lastUsedAt: row.last_used_at === null ? null : DateTime.fromDateUnsafe(row.last_used_at)
 })
+
+// An array literal (`{webhooks}`): the permissions are a closed set of plain words, sorted and
+// each once, so that a key's permissions read back as one value whatever order they were given in.
+const permissionsLiteral = (key: NewApiKey) => `{${[...new Set(key.permissions ?? [])].sort().join(",")}}`
 
 // Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
 const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
@@ -72,8 +79,9 @@ export const layer = Layer.effect(
         revoked_at: Date | null
         rate_limit_per_second: number | null
         rate_limit_burst: number | null
+        permissions: ReadonlyArray<Permission>
       }>`
-        SELECT k.id, k.org_id, k.revoked_at, o.rate_limit_per_second, o.rate_limit_burst
+        SELECT k.id, k.org_id, k.revoked_at, o.rate_limit_per_second, o.rate_limit_burst, k.permissions
         FROM api_keys k JOIN organizations o ON o.id = k.org_id WHERE k.key_hash = ${hash}`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(rows[0]), (row) => ({
         id: row.id as ApiKeyId,
@@ -82,7 +90,8 @@ export const layer = Layer.effect(
         orgRateLimit:
           row.rate_limit_per_second === null || row.rate_limit_burst === null
             ? null
-            : { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst }
+            : { perSecond: row.rate_limit_per_second, burst: row.rate_limit_burst },
+        permissions: row.permissions
       }))
     })
 
@@ -106,8 +115,8 @@ export const layer = Layer.effect(
           }
         }
         const [row] = yield* sql<KeyRow>`
-          INSERT INTO api_keys (org_id, name, key_hash, display_start)
-          VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart})
+          INSERT INTO api_keys (org_id, name, key_hash, display_start, permissions)
+          VALUES (${key.orgId}, ${key.name}, ${key.hash}, ${key.displayStart}, ${permissionsLiteral(key)}::text[])
           RETURNING *`.pipe(Effect.orDie)
         return toRecord(row!)
       },

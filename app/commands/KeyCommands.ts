@@ -1,6 +1,7 @@
 /** `key create|list|revoke|usage`, with their presenters: a key is printed once, at creation. */
 import { Effect, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { permissions } from "../../core/domain/ApiKey.ts"
 import type { ApiKeyRecord } from "../../core/ports/ApiKeyStore.ts"
 import { ApiKeys } from "../../core/services/ApiKeys.ts"
 import { json, print, time } from "./Common.ts"
@@ -10,6 +11,7 @@ const keyJson = (record: ApiKeyRecord) => ({
   org_id: record.orgId,
   name: record.name,
   display_start: record.displayStart,
+  permissions: record.permissions,
   created_at: time(record.createdAt),
   revoked_at: time(record.revokedAt),
   last_used_at: time(record.lastUsedAt)
@@ -20,6 +22,7 @@ const keyLine = (record: ApiKeyRecord) =>
     record.id,
     `${record.displayStart}…`,
     record.name === "" ? "(no name)" : record.name,
+    record.permissions.length === 0 ? "read-only" : `read, ${record.permissions.join(", ")}`,
     record.revokedAt === null ? "active" : `revoked ${time(record.revokedAt)}`,
     `last used ${time(record.lastUsedAt) ?? "never"}`
   ].join("  ")
@@ -29,14 +32,20 @@ const keyCreate = Command.make(
   {
     org: Flag.String("org").pipe(Flag.withDescription("The organization's id")),
     name: Flag.String("name").pipe(Flag.withDescription("A name to recognise the key by"), Flag.withDefault("")),
+    permission: Flag.Literals("permission", permissions).pipe(
+      Flag.withDescription(
+        "What the key may do beyond reading: webhooks (manage the organization's webhook endpoints); repeat for several. Without it the key is read-only"
+      ),
+      Flag.atLeast(0)
+    ),
     json
   },
-  Effect.fn(function* ({ org, name, json }) {
-    const { key, record } = yield* (yield* ApiKeys).create(org, name)
+  Effect.fn(function* ({ org, name, permission, json }) {
+    const { key, record } = yield* (yield* ApiKeys).create(org, name, permission)
     yield* print(json, { ...keyJson(record), key: Redacted.value(key) }, () => [
       Redacted.value(key),
       "",
-      `API key ${record.id} for organization ${record.orgId}.`,
+      `API key ${record.id} for organization ${record.orgId}, ${record.permissions.length === 0 ? "read-only" : `allowed to read and to manage ${record.permissions.join(", ")}`}.`,
       "Store it now: it is shown only this once, and only its SHA-256 is kept."
     ])
   })

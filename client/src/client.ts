@@ -1,10 +1,11 @@
 /**
  * The client: one typed method per endpoint, grouped by resource as the API is, iterators over
- * every page, and `sync`. Needs only a global `fetch` (Node.js 20+, browsers, Deno, Bun, workers)
+ * every page, `sync`, and the webhooks' management. Needs only a global `fetch` (Node.js 20+, browsers, Deno, Bun, workers)
  * or one passed in.
  */
 import { eventPages, items, receivablePages } from "./pages.ts"
 import {
+  type CreateWebhookEndpointParams,
   type GetReceivableParams,
   type IterateEventsParams,
   type IterateReceivablesParams,
@@ -13,12 +14,32 @@ import {
   type ListIntegrationsParams,
   type ListReceivablesParams,
   type ListVendorsParams,
-  queryString
+  type ListWebhookDeliveriesParams,
+  type ListWebhookEndpointsParams,
+  queryString,
+  type ReplayWebhookParams,
+  type UpdateWebhookEndpointParams
 } from "./params.ts"
 import { type RetryOptions, retryPolicy } from "./retry.ts"
 import { type SyncOptions, type SyncResult, sync } from "./sync.ts"
 import { type Clock, type RequestOptions, systemClock, Transport } from "./transport.ts"
-import type { Debtor, Event, EventList, Integration, List, Receivable, ReceivableList, Vendor } from "./wire.ts"
+import type {
+  Debtor,
+  Event,
+  EventList,
+  Integration,
+  KeysetList,
+  List,
+  Receivable,
+  ReceivableList,
+  Vendor,
+  WebhookDelivery,
+  WebhookDeliveryWithAttempts,
+  WebhookEndpoint,
+  WebhookEndpointDeleted,
+  WebhookEndpointWithSecret,
+  WebhookReplayQueued
+} from "./wire.ts"
 
 export interface ClientOptions {
   /** Your API key (`<brand>_live_...`). Sent only as `Authorization: Bearer`, never logged or put in errors. */
@@ -88,6 +109,41 @@ export class PartnerReceivables {
     readonly iterate: (params?: IterateEventsParams, options?: RequestOptions) => AsyncIterable<Event>
   }
   /**
+   * Your webhook endpoints and their deliveries; every method needs a key with the `webhooks`
+   * permission (a read-only key gets `PermissionError`). Writes are retried after a 429 only.
+   */
+  readonly webhooks: {
+    /** `POST /v1/webhook_endpoints`: the answer carries the signing `secret`, the only time it is shown. */
+    readonly create: (
+      params: CreateWebhookEndpointParams,
+      options?: RequestOptions
+    ) => Promise<WebhookEndpointWithSecret>
+    readonly list: (
+      params?: ListWebhookEndpointsParams,
+      options?: RequestOptions
+    ) => Promise<KeysetList<WebhookEndpoint>>
+    readonly get: (id: string, options?: RequestOptions) => Promise<WebhookEndpoint>
+    readonly update: (
+      id: string,
+      params: UpdateWebhookEndpointParams,
+      options?: RequestOptions
+    ) => Promise<WebhookEndpoint>
+    readonly delete: (id: string, options?: RequestOptions) => Promise<WebhookEndpointDeleted>
+    /** A new secret, shown this once; the previous one keeps signing for 24 hours. */
+    readonly rotateSecret: (id: string, options?: RequestOptions) => Promise<WebhookEndpointWithSecret>
+    /** Sends `webhook.test` now; answers the delivery with the attempt's outcome. */
+    readonly test: (id: string, options?: RequestOptions) => Promise<WebhookDeliveryWithAttempts>
+    readonly replay: (id: string, params: ReplayWebhookParams, options?: RequestOptions) => Promise<WebhookReplayQueued>
+    /** An endpoint's deliveries, newest first. */
+    readonly deliveries: (
+      id: string,
+      params?: ListWebhookDeliveriesParams,
+      options?: RequestOptions
+    ) => Promise<KeysetList<WebhookDelivery>>
+    readonly delivery: (id: string, options?: RequestOptions) => Promise<WebhookDeliveryWithAttempts>
+    readonly retry: (id: string, options?: RequestOptions) => Promise<WebhookDelivery>
+  }
+  /**
    * Keep a copy of every receivable: a full load, then the changes since, resumable from the
    * checkpoint you store. See the README for its guarantees.
    */
@@ -126,6 +182,21 @@ export class PartnerReceivables {
       list: listEvents,
       get: (id, request) => get(path("/v1/events/:id", id), {}, request),
       iterate: (params = {}, request = {}) => items(eventPages(listEvents, params, request))
+    }
+    const endpoint = (id: string, tail = "") => `${path("/v1/webhook_endpoints/:id", id)}${tail}`
+    this.webhooks = {
+      create: (params, request) => transport.send("POST", "/v1/webhook_endpoints", params, request),
+      list: (params = {}, request) => get("/v1/webhook_endpoints", params, request),
+      get: (id, request) => get(endpoint(id), {}, request),
+      update: (id, params, request) => transport.send("PATCH", endpoint(id), params, request),
+      delete: (id, request) => transport.send("DELETE", endpoint(id), undefined, request),
+      rotateSecret: (id, request) => transport.send("POST", endpoint(id, "/rotate_secret"), undefined, request),
+      test: (id, request) => transport.send("POST", endpoint(id, "/test"), undefined, request),
+      replay: (id, params, request) => transport.send("POST", endpoint(id, "/replay"), params, request),
+      deliveries: (id, params = {}, request) => get(endpoint(id, "/deliveries"), params, request),
+      delivery: (id, request) => get(path("/v1/webhook_deliveries/:id", id), {}, request),
+      retry: (id, request) =>
+        transport.send("POST", `${path("/v1/webhook_deliveries/:id", id)}/retry`, undefined, request)
     }
     this.sync = (syncOptions) => sync({ listReceivables, listEvents, listIntegrations }, syncOptions)
   }

@@ -52,6 +52,11 @@ export class AuthenticationError extends PartnerReceivablesError<CodeOf<"authent
   override readonly type = "authentication_error"
 }
 
+/** 403: the key is valid but may not do this (managing webhooks needs a key with the `webhooks` permission). */
+export class PermissionError extends PartnerReceivablesError<CodeOf<"permission_error">> {
+  override readonly type = "permission_error"
+}
+
 /** 429, after the client's own retries: wait `retryAfter` seconds. */
 export class RateLimitError extends PartnerReceivablesError<CodeOf<"rate_limit_error">> {
   override readonly type = "rate_limit_error"
@@ -70,7 +75,13 @@ export class ConnectionError extends PartnerReceivablesError<"connection_failed"
   override readonly type = "connection_error"
 }
 
-export type ClientError = InvalidRequestError | AuthenticationError | RateLimitError | ApiError | ConnectionError
+export type ClientError =
+  | InvalidRequestError
+  | AuthenticationError
+  | PermissionError
+  | RateLimitError
+  | ApiError
+  | ConnectionError
 
 const isErrorBody = (body: unknown): body is ErrorResponse => {
   const error = typeof body === "object" && body !== null ? (body as { error?: unknown }).error : undefined
@@ -104,6 +115,8 @@ export const errorFromAnswer = (answer: Answer): ClientError => {
       return new InvalidRequestError({ ...details, code: error.code })
     case "authentication_error":
       return new AuthenticationError({ ...details, code: error.code })
+    case "permission_error":
+      return new PermissionError({ ...details, code: error.code })
     case "rate_limit_error":
       return new RateLimitError({ ...details, code: error.code })
     case "api_error":
@@ -116,6 +129,7 @@ export const errorFromAnswer = (answer: Answer): ClientError => {
 
 const byStatus = (status: number, details: ErrorDetails<never>): ClientError => {
   if (status === 401) return new AuthenticationError(details)
+  if (status === 403) return new PermissionError(details)
   if (status === 429) return new RateLimitError(details)
   if (status >= 400 && status < 500) return new InvalidRequestError(details)
   return new ApiError(details)

@@ -10,6 +10,7 @@ export {
   ConnectionError,
   InvalidRequestError,
   PartnerReceivablesError,
+  PermissionError,
   RateLimitError
 } from "./errors.ts"
 export type * from "./params.ts"
@@ -24,4 +25,11 @@ export type {
   WatermarkCheckpoint
 } from "./sync.ts"
 export type { Clock, RequestOptions } from "./transport.ts"
+export {
+  type VerifyWebhookOptions,
+  verifyWebhook,
+  type WebhookHeaders,
+  WebhookVerificationError,
+  type WebhookVerificationFailure
+} from "./webhooks.ts"
 export type * from "./wire.ts"

@@ -1,9 +1,10 @@
 /**
  * The query parameters of each endpoint, and how they go on the wire: numbers and dates as text,
  * lists as repeated keys (`expand[]=history&expand[]=metadata`, `type=a&type=b`). Every parameter
- * is optional; the API applies the documented defaults.
+ * is optional; the API applies the documented defaults. The webhooks' writes take a JSON body,
+ * whose fields are spelt here as on the wire.
  */
-import type { EventType, Status } from "./wire.ts"
+import type { EventType, Status, WebhookEventType } from "./wire.ts"
 
 export interface ListReceivablesParams {
   readonly vendor_id?: string
@@ -70,4 +71,40 @@ export const queryString = (params: object): string => {
   }
   const text = search.toString()
   return text === "" ? "" : `?${text}`
+}
+
+export interface CreateWebhookEndpointParams {
+  /** An https URL that receives the events. */
+  readonly url: string
+  /** The feed's event types to send, at least one. */
+  readonly event_types: ReadonlyArray<EventType>
+  readonly description?: string | null
+}
+
+/** Only the fields given change. */
+export interface UpdateWebhookEndpointParams {
+  readonly url?: string
+  readonly event_types?: ReadonlyArray<EventType>
+  readonly description?: string | null
+  /** false stops sending (deliveries wait); true resumes. */
+  readonly enabled?: boolean
+}
+
+export interface ReplayWebhookParams {
+  /** Re-send the events created from this instant (ISO 8601) on, within the events' retention. */
+  readonly since: string
+  /** Up to this instant, excluded; now when omitted. */
+  readonly until?: string
+}
+
+export interface ListWebhookEndpointsParams {
+  readonly starting_after?: string
+  readonly limit?: number
+}
+
+export interface ListWebhookDeliveriesParams {
+  readonly status?: "pending" | "sending" | "succeeded" | "failed"
+  readonly event_type?: WebhookEventType
+  readonly starting_after?: string
+  readonly limit?: number
 }

@@ -34,8 +34,8 @@ export const retryPolicy = (options: RetryOptions | false | undefined): RetryPol
 
 /**
  * Answers worth another attempt: the rate limit, and a service or gateway that is briefly
- * unavailable. Every endpoint is a GET, so a request that got no answer at all is retried too;
- * any other 4xx would only be refused again.
+ * unavailable. A read that got no answer at all is retried too; any other 4xx would only be
+ * refused again. A write is retried after a 429 only (`transport.ts`).
  */
 export const retryableStatuses: ReadonlySet<number> = new Set([429, 502, 503, 504])
 

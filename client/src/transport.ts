@@ -1,5 +1,5 @@
 /**
- * One GET against the API: the bearer key, a deadline per attempt, the caller's `AbortSignal`,
+ * One request to the API: the bearer key, a deadline per attempt, the caller's `AbortSignal`,
  * retries by the policy of `retry.ts`, and every failure turned into the client's typed errors.
  * The key lives in a private field and is only ever written into the `Authorization` header.
  */
@@ -57,11 +57,20 @@ export class Transport {
   }
 
   /** GET `path` (from `/v1/...`, with its query string): the decoded JSON of a 2xx answer. */
-  async get<A>(path: string, options: RequestOptions = {}): Promise<A> {
+  get<A>(path: string, options: RequestOptions = {}): Promise<A> {
+    return this.send<A>("GET", path, undefined, options)
+  }
+
+  /**
+   * `method` on `path` with `body` as JSON, if any. A write is tried again only after a 429, which
+   * the API answers before doing anything: after any other failure it may have taken effect.
+   */
+  async send<A>(method: string, path: string, body: unknown, options: RequestOptions = {}): Promise<A> {
     const { retry, clock, random } = this.#options
     for (let attempt = 0; ; attempt++) {
-      const outcome = await this.#attempt(path, options.signal)
+      const outcome = await this.#attempt(method, path, body, options.signal)
       if (outcome.ok) return outcome.body as A
+      if (method !== "GET" && outcome.status !== 429) throw outcome.error
       const wait = retryDelayMs(
         { status: outcome.status, retryAfter: outcome.error.retryAfter },
         attempt,
@@ -73,7 +82,7 @@ export class Transport {
     }
   }
 
-  async #attempt(path: string, signal: AbortSignal | undefined): Promise<Attempt> {
+  async #attempt(method: string, path: string, body: unknown, signal: AbortSignal | undefined): Promise<Attempt> {
     signal?.throwIfAborted()
     const controller = new AbortController()
     let timedOut = false
@@ -85,8 +94,13 @@ export class Transport {
     }, this.#options.timeoutMs)
     try {
       const response = await this.#options.fetch(`${this.#options.baseUrl}${path}`, {
-        method: "GET",
-        headers: { authorization: `Bearer ${this.#apiKey}`, accept: "application/json" },
+        method,
+        headers: {
+          authorization: `Bearer ${this.#apiKey}`,
+          accept: "application/json",
+          ...(body === undefined ? {} : { "content-type": "application/json" })
+        },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: controller.signal
       })
       return await this.#read(response)
@@ -97,8 +111,8 @@ export class Transport {
         status: undefined,
         code: timedOut ? "timeout" : "connection_failed",
         message: timedOut
-          ? `GET ${pathOnly(path)} got no answer within ${this.#options.timeoutMs} ms.`
-          : `GET ${pathOnly(path)} failed before an answer arrived: ${describe(cause)}`,
+          ? `${method} ${pathOnly(path)} got no answer within ${this.#options.timeoutMs} ms.`
+          : `${method} ${pathOnly(path)} failed before an answer arrived: ${describe(cause)}`,
         cause
       })
       return { ok: false, status: undefined, error }

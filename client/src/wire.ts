@@ -182,6 +182,7 @@ interface ErrorOf<Type extends string, Code extends string> {
 export type ErrorResponse =
   | ErrorOf<"invalid_request_error", "parameter_invalid" | "parameter_unknown" | "cursor_expired">
   | ErrorOf<"authentication_error", "api_key_missing" | "api_key_invalid" | "api_key_revoked">
+  | ErrorOf<"permission_error", "permission_denied">
   | ErrorOf<"invalid_request_error", "resource_missing">
   | ErrorOf<"invalid_request_error", "method_not_allowed">
   | ErrorOf<"rate_limit_error", "rate_limited">
@@ -189,3 +190,73 @@ export type ErrorResponse =
   | ErrorOf<"api_error", "internal_error">
 export type ErrorType = ErrorResponse["error"]["type"]
 export type ErrorCode = ErrorResponse["error"]["code"]
+
+export type WebhookEventType = EventType | "webhook.test"
+
+/** A webhook endpoint, as every answer but create's and rotate's carries it: without its secret. */
+export interface WebhookEndpoint {
+  readonly id: string
+  readonly object: "webhook_endpoint"
+  readonly url: string
+  readonly description: string | null
+  readonly event_types: ReadonlyArray<EventType>
+  readonly enabled: boolean
+  /** Why it receives nothing; null while enabled. */
+  readonly disabled_reason: "manual" | "failing" | "gone" | null
+  /** Until then, after a rotation, the previous secret signs every webhook too. */
+  readonly previous_secret_expires_at: string | null
+  readonly created_at: string
+  readonly updated_at: string
+}
+
+/** The answer to create and rotate: the endpoint with its signing secret, shown this once. */
+export interface WebhookEndpointWithSecret extends WebhookEndpoint {
+  readonly secret: string
+}
+
+export interface WebhookEndpointDeleted {
+  readonly id: string
+  readonly object: "webhook_endpoint"
+  readonly deleted: true
+}
+
+export interface WebhookAttempt {
+  readonly id: string
+  readonly attempted_at: string
+  readonly outcome: "succeeded" | "http_error" | "timeout" | "connection_failed" | "blocked"
+  readonly status_code: number | null
+  readonly error: string | null
+  readonly duration_ms: number
+  /** The first 4 KB of the answer's body. */
+  readonly response_body: string | null
+}
+
+export interface WebhookDelivery {
+  readonly id: string
+  readonly object: "webhook_delivery"
+  readonly webhook_endpoint_id: string
+  readonly event_id: string
+  readonly event_type: WebhookEventType
+  readonly sequence: number | null
+  readonly status: "pending" | "sending" | "succeeded" | "failed"
+  readonly attempt_count: number
+  readonly next_attempt_at: string | null
+  readonly last_attempt_at: string | null
+  readonly created_at: string
+}
+
+export interface WebhookDeliveryWithAttempts extends WebhookDelivery {
+  readonly attempts: ReadonlyArray<WebhookAttempt>
+}
+
+export interface WebhookReplayQueued {
+  readonly object: "webhook_replay"
+  readonly queued: number
+}
+
+/** A keyset page: continue with `starting_after` set to the last item's id while `has_more`. */
+export interface KeysetList<Item> {
+  readonly object: "list"
+  readonly data: ReadonlyArray<Item>
+  readonly has_more: boolean
+}

@@ -22,6 +22,7 @@ import { EventsGroup } from "./EventsApi.ts"
 import * as OpenApiDocument from "./openapi/Document.ts"
 import * as Query from "./Query.ts"
 import { Authorization, RequestValidation } from "./Security.ts"
+import { WebhooksGroup } from "./WebhooksApi.ts"
 
 export class ReceivablesGroup extends HttpApiGroup.make("receivables")
   .add(
@@ -110,6 +111,7 @@ const endpoints = HttpApi.make("partner-receivables")
   .add(DebtorsGroup)
   .add(IntegrationsGroup)
   .add(EventsGroup)
+  .add(WebhooksGroup)
   .middleware(RequestValidation)
   .middleware(Authorization)
   .prefix("/v1")

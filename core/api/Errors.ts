@@ -32,6 +32,16 @@ export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest
       }
     })
   }
+  /** A request body past the endpoint's bound, which is then not read further. */
+  static bodyTooLarge(bound: string) {
+    return new InvalidRequest({
+      error: {
+        type: "invalid_request_error",
+        code: "parameter_invalid",
+        message: `The request body is larger than ${bound}, the most this endpoint reads.`
+      }
+    })
+  }
   static parameterInvalid(param: string, message: string) {
     return new InvalidRequest({ error: { type: "invalid_request_error", code: "parameter_invalid", message, param } })
   }
@@ -66,9 +76,30 @@ export class AuthenticationFailed extends Schema.Error<AuthenticationFailed>("Au
   }
 }
 
+export class PermissionDenied extends Schema.Error<PermissionDenied>("PermissionDenied")(
+  { error: body("permission_error", ["permission_denied"]) },
+  {
+    httpApiStatus: 403,
+    description: "The API key is valid but may not do this: keys are read-only unless created with a permission"
+  }
+) {
+  static of(permission: string, action: string) {
+    return new PermissionDenied({
+      error: {
+        type: "permission_error",
+        code: "permission_denied",
+        message: `This API key may not ${action}: it needs the "${permission}" permission. Keys are read-only unless created with it; ask for a key that has it.`
+      }
+    })
+  }
+}
+
 export class ResourceMissing extends Schema.Error<ResourceMissing>("ResourceMissing")(
   { error: body("invalid_request_error", ["resource_missing"]) },
-  { httpApiStatus: 404, description: "No such route, or no such receivable or event in your organization" }
+  {
+    httpApiStatus: 404,
+    description: "No such route, or no such receivable, event, webhook endpoint or delivery in your organization"
+  }
 ) {
   static event(id: string) {
     return new ResourceMissing({
@@ -99,14 +130,21 @@ export class ResourceMissing extends Schema.Error<ResourceMissing>("ResourceMiss
 
 export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotAllowed")(
   { error: body("invalid_request_error", ["method_not_allowed"]) },
-  { httpApiStatus: 405, description: "The API is read-only: only GET is allowed" }
+  {
+    httpApiStatus: 405,
+    description: "The path does not answer this method: the methods it answers are in the Allow header"
+  }
 ) {
-  static of(method: string, path: string) {
+  /** `allowed`: the path's methods; GET alone where the API is read-only. */
+  static of(method: string, path: string, allowed: ReadonlyArray<string> = ["GET"]) {
     return new MethodNotAllowed({
       error: {
         type: "invalid_request_error",
         code: "method_not_allowed",
-        message: `${method} is not allowed on ${path}: the API is read-only, use GET.`
+        message:
+          allowed.length === 1 && allowed[0] === "GET"
+            ? `${method} is not allowed on ${path}: the API is read-only, use GET.`
+            : `${method} is not allowed on ${path}: use ${allowed.join(", ")}.`
       }
     })
   }
@@ -214,6 +252,7 @@ const listenerCodes = ["request_malformed", "request_timeout", "request_headers_
 const errorClasses = [
   InvalidRequest,
   AuthenticationFailed,
+  PermissionDenied,
   ResourceMissing,
   MethodNotAllowed,
   RateLimited,

@@ -5,13 +5,16 @@
  */
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
+import type { Permission } from "../domain/ApiKey.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import { AuthenticationFailed, InvalidRequest, RateLimited } from "./Errors.ts"
 
-/** Who is calling: the organization that owns the key, and the key itself (for audit). */
+/** Who is calling: the organization that owns the key, the key itself (for audit), and what it may do beyond reading. */
 export interface Principal {
   readonly orgId: OrgId
   readonly keyId: string
+  /** Absent: nothing beyond reading. */
+  readonly permissions?: ReadonlyArray<Permission> | undefined
 }
 
 export class CurrentPrincipal extends Context.Service<CurrentPrincipal, Principal>()("core/api/CurrentPrincipal") {}

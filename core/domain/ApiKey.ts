@@ -16,6 +16,14 @@ export const Brand = Schema.String.check(
 const alphabet = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 const secretLength = 33
 const checksumLength = 6
+/**
+ * What a key may do beyond reading. Keys are read-only unless created with a permission;
+ * `webhooks` lets a key manage its organization's webhook endpoints.
+ */
+export const Permission = Schema.Literals(["webhooks"])
+export type Permission = typeof Permission.Type
+export const permissions: ReadonlyArray<Permission> = Permission.literals
+
 /** The random bytes a key needs: 24 bytes, 192 bits, all carried by the 33-character secret. */
 export const secretBytes = 24
 

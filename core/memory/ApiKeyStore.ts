@@ -42,7 +42,8 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
           id: record.id,
           orgId: record.orgId,
           revokedAt: record.revokedAt,
-          orgRateLimit: tables.organizations.get(record.orgId)?.rateLimit ?? null
+          orgRateLimit: tables.organizations.get(record.orgId)?.rateLimit ?? null,
+          permissions: record.permissions
         }))
       )
 
@@ -63,6 +64,7 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
         orgId,
         name: key.name,
         displayStart: key.displayStart,
+        permissions: [...new Set(key.permissions ?? [])].sort(),
         createdAt,
         revokedAt: null,
         lastUsedAt: null

@@ -5,6 +5,7 @@
  * and know nothing of the key format, hashing or caching: that policy is `core/services/ApiKeys`.
  */
 import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
+import type { Permission } from "../domain/ApiKey.ts"
 import type { ApiKeyId, OrgId } from "../domain/Ids.ts"
 import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 
@@ -14,6 +15,8 @@ export interface ApiKeyRecord {
   readonly name: string
   /** The key's prefix and first characters, to recognise it; never enough to use it. */
   readonly displayStart: string
+  /** What the key may do beyond reading; none for a read-only key. */
+  readonly permissions: ReadonlyArray<Permission>
   readonly createdAt: DateTime.Utc
   readonly revokedAt: DateTime.Utc | null
   readonly lastUsedAt: DateTime.Utc | null
@@ -28,6 +31,7 @@ export interface StoredKey {
   readonly orgId: OrgId
   readonly revokedAt: DateTime.Utc | null
   readonly orgRateLimit: RateLimitPolicy | null
+  readonly permissions: ReadonlyArray<Permission>
 }
 
 export interface NewApiKey {
@@ -37,6 +41,8 @@ export interface NewApiKey {
   /** The SHA-256 of the key; 32 bytes. */
   readonly hash: Uint8Array
   readonly displayStart: string
+  /** What the key may do beyond reading; absent or empty: a read-only key. */
+  readonly permissions?: ReadonlyArray<Permission> | undefined
   /**
    * Refused with `LiveKeyLimitReached` when the organization already has this many live (not
    * revoked) keys, decided atomically with the insert: of two creations at the limit, one wins.

@@ -31,6 +31,8 @@ export interface KeyOwner {
   readonly orgId: OrgId
   /** The organization's own rate limit, as verified with the key; absent: the service's default. */
   readonly orgRateLimit?: RateLimitPolicy | undefined
+  /** What the key may do beyond reading; absent: nothing, a read-only key. */
+  readonly permissions?: ReadonlyArray<ApiKey.Permission> | undefined
 }
 
 export class ApiKeyRejected extends Schema.TaggedError<ApiKeyRejected>()("ApiKeyRejected", {
@@ -51,9 +53,17 @@ const invalid: KeyVerification = { _tag: "Invalid" }
 /** The verdict on a well-formed key, from what the store holds under its digest. */
 export const verificationOf = (stored: Option.Option<StoredKey>): KeyVerification => {
   if (Option.isNone(stored)) return invalid
-  const { id: keyId, orgId, revokedAt, orgRateLimit } = stored.value
+  const { id: keyId, orgId, revokedAt, orgRateLimit, permissions } = stored.value
   if (revokedAt !== null) return { _tag: "Revoked", owner: { keyId, orgId } }
-  return { _tag: "Valid", owner: orgRateLimit === null ? { keyId, orgId } : { keyId, orgId, orgRateLimit } }
+  return {
+    _tag: "Valid",
+    owner: {
+      keyId,
+      orgId,
+      ...(orgRateLimit === null ? {} : { orgRateLimit }),
+      ...(permissions.length === 0 ? {} : { permissions })
+    }
+  }
 }
 
 /** The refusal of a key that is not valid, carrying a revoked key's owner for the audit log. */
@@ -94,10 +104,11 @@ export class ApiKeys extends Context.Service<
   ApiKeys,
   {
     readonly verify: (key: Redacted.Redacted<string>) => Effect.Effect<KeyOwner, ApiKeyRejected>
-    /** A new key for the organization; the only time the key itself is returned. */
+    /** A new key for the organization, read-only unless given permissions; the only time the key itself is returned. */
     readonly create: (
       org: string,
-      name: string
+      name: string,
+      permissions?: ReadonlyArray<ApiKey.Permission>
     ) => Effect.Effect<
       { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord },
       OrganizationNotFound | LiveKeyLimitReached
@@ -134,13 +145,18 @@ export class ApiKeys extends Context.Service<
           return yield* rejectionOf(verification)
         })
 
-        const create = Effect.fn("ApiKeys.create")(function* (org: string, name: string) {
+        const create = Effect.fn("ApiKeys.create")(function* (
+          org: string,
+          name: string,
+          permissions: ReadonlyArray<ApiKey.Permission> = []
+        ) {
           const key = Redacted.make(ApiKey.makeApiKey(keyBrand, yield* random.randomBytes(ApiKey.secretBytes)))
           const record = yield* store.insert({
             orgId: org,
             name,
             hash: yield* hash(key),
             displayStart: ApiKey.displayStart(keyBrand, Redacted.value(key)),
+            permissions,
             maxLive: options.maxLiveKeys ?? defaultMaxLiveKeys
           })
           return { key, record }

@@ -6,6 +6,7 @@
  * user who made it, before its result is shown. Depends on effect and the core alone.
  */
 import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
+import type { Permission } from "../domain/ApiKey.ts"
 import { ApiKeyNotFound, type ApiKeyRecord, type LiveKeyLimitReached } from "../ports/ApiKeyStore.ts"
 import { Accounts, type Actor } from "./Accounts.ts"
 import { ApiKeys } from "./ApiKeys.ts"
@@ -55,9 +56,11 @@ export class KeyAdministration extends Context.Service<
     readonly list: (actor: Actor) => Effect.Effect<ReadonlyArray<ApiKeyRecord>>
     /** One of the organization's keys, by id; undefined for another organization's or none. */
     readonly find: (actor: Actor, keyId: string) => Effect.Effect<ApiKeyRecord | undefined>
+    /** A read-only key, unless given permissions (`webhooks`: it may manage webhook endpoints). */
     readonly create: (
       actor: Actor,
-      name: string
+      name: string,
+      permissions?: ReadonlyArray<Permission>
     ) => Effect.Effect<
       { readonly key: Redacted.Redacted<string>; readonly record: ApiKeyRecord },
       NotPermitted | KeyNameRejected | LiveKeyLimitReached
@@ -87,13 +90,17 @@ export class KeyAdministration extends Context.Service<
       // The key is made first, since its audit entry names its id, but it is shown only once
       // that entry is committed; if the entry cannot be written, the key is revoked unseen. A key
       // whose secret nobody was ever shown cannot be used, so no usable key goes unaudited.
-      const create = Effect.fn("KeyAdministration.create")(function* (actor: Actor, name: string) {
+      const create = Effect.fn("KeyAdministration.create")(function* (
+        actor: Actor,
+        name: string,
+        permissions: ReadonlyArray<Permission> = []
+      ) {
         yield* requireAdmin(actor, "create keys")
         const problem = keyNameProblem(name)
         if (problem !== undefined) return yield* new KeyNameRejected({ message: problem })
         // The user's organization exists for as long as the user does; its key limit may be reached.
         const created = yield* keys
-          .create(actor.user.orgId, name.trim())
+          .create(actor.user.orgId, name.trim(), permissions)
           .pipe(Effect.catchTag("OrganizationNotFound", Effect.die))
         yield* access
           .record(actor, "key_created", created.record.id)

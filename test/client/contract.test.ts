@@ -12,6 +12,7 @@ import { queryString } from "../../client/src/params.ts"
 import type * as Errors from "../../core/api/Errors.ts"
 import { type EventList, eventsQuery } from "../../core/api/EventsApi.ts"
 import * as Query from "../../core/api/Query.ts"
+import type * as Webhooks from "../../core/api/WebhooksApi.ts"
 import type { Event } from "../../core/domain/Events.ts"
 import type { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../../core/domain/Resources.ts"
 import { statuses } from "../../core/domain/Status.ts"
@@ -36,11 +37,20 @@ describe("the client's wire types", () => {
     holds<Equals<Client.List<Client.Integration>, ListEncoded<typeof Integration>>>()
     holds<Equals<Client.Event, Encoded<typeof Event>>>()
     holds<Equals<Client.EventList, Encoded<typeof EventList>>>()
+    holds<Equals<Client.WebhookEndpoint, Encoded<typeof Webhooks.WebhookEndpoint>>>()
+    holds<Equals<Client.WebhookEndpointWithSecret, Encoded<typeof Webhooks.WebhookEndpointWithSecret>>>()
+    holds<Equals<Client.WebhookAttempt, Encoded<typeof Webhooks.WebhookAttempt>>>()
+    holds<Equals<Client.WebhookDelivery, Encoded<typeof Webhooks.WebhookDelivery>>>()
+    holds<Equals<Client.WebhookDeliveryWithAttempts, Encoded<typeof Webhooks.WebhookDeliveryWithAttempts>>>()
+    holds<Equals<Client.CreateWebhookEndpointParams, Encoded<typeof Webhooks.CreateEndpoint>>>()
+    holds<Equals<Client.UpdateWebhookEndpointParams, Encoded<typeof Webhooks.UpdateEndpoint>>>()
+    holds<Equals<Client.ReplayWebhookParams, Encoded<typeof Webhooks.Replay>>>()
     holds<
       Equals<
         Client.ErrorResponse,
         | Encoded<typeof Errors.InvalidRequest>
         | Encoded<typeof Errors.AuthenticationFailed>
+        | Encoded<typeof Errors.PermissionDenied>
         | Encoded<typeof Errors.ResourceMissing>
         | Encoded<typeof Errors.MethodNotAllowed>
         | Encoded<typeof Errors.RateLimited>

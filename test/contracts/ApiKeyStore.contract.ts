@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
 import fc from "fast-check"
+import { permissions } from "../../core/domain/ApiKey.ts"
 import { ApiKeyStore, LiveKeyLimitReached } from "../../core/ports/ApiKeyStore.ts"
 import { Organizations } from "../../core/ports/Organizations.ts"
 import { arbitraryRateLimit } from "../support/arbitraries.ts"
@@ -62,8 +63,37 @@ export const describeApiKeyStore = <E>(name: string, storeLayer: Layer.Layer<Ser
           const found = yield* (yield* ApiKeyStore).findByHash(hash)
           assert.deepStrictEqual(
             found,
-            Option.some({ id: record.id, orgId: org.id, revokedAt: null, orgRateLimit: null })
+            Option.some({ id: record.id, orgId: org.id, revokedAt: null, orgRateLimit: null, permissions: [] })
           )
+        })
+      )
+    )
+
+    it.effect("a key holds the permissions it was made with, each once, read back alike everywhere", () =>
+      forAll(fc.option(fc.array(fc.constantFrom(...permissions), { maxLength: 3 }), { nil: undefined }), (given) =>
+        Effect.gen(function* () {
+          const store = yield* ApiKeyStore
+          const org = yield* newOrg
+          const hash = new Uint8Array(randomBytes(32))
+          const record = yield* store.insert({
+            orgId: org.id,
+            name: "a key",
+            hash,
+            displayStart: "pr_live_abcd",
+            permissions: given
+          })
+          const expected = [...new Set(given ?? [])].sort()
+          assert.deepStrictEqual(record.permissions, expected)
+          assert.deepStrictEqual(
+            Option.map(yield* store.findByHash(hash), (found) => found.permissions),
+            Option.some(expected)
+          )
+          assert.deepStrictEqual(
+            Option.map(yield* store.find(record.id), (found) => found.permissions),
+            Option.some(expected)
+          )
+          const listed = (yield* store.listByOrg(org.id)).map((found) => found.permissions)
+          assert.deepStrictEqual(listed, [expected])
         })
       )
     )

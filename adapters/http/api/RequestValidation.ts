@@ -2,7 +2,8 @@
  * Query validation to the contract's letter. HttpApi by default ignores parameters it does not
  * know and answers a bad value with an empty 400; here an unknown parameter (a typo such as
  * `vendorId` must not silently widen a result) and a bad value both become the documented 400
- * body naming the parameter.
+ * body naming the parameter. A request body's field the endpoint does not define is
+ * `parameter_unknown` too, where the endpoint's bodies are strict.
  */
 import { Effect, Layer, Predicate, SchemaAST, SchemaIssue } from "effect"
 import { HttpServerRequest } from "effect/http"
@@ -17,6 +18,8 @@ const toInvalidRequest = (error: HttpApiError.HttpApiSchemaError, search: URLSea
   const [first] = formatIssues(error.cause.issue).issues
   const key = first?.path?.[0]
   const param = Predicate.isObject(key) && "key" in key ? String(key.key) : String(key ?? error.kind.toLowerCase())
+  // A body's field the endpoint does not define (strict bodies), as the formatter words it.
+  if (first?.message === "Expected no excess property") return InvalidRequest.parameterUnknown(param)
   // A repeated scalar reaches the schema as an array; say so rather than "expected string".
   if (search.getAll(param).length > 1 && first?.path?.length === 1) {
     return InvalidRequest.parameterInvalid(param, `"${param}" is given more than once; give it once.`)

@@ -69,6 +69,10 @@ const createForm = (viewer: Viewer, problem: string | undefined) => html`
       ${csrfField(viewer)}
       <label for="name">Name (what the key is for)</label>
       <input id="name" name="name" type="text" maxlength="100" required />
+      <label for="webhooks">
+        <input id="webhooks" name="webhooks" type="checkbox" value="on" />
+        May also manage webhook endpoints (keys only read otherwise)
+      </label>
       <button type="submit">Create key</button>
     </form>
   </section>

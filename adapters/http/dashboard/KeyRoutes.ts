@@ -61,7 +61,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         Effect.map(keys.list({ user: session.user, clientAddress }), (records) =>
           htmlPage(KeyPages.keys(viewerOf(session), records, { problem: `Not created: ${problem}.` }), status)
         )
-      return keys.create({ user: session.user, clientAddress }, field("name")).pipe(
+      // Read-only unless the form's box grants the webhooks permission.
+      const permissions = field("webhooks") === "on" ? (["webhooks"] as const) : []
+      return keys.create({ user: session.user, clientAddress }, field("name"), permissions).pipe(
         Effect.flatMap((created) =>
           Effect.flatMap(context, ({ origin }) =>
             ShownOnce.redirect(

@@ -1,7 +1,8 @@
 /**
  * Cross-origin access from browsers (`CORS_ORIGINS`): off unless set; then exact origins
  * (`https://app.example.com`, comma-separated) or `*` for any. An allowed origin's preflight for
- * a GET or HEAD with a key is answered 204; its answers carry `Access-Control-Allow-Origin` and expose the
+ * a method the route answers (GET or HEAD; POST, PATCH or DELETE where the route takes them, with
+ * a JSON body) with a key is answered 204; its answers carry `Access-Control-Allow-Origin` and expose the
  * headers a client reads (request id, rate limits, ETag). Another origin gets no CORS header at
  * all, so the browser keeps its page from reading the answer. Two steps of the pipeline apply it:
  * one answers preflights, the other decorates every answer but the dashboard's.
@@ -56,35 +57,42 @@ export const allowOrigin = (policy: Policy, origin: string | undefined): string 
 /** Headers a browser script may read from an answer, beyond the safelisted ones. */
 export const exposedHeaders = "Request-Id, RateLimit-Limit, RateLimit-Remaining, RateLimit-Reset, Retry-After, ETag"
 
-/** The methods the API answers: every route serves GET, and HEAD with it. */
-export const allowedMethods = "GET, HEAD"
-
 /** Request headers a script may send: the key, and a tag to revalidate with. */
 export const allowedHeaders = "Authorization, If-None-Match"
+
+/** A route's methods as a preflight allows them (HEAD with GET), and the headers: a body's type where it takes one. */
+const allowedFor = (routeMethods: ReadonlyArray<string>) => {
+  const writes = routeMethods.filter((method) => method !== "GET")
+  const methods = [...(routeMethods.includes("GET") ? ["GET", "HEAD"] : []), ...writes]
+  return { methods, headers: writes.length === 0 ? allowedHeaders : `${allowedHeaders}, Content-Type` }
+}
 
 /** How long a browser may reuse a preflight's answer: two hours, the most Chromium honours. */
 export const maxAgeSeconds = 7200
 
 /**
  * The answer to a CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`)
- * from an allowed origin for a GET or HEAD; undefined for anything else, which is then answered as any
- * `OPTIONS` is (405, no CORS headers).
+ * from an allowed origin for a method the route answers (GET, HEAD, and a write where the route
+ * takes one); undefined for anything else, which is then answered as any `OPTIONS` is (405, no
+ * CORS headers).
  */
 export const preflight = (
   policy: Policy,
   method: string,
-  headers: { readonly [name: string]: string | undefined }
+  headers: { readonly [name: string]: string | undefined },
+  routeMethods: ReadonlyArray<string> = ["GET"]
 ): Record<string, string> | undefined => {
   const requested = headers["access-control-request-method"]
-  if (method !== "OPTIONS" || headers.origin === undefined || !(requested === "GET" || requested === "HEAD")) {
+  const { methods, headers: requestHeaders } = allowedFor(routeMethods)
+  if (method !== "OPTIONS" || headers.origin === undefined || requested === undefined || !methods.includes(requested)) {
     return undefined
   }
   const allowed = allowOrigin(policy, headers.origin)
   if (allowed === undefined) return undefined
   return {
     "access-control-allow-origin": allowed,
-    "access-control-allow-methods": allowedMethods,
-    "access-control-allow-headers": allowedHeaders,
+    "access-control-allow-methods": methods.join(", "),
+    "access-control-allow-headers": requestHeaders,
     "access-control-max-age": String(maxAgeSeconds)
   }
 }
@@ -115,7 +123,7 @@ export const preflightStep = Effect.map(
   (policy): Step =>
     (request, next) => {
       if (request.route === undefined || request.route.probe || request.dashboard) return next
-      const headers = preflight(policy, request.method, request.headers)
+      const headers = preflight(policy, request.method, request.headers, request.route.methods)
       return headers === undefined ? next : Effect.succeed(HttpServerResponse.empty({ status: 204, headers }))
     }
 )

@@ -2,7 +2,7 @@
  * The innermost step: runs the router with the request at hand (`CurrentRequest`) and turns every
  * way it can fail into an answer. The router runs within the request's deadline (`Deadline`): past
  * it, 503 with `Retry-After`. A path the router has no route for under this method is 405
- * with `Allow: GET` (the path itself was decided to exist: the API is read-only), or a plain 404
+ * with `Allow` naming the path's methods (the path itself was decided to exist), or a plain 404
  * page inside the dashboard; a client that left before its answer is recorded as 499 (nginx's
  * convention), not as a server error; anything else is 500 `internal_error`, logged with the
  * request id, its body saying nothing of internals.
@@ -52,6 +52,7 @@ export const answerFor = (
   if (isClientAbort(cause)) return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
   if (Deadline.isExceeded(cause)) return Effect.succeed(Deadline.refusal(request, deadlineSeconds))
   if (isRouteNotFound(cause)) {
+    const allowed = request.route?.methods ?? ["GET"]
     return Effect.succeed(
       request.dashboard
         ? Refusals.pageText(404, "There is no such page in the dashboard.")
@@ -59,11 +60,11 @@ export const answerFor = (
             Refusals.refuse(
               request,
               405,
-              { schema: MethodNotAllowed, error: MethodNotAllowed.of(request.method, request.shownPath) },
+              { schema: MethodNotAllowed, error: MethodNotAllowed.of(request.method, request.shownPath, allowed) },
               ""
             ),
             "allow",
-            "GET"
+            allowed.join(", ")
           )
     )
   }

@@ -4,7 +4,7 @@
  * Routing, the audit log, metrics and the probe exemptions all read this decision, so no two of
  * them can disagree about which resource a request reached. Paths are exact: case-sensitive, no
  * trailing slash, no empty segment, no `;` parameters, no dot segments, no backslash, and only
- * the id of a receivable is a variable segment. The dashboard, when the app mounts it, owns every
+ * an id is a variable segment (last, or followed by one fixed segment: `/:id/test`). The dashboard, when the app mounts it, owns every
  * path under exactly `/dashboard` made of plain segments (it routes them itself).
  */
 import { Context } from "effect"
@@ -22,6 +22,8 @@ export interface Route {
   readonly static?: boolean
   /** An endpoint of the API: its answers carry an ETag and are compressed per request. */
   readonly api?: boolean
+  /** The methods the API answers on this path (`Allow` of a 405); GET where unset. */
+  readonly methods?: ReadonlyArray<string>
   /** A page of the dashboard: audited and limited per address, but answered as HTML, not API JSON. */
   readonly dashboard?: boolean
 }
@@ -60,13 +62,22 @@ export interface PathDecision {
   readonly route: Route | undefined
 }
 
-// The API's endpoints, read from the contract (`/v1/receivables/:id` and the like).
-const apiPatterns: Array<string> = []
+// The API's endpoints, read from the contract (`/v1/receivables/:id` and the like), with the
+// methods each path answers.
+const apiMethods = new Map<string, Array<string>>()
 HttpApi.reflect(Api, {
   onGroup: () => undefined,
   onEndpoint: ({ endpoint }) => {
-    apiPatterns.push(endpoint.path)
+    apiMethods.set(endpoint.path, [...(apiMethods.get(endpoint.path) ?? []), endpoint.method])
   }
+})
+const apiPatterns = [...apiMethods.keys()]
+const methodOrder = ["GET", "POST", "PATCH", "PUT", "DELETE"]
+const apiRoute = (pattern: string): Route => ({
+  pattern,
+  probe: false,
+  api: true,
+  methods: apiMethods.get(pattern)!.toSorted((a, b) => methodOrder.indexOf(a) - methodOrder.indexOf(b))
 })
 
 export const openApiPath = "/v1/openapi.json"
@@ -77,7 +88,7 @@ export const docsAssetsPrefix = "/docs/assets/"
 export const docsAssetPattern = `${docsAssetsPrefix}:name`
 
 const fixedRoutes: ReadonlyArray<Route> = [
-  ...apiPatterns.filter((pattern) => !pattern.includes(":")).map((pattern) => ({ pattern, probe: false, api: true })),
+  ...apiPatterns.filter((pattern) => !pattern.includes(":")).map(apiRoute),
   { pattern: openApiPath, probe: false, static: true },
   { pattern: docsPath, probe: false, static: true },
   { pattern: faviconPath, probe: false, static: true },
@@ -90,12 +101,20 @@ const byPath = new Map(fixedRoutes.map((route) => [route.pattern, route]))
 const variableRoutes = new Map<string, Route>([
   ...apiPatterns
     .filter((pattern) => /^[^:]*\/:[a-z]+$/i.test(pattern))
-    .map((pattern): [string, Route] => [
-      pattern.slice(0, pattern.lastIndexOf("/") + 1),
-      { pattern, probe: false, api: true }
-    ]),
+    .map((pattern): [string, Route] => [pattern.slice(0, pattern.lastIndexOf("/") + 1), apiRoute(pattern)]),
   [docsAssetsPrefix, { pattern: docsAssetPattern, probe: false, static: true }]
 ])
+
+// Patterns with one variable segment followed by a fixed one (`/v1/webhook_endpoints/:id/test`),
+// by their fixed part before it and the last segment.
+const innerVariableRoutes = new Map<string, Route>(
+  apiPatterns
+    .filter((pattern) => /^[^:]*\/:[a-z]+\/[a-z_]+$/i.test(pattern))
+    .map((pattern): [string, Route] => {
+      const [, head, tail] = /^(.*\/):[a-z]+(\/[a-z_]+)$/i.exec(pattern)!
+      return [`${head}${tail}`, apiRoute(pattern)]
+    })
+)
 
 // A variable segment is passed to its route as it is (a malformed id is then "no such
 // receivable", like an unknown one), except what could be read as more than one segment or as
@@ -112,7 +131,11 @@ const isVariableSegment = (segment: string) =>
 export const routerConfig = { maxParamLength: Number.MAX_SAFE_INTEGER }
 
 /** Every path that names a route exactly, for tests and the router's own table. */
-export const routePatterns: ReadonlyArray<string> = [...fixedRoutes.map((r) => r.pattern), ...variableRoutes.keys()]
+export const routePatterns: ReadonlyArray<string> = [
+  ...fixedRoutes.map((r) => r.pattern),
+  ...variableRoutes.keys(),
+  ...[...innerVariableRoutes.values()].map((r) => r.pattern)
+]
 
 /** The decision for a request target (`request.url`: the path and query as received). */
 export const decide = (target: string, options: { readonly dashboard?: boolean } = {}): PathDecision => {
@@ -124,6 +147,11 @@ export const decide = (target: string, options: { readonly dashboard?: boolean }
   if (fixed !== undefined) return { path, query, route: fixed }
   const slash = path.lastIndexOf("/")
   const variable = variableRoutes.get(path.slice(0, slash + 1))
-  const route = variable !== undefined && isVariableSegment(path.slice(slash + 1)) ? variable : undefined
+  if (variable !== undefined) {
+    return { path, query, route: isVariableSegment(path.slice(slash + 1)) ? variable : undefined }
+  }
+  const before = path.lastIndexOf("/", slash - 1)
+  const inner = before < 0 ? undefined : innerVariableRoutes.get(`${path.slice(0, before + 1)}${path.slice(slash)}`)
+  const route = inner !== undefined && isVariableSegment(path.slice(before + 1, slash)) ? inner : undefined
   return { path, query, route }
 }

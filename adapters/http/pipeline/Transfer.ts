@@ -20,9 +20,11 @@ export const step = Effect.map(
   (docs): Step =>
     (request, next) => {
       const route = request.route
+      // Only a read is answered 304: a write is never skipped because its answer looks familiar.
+      const read = request.method === "GET" || request.method === "HEAD"
       const conditions = {
         "accept-encoding": request.headers["accept-encoding"],
-        "if-none-match": request.headers["if-none-match"]
+        "if-none-match": read ? request.headers["if-none-match"] : undefined
       }
       if (route?.dashboard === true) {
         return Effect.flatMap(next, (answer) =>

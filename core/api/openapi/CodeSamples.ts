@@ -17,26 +17,42 @@ const shellPath = (path: string) => {
   return variable === undefined ? path : path.replace("{id}", `$${variable}`)
 }
 
-const curl = (path: string) =>
-  [
+// A write's body as a sample sends it: the required fields, with values of the right form.
+const sampleBodies: Readonly<Record<string, string>> = {
+  "webhooks.create": '{"url": "https://example.com/hooks", "event_types": ["receivable.created"]}',
+  "webhooks.update": '{"enabled": false}',
+  "webhooks.replay": '{"since": "2026-11-20T00:00:00Z"}'
+}
+
+const curl = (method: string, operationId: string, path: string) => {
+  const body = sampleBodies[operationId]
+  return [
     "# PARTNER_RECEIVABLES_URL: where the API is served (http://localhost:3000); PARTNER_RECEIVABLES_KEY: your key",
     `curl "$PARTNER_RECEIVABLES_URL${shellPath(path)}" \\`,
+    ...(method === "get" ? [] : [`  --request ${method.toUpperCase()} \\`]),
+    ...(body === undefined ? [] : [`  --header "Content-Type: application/json" --data '${body}' \\`]),
     `  --header "Authorization: Bearer $PARTNER_RECEIVABLES_KEY"`
   ].join("\n")
+}
 
 /** The SDK's package; its methods are named as the operations are (`receivables.list`, `events.get`). */
 const sdkPackage = "partner-receivables-client"
 
-const sdk = (operationId: string, path: string) =>
-  [
+const sdk = (operationId: string, path: string) => {
+  const args = [
+    ...(idVariable(path) === undefined ? [] : [`process.env.${idVariable(path)}`]),
+    ...(sampleBodies[operationId] === undefined ? [] : [sampleBodies[operationId]])
+  ]
+  return [
     `import { PartnerReceivables } from ${JSON.stringify(sdkPackage)}`,
     "",
     "const client = new PartnerReceivables({",
     "  apiKey: process.env.PARTNER_RECEIVABLES_KEY,",
     "  baseUrl: process.env.PARTNER_RECEIVABLES_URL",
     "})",
-    `const answer = await client.${operationId}(${idVariable(path) === undefined ? "" : `process.env.${idVariable(path)}`})`
+    `const answer = await client.${operationId}(${args.join(", ")})`
   ].join("\n")
+}
 
 /** A sample as OpenAPI extensions spell it. */
 export interface CodeSample {
@@ -44,6 +60,10 @@ export interface CodeSample {
   readonly label: string
   readonly source: string
 }
+
+/** The method an operation answers on its path. */
+const methodOf = (document: OpenApi.OpenAPISpec, path: string, operation: OpenApi.OpenAPISpecOperation) =>
+  Object.entries(document.paths[path] ?? {}).find(([, value]) => value === operation)?.[0] ?? "get"
 
 type WithSamples = OpenApi.OpenAPISpecOperation & { readonly "x-codeSamples"?: ReadonlyArray<CodeSample> }
 
@@ -53,7 +73,11 @@ export const addCodeSamples = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISp
     (operation, path): WithSamples => ({
       ...operation,
       "x-codeSamples": [
-        { lang: "shell", label: "curl", source: curl(path) },
+        {
+          lang: "shell",
+          label: "curl",
+          source: curl(methodOf(document, path, operation), operation.operationId, path)
+        },
         { lang: "javascript", label: "partner-receivables-client", source: sdk(operation.operationId, path) }
       ]
     })

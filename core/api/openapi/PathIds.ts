@@ -6,6 +6,7 @@
  */
 import { Schema } from "effect"
 import { ReceivableId } from "../../domain/Ids.ts"
+import { WebhookDeliveryId, WebhookEndpointId } from "../../domain/Webhooks.ts"
 
 export interface PathId {
   readonly pattern: string
@@ -18,8 +19,15 @@ const patternOf = (schema: Schema.Top): string => {
   return pattern
 }
 
+const webhookEndpoint = { pattern: patternOf(WebhookEndpointId), variable: "WEBHOOK_ENDPOINT_ID" }
+const webhookDelivery = { pattern: patternOf(WebhookDeliveryId), variable: "WEBHOOK_DELIVERY_ID" }
+
 /** By the path template the id appears in. */
 export const pathIds: ReadonlyMap<string, PathId> = new Map([
+  ...["", "/rotate_secret", "/test", "/replay", "/deliveries"].map(
+    (tail) => [`/v1/webhook_endpoints/{id}${tail}`, webhookEndpoint] as const
+  ),
+  ...["", "/retry"].map((tail) => [`/v1/webhook_deliveries/{id}${tail}`, webhookDelivery] as const),
   ["/v1/receivables/{id}", { pattern: patternOf(ReceivableId), variable: "RECEIVABLE_ID" }],
   // As `eventId` writes them: the sync's batch and the event's ordinal, 16 hex characters each.
   ["/v1/events/{id}", { pattern: "^evt_[0-9a-f]{32}$", variable: "EVENT_ID" }]

@@ -3,7 +3,8 @@
  * what the endpoints and their middlewares declare; the request pipeline around them
  * (`adapters/http/pipeline/Pipeline.ts`, `transport/Representation.ts`) adds to every operation under `/v1`:
  * a `Request-Id` on every answer; the rate-limit headers on answers to an accepted key; an `ETag`
- * on a success, and 304 when `If-None-Match` names it; 405 for any other method; 500 for anything
+ * on a success, and to a GET 304 when `If-None-Match` names it; 405 for any other method, with
+ * `Allow` naming the path's methods; 500 for anything
  * unexpected; 503 when the request could not be audited. Every error answer has the one body of
  * `ErrorBody`.
  */
@@ -48,11 +49,20 @@ const retryAfter: Header = {
   schema: { type: "integer", minimum: 1 }
 }
 
-const allow: Header = {
-  description: "The methods the path answers: the API is read-only.",
+const allow = (methods: string): Header => ({
+  description: "The methods the path answers.",
   required: true,
-  schema: { type: "string", enum: ["GET"] }
-}
+  schema: { type: "string", enum: [methods] }
+})
+
+const methodOrder = ["get", "post", "patch", "put", "delete"]
+
+/** The path's methods as `Allow` lists them. */
+const methodsOf = (item: object) =>
+  methodOrder
+    .filter((method) => method in item)
+    .map((method) => method.toUpperCase())
+    .join(", ")
 
 const entityTag: Header = {
   description:
@@ -80,11 +90,11 @@ const errorContent = { "application/json": { schema: componentRef(SchemaAST.reso
 
 const descriptionOf = (error: { readonly ast: SchemaAST.AST }) => SchemaAST.resolveDescription(error.ast)!
 
-/** The answers the request pipeline gives, whatever the operation. */
-const envelopeResponses: Record<number, OpenApi.OpenApiSpecResponse> = {
+/** The answers the request pipeline gives, whatever the operation (`methods`: the path's). */
+const envelopeResponses = (methods: string): Record<number, OpenApi.OpenApiSpecResponse> => ({
   405: {
     description: `Any other method on this path. ${descriptionOf(MethodNotAllowed)}.`,
-    headers: { "Request-Id": requestId, Allow: allow },
+    headers: { "Request-Id": requestId, Allow: allow(methods) },
     content: errorContent
   },
   500: {
@@ -97,7 +107,7 @@ const envelopeResponses: Record<number, OpenApi.OpenApiSpecResponse> = {
     headers: { "Request-Id": requestId },
     content: errorContent
   }
-}
+})
 
 /** A success, and its revalidation: only an accepted key gets either. */
 const successHeaders = { "Request-Id": requestId, ETag: entityTag, "Cache-Control": cacheControl, ...rateLimit(true) }
@@ -122,14 +132,21 @@ const documented = (status: number, response: OpenApi.OpenApiSpecResponse): Open
 })
 
 export const documentResponses = (document: OpenApi.OpenAPISpec): OpenApi.OpenAPISpec =>
-  mapOperations(document, (operation) => ({
-    ...operation,
-    parameters: [...operation.parameters, ifNoneMatch],
-    responses: {
-      ...Object.fromEntries(
-        Object.entries(operation.responses).map(([status, response]) => [status, documented(Number(status), response)])
-      ),
-      304: notModified,
-      ...envelopeResponses
+  mapOperations(document, (operation, path) => {
+    // Only a read is answered 304: a write is never skipped because its answer looks familiar.
+    const read = document.paths[path]?.get === operation
+    return {
+      ...operation,
+      parameters: read ? [...operation.parameters, ifNoneMatch] : operation.parameters,
+      responses: {
+        ...Object.fromEntries(
+          Object.entries(operation.responses).map(([status, response]) => [
+            status,
+            documented(Number(status), response)
+          ])
+        ),
+        ...(read ? { 304: notModified } : {}),
+        ...envelopeResponses(methodsOf(document.paths[path] ?? {}))
+      }
     }
-  }))
+  })

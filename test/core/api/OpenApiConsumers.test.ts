@@ -82,7 +82,7 @@ describe("the OpenAPI document, for an API that grows and the tools that read it
   })
 
   it("says that If-None-Match: * is a 304 on every GET, the receivables list included", () => {
-    for (const path of Object.keys(document.paths)) {
+    for (const path of Object.keys(document.paths).filter((path) => document.paths[path]!.get !== undefined)) {
       const description = parameter(path, "If-None-Match").description ?? ""
       assert.include(description, "`*` matches any current answer", path)
       assert.include(description, "the receivables list included", path)

@@ -137,7 +137,12 @@ describe("the OpenAPI document", () => {
       }
       assert.property(responses["429"]!.headers, "Retry-After", path)
       assert.include(responses["429"]!.headers!["RateLimit-Remaining"], { required: false }, path)
-      assert.deepStrictEqual(responses["405"]!.headers!.Allow!.schema, { type: "string", enum: ["GET"] }, path)
+      const allowed = ["get", "post", "patch", "delete"].filter((method) => method in document.paths[path]!)
+      assert.deepStrictEqual(
+        responses["405"]!.headers!.Allow!.schema,
+        { type: "string", enum: [allowed.map((method) => method.toUpperCase()).join(", ")] },
+        path
+      )
       assert.notProperty(responses["401"]!.headers, "RateLimit-Limit", path)
       assert.deepStrictEqual(
         operation.parameters.filter((p) => p.in === "header").map((p) => p.name),
@@ -150,11 +155,34 @@ describe("the OpenAPI document", () => {
     }
   })
 
+  it("documents the webhooks' writes without 304 or If-None-Match, and 403 for a key without the permission", () => {
+    const writes = Object.entries(document.paths).flatMap(([path, item]) =>
+      (["post", "patch", "delete"] as const).flatMap((method) =>
+        item[method] === undefined ? [] : [{ path, method, operation: item[method] }]
+      )
+    )
+    assert.lengthOf(writes, 7)
+    for (const { path, method, operation: write } of writes) {
+      const responses = write.responses as Record<string, OpenApi.OpenApiSpecResponse>
+      assert.notProperty(responses, "304", `${method} ${path}`)
+      assert.notInclude(
+        write.parameters.map((p) => p.name),
+        "If-None-Match",
+        `${method} ${path}`
+      )
+      assert.property(responses, "403", `${method} ${path}`)
+    }
+    for (const { path, operation: read } of operations.filter(({ path }) => path.includes("webhook"))) {
+      assert.property(read.responses, "403", path)
+    }
+  })
+
   it("has one error body whose code names every code the service sends", () => {
     const body = properties("Error").error as { properties: Record<string, { enum: Array<string> }> }
     assert.sameMembers(body.properties.type!.enum, [
       "invalid_request_error",
       "authentication_error",
+      "permission_error",
       "rate_limit_error",
       "api_error"
     ])
@@ -168,6 +196,7 @@ describe("the OpenAPI document", () => {
       "api_key_missing",
       "api_key_invalid",
       "api_key_revoked",
+      "permission_denied",
       "resource_missing",
       "method_not_allowed",
       "rate_limited",
@@ -195,11 +224,20 @@ describe("the OpenAPI document", () => {
         PARTNER_RECEIVABLES_URL: "https://api.test",
         PARTNER_RECEIVABLES_KEY: "pr_live_key",
         RECEIVABLE_ID: "rcv_0",
-        EVENT_ID: "evt_0"
+        EVENT_ID: "evt_0",
+        WEBHOOK_ENDPOINT_ID: "we_0",
+        WEBHOOK_DELIVERY_ID: "wd_0"
       }
       const expanded = shell.replace(/\$([A-Z_]+)/g, (_, name: string) => environment[name] ?? `<unset ${name}>`)
       const target = /^curl "([^"]+)"/m.exec(expanded)?.[1]
-      assert.strictEqual(target, `https://api.test${path.replace("{id}", path.includes("events") ? "evt_0" : "rcv_0")}`)
+      const id = /events/.test(path)
+        ? "evt_0"
+        : /webhook_endpoints/.test(path)
+          ? "we_0"
+          : /webhook_deliveries/.test(path)
+            ? "wd_0"
+            : "rcv_0"
+      assert.strictEqual(target, `https://api.test${path.replace("{id}", id)}`)
       assert.include(expanded, `--header "Authorization: Bearer pr_live_key"`)
       assert.notInclude(expanded, "<unset")
       const sdk = samples?.find((sample) => sample.lang === "javascript")?.source ?? ""

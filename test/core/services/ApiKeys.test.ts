@@ -150,7 +150,10 @@ describe("ApiKeys", () => {
       assert.strictEqual(Redacted.value(key), firstKey)
       assert.deepInclude(record, { orgId: org.id, name: "ci", displayStart: "pr_live_00fd", revokedAt: null })
       const stored = yield* raw.findByHash(new Uint8Array(Buffer.from(firstDigest, "hex")))
-      assert.deepStrictEqual(stored, Option.some({ id: record.id, orgId: org.id, revokedAt: null, orgRateLimit: null }))
+      assert.deepStrictEqual(
+        stored,
+        Option.some({ id: record.id, orgId: org.id, revokedAt: null, orgRateLimit: null, permissions: [] })
+      )
       assert.deepStrictEqual(yield* keys.verify(key), { keyId: record.id, orgId: org.id })
     })
   )

@@ -1,0 +1,245 @@
+/**
+ * Handlers of the webhooks group over the core `WebhookEndpoints` service, within the caller's
+ * organization: another organization's id, like a malformed one, is 404. The secret reaches an
+ * answer only from create and rotate, and nothing here logs it.
+ */
+import { DateTime, Effect, Option, Redacted } from "effect"
+import { HttpServerResponse } from "effect/http"
+import { HttpApiBuilder } from "effect/http-api"
+import { Api } from "../../../core/api/Api.ts"
+import { InvalidRequest, ResourceMissing } from "../../../core/api/Errors.ts"
+import { CurrentPrincipal } from "../../../core/api/Security.ts"
+import type * as Wire from "../../../core/api/WebhooksApi.ts"
+import type { OrgId } from "../../../core/domain/Ids.ts"
+import type {
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryNotFound,
+  WebhookEndpoint,
+  WebhookEndpointDisabled,
+  WebhookEndpointNotFound,
+  WebhookEndpointRejected,
+  WebhookReplayRejected,
+  WebhookUrlRejected
+} from "../../../core/domain/Webhooks.ts"
+import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
+
+const iso = (instant: DateTime.Utc | null) => (instant === null ? null : DateTime.formatIso(instant))
+
+export const endpointWire = (endpoint: WebhookEndpoint): Wire.WebhookEndpoint => ({
+  id: endpoint.id,
+  object: "webhook_endpoint",
+  url: endpoint.url,
+  description: endpoint.description,
+  event_types: endpoint.eventTypes,
+  enabled: endpoint.enabled,
+  disabled_reason: endpoint.disabledReason,
+  previous_secret_expires_at: iso(endpoint.previousSecretExpiresAt),
+  created_at: DateTime.formatIso(endpoint.createdAt),
+  updated_at: DateTime.formatIso(endpoint.updatedAt)
+})
+
+const withSecret = (created: { readonly endpoint: WebhookEndpoint; readonly secret: Redacted.Redacted<string> }) => ({
+  ...endpointWire(created.endpoint),
+  secret: Redacted.value(created.secret)
+})
+
+export const deliveryWire = (delivery: WebhookDelivery) => ({
+  id: delivery.id,
+  object: "webhook_delivery" as const,
+  webhook_endpoint_id: delivery.endpointId,
+  event_id: delivery.eventId,
+  event_type: delivery.eventType,
+  sequence: delivery.sequence,
+  status: delivery.status,
+  attempt_count: delivery.attempts,
+  next_attempt_at: iso(delivery.nextAttemptAt),
+  last_attempt_at: iso(delivery.lastAttemptAt),
+  created_at: DateTime.formatIso(delivery.createdAt)
+})
+
+export const attemptWire = (attempt: WebhookAttempt) => ({
+  id: attempt.id,
+  attempted_at: DateTime.formatIso(attempt.startedAt),
+  outcome: attempt.outcome,
+  status_code: attempt.responseStatus,
+  error: attempt.error,
+  duration_ms: attempt.durationMs,
+  response_body: attempt.responseBody
+})
+
+const withAttempts = (delivery: WebhookDelivery, attempts: ReadonlyArray<WebhookAttempt>) => ({
+  ...deliveryWire(delivery),
+  attempts: attempts.map(attemptWire)
+})
+
+const json = (body: unknown) => HttpServerResponse.jsonUnsafe(body)
+
+const notFound = (kind: "webhook endpoint" | "webhook delivery", id: string) =>
+  new ResourceMissing({
+    error: {
+      type: "invalid_request_error",
+      code: "resource_missing",
+      message: `No such ${kind}: "${id}".`,
+      param: "id"
+    }
+  })
+
+type Refusal =
+  | WebhookEndpointNotFound
+  | WebhookDeliveryNotFound
+  | WebhookUrlRejected
+  | WebhookEndpointRejected
+  | WebhookEndpointDisabled
+  | WebhookReplayRejected
+
+/** A field of the request the service refused: 400 naming it. */
+const invalidInput = (refusal: WebhookUrlRejected | WebhookEndpointRejected): InvalidRequest =>
+  refusal._tag === "WebhookUrlRejected"
+    ? InvalidRequest.parameterInvalid("url", `Invalid value for "url": ${refusal.message}.`)
+    : InvalidRequest.parameterInvalid(refusal.field, `Invalid value for "${refusal.field}": ${refusal.message}.`)
+
+/** The documented answer to each refusal of the service. */
+const answerTo = (refusal: Refusal): InvalidRequest | ResourceMissing => {
+  switch (refusal._tag) {
+    case "WebhookEndpointNotFound":
+      return notFound("webhook endpoint", refusal.id)
+    case "WebhookDeliveryNotFound":
+      return notFound("webhook delivery", refusal.id)
+    case "WebhookUrlRejected":
+    case "WebhookEndpointRejected":
+      return invalidInput(refusal)
+    case "WebhookEndpointDisabled":
+      return InvalidRequest.parameterInvalid("id", "The webhook endpoint is disabled: enable it before sending to it.")
+    case "WebhookReplayRejected":
+      return InvalidRequest.parameterInvalid("since", `Invalid replay window: ${refusal.message}.`)
+  }
+}
+
+const answered = Effect.mapError(answerTo)
+
+const instant = (field: string, text: string) =>
+  Option.match(DateTime.make(text), {
+    onNone: () =>
+      Effect.fail(
+        InvalidRequest.parameterInvalid(field, `Invalid value for "${field}": expected an ISO 8601 date-time.`)
+      ),
+    onSome: (value) => Effect.succeed(DateTime.toUtc(value))
+  })
+
+export const layer = HttpApiBuilder.group(
+  Api,
+  "webhooks",
+  Effect.fn(function* (handlers) {
+    const webhooks = yield* WebhookEndpoints
+    const org = Effect.map(CurrentPrincipal, (principal) => principal.orgId)
+
+    // The API names a delivery by its id alone; the service finds one under its endpoint, so the
+    // organization's endpoints are asked in turn (an organization has few).
+    const findDelivery = Effect.fn("WebhooksHttp.findDelivery")(function* (orgId: OrgId, id: string) {
+      let after: string | undefined
+      for (;;) {
+        const page = yield* webhooks.list(orgId, { after, limit: 100 })
+        for (const endpoint of page.items) {
+          const found = yield* Effect.option(webhooks.delivery(orgId, endpoint.id, id))
+          if (Option.isSome(found)) return { endpointId: endpoint.id, ...found.value }
+        }
+        if (!page.hasMore || page.items.length === 0) return yield* notFound("webhook delivery", id)
+        after = page.items[page.items.length - 1]!.id
+      }
+    })
+
+    return handlers
+      .handle("create", ({ payload }) =>
+        Effect.gen(function* () {
+          const created = yield* webhooks
+            .create(yield* org, {
+              url: payload.url,
+              eventTypes: payload.event_types,
+              description: payload.description
+            })
+            .pipe(Effect.mapError(invalidInput))
+          return json(withSecret(created))
+        })
+      )
+      .handle("list", ({ query }) =>
+        Effect.gen(function* () {
+          const page = yield* webhooks.list(yield* org, { after: query.starting_after, limit: query.limit })
+          return json({ object: "list", data: page.items.map(endpointWire), has_more: page.hasMore })
+        })
+      )
+      .handle("get", ({ params }) =>
+        Effect.gen(function* () {
+          const endpoint = yield* webhooks.get(yield* org, params.id).pipe(answered)
+          return json(endpointWire(endpoint))
+        })
+      )
+      .handle("update", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const endpoint = yield* webhooks
+            .update(yield* org, params.id, {
+              url: payload.url,
+              eventTypes: payload.event_types,
+              description: payload.description,
+              enabled: payload.enabled
+            })
+            .pipe(answered)
+          return json(endpointWire(endpoint))
+        })
+      )
+      .handle("delete", ({ params }) =>
+        Effect.gen(function* () {
+          const endpoint = yield* webhooks.get(yield* org, params.id).pipe(answered)
+          yield* webhooks.remove(yield* org, endpoint.id).pipe(answered)
+          return json({ id: endpoint.id, object: "webhook_endpoint", deleted: true })
+        })
+      )
+      .handle("rotateSecret", ({ params }) =>
+        Effect.gen(function* () {
+          const rotated = yield* webhooks.rotateSecret(yield* org, params.id).pipe(answered)
+          return json(withSecret(rotated))
+        })
+      )
+      .handle("test", ({ params }) =>
+        Effect.gen(function* () {
+          const { delivery, attempt } = yield* webhooks.test(yield* org, params.id).pipe(answered)
+          return json(withAttempts(delivery, [attempt]))
+        })
+      )
+      .handle("replay", ({ params, payload }) =>
+        Effect.gen(function* () {
+          const since = yield* instant("since", payload.since)
+          const until = payload.until === undefined ? undefined : yield* instant("until", payload.until)
+          const { queued } = yield* webhooks.replay(yield* org, params.id, { since, until }).pipe(answered)
+          return json({ object: "webhook_replay", queued })
+        })
+      )
+      .handle("deliveries", ({ params, query }) =>
+        Effect.gen(function* () {
+          const page = yield* webhooks
+            .deliveries(yield* org, params.id, {
+              status: query.status,
+              eventType: query.event_type,
+              after: query.starting_after,
+              limit: query.limit
+            })
+            .pipe(answered)
+          return json({ object: "list", data: page.items.map(deliveryWire), has_more: page.hasMore })
+        })
+      )
+      .handle("delivery", ({ params }) =>
+        Effect.gen(function* () {
+          const { delivery, attempts } = yield* findDelivery(yield* org, params.id)
+          return json(withAttempts(delivery, attempts))
+        })
+      )
+      .handle("retry", ({ params }) =>
+        Effect.gen(function* () {
+          const orgId = yield* org
+          const { endpointId } = yield* findDelivery(orgId, params.id)
+          const delivery = yield* webhooks.retry(orgId, endpointId, params.id).pipe(answered)
+          return json(deliveryWire(delivery))
+        })
+      )
+  })
+)

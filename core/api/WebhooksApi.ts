@@ -1,0 +1,234 @@
+/**
+ * The webhooks' part of the contract: endpoints an organization registers (`/v1/webhook_endpoints`)
+ * and the deliveries to them (`/v1/webhook_deliveries`). Every endpoint of the group needs a key
+ * with the `webhooks` permission (`WebhooksPermission`): a read-only key gets 403. A secret is in
+ * the answers to create and rotate only. Wire shapes only; the domain is `core/domain/Webhooks.ts`.
+ */
+import { Schema } from "effect"
+import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
+import { DeliveryStatus, DisabledReason, SubscribableEventType, WebhookEventType } from "../domain/Webhooks.ts"
+import { InvalidRequest, PermissionDenied, ResourceMissing } from "./Errors.ts"
+import { Limit } from "./Query.ts"
+import type { CurrentPrincipal } from "./Security.ts"
+
+/**
+ * Refuses a key without the `webhooks` permission with 403; runs once the key is accepted. A
+ * permitted request's body is read within a bound (400 past it).
+ */
+export class WebhooksPermission extends HttpApiMiddleware.Service<
+  WebhooksPermission,
+  { provides: never; requires: CurrentPrincipal }
+>()("core/api/WebhooksPermission", { error: [PermissionDenied, InvalidRequest] }) {}
+
+const Instant = Schema.String.annotate({ description: "ISO 8601 timestamp (UTC)", format: "date-time" })
+
+const EventTypes = Schema.Array(SubscribableEventType).check(Schema.isMinLength(1))
+
+export const WebhookEndpoint = Schema.Struct({
+  id: Schema.String.annotate({ description: "Webhook endpoint identifier: we_ and 32 hex characters" }),
+  object: Schema.Literal("webhook_endpoint"),
+  url: Schema.String.annotate({ description: "Where events are sent: an https URL" }),
+  description: Schema.NullOr(Schema.String),
+  event_types: EventTypes.annotate({ description: "The event types sent to it; `webhook.test` always is" }),
+  enabled: Schema.Boolean,
+  disabled_reason: Schema.NullOr(DisabledReason).annotate({
+    description:
+      "Why it receives nothing: `manual` (disabled through the API), `failing` (failing for 5 days) or `gone` (it answered 410); null while enabled. Its deliveries wait until it is enabled again."
+  }),
+  previous_secret_expires_at: Schema.NullOr(Instant).annotate({
+    description: "Until then, after a rotation, the previous secret signs every webhook too"
+  }),
+  created_at: Instant,
+  updated_at: Instant
+}).annotate({ identifier: "WebhookEndpoint" })
+export type WebhookEndpoint = typeof WebhookEndpoint.Type
+
+export const WebhookEndpointWithSecret = Schema.Struct({
+  ...WebhookEndpoint.fields,
+  secret: Schema.String.annotate({
+    description:
+      "The signing secret (`whsec_` and base64), shown in this answer only: store it now. Verify each webhook with it (Standard Webhooks)."
+  })
+}).annotate({ identifier: "WebhookEndpointWithSecret" })
+
+export const WebhookAttempt = Schema.Struct({
+  id: Schema.String,
+  attempted_at: Instant,
+  outcome: Schema.Literals(["succeeded", "http_error", "timeout", "connection_failed", "blocked"]).annotate({
+    description:
+      "How it ended: answered 2xx in time, answered otherwise, no answer within the timeout, no connection, or an address the service does not send to"
+  }),
+  status_code: Schema.NullOr(Schema.Int).annotate({ description: "The answer's status; null without an answer" }),
+  error: Schema.NullOr(Schema.String).annotate({ description: "What went wrong; null on success" }),
+  duration_ms: Schema.Finite,
+  response_body: Schema.NullOr(Schema.String).annotate({ description: "The first 4 KB of the answer's body" })
+}).annotate({ identifier: "WebhookAttempt" })
+
+export const WebhookDelivery = Schema.Struct({
+  id: Schema.String.annotate({ description: "Webhook delivery identifier: wd_ and 32 hex characters" }),
+  object: Schema.Literal("webhook_delivery"),
+  webhook_endpoint_id: Schema.String,
+  event_id: Schema.String.annotate({ description: "The event sent, also its `webhook-id` header" }),
+  event_type: WebhookEventType,
+  sequence: Schema.NullOr(Schema.Int).annotate({ description: "The event's place in the feed; null for a test" }),
+  status: DeliveryStatus,
+  attempt_count: Schema.Int,
+  next_attempt_at: Schema.NullOr(Instant),
+  last_attempt_at: Schema.NullOr(Instant),
+  created_at: Instant
+}).annotate({ identifier: "WebhookDelivery" })
+
+export const WebhookDeliveryWithAttempts = Schema.Struct({
+  ...WebhookDelivery.fields,
+  attempts: Schema.Array(WebhookAttempt).annotate({ description: "Oldest first" })
+}).annotate({ identifier: "WebhookDeliveryWithAttempts" })
+
+const listOf = <S extends Schema.Top>(item: S, identifier: string) =>
+  Schema.Struct({
+    object: Schema.Literal("list"),
+    data: Schema.Array(item),
+    has_more: Schema.Boolean.annotate({ description: "More follow: pass the last item's id as `starting_after`" })
+  }).annotate({ identifier })
+
+const optional = <S extends Schema.Top>(schema: S, description: string) =>
+  Schema.optionalKey(schema).annotateKey({ description })
+
+const UrlField = Schema.String.annotate({ description: "An https URL that receives the events" })
+const DescriptionField = Schema.NullOr(Schema.String).annotate({ description: "Up to 500 characters" })
+
+export const CreateEndpoint = Schema.Struct({
+  url: UrlField,
+  event_types: EventTypes.annotate({ description: "The feed's event types to send, at least one" }),
+  description: optional(DescriptionField, "Something to recognise it by")
+}).annotate({ identifier: "WebhookEndpointCreate" })
+
+export const UpdateEndpoint = Schema.Struct({
+  url: optional(UrlField, "A new URL"),
+  event_types: optional(EventTypes, "The event types to send from now on"),
+  description: optional(DescriptionField, "A new description; null removes it"),
+  enabled: optional(Schema.Boolean, "false stops sending (deliveries wait); true resumes")
+}).annotate({ identifier: "WebhookEndpointUpdate" })
+
+export const Replay = Schema.Struct({
+  since: Instant.annotate({ description: "Re-send the events created from this instant on" }),
+  until: optional(Instant, "Up to this instant, excluded; now when omitted")
+}).annotate({ identifier: "WebhookReplay" })
+
+const EndpointIdParam = {
+  id: Schema.String.annotate({ description: "Webhook endpoint identifier: we_ and 32 hex characters" })
+}
+const DeliveryIdParam = {
+  id: Schema.String.annotate({ description: "Webhook delivery identifier: wd_ and 32 hex characters" })
+}
+const StartingAfter = (what: string) =>
+  optional(Schema.String, `Keyset paging: continue after this ${what} (the \`id\` of the last item you received)`)
+
+const summary = (summary: string, description: string) => OpenApi.annotations({ summary, description })
+
+export class WebhooksGroup extends HttpApiGroup.make("webhooks")
+  .add(
+    HttpApiEndpoint.post("create", "/webhook_endpoints", {
+      payload: CreateEndpoint,
+      success: WebhookEndpointWithSecret,
+      error: InvalidRequest
+    }).annotateMerge(
+      summary(
+        "Create a webhook endpoint",
+        "Registers a URL to receive your organization's events as they are committed. The answer carries the endpoint's signing `secret`, the only time it is shown."
+      )
+    ),
+    HttpApiEndpoint.get("list", "/webhook_endpoints", {
+      query: { starting_after: StartingAfter("endpoint"), limit: Limit },
+      success: listOf(WebhookEndpoint, "WebhookEndpointList")
+    }).annotateMerge(summary("List webhook endpoints", "Oldest first; never with their secrets.")),
+    HttpApiEndpoint.get("get", "/webhook_endpoints/:id", {
+      params: EndpointIdParam,
+      success: WebhookEndpoint,
+      error: ResourceMissing
+    }).annotateMerge(summary("Get a webhook endpoint", "Without its secret.")),
+    HttpApiEndpoint.patch("update", "/webhook_endpoints/:id", {
+      params: EndpointIdParam,
+      payload: UpdateEndpoint,
+      success: WebhookEndpoint,
+      error: [InvalidRequest, ResourceMissing]
+    }).annotateMerge(summary("Update a webhook endpoint", "Only the fields given change.")),
+    HttpApiEndpoint.delete("delete", "/webhook_endpoints/:id", {
+      params: EndpointIdParam,
+      success: Schema.Struct({
+        id: Schema.String,
+        object: Schema.Literal("webhook_endpoint"),
+        deleted: Schema.Literal(true)
+      }).annotate({ identifier: "WebhookEndpointDeleted" }),
+      error: ResourceMissing
+    }).annotateMerge(summary("Delete a webhook endpoint", "Nothing more is sent to it; its deliveries go with it.")),
+    HttpApiEndpoint.post("rotateSecret", "/webhook_endpoints/:id/rotate_secret", {
+      params: EndpointIdParam,
+      success: WebhookEndpointWithSecret,
+      error: ResourceMissing
+    }).annotateMerge(
+      summary(
+        "Rotate a webhook endpoint's secret",
+        "Answers a new secret, shown this once. For 24 hours the previous secret signs every webhook as well (two signatures in `webhook-signature`), so receivers can switch without missing one."
+      )
+    ),
+    HttpApiEndpoint.post("test", "/webhook_endpoints/:id/test", {
+      params: EndpointIdParam,
+      success: WebhookDeliveryWithAttempts,
+      error: [InvalidRequest, ResourceMissing]
+    }).annotateMerge(
+      summary(
+        "Send a test webhook",
+        "Sends a `webhook.test` event now, signed and delivered as every event is, and answers the delivery with its attempt: the status your endpoint answered, or what went wrong. A disabled endpoint is refused (400)."
+      )
+    ),
+    HttpApiEndpoint.post("replay", "/webhook_endpoints/:id/replay", {
+      params: EndpointIdParam,
+      payload: Replay,
+      success: Schema.Struct({
+        object: Schema.Literal("webhook_replay"),
+        queued: Schema.Int.annotate({ description: "The deliveries queued, one per event" })
+      }).annotate({ identifier: "WebhookReplayQueued" }),
+      error: [InvalidRequest, ResourceMissing]
+    }).annotateMerge(
+      summary(
+        "Replay events to a webhook endpoint",
+        "Sends again, in sequence order, the events of the endpoint's types created in `[since, until)`. `since` must be within the events' retention (30 days by default)."
+      )
+    ),
+    HttpApiEndpoint.get("deliveries", "/webhook_endpoints/:id/deliveries", {
+      params: EndpointIdParam,
+      query: {
+        status: optional(DeliveryStatus, "Only deliveries in this status"),
+        event_type: optional(WebhookEventType, "Only deliveries of this event type"),
+        starting_after: StartingAfter("delivery"),
+        limit: Limit
+      },
+      success: listOf(WebhookDelivery, "WebhookDeliveryList"),
+      error: ResourceMissing
+    }).annotateMerge(summary("List an endpoint's deliveries", "Newest first.")),
+    HttpApiEndpoint.get("delivery", "/webhook_deliveries/:id", {
+      params: DeliveryIdParam,
+      success: WebhookDeliveryWithAttempts,
+      error: ResourceMissing
+    }).annotateMerge(summary("Get a webhook delivery", "With each of its attempts.")),
+    HttpApiEndpoint.post("retry", "/webhook_deliveries/:id/retry", {
+      params: DeliveryIdParam,
+      success: WebhookDelivery,
+      error: [InvalidRequest, ResourceMissing]
+    }).annotateMerge(
+      summary(
+        "Retry a webhook delivery",
+        "Makes it due now, whatever its status. A disabled endpoint is refused (400)."
+      )
+    )
+  )
+  .middleware(WebhooksPermission)
+  // A request body names only the fields it may: a misspelt field must not be silently ignored.
+  .annotate(HttpApi.PayloadParseOptions, { onExcessProperty: "error" })
+  .annotateMerge(
+    OpenApi.annotations({
+      title: "Webhooks",
+      description:
+        "Your events pushed to URLs you register, signed as Standard Webhooks define. Managing them needs a key with the `webhooks` permission."
+    })
+  ) {}
