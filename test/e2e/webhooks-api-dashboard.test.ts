@@ -27,10 +27,13 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const form = yield* run(() => client.get("/dashboard/keys"))
       assert.match(form.body, /<input id="webhooks" name="webhooks" type="checkbox" value="on"/)
       const created = (fields: Record<string, string>) =>
-        Effect.map(
-          run(() => client.post("/dashboard/keys", { csrf, ...fields })),
-          (answer) => /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(answer.body)?.[1] ?? ""
-        )
+        Effect.gen(function* () {
+          // The form redirects to the page that shows the new key once.
+          const answer = yield* run(() => client.post("/dashboard/keys", { csrf, ...fields }))
+          assert.strictEqual(answer.status, 303)
+          const shown = yield* run(() => client.get(answer.headers.get("location") ?? ""))
+          return /id="new-key"[^>]*value="(pr_live_[0-9A-Za-z]{39})"/.exec(shown.body)?.[1] ?? ""
+        })
       const manager = yield* created({ name: "hooks", webhooks: "on" })
       const reader = yield* created({ name: "reader" })
       assert.strictEqual((yield* endpoints(base, manager)).status, 200)

@@ -43,7 +43,9 @@ const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
 
 /** The settings a test gives, read by the routes and the services alike (`MAX_ANSWER_BYTES`, ...). */
 const settingsOf = (options: ServerOptions) =>
-  options.settings === undefined ? Layer.empty : ConfigProvider.layer(ConfigProvider.fromUnknown(options.settings))
+  options.settings === undefined
+    ? Layer.empty
+    : ConfigProvider.layerAdd(ConfigProvider.fromUnknown(options.settings), { asPrimary: true })
 
 /**
  * A server over the database already provided (`SqlClient`, `PgClient`), with rate-limit

@@ -111,5 +111,6 @@ export const account = (
       ${state.on && state.lastWrongCode !== null ? wrongCodeSection(state.lastWrongCode) : null}
       ${state.on ? disableSection(viewer) : enableSection(viewer, state.setup, state.qr)}
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/account" }
   )

@@ -167,5 +167,6 @@ export const audit = (viewer: Viewer, view: AuditView) =>
         </nav>
       </section>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/audit" }
   )

@@ -120,7 +120,7 @@ export const keys = (
       ${options.usage === undefined ? null : usageSection(options.usage, "The API requests of all of your organization's keys")}
     `,
     viewer,
-    { chart: options.usage !== undefined }
+    { chart: options.usage !== undefined, current: "/dashboard/keys" }
   )
 }
 
@@ -161,7 +161,8 @@ export const keyCreated = (
       />
       <p><a href=${keysPath}>Back to the keys</a></p>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/keys" }
   )
 
 export const confirmRevoke = (viewer: Viewer, key: ApiKeyRecord) =>
@@ -178,7 +179,8 @@ export const confirmRevoke = (viewer: Viewer, key: ApiKeyRecord) =>
       </form>
       <p><a href=${keysPath}>Cancel</a></p>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/keys" }
   )
 
 /** One key's page: what it is, when it was last used, its requests per day and its top paths. */
@@ -225,5 +227,5 @@ export const keyUsage = (viewer: Viewer, usage: KeyUsage) =>
       <p><a href=${keysPath}>Back to the keys</a></p>
     `,
     viewer,
-    { chart: true }
+    { chart: true, current: "/dashboard/keys" }
   )

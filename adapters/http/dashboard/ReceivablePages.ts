@@ -217,7 +217,11 @@ export const list = (viewer: Viewer, view: ListView) =>
               view.totalCount === 0
                 ? null
                 : html`<p>
-                    <a href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")} download
+                    <a
+                      href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")}
+                      download
+                      role="button"
+                      class="secondary outline"
                       >Download these receivables as CSV</a
                     >
                   </p>`

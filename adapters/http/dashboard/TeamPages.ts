@@ -91,7 +91,8 @@ export const team = (
         </form>
       </section>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/team" }
   )
 
 export const invited = (viewer: Viewer, invite: Invite, link: string) =>
@@ -108,7 +109,8 @@ export const invited = (viewer: Viewer, invite: Invite, link: string) =>
       <button type="button" data-copy="invite-link" hidden>Copy the link</button>
       <p><a href=${teamPath}>Back to the team</a></p>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/team" }
   )
 
 export const confirmRemove = (viewer: Viewer, member: TeamMember) =>
@@ -123,5 +125,6 @@ export const confirmRemove = (viewer: Viewer, member: TeamMember) =>
       </form>
       <p><a href=${teamPath}>Cancel</a></p>
     `,
-    viewer
+    viewer,
+    { current: "/dashboard/team" }
   )
