@@ -126,7 +126,7 @@ export class SecondFactors extends Context.Service<
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
-      const throttle = makeThrottle()
+      const throttle = yield* makeThrottle("code")
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
@@ -161,16 +161,18 @@ export class SecondFactors extends Context.Service<
         clientAddress: string | null,
         check: Effect.Effect<boolean, CodeRefused | HashingBusy>
       ) {
-        const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
+        const admission = yield* throttle.admit(user.email, clientAddress)
         if (admission._tag === "Throttled") {
           return yield* new CodeRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
         }
-        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) => {
-          admission.attempt.untested()
-          return new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
-        })
+        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) =>
+          Effect.andThen(
+            admission.attempt.untested,
+            new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+          )
+        )
         if (!right) return yield* wrong
-        admission.attempt.succeeded()
+        yield* admission.attempt.succeeded
       })
 
       /**

@@ -6,9 +6,28 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/domain/Dashboard.ts"
-import { addressAttempts, defaultCapacity, makeThrottle } from "../../../core/services/SignInThrottle.ts"
+import { defaultCapacity, makeMemoryThrottleState } from "../../../core/memory/SignInThrottleStore.ts"
+import { addressAttempts, planAttempt, retryAfterSeconds } from "../../../core/services/SignInThrottle.ts"
 
 const now = 1_000_000
+
+/** The core's plan of each attempt over the memory twin's state, driven synchronously at `nowMillis`. */
+const makeThrottle = (capacity = defaultCapacity) => {
+  const state = makeMemoryThrottleState(capacity)
+  const admit = (account: string | undefined, clientAddress: string | null, nowMillis: number) => {
+    const plan = planAttempt("password", account, clientAddress)
+    const recording = state.record(plan.record, nowMillis)
+    if (recording._tag === "Refused") {
+      return { _tag: "Throttled", retryAfterSeconds: retryAfterSeconds(recording) } as const
+    }
+    const attempt = {
+      succeeded: () => state.settle(plan.succeeded(recording.at)),
+      untested: () => state.settle(plan.untested(recording.at))
+    }
+    return { _tag: "Admitted", attempt } as const
+  }
+  return { admit, sizes: state.sizes }
+}
 type Throttle = ReturnType<typeof makeThrottle>
 
 /** Fails `account` from `address` until that pair is locked. */
