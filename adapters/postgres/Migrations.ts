@@ -21,6 +21,7 @@ import syncsInFlight from "./migrations/0013_syncs_in_flight.ts"
 import fairShares from "./migrations/0014_fair_shares.ts"
 import secondFactorLock from "./migrations/0015_second_factor_lock.ts"
 import sharedLimits from "./migrations/0016_shared_limits.ts"
+import signInThrottles from "./migrations/0024_sign_in_throttles.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -40,7 +41,8 @@ export const migrations = {
   "0013_syncs_in_flight": syncsInFlight,
   "0014_fair_shares": fairShares,
   "0015_second_factor_lock": secondFactorLock,
-  "0016_shared_limits": sharedLimits
+  "0016_shared_limits": sharedLimits,
+  "0024_sign_in_throttles": signInThrottles
 }
 
 const loader = Migrator.fromRecord(migrations)
