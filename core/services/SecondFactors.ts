@@ -33,7 +33,7 @@ export const drift = 1
 export const heldSignInLifetime = Duration.minutes(5)
 /**
  * Wrong codes in a row, from any address, after which the factor is locked (`lockLength`). The
- * windows of `SignInThrottle` forget on restart and count per process; this count is stored, so
+ * windows of `SignInThrottle` last 15 minutes (and count per process with `LIMITS_STORE=memory`); this count is stored, so
  * someone who has the password cannot guess codes for weeks: with the locks doubling, about 70
  * guesses the first day and 10 a day after, each with 3 chances in a million (NIST SP 800-63B
  * allows 100 in a row).
