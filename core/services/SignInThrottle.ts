@@ -91,7 +91,7 @@ export const retryAfterSeconds = (refused: Extract<Recording, { _tag: "Refused" 
  */
 export const makeThrottle = (scope: string) =>
   Effect.gen(function* () {
-    const local = yield* Effect.provide(Effect.service(SignInThrottleStore), layerOwnState())
+    const local = yield* Effect.provide(SignInThrottleStore, layerOwnState())
     const shared = Option.getOrElse(yield* Effect.serviceOption(SignInThrottleStore), () => local)
 
     const admit = (account: string | undefined, clientAddress: string | null) =>
@@ -99,11 +99,8 @@ export const makeThrottle = (scope: string) =>
         const plan = planAttempt(scope, account, clientAddress)
         const [store, recording] = yield* shared.record(plan.record).pipe(
           Effect.map((recorded) => [shared, recorded] as const),
-          Effect.catchTag("SignInThrottleStoreUnavailable", (error) =>
-            Effect.logWarning("sign-in throttle counted in this process: the shared store is unreachable", error).pipe(
-              Effect.andThen(Effect.orDie(local.record(plan.record))),
-              Effect.map((recorded) => [local, recorded] as const)
-            )
+          Effect.catchTag("SignInThrottleStoreUnavailable", () =>
+            Effect.map(Effect.orDie(local.record(plan.record)), (recorded) => [local, recorded] as const)
           )
         )
         if (recording._tag === "Refused") {
