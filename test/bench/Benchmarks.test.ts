@@ -29,6 +29,7 @@ const entryPoints = [
   "bench/hostile/smoke.ts",
   "bench/keyset/run.ts",
   "bench/scale/limiter.ts",
+  "bench/scale/throttles.ts",
   "bench/status/run.ts",
   "bench/sync/run.ts",
   "bench/xml/run.ts"
