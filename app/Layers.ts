@@ -29,6 +29,7 @@ import * as PgRateLimitStore from "../adapters/postgres/PgRateLimitStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
+import * as PgSignInThrottleStore from "../adapters/postgres/PgSignInThrottleStore.ts"
 import * as PgWebhookStore from "../adapters/postgres/PgWebhookStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
@@ -37,6 +38,7 @@ import * as NodeWebhookSender from "../adapters/webhooks/NodeWebhookSender.ts"
 import * as AnswerSize from "../core/domain/AnswerSize.ts"
 import * as MemoryInFlightStore from "../core/memory/InFlightStore.ts"
 import * as MemoryRateLimitStore from "../core/memory/RateLimitStore.ts"
+import * as MemorySignInThrottleStore from "../core/memory/SignInThrottleStore.ts"
 import { Accounts } from "../core/services/Accounts.ts"
 import { ApiKeys } from "../core/services/ApiKeys.ts"
 import { Directory } from "../core/services/Directory.ts"
@@ -57,6 +59,16 @@ const ApiKeysLive = ApiKeys.layer.pipe(
 )
 
 /**
+ * Where the sign-in throttles keep their times: where `LIMITS_STORE` keeps the API's limits, so
+ * that every process on the database counts one account's wrong passwords and codes together.
+ */
+const SignInThrottleStoreLive = Layer.unwrap(
+  Effect.map(RateLimiter.limitsStore, (store) =>
+    store === "postgres" ? PgSignInThrottleStore.layer : MemorySignInThrottleStore.layerOwnState()
+  )
+)
+
+/**
  * The dashboard's users, invites, sessions, second factors and their audit, over PostgreSQL, with
  * scrypt and otpauth.
  */
@@ -64,6 +76,7 @@ export const AccountsLive = Team.layer.pipe(
   Layer.provideMerge(Accounts.layer),
   Layer.provideMerge(SecondFactors.layer),
   Layer.provide([
+    SignInThrottleStoreLive,
     OtpauthCodes.layer,
     PgDashboardUserStore.layer,
     PgSessionStore.layer,

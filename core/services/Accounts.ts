@@ -143,7 +143,7 @@ export class Accounts extends Context.Service<
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
       const twoFactor = yield* SecondFactors
-      const throttle = makeThrottle()
+      const throttle = yield* makeThrottle("password")
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const newToken = Effect.map(random.randomBytes(Policy.tokenBytes), Policy.tokenFromBytes)
@@ -246,7 +246,7 @@ export class Accounts extends Context.Service<
         // Only text that can be an account's address counts as an account; anything else is a
         // wrong attempt of the client's alone, and takes no room in the throttle's tables.
         const account = Policy.normalizeEmail(email)
-        const admission = throttle.admit(account, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
+        const admission = yield* throttle.admit(account, clientAddress)
         // Refused before any lookup, and not recorded here: the throttle knows nothing of which
         // addresses have accounts, and the refusal is in the request audit log (429).
         if (admission._tag === "Throttled") {
@@ -255,10 +255,12 @@ export class Accounts extends Context.Service<
         const found = account === undefined ? Option.none<Credentials>() : yield* users.findByEmail(account)
         const stored = Option.isSome(found) ? found.value.passwordHash : yield* decoy
         const matches = yield* verifyTyped((typed) => hasher.verify(typed, stored), password).pipe(
-          Effect.catchTag("HashingBusy", (busy) => {
-            admission.attempt.untested()
-            return new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
-          })
+          Effect.catchTag("HashingBusy", (busy) =>
+            Effect.andThen(
+              admission.attempt.untested,
+              new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+            )
+          )
         )
         if (Option.isNone(found) || !matches) {
           // Recorded whether or not the address has an account, so that both cost the same.
@@ -272,7 +274,7 @@ export class Accounts extends Context.Service<
           return yield* new SignInRefused({ reason: "credentials", retryAfterSeconds: 0 })
         }
         // The password's throttle takes a right password back; wrong codes have a throttle of their own.
-        admission.attempt.succeeded()
+        yield* admission.attempt.succeeded
         if (yield* twoFactor.isOn(found.value.user)) {
           return yield* new SecondStepRequired({ token: yield* twoFactor.hold(found.value.user) })
         }

@@ -35,7 +35,7 @@ export const drift = 1
 export const heldSignInLifetime = Duration.minutes(5)
 /**
  * Wrong codes in a row, from any address, after which the factor is locked (`lockLength`). The
- * windows of `SignInThrottle` forget on restart and count per process; this count is stored, so
+ * windows of `SignInThrottle` last 15 minutes (and count per process with `LIMITS_STORE=memory`); this count is stored, so
  * someone who has the password cannot guess codes for weeks: with the locks doubling, about 70
  * guesses the first day and 10 a day after, each with 3 chances in a million (NIST SP 800-63B
  * allows 100 in a row).
@@ -129,7 +129,7 @@ export class SecondFactors extends Context.Service<
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
-      const throttle = makeThrottle()
+      const throttle = yield* makeThrottle("code")
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
@@ -164,16 +164,18 @@ export class SecondFactors extends Context.Service<
         clientAddress: string | null,
         check: Effect.Effect<boolean, CodeRefused | HashingBusy>
       ) {
-        const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
+        const admission = yield* throttle.admit(user.email, clientAddress)
         if (admission._tag === "Throttled") {
           return yield* new CodeRefused({ reason: "throttled", retryAfterSeconds: admission.retryAfterSeconds })
         }
-        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) => {
-          admission.attempt.untested()
-          return new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
-        })
+        const right = yield* Effect.catchTag(check, "HashingBusy", (busy) =>
+          Effect.andThen(
+            admission.attempt.untested,
+            new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+          )
+        )
         if (!right) return yield* wrong
-        admission.attempt.succeeded()
+        yield* admission.attempt.succeeded
       })
 
       /**

@@ -30,6 +30,7 @@ const entryPoints = [
   "bench/keyset/run.ts",
   "bench/scale/limiter.ts",
   "bench/scale/run.ts",
+  "bench/scale/throttles.ts",
   "bench/status/run.ts",
   "bench/sync/run.ts",
   "bench/webhooks/run.ts",

@@ -4,11 +4,37 @@
  * addresses are its own; every attempt, right or wrong, spends the address's allowance.
  */
 import { assert, describe, it } from "@effect/vitest"
+import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/domain/Dashboard.ts"
-import { addressAttempts, defaultCapacity, makeThrottle } from "../../../core/services/SignInThrottle.ts"
+import { defaultCapacity, makeMemoryThrottleState } from "../../../core/memory/SignInThrottleStore.ts"
+import { SignInThrottleStore, SignInThrottleStoreUnavailable } from "../../../core/ports/SignInThrottleStore.ts"
+import {
+  addressAttempts,
+  makeThrottle as makeThrottleOverStore,
+  planAttempt,
+  retryAfterSeconds
+} from "../../../core/services/SignInThrottle.ts"
 
 const now = 1_000_000
+
+/** The core's plan of each attempt over the memory twin's state, driven synchronously at `nowMillis`. */
+const makeThrottle = (capacity = defaultCapacity) => {
+  const state = makeMemoryThrottleState(capacity)
+  const admit = (account: string | undefined, clientAddress: string | null, nowMillis: number) => {
+    const plan = planAttempt("password", account, clientAddress)
+    const recording = state.record(plan.record, nowMillis)
+    if (recording._tag === "Refused") {
+      return { _tag: "Throttled", retryAfterSeconds: retryAfterSeconds(recording) } as const
+    }
+    const attempt = {
+      succeeded: () => state.settle(plan.succeeded(recording.at)),
+      untested: () => state.settle(plan.untested(recording.at))
+    }
+    return { _tag: "Admitted", attempt } as const
+  }
+  return { admit, sizes: state.sizes }
+}
 type Throttle = ReturnType<typeof makeThrottle>
 
 /** Fails `account` from `address` until that pair is locked. */
@@ -133,4 +159,19 @@ describe("SignInThrottle", () => {
     for (let i = 0; i < 1000; i++) throttle.admit(undefined, `198.51.${i >> 8}.${i & 255}`, now)
     assert.strictEqual(throttle.admit("a@example.com", "192.0.2.1", now)._tag, "Throttled")
   })
+
+  it.effect("while the shared store is unreachable, attempts are still throttled, counted in this process", () =>
+    Effect.gen(function* () {
+      const down = new SignInThrottleStoreUnavailable({ message: "connection refused" })
+      const unreachable = Layer.succeed(
+        SignInThrottleStore,
+        SignInThrottleStore.of({ record: () => down, settle: () => down })
+      )
+      const throttle = yield* Effect.provide(makeThrottleOverStore("password"), unreachable)
+      const answers = yield* Effect.forEach(Array.from({ length: pairThrottle.failures + 1 }), () =>
+        Effect.map(throttle.admit("owner@example.com", "198.51.100.4"), (admission) => admission._tag)
+      )
+      assert.deepStrictEqual(answers, [...Array(pairThrottle.failures).fill("Admitted"), "Throttled"])
+    })
+  )
 })
