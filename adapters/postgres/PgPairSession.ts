@@ -28,9 +28,6 @@ interface Growth {
 // A random batch number, below 2^63 (PostgreSQL's bigint): event ids name it, and tell nothing.
 const newBatch = () => randomBytes(8).readBigUInt64BE() >> 1n
 
-const sameKeys = (a: ReadonlyArray<string>, b: ReadonlyArray<string>) =>
-  a.length === b.length && a.every((key, index) => key === b[index])
-
 const isRolledBack = (result: unknown): boolean =>
   typeof result === "object" && result !== null && "command" in result && result.command === "ROLLBACK"
 
@@ -38,8 +35,6 @@ const isRolledBack = (result: unknown): boolean =>
 export const makeSessions = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
   const writesOf: PairWritesSql = pairWritesSql(sql)
-  const receivableColumns = sql`id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date,
-    due_date, status, portal_status, po_number, metadata, detected_at`
 
   // The planner's statistics lag behind a bulk load (autovacuum looks once a minute). While they
   // say receivables is nearly empty, lookups by key scan an organization's rows; while
@@ -73,8 +68,7 @@ export const makeSessions = Effect.gen(function* () {
   return Effect.fnUntraced(function* (
     integration: Pair,
     worker: string,
-    startedAt: DateTime.Utc,
-    firstKeys?: ReadonlyArray<string>
+    startedAt: DateTime.Utc
   ): Effect.fn.Return<PairSession, never, Scope.Scope> {
     let grown: Growth | undefined
     // Registered first, so it runs last: statistics are refreshed once the connection is handed back.
@@ -141,50 +135,12 @@ export const makeSessions = Effect.gen(function* () {
     // waited for the lock counts; the subquery sees receivables written by other means.
     // One time for the whole sync, from the database clock once the lock is granted: every row it
     // changes shows the same updated_at, at or after the pair's in-flight mark.
-    const settings = sql`set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true)`
-    const neverWritten = sql`i.last_run_at IS NULL AND NOT EXISTS (
-      SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id)`
-    const lookup = (keys: ReadonlyArray<string>) =>
-      inTransaction(sql<ReceivableRow>`
-        SELECT ${receivableColumns} FROM receivables
-        WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
-          AND document_key = ANY(${texts(keys)}::text[])`)
-    // With the first chunk's keys known, its lookup travels with the lock: one round trip fewer
-    // per pair. Its snapshot is taken before the lock wait, so it misses what a sync of the pair
-    // that held the lock meanwhile committed; the pair's row version as locked against the one
-    // the snapshot saw tells (any sync's end, or another's mark, makes a new one), and only then
-    // is the lookup read again, now after the lock.
-    let preloaded: { readonly keys: ReadonlyArray<string>; readonly rows: ReadonlyArray<ReceivableRow> } | undefined
-    let lock: { readonly empty: boolean; readonly at: Date } | undefined
-    if (firstKeys === undefined || firstKeys.length === 0) {
-      ;[lock] = yield* inTransaction(sql<{ empty: boolean; at: Date }>`
-        SELECT ${settings}, ${neverWritten} AS empty, clock_timestamp() AS at
-        FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`)
-    } else {
-      // One row per receivable found, or one of nulls but the pair's columns.
-      const rows = yield* inTransaction(sql<
-        ReceivableRow & { readonly pair_empty: boolean; readonly pair_at: Date; readonly pair_current: boolean }
-      >`
-        WITH locked AS (
-          SELECT ${settings}, i.xmin::text AS version, ${neverWritten} AS empty, clock_timestamp() AS at
-          FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE
-        ), pair AS (
-          SELECT l.empty, l.at, l.version = i.xmin::text AS current
-          FROM locked l, integrations i WHERE i.id = ${integration.id}
-        )
-        SELECT p.empty AS pair_empty, p.at AS pair_at, p.current AS pair_current, r.*
-        FROM pair p LEFT JOIN LATERAL (
-          SELECT ${receivableColumns} FROM receivables
-          WHERE NOT p.empty AND org_id = ${integration.orgId} AND integration_id = ${integration.id}
-            AND document_key = ANY(${texts(firstKeys)}::text[])
-        ) r ON true`)
-      const [first] = rows
-      if (first !== undefined) {
-        lock = { empty: first.pair_empty, at: first.pair_at }
-        const found = (first.id as string | null) === null ? [] : rows
-        preloaded = { keys: firstKeys, rows: first.pair_current || first.pair_empty ? found : yield* lookup(firstKeys) }
-      }
-    }
+    const [lock] = yield* inTransaction(sql<{ empty: boolean; at: Date }>`
+      SELECT set_config('synchronous_commit', 'off', true), set_config('plan_cache_mode', 'force_generic_plan', true),
+        i.last_run_at IS NULL AND NOT EXISTS (
+          SELECT 1 FROM receivables r WHERE r.org_id = i.org_id AND r.integration_id = i.id) AS empty,
+        clock_timestamp() AS at
+      FROM integrations i WHERE i.id = ${integration.id} FOR UPDATE`)
     let empty = lock?.empty === true
     const at = lock?.at ?? DateTime.toDateUtc(yield* DateTime.now)
     const batch = newBatch()
@@ -204,27 +160,23 @@ export const makeSessions = Effect.gen(function* () {
       finished ? Effect.die(new Error(`the sync session of pair ${integration.id} is already finished`)) : Effect.void
     )
 
-    // Only the session's first read can be answered by the lookup that came with the lock.
-    const takePreloaded = (keys: ReadonlyArray<string>) => {
-      const first = preloaded
-      preloaded = undefined
-      return first !== undefined && sameKeys(first.keys, keys) ? first.rows : undefined
-    }
-
     const receivablesByKeys = (keys: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<PairReceivable>> =>
       Effect.gen(function* () {
         yield* stillOpen
-        const rows = takePreloaded(keys)
         if (empty) return []
-        if (rows !== undefined) return rows.map(toPairReceivable)
         yield* flush
-        return (yield* lookup(keys)).map(toPairReceivable)
+        const rows = yield* inTransaction(sql<ReceivableRow>`
+          SELECT id, document_key, vendor_receivable_id, amount_cents, currency, receivable_date, due_date, status,
+            portal_status, po_number, metadata, detected_at
+          FROM receivables
+          WHERE org_id = ${integration.orgId} AND integration_id = ${integration.id}
+            AND document_key = ANY(${texts(keys)}::text[])`)
+        return rows.map(toPairReceivable)
       })
 
     const writeChunk = (writes: PairWrites) =>
       Effect.gen(function* () {
         yield* stillOpen
-        preloaded = undefined
         yield* flush
         if (writes.inserts.length + writes.updates.length + writes.events.length === 0) return
         pending = { writes, firstOrdinal: eventsWritten + 1 }

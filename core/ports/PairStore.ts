@@ -97,16 +97,11 @@ export class PairStore extends Context.Service<
      */
     readonly claimDue: (worker: string, limit: number, lease: Duration.Duration) => Effect.Effect<ReadonlyArray<Pair>>
     readonly get: (id: string) => Effect.Effect<Pair, PairNotFound>
-    /**
-     * Opens a sync of the pair for `worker`, waiting for the pair's lock; see `PairSession`.
-     * `firstKeys`, when given, are the keys of the session's first `receivablesByKeys`: a store
-     * may read them together with the lock.
-     */
+    /** Opens a sync of the pair for `worker`, waiting for the pair's lock; see `PairSession`. */
     readonly session: (
       integration: Pair,
       worker: string,
-      startedAt: DateTime.Utc,
-      firstKeys?: ReadonlyArray<string>
+      startedAt: DateTime.Utc
     ) => Effect.Effect<PairSession, never, Scope.Scope>
     /** Records a failed run and when to try again; releases the lease. */
     readonly recordFailure: (integration: Pair, run: FailedRun) => Effect.Effect<void, StoreUnavailable>

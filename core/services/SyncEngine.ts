@@ -8,20 +8,7 @@
  * after its normal interval. Every sync has an overall deadline, and a portal's `Retry-After` is
  * honoured up to a cap. Depends on ports only.
  */
-import {
-  Cause,
-  Context,
-  DateTime,
-  Duration,
-  Effect,
-  Layer,
-  Metric,
-  Option,
-  Random,
-  Schedule,
-  Sink,
-  Stream
-} from "effect"
+import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule, Stream } from "effect"
 import {
   type FetchedDocument,
   isStorableText,
@@ -171,20 +158,10 @@ export class SyncEngine extends Context.Service<
             now: startedAt,
             secret
           })
-          // A key that cannot be stored matches nothing stored, and is quarantined.
-          const keysOf = (chunk: ReadonlyArray<FetchedDocument>) =>
-            chunk.map((document) => document.documentKey).filter(isStorableText)
-          // The session opens with the first chunk in hand, so that the store can read its stored
-          // receivables together with the pair's lock (one round trip fewer for most pairs).
-          const [first, rest] = yield* Stream.peel(
-            documents.pipe(Stream.rechunk(chunkSize), Stream.chunks),
-            Sink.head<ReadonlyArray<FetchedDocument>>()
-          )
-          const firstKeys = Option.match(first, { onNone: () => undefined, onSome: keysOf })
           // A key repeated in the answer is a duplicate in whichever chunk it comes back: planning
           // records every key it sees here, so the outcome does not depend on the chunk size. Only
           // the keys are kept for the whole answer (tens of bytes each), never its documents.
-          const session = yield* store.session(integration, worker, startedAt, firstKeys)
+          const session = yield* store.session(integration, worker, startedAt)
           const planning = {
             refs: integration.refs,
             now: session.at,
@@ -195,13 +172,16 @@ export class SyncEngine extends Context.Service<
           // The portal's answer is read and planned a chunk at a time, against only that chunk's
           // stored receivables, inside the pair's session: a pair of any size syncs with a chunk's
           // documents in memory, and a portal failing half-way leaves the pair untouched.
-          const totals = yield* Stream.fromIterable(Option.toArray(first)).pipe(
-            Stream.concat(rest),
+          const totals = yield* documents.pipe(
+            Stream.rechunk(chunkSize),
+            Stream.chunks,
             Stream.runFoldEffect(
               () => emptyTotals,
               (totals, chunk: ReadonlyArray<FetchedDocument>) =>
                 Effect.gen(function* () {
-                  const plan = planPairSync(yield* session.receivablesByKeys(keysOf(chunk)), chunk, planning)
+                  // A key that cannot be stored matches nothing stored, and is quarantined.
+                  const keys = chunk.map((document) => document.documentKey).filter(isStorableText)
+                  const plan = planPairSync(yield* session.receivablesByKeys(keys), chunk, planning)
                   yield* session.writeChunk(plan)
                   return addTotals(totals, plan)
                 })

@@ -122,12 +122,7 @@ export const describePairStoreContract = (name: string, layer: Layer.Layer<PairS
         })
     )
 
-    // The second opens with and without its first read's keys, which a store may read with the lock.
     it.effect("sessions of one pair take turns: the second reads what the first wrote", () =>
-      Effect.forEach([undefined, ["a"]], (firstKeys) => takingTurns(firstKeys), { discard: true })
-    )
-
-    const takingTurns = (firstKeys: ReadonlyArray<string> | undefined) =>
       Effect.gen(function* () {
         const store = yield* PairStore
         const harness = yield* PairStoreHarness
@@ -152,7 +147,7 @@ export const describePairStoreContract = (name: string, layer: Layer.Layer<PairS
         const second = yield* Effect.forkChild(
           Effect.scoped(
             Effect.gen(function* () {
-              const session = yield* store.session(pair, "second", now, firstKeys)
+              const session = yield* store.session(pair, "second", now)
               yield* Deferred.succeed(secondOpened, undefined)
               const seen = yield* session.receivablesByKeys(["a"])
               yield* session.finish(finishing(now))
@@ -168,39 +163,6 @@ export const describePairStoreContract = (name: string, layer: Layer.Layer<PairS
           (yield* Fiber.join(second)).map((r) => r.state),
           [state]
         )
-      })
-
-    it.effect("a session opened with its first read's keys reads its own writes and any other keys", () =>
-      Effect.gen(function* () {
-        const store = yield* PairStore
-        const harness = yield* PairStoreHarness
-        const pair = yield* harness.addPair({ dueInSeconds: -60 })
-        const now = yield* DateTime.now
-        const [a, b] = fc.sample(arbitraryState, { numRuns: 2, seed: 5 })
-        yield* Effect.scoped(
-          Effect.gen(function* () {
-            const session = yield* store.session(pair, "w", now)
-            yield* session.writeChunk(writesFor([], [["a", a!]], now))
-            yield* session.finish(finishing(now))
-          })
-        )
-        const states = (receivables: ReadonlyArray<PairReceivable>) =>
-          Object.fromEntries(receivables.map((r) => [r.documentKey, r.state]))
-        // Written before the first read: the read sees the write, not what was stored at the lock.
-        const ownWrites = yield* Effect.scoped(
-          Effect.gen(function* () {
-            const session = yield* store.session(pair, "w", now, ["a", "b"])
-            yield* session.writeChunk(writesFor([], [["b", b!]], now))
-            const read = yield* session.receivablesByKeys(["a", "b"])
-            yield* session.finish(finishing(now))
-            return read
-          })
-        )
-        assert.deepStrictEqual(states(ownWrites), { a: a!, b: b! })
-        const otherKeys = yield* Effect.scoped(
-          Effect.flatMap(store.session(pair, "w", now, ["a"]), (session) => session.receivablesByKeys(["b"]))
-        )
-        assert.deepStrictEqual(states(otherKeys), { b: b! })
       })
     )
 

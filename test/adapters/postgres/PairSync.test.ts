@@ -22,7 +22,6 @@ import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { noCounts } from "../../contracts/PairStore.harness.ts"
-import { eventually } from "../../support/Eventually.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const start = Date.UTC(2026, 0, 1)
@@ -408,56 +407,6 @@ layer(TestLayer, {
         analyzed.map((table) => table.relname),
         ["integrations", "receivable_history", "receivables"]
       )
-    })
-  )
-  it.effect("a session whose lock waited behind a writer of its pair reads what the writer committed", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      const store = yield* PairStore
-      const pair = yield* newPair()
-      yield* syncAt(pair)
-      const [stored] = yield* sql<{ key: string; amount: string }>`
-        SELECT document_key AS key, amount_cents::text AS amount FROM receivables WHERE integration_id = ${pair.id}
-        ORDER BY document_key LIMIT 1`.pipe(Effect.orDie)
-      // The writer holds the pair's row without blocking the session's in-flight mark, so the
-      // session's first read, sent with its lock, takes its snapshot before it waits.
-      const holding = yield* Deferred.make<void>()
-      const commit = yield* Deferred.make<void>()
-      const writer = yield* Effect.forkChild(
-        sql
-          .withTransaction(
-            Effect.gen(function* () {
-              yield* sql`SELECT 1 FROM integrations WHERE id = ${pair.id} FOR KEY SHARE`
-              yield* Deferred.succeed(holding, undefined)
-              yield* Deferred.await(commit)
-              yield* sql`UPDATE receivables SET amount_cents = amount_cents + 1
-                WHERE integration_id = ${pair.id} AND document_key = ${stored!.key}`
-              yield* sql`UPDATE integrations SET last_run_at = now() WHERE id = ${pair.id}`
-            })
-          )
-          .pipe(Effect.orDie)
-      )
-      yield* Deferred.await(holding)
-      const reader = yield* Effect.forkChild(
-        Effect.scoped(
-          Effect.flatMap(store.session(pair, "reader", yield* DateTime.now, [stored!.key]), (session) =>
-            session.receivablesByKeys([stored!.key])
-          )
-        )
-      )
-      yield* eventually(
-        "the session waiting for the pair's lock",
-        Effect.map(
-          sql<{ waiting: boolean }>`
-            SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-              WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0) AS waiting`,
-          ([row]) => row!.waiting
-        ).pipe(Effect.orDie)
-      )
-      yield* Deferred.succeed(commit, undefined)
-      yield* Fiber.join(writer)
-      const [seen] = yield* Fiber.join(reader)
-      assert.strictEqual(seen?.state.amountCents, Number(stored!.amount) + 1)
     })
   )
 })
