@@ -81,9 +81,10 @@ const disabledWebhooksBanner = (viewer: Viewer | undefined) => {
     count === 1
       ? "A webhook endpoint is disabled"
       : `${count > bannerCountCap ? `More than ${bannerCountCap}` : count} webhook endpoints are disabled`
+  const wait =
+    count === 1 ? "its events wait until it is enabled again." : "their events wait until they are enabled again."
   return html`<p class="banner" role="note">
-    <strong>${what}</strong>: events for them wait until they are enabled again.
-    <a href="/dashboard/webhooks">See the webhooks</a>
+    <strong>${what}</strong>: ${wait}${" "}<a href="/dashboard/webhooks">See the webhooks</a>
   </p>`
 }
 
