@@ -82,7 +82,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.strictEqual(shown.status, 200)
         const secret = secretPattern.exec(shown.body)?.[0] ?? ""
         assert.match(secret, /^whsec_/)
-        assert.include(shown.body, "verifyWebhook(body, headers, process.env.WEBHOOK_SECRET)")
+        assert.include(shown.body, "const event = await verifyWebhook(body, headers, secret)")
         assert.include(shown.body, "def verify_webhook(secret, headers, body, tolerance=300):")
         const again = yield* pages.get("/dashboard/webhooks/secret")
         assert.strictEqual(again.status, 303)

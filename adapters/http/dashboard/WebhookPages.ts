@@ -131,8 +131,9 @@ export const secretShown = (
       <p>In Node, with the SDK (it throws <code>WebhookVerificationError</code> unless the signature is good):</p>
       <pre><code>${`import { verifyWebhook } from "partner-receivables-client"
 
-// body: the request's body as received (a string), headers: its headers
-const event = await verifyWebhook(body, headers, process.env.WEBHOOK_SECRET)`}</code></pre>
+// body: the request's body as received (a string); headers: its headers;
+// secret: the signing secret above, from wherever your receiver keeps secrets
+const event = await verifyWebhook(body, headers, secret)`}</code></pre>
       <p>In Python, with the standard library: <code>verify_webhook(secret, headers, body)</code> as in the consumers' guide, which raises <code>ValueError</code> unless the signature is good.</p>
       <pre><code>${pythonSnippet}</code></pre>
       <p><a href=${endpointPath(shown.endpoint.id)}>To the endpoint</a></p>
