@@ -12,10 +12,10 @@ import type { WebhookHandlers } from "./WebhookHandlers.ts"
 import { endpointPath, webhooksPath } from "./WebhookPages.ts"
 
 /** A `datetime-local` value, or ISO 8601, read as UTC; undefined when it is neither. */
-const instantOf = (text: string) => {
+export const instantOf = (text: string) => {
   const trimmed = text.trim()
   if (trimmed === "") return undefined
-  return Option.getOrUndefined(DateTime.make(/[zZ]|[+-]\d\d:\d\d$/.test(trimmed) ? trimmed : `${trimmed}Z`))
+  return Option.getOrUndefined(DateTime.make(/(?:[zZ]|[+-]\d\d:\d\d)$/.test(trimmed) ? trimmed : `${trimmed}Z`))
 }
 
 export const register = Effect.fnUntraced(function* (

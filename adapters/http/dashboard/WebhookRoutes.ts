@@ -3,9 +3,9 @@
  * health (`WebhookOverview`), creating one (the secret is carried to the page that shows it once,
  * `ShownOnce.ts`), an endpoint's page and its changes, each asked to confirm first where it stops
  * or replaces something; testing, replaying and the deliveries are in `WebhookDeliveryRoutes.ts`.
- * Members read; every change is refused
- * to them by its handler (403), and recorded in the dashboard's audit once it took effect. Another
- * organization's ids, like unknown ones, are the 404 page: the service looks only in the session's.
+ * Members read; every change is refused to them by its handler (403), and recorded in the
+ * dashboard's audit once it took effect. Another organization's ids, like unknown ones, are the
+ * 404 page: the service looks only in the session's.
  */
 import { Effect, Option, Redacted } from "effect"
 import type { HttpRouter } from "effect/http"
