@@ -10,6 +10,7 @@ import * as Routes from "../adapters/http/Routes.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgKeyUsageStore from "../adapters/postgres/PgKeyUsageStore.ts"
 import * as PgReceivableSearch from "../adapters/postgres/PgReceivableSearch.ts"
+import * as PgWebhookOverview from "../adapters/postgres/PgWebhookOverview.ts"
 import { IntegrationAdministration } from "../core/services/IntegrationAdministration.ts"
 import { KeyAdministration } from "../core/services/KeyAdministration.ts"
 import { OrganizationAudit } from "../core/services/OrganizationAudit.ts"
@@ -39,7 +40,8 @@ const pages = Layer.unwrap(
       ).pipe(Layer.provideMerge(KeyAdministration.layer)),
       // "Sync now" runs the engine in the serving process, limited as the command line's is.
       PairSyncNow.layer.pipe(Layer.provide(AdminLive), Layer.provideMerge(IntegrationAdministration.layer)),
-      ReceivableFinder.layer.pipe(Layer.provide(PgReceivableSearch.layer))
+      ReceivableFinder.layer.pipe(Layer.provide(PgReceivableSearch.layer)),
+      PgWebhookOverview.layer
     ).pipe(Layer.provideMerge(AccountsLive), Layer.provideMerge(DirectoryLive))
   )
 )

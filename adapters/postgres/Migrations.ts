@@ -27,6 +27,7 @@ import dashboardTeam from "./migrations/0018_dashboard_team.ts"
 import keyPermissions from "./migrations/0019_key_permissions.ts"
 import dashboardSearch from "./migrations/0020_dashboard_search.ts"
 import signInThrottles from "./migrations/0021_sign_in_throttles.ts"
+import webhookDashboardActions from "./migrations/0022_webhook_dashboard_actions.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -51,7 +52,8 @@ export const migrations = {
   "0018_dashboard_team": dashboardTeam,
   "0019_key_permissions": keyPermissions,
   "0020_dashboard_search": dashboardSearch,
-  "0021_sign_in_throttles": signInThrottles
+  "0021_sign_in_throttles": signInThrottles,
+  "0022_webhook_dashboard_actions": webhookDashboardActions
 }
 
 const loader = Migrator.fromRecord(migrations)

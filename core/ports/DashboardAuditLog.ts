@@ -24,7 +24,17 @@ export const DashboardAction = Schema.Literals([
   "totp_disabled",
   "user_invited",
   "role_changed",
-  "user_removed"
+  "user_removed",
+  // What admins do to webhooks in the dashboard; `subject` is the endpoint's or the delivery's id.
+  "webhook_endpoint_created",
+  "webhook_endpoint_updated",
+  "webhook_endpoint_enabled",
+  "webhook_endpoint_disabled_by_user",
+  "webhook_endpoint_deleted",
+  "webhook_endpoint_secret_rotated",
+  "webhook_endpoint_tested",
+  "webhook_endpoint_replayed",
+  "webhook_delivery_retried"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 

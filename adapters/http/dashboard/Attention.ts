@@ -1,10 +1,14 @@
 /**
  * What on the overview needs someone to act, most urgent first: failing pairs, pairs whose
  * update is overdue (the scheduler or the portal is behind), paused pairs, and pairs whose last
- * run quarantined documents. A pure function of the pairs and the time; the overview renders it.
+ * run quarantined documents. A pure function of the pairs and the time; the overview renders it,
+ * followed by the organization's disabled webhook endpoints (`WebhookOverview.disabled`).
  */
 import { DateTime, Duration } from "effect"
 import type { Integration } from "../../../core/domain/Resources.ts"
+
+/** The most disabled webhook endpoints the overview lists by name. */
+export const disabledEndpointsListed = 20
 
 /** How late a pair's next update may be before the overview calls it stale. */
 export const staleAfter = Duration.hours(1)

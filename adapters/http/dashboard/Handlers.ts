@@ -6,12 +6,13 @@
  */
 import { ByteSize, Clock, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
+import { WebhookOverview } from "../../../core/ports/WebhookOverview.ts"
 import { Accounts, type CurrentSession } from "../../../core/services/Accounts.ts"
 import { RateLimiter } from "../api/RateLimiter.ts"
 import * as Refusals from "../pipeline/Refusals.ts"
 import { CurrentRequest } from "../pipeline/RequestContext.ts"
 import { digestOf, VerifiedSessions } from "../pipeline/VerifiedSessions.ts"
-import type { Viewer } from "./Layout.ts"
+import { bannerCountCap, type Viewer } from "./Layout.ts"
 import * as Pages from "./Pages.ts"
 import * as Security from "./Security.ts"
 
@@ -35,15 +36,34 @@ export const queryOf = (request: HttpServerRequest.HttpServerRequest) =>
 /** The dashboard's forms are small; a body past this is not read and counts as an empty form. */
 const maxFormBytes = ByteSize.kibibytes(16)
 
-/** The form's fields; a body that is not a form, or too large, reads as an empty one. */
-export const formOf = (request: HttpServerRequest.HttpServerRequest) =>
+// A body that is not a form, or too large, reads as an empty one. Read once per request: the
+// body's bytes are kept by the request.
+const formParamsOf = (request: HttpServerRequest.HttpServerRequest) =>
   request.urlParamsBody.pipe(
     Effect.provideService(HttpIncomingMessage.MaxBodySize, maxFormBytes),
-    Effect.orElseSucceed(() => UrlParams.empty),
-    Effect.map((params) => (name: string) => Option.getOrElse(UrlParams.getFirst(params, name), () => ""))
+    Effect.orElseSucceed(() => UrlParams.empty)
   )
 
-export const viewerOf = (session: CurrentSession): Viewer => ({ user: session.user, csrfToken: session.csrfToken })
+/** The form's fields, the first value of each. */
+export const formOf = (request: HttpServerRequest.HttpServerRequest) =>
+  Effect.map(
+    formParamsOf(request),
+    (params) => (name: string) => Option.getOrElse(UrlParams.getFirst(params, name), () => "")
+  )
+
+/** Every value of a field the form repeats (checkboxes of one name). */
+export const formValuesOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
+  Effect.map(formParamsOf(request), (params) => UrlParams.getAll(params, name))
+
+// What the guard found for the request's session, read back by `viewerOf`: every page's banner
+// without every handler passing it along. Keyed by the session object of this one request.
+const disabledEndpointsOf = new WeakMap<CurrentSession, number>()
+
+export const viewerOf = (session: CurrentSession): Viewer => ({
+  user: session.user,
+  csrfToken: session.csrfToken,
+  disabledWebhookEndpoints: disabledEndpointsOf.get(session) ?? 0
+})
 
 export const crossSite = () =>
   htmlPage(Pages.refusal("Request refused", "The request did not come from this dashboard's own pages."), 403)
@@ -63,6 +83,7 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
   const access = yield* Accounts
   const sessions = yield* RateLimiter
   const verified = yield* VerifiedSessions
+  const webhooks = yield* WebhookOverview
 
   const context = Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -101,6 +122,9 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
           String(decision.retryAfterSeconds)
         )
       }
+      // One short indexed read per page (`PgWebhookOverview`), for the banner.
+      const disabled = yield* webhooks.disabled(session.value.user.orgId, bannerCountCap + 1)
+      disabledEndpointsOf.set(session.value, disabled.length)
       return yield* handle(session.value, origin.clientAddress)
     })
 

@@ -11,11 +11,13 @@ import type { Integration } from "../../../core/domain/Resources.ts"
 import * as RunError from "../../../core/domain/RunError.ts"
 import type { SyncRunRecord } from "../../../core/ports/DirectoryStore.ts"
 import type { StatusTotal } from "../../../core/ports/ReceivableSearch.ts"
+import type { DisabledEndpoint } from "../../../core/ports/WebhookOverview.ts"
 import type { IntegrationDetail } from "../../../core/services/IntegrationAdministration.ts"
 import { type Attention, needingAttention } from "./Attention.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, money, notice, stateBadge, statusBadge, table, when } from "./Parts.ts"
 import { SyncChart } from "./SyncChart.ts"
+import { disabledReasonText, endpointPath } from "./WebhookPages.ts"
 
 const pairName = (integration: Integration) => `${integration.vendor.name} → ${integration.debtor.name}`
 
@@ -52,16 +54,21 @@ const concernText = ({ concern, integration }: Attention) => {
   }
 }
 
-const attentionSection = (items: ReadonlyArray<Attention>) => html`
+const disabledEndpointItem = (endpoint: DisabledEndpoint) =>
+  html`<li>${stateBadge("disabled")} webhook endpoint <a href=${endpointPath(endpoint.id)}>${endpoint.url}</a>:
+    ${disabledReasonText[endpoint.reason]} ${when(endpoint.disabledAt, "")}; its events wait until it is enabled</li>`
+
+const attentionSection = (items: ReadonlyArray<Attention>, disabled: ReadonlyArray<DisabledEndpoint>) => html`
   <section aria-labelledby="attention-heading">
     <h2 id="attention-heading">Needs attention</h2>
     ${
-      items.length === 0
+      items.length === 0 && disabled.length === 0
         ? html`<p>Nothing needs attention: every pair is syncing on schedule.</p>`
         : html`<ul class="problems">
             ${items.map(
               (item) => html`<li>${stateBadge(item.concern)} ${pairLink(item.integration)}: ${concernText(item)}</li>`
             )}
+            ${disabled.map(disabledEndpointItem)}
           </ul>`
     }
   </section>
@@ -122,13 +129,14 @@ export const overview = (
   viewer: Viewer,
   totals: ReadonlyArray<StatusTotal>,
   integrations: ReadonlyArray<Integration>,
-  now: DateTime.Utc
+  now: DateTime.Utc,
+  disabledEndpoints: ReadonlyArray<DisabledEndpoint>
 ) =>
   page(
     "Overview",
     html`
       <h1>Overview</h1>
-      ${attentionSection(needingAttention(integrations, now))}
+      ${attentionSection(needingAttention(integrations, now), disabledEndpoints)}
       ${totalsSection(totals)}
       ${freshnessSection(integrations)}
     `,

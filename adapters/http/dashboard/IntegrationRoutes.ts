@@ -7,10 +7,12 @@
  */
 import { DateTime, Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
+import { WebhookOverview } from "../../../core/ports/WebhookOverview.ts"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../core/services/IntegrationAdministration.ts"
 import { PairSyncNow } from "../../../core/services/PairSyncNow.ts"
 import { ReceivableFinder } from "../../../core/services/ReceivableFinder.ts"
+import { disabledEndpointsListed } from "./Attention.ts"
 import { type Guards, htmlPage, notFound, overviewPath, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"
 import * as Pages from "./Pages.ts"
@@ -29,6 +31,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const finder = yield* ReceivableFinder
   const integrations = yield* IntegrationAdministration
   const syncs = yield* PairSyncNow
+  const webhooks = yield* WebhookOverview
   const { signedIn, signedInChange } = guards
 
   yield* router.add(
@@ -36,11 +39,15 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     overviewPath,
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
-        const [totals, pairs] = yield* Effect.all(
-          [finder.totals(session.user.orgId), integrations.list({ user: session.user, clientAddress })],
+        const [totals, pairs, disabled] = yield* Effect.all(
+          [
+            finder.totals(session.user.orgId),
+            integrations.list({ user: session.user, clientAddress }),
+            webhooks.disabled(session.user.orgId, disabledEndpointsListed)
+          ],
           { concurrency: "unbounded" }
         )
-        return htmlPage(IntegrationPages.overview(viewerOf(session), totals, pairs, yield* DateTime.now))
+        return htmlPage(IntegrationPages.overview(viewerOf(session), totals, pairs, yield* DateTime.now, disabled))
       })
     )
   )

@@ -15,6 +15,8 @@ import { assetPath } from "./Assets.ts"
 export interface Viewer {
   readonly user: DashboardUser
   readonly csrfToken: string
+  /** How many of the organization's webhook endpoints are disabled: a banner says so while any is. */
+  readonly disabledWebhookEndpoints?: number
 }
 
 export const csrfField = (viewer: Viewer) => html`<input type="hidden" name="csrf" value=${viewer.csrfToken} />`
@@ -49,6 +51,7 @@ const sections: ReadonlyArray<readonly [string, string]> = [
   ["/dashboard/integrations", "Integrations"],
   ["/dashboard/receivables", "Receivables"],
   ["/dashboard/keys", "API keys"],
+  ["/dashboard/webhooks", "Webhooks"],
   ["/dashboard/account", "Account"]
 ]
 
@@ -65,6 +68,24 @@ export interface PageOptions {
   readonly chart?: boolean
   /** The navigation entry this page belongs to, marked as the current page. */
   readonly current?: string
+}
+
+/** The banner counts disabled endpoints up to this, and says "more than" beyond. */
+export const bannerCountCap = 10
+
+// On every signed-in page while an endpoint is disabled: its events wait until it is enabled.
+const disabledWebhooksBanner = (viewer: Viewer | undefined) => {
+  const count = viewer?.disabledWebhookEndpoints ?? 0
+  if (count === 0) return null
+  const what =
+    count === 1
+      ? "A webhook endpoint is disabled"
+      : `${count > bannerCountCap ? `More than ${bannerCountCap}` : count} webhook endpoints are disabled`
+  const wait =
+    count === 1 ? "its events wait until it is enabled again." : "their events wait until they are enabled again."
+  return html`<p class="banner" role="note">
+    <strong>${what}</strong>: ${wait}${" "}<a href="/dashboard/webhooks">See the webhooks</a>
+  </p>`
 }
 
 const signedInNavigation = (viewer: Viewer, current: string | undefined) => html`
@@ -115,7 +136,7 @@ export const page = (title: string, body: VNode, viewer?: Viewer, options: PageO
             ${viewer === undefined ? null : signedInNavigation(viewer, options.current)}
           </nav>
         </header>
-        <main id="main" class="container" tabindex="-1">${body}</main>
+        <main id="main" class="container" tabindex="-1">${disabledWebhooksBanner(viewer)}${body}</main>
       </body>
     </html>
   `)

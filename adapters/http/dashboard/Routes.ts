@@ -2,7 +2,7 @@
  * The dashboard's routes under `/dashboard`, registered on the service's HTTP router beside the
  * API (whose request pipeline audits and address-limits them): getting in and out (`AccessRoutes.ts`),
  * the account's second factor (`AccountRoutes.ts`), the keys (`KeyRoutes.ts`), the overview and the
- * pairs (`IntegrationRoutes.ts`), the receivables (`ReceivableRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
+ * pairs (`IntegrationRoutes.ts`), the receivables (`ReceivableRoutes.ts`), the webhooks (`WebhookRoutes.ts`), the assets, and the dashboard's own 404 page. Every POST passes the
  * same-origin check first, then (once signed in) the session's CSRF token (`Handlers.ts`). Uses
  * the core's services, never storage; imports nothing from other
  * adapters.
@@ -20,6 +20,7 @@ import * as ReceivableExportRoutes from "./ReceivableExportRoutes.ts"
 import * as ReceivableRoutes from "./ReceivableRoutes.ts"
 import * as Security from "./Security.ts"
 import * as TeamRoutes from "./TeamRoutes.ts"
+import * as WebhookRoutes from "./WebhookRoutes.ts"
 
 const assetResponses = new Map<string, HttpServerResponse.HttpServerResponse>()
 
@@ -49,6 +50,7 @@ export const routes = (options: GuardOptions) =>
       yield* ReceivableExportRoutes.register(router, guards)
       yield* AuditRoutes.register(router, guards)
       yield* TeamRoutes.register(router, guards)
+      yield* WebhookRoutes.register(router, guards)
 
       // Named by their digest (`Assets.ts`), so kept by browsers, unlike every page. One response
       // per asset, made once: the pipeline compresses each once and serves the copies

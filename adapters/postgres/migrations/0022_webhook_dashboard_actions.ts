@@ -1,0 +1,20 @@
+/**
+ * The dashboard's audit also records what admins do to webhooks there: creating, editing,
+ * enabling, disabling, deleting an endpoint, rotating its secret, sending a test, replaying a
+ * window, and retrying a delivery. The check lists every action the dashboard records.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_action_check`
+  yield* sql`
+    ALTER TABLE dashboard_audit ADD CONSTRAINT dashboard_audit_action_check
+      CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out', 'sign_out_everywhere',
+        'key_created', 'key_revoked', 'integration_paused', 'integration_resumed', 'integration_sync_requested',
+        'totp_enabled', 'totp_disabled', 'user_invited', 'role_changed', 'user_removed',
+        'webhook_endpoint_created', 'webhook_endpoint_updated', 'webhook_endpoint_enabled',
+        'webhook_endpoint_disabled_by_user', 'webhook_endpoint_deleted', 'webhook_endpoint_secret_rotated',
+        'webhook_endpoint_tested', 'webhook_endpoint_replayed', 'webhook_delivery_retried'))`
+})
