@@ -8,13 +8,11 @@ import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { nextDelay, retryDelays } from "../../core/domain/WebhookSchedule.ts"
-import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
 import { WebhookSender } from "../../core/ports/WebhookSender.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
-import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
-import { services, workerOptions } from "./support/Services.ts"
+import { memoryStorage, services, workerOptions } from "./support/Services.ts"
 import { syncEvents } from "./support/Sync.ts"
 
 let answer = 500
@@ -34,9 +32,7 @@ const failingReceiver = Layer.succeed(
   })
 )
 
-const storage = MemoryWebhookStore.layerMemory.pipe(Layer.provideMerge(MemoryHarness.layer))
-
-withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver))))(
+withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingReceiver))))(
   "the webhook worker's timing",
   (it) => {
     it.effect(
