@@ -4,7 +4,8 @@
  * The service itself writes a dashboard audit entry when it disables a failing endpoint: an entry
  * of the organization with no user, allowed for `webhook_endpoint_disabled` only, as an entry of no
  * user and no organization stays allowed for a failed sign-in only (0010). The action check is the
- * union of every action so far and that one.
+ * union of every action so far, those of what admins do to webhooks in the dashboard among them,
+ * and that one.
  *
  * An attempt records its trigger; a delivery keeps the trigger of its next attempt (set when it is
  * made, after a failure, by a manual retry). Attempts made before this read `scheduled`: what made
@@ -23,6 +24,9 @@ export default Effect.gen(function* () {
       CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out', 'sign_out_everywhere',
         'key_created', 'key_revoked', 'integration_paused', 'integration_resumed', 'integration_sync_requested',
         'totp_enabled', 'totp_disabled', 'user_invited', 'role_changed', 'user_removed',
+        'webhook_endpoint_created', 'webhook_endpoint_updated', 'webhook_endpoint_enabled',
+        'webhook_endpoint_disabled_by_user', 'webhook_endpoint_deleted', 'webhook_endpoint_secret_rotated',
+        'webhook_endpoint_tested', 'webhook_endpoint_replayed', 'webhook_delivery_retried',
         'webhook_endpoint_disabled'))`
   // 0010's two unnamed checks: organization and user both or neither, and no user only for a failed sign-in.
   yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_check`
