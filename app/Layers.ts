@@ -103,12 +103,13 @@ const ReceivablesLive = Layer.unwrap(
 
 /**
  * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
- * `Sync.WebhookWorkerLive` runs; with the store, the Node sender and the sealed secrets' crypto.
+ * `Sync.WebhookWorkerLive` runs; with the store, the Node sender, the sealed secrets' crypto, and
+ * the dashboard's audit, where the worker tells an organization it disabled an endpoint.
  */
 export const WebhooksLive = WebhookEndpoints.layer.pipe(
   Layer.provideMerge(WebhookDelivery.layer),
   Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
-  Layer.provide(PgEventFeed.layer)
+  Layer.provide(Layer.merge(PgEventFeed.layer, PgDashboardAuditLog.layer))
 )
 
 export const ServicesLive = Layer.mergeAll(

@@ -8,7 +8,7 @@
 import { hostname } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import * as Scheduler from "../core/services/Scheduler.ts"
-import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
+import { endpointConcurrency, WebhookDelivery } from "../core/services/WebhookDelivery.ts"
 import { EngineLive, WebhooksLive } from "./Layers.ts"
 import * as WebhookRetention from "./WebhookRetention.ts"
 
@@ -33,10 +33,7 @@ export const webhookSettings = Config.all({
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1024 })),
     "WEBHOOK_CONCURRENCY"
   ).pipe(Config.withDefault(16)),
-  perEndpoint: Config.schema(
-    Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 64 })),
-    "WEBHOOK_ENDPOINT_CONCURRENCY"
-  ).pipe(Config.withDefault(4)),
+  perEndpoint: endpointConcurrency,
   pollMilliseconds: Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 10, maximum: 60_000 })),
     "WEBHOOK_POLL_MILLISECONDS"

@@ -1,10 +1,13 @@
 /**
  * Webhook deliveries' retention in the bundled app: `WEBHOOK_RETENTION_DAYS` (default 30, at
  * least 7) says how long finished deliveries and their attempts are kept. At start and every six
- * hours, those made longer ago are removed; pending ones are kept whatever their age.
+ * hours, those made longer ago are removed. Pending ones wait for their attempt; those of a
+ * disabled endpoint wait for it to be enabled again, but no longer than the events' retention
+ * (`EVENT_RETENTION_DAYS`): past it a replay could not re-create them either.
  */
 import { Config, DateTime, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { WebhookStore } from "../core/ports/WebhookStore.ts"
+import { retentionDays as eventRetentionDays } from "../core/services/Feed.ts"
 
 export const retentionDays = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(7)),
@@ -14,11 +17,15 @@ export const retentionDays = Config.schema(
 /** Applies the retention once, logging what it removed. */
 export const apply = Effect.gen(function* () {
   const days = yield* retentionDays
-  const before = DateTime.subtractDuration(yield* DateTime.now, Duration.days(days))
-  const removed = yield* (yield* WebhookStore).prune(before)
+  const eventDays = yield* eventRetentionDays
+  const now = yield* DateTime.now
+  const removed = yield* (yield* WebhookStore).prune({
+    finishedBefore: DateTime.subtractDuration(now, Duration.days(days)),
+    waitingBefore: DateTime.subtractDuration(now, Duration.days(eventDays))
+  })
   if (removed > 0) {
     yield* Effect.logInfo("webhook deliveries past their retention removed").pipe(
-      Effect.annotateLogs({ removed, days })
+      Effect.annotateLogs({ removed, days, eventDays })
     )
   }
   return removed

@@ -71,6 +71,9 @@ if (import.meta.main) {
       LastAdmin: () => refuse("refused: the organization would have no admin left"),
       WebhookEndpointNotFound: (error) => refuse(`no webhook endpoint with id "${error.id}" in that organization`),
       WebhookEndpointDisabled: (error) => refuse(`webhook endpoint ${error.id} is disabled: enable it first`),
+      WebhookEndpointBusy: (error) =>
+        refuse(`webhook endpoint ${error.id} has as many attempts in flight as it may: test it again shortly`),
+      WebhookDeliveryNotFound: (error) => refuse(`no webhook delivery with id "${error.id}" in that organization`),
       WebhookUrlRejected: (error) => refuse(`--url: ${error.message}`),
       WebhookEndpointRejected: (error) => refuse(`${error.field}: ${error.message}`),
       WebhookReplayRejected: (error) => refuse(`no replay: ${error.message}`)

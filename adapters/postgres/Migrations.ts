@@ -28,6 +28,7 @@ import keyPermissions from "./migrations/0019_key_permissions.ts"
 import dashboardSearch from "./migrations/0020_dashboard_search.ts"
 import signInThrottles from "./migrations/0021_sign_in_throttles.ts"
 import webhookDashboardActions from "./migrations/0022_webhook_dashboard_actions.ts"
+import webhookAuditAndTriggers from "./migrations/0023_webhook_audit_and_triggers.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -53,7 +54,8 @@ export const migrations = {
   "0019_key_permissions": keyPermissions,
   "0020_dashboard_search": dashboardSearch,
   "0021_sign_in_throttles": signInThrottles,
-  "0022_webhook_dashboard_actions": webhookDashboardActions
+  "0022_webhook_dashboard_actions": webhookDashboardActions,
+  "0023_webhook_audit_and_triggers": webhookAuditAndTriggers
 }
 
 const loader = Migrator.fromRecord(migrations)

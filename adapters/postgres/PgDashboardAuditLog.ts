@@ -19,7 +19,7 @@ interface EntryRow {
   readonly id: string
   readonly org_id: string
   readonly at: Date
-  readonly user_id: string
+  readonly user_id: string | null
   readonly action: DashboardAction
   readonly subject: string | null
   readonly client_address: string | null
@@ -27,7 +27,7 @@ interface EntryRow {
 
 const toEntry = (row: EntryRow): DashboardAuditEntry => ({
   at: DateTime.fromDateUnsafe(row.at),
-  user: { orgId: row.org_id as OrgId, userId: row.user_id as UserId },
+  user: { orgId: row.org_id as OrgId, userId: row.user_id as UserId | null },
   action: row.action,
   subject: row.subject,
   clientAddress: row.client_address

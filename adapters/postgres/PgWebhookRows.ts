@@ -6,6 +6,7 @@ import { DateTime } from "effect"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import type {
   AttemptOutcome,
+  AttemptTrigger,
   DeliveryStatus,
   DisabledReason,
   SubscribableEventType,
@@ -84,6 +85,7 @@ export const toDelivery = (row: DeliveryRow): WebhookDelivery => ({
 export interface AttemptRow {
   readonly id: string
   readonly delivery_id: string
+  readonly trigger: string
   readonly started_at: Date
   readonly duration_ms: number
   readonly outcome: string
@@ -95,6 +97,7 @@ export interface AttemptRow {
 export const toAttempt = (row: AttemptRow): WebhookAttempt => ({
   id: row.id as WebhookAttemptId,
   deliveryId: row.delivery_id as WebhookDeliveryId,
+  trigger: row.trigger as AttemptTrigger,
   startedAt: instant(row.started_at),
   durationMs: row.duration_ms,
   outcome: row.outcome as AttemptOutcome,

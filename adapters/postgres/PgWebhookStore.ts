@@ -10,7 +10,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { EventType, StoredEvent } from "../../core/domain/Events.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
-import type { SubscribableEventType, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import type { AttemptTrigger, SubscribableEventType, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
@@ -18,6 +18,7 @@ import {
   type ClaimedDelivery,
   type DeliveryFilter,
   type EndpointChange,
+  type Lease,
   type NewDelivery,
   type NewEndpoint,
   WebhookStore
@@ -161,27 +162,28 @@ export const layer = Layer.effect(
       endpoint: WebhookEndpointId,
       deliveries: ReadonlyArray<NewDelivery>,
       at: DateTime.Utc,
-      lease: { readonly owner: string; readonly until: DateTime.Utc } | undefined
+      lease: Lease | undefined
     ) =>
       sql<DeliveryRow>`
         INSERT INTO webhook_deliveries (id, org_id, endpoint_id, event_id, event_type, sequence, body, status,
-          next_attempt_at, lease_owner, created_at)
+          next_attempt_at, lease_owner, created_at, next_trigger)
         SELECT d.id, ${org}, ${endpoint}, d.event_id, d.event_type, d.sequence::bigint, d.body,
           ${lease === undefined ? "pending" : "sending"}, coalesce(${lease === undefined ? null : date(lease.until)}, d.due_at::timestamptz),
-          ${lease?.owner ?? null}, ${date(at)}
+          ${lease?.owner ?? null}, ${date(at)}, d.next_trigger
         FROM unnest(${texts(deliveries.map((d) => d.id))}::text[], ${texts(deliveries.map((d) => d.eventId))}::text[],
           ${texts(deliveries.map((d) => d.eventType))}::text[],
           ${texts(deliveries.map((d) => (d.sequence === null ? null : String(d.sequence))))}::text[],
           ${texts(deliveries.map((d) => d.body))}::text[],
-          ${texts(deliveries.map((d) => DateTime.formatIso(d.dueAt)))}::text[])
-          AS d (id, event_id, event_type, sequence, body, due_at)
+          ${texts(deliveries.map((d) => DateTime.formatIso(d.dueAt)))}::text[],
+          ${texts(deliveries.map((d) => d.trigger))}::text[])
+          AS d (id, event_id, event_type, sequence, body, due_at, next_trigger)
         RETURNING ${deliveryFields}`
 
     const enqueue = Effect.fn("PgWebhookStore.enqueue")(function* (
       org: OrgId,
       id: WebhookEndpointId,
       deliveries: ReadonlyArray<NewDelivery>,
-      options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+      options: { readonly at: DateTime.Utc }
     ) {
       return yield* sql
         .withTransaction(
@@ -189,9 +191,33 @@ export const layer = Layer.effect(
             // The endpoint's row stays locked until the deliveries are in: none goes to a removed one.
             const own = yield* sql`SELECT 1 FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} FOR SHARE`
             if (own.length === 0 || deliveries.length === 0) return []
-            const rows = yield* insertDeliveries(org, id, deliveries, options.at, options.lease)
+            const rows = yield* insertDeliveries(org, id, deliveries, options.at, undefined)
             const order = new Map(deliveries.map((d, i) => [d.id as string, i]))
             return rows.map(toDelivery).sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+          })
+        )
+        .pipe(Effect.orDie)
+    })
+
+    const enqueueClaimed = Effect.fn("PgWebhookStore.enqueueClaimed")(function* (
+      org: OrgId,
+      id: WebhookEndpointId,
+      delivery: NewDelivery,
+      options: { readonly at: DateTime.Utc; readonly lease: Lease }
+    ) {
+      return yield* sql
+        .withTransaction(
+          Effect.gen(function* () {
+            // A claim as a worker's is: the endpoint's row locked first, then a new statement whose
+            // snapshot sees every claim committed before the lock counts the attempts in flight.
+            const own = yield* sql`SELECT 1 FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} FOR UPDATE`
+            if (own.length === 0) return Option.none()
+            const [held] = yield* sql<{ count: string }>`
+              SELECT count(*)::text AS count FROM webhook_deliveries
+              WHERE org_id = ${org} AND endpoint_id = ${id} AND status = 'sending' AND next_attempt_at > ${date(options.at)}`
+            if (Number(held!.count) >= options.lease.perEndpoint) return "busy" as const
+            const [row] = yield* insertDeliveries(org, id, [delivery], options.at, options.lease)
+            return Option.some(toDelivery(row!))
           })
         )
         .pipe(Effect.orDie)
@@ -251,37 +277,28 @@ export const layer = Layer.effect(
       return { items: rows.slice(0, filter.limit).map(toDelivery), hasMore: rows.length > filter.limit }
     })
 
-    const delivery = Effect.fn("PgWebhookStore.delivery")(function* (
-      org: OrgId,
-      endpoint: WebhookEndpointId,
-      id: string
-    ) {
+    // By its primary key, then its organization: a delivery is found by its id alone.
+    const delivery = Effect.fn("PgWebhookStore.delivery")(function* (org: OrgId, id: string) {
       const [row] = yield* sql<DeliveryRow>`
-        SELECT ${deliveryFields} FROM webhook_deliveries
-        WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id}`.pipe(Effect.orDie)
+        SELECT ${deliveryFields} FROM webhook_deliveries WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
       if (row === undefined) return Option.none()
       const attempts = yield* sql<AttemptRow>`
-        SELECT id, delivery_id, started_at, duration_ms, outcome, response_status, response_body, error
+        SELECT id, delivery_id, trigger, started_at, duration_ms, outcome, response_status, response_body, error
         FROM webhook_attempts WHERE org_id = ${org} AND delivery_id = ${id} ORDER BY id`.pipe(Effect.orDie)
       return Option.some({ delivery: toDelivery(row), attempts: attempts.map(toAttempt) })
     })
 
-    const retry = Effect.fn("PgWebhookStore.retry")(function* (
-      org: OrgId,
-      endpoint: WebhookEndpointId,
-      id: string,
-      at: DateTime.Utc
-    ) {
+    const retry = Effect.fn("PgWebhookStore.retry")(function* (org: OrgId, id: string, at: DateTime.Utc) {
       // An attempt in flight is left alone: the row is answered as it is.
       const [row] = yield* sql<DeliveryRow>`
         WITH retried AS (
-          UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${date(at)}
-          WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id} AND status <> 'sending'
+          UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${date(at)}, next_trigger = 'manual_retry'
+          WHERE org_id = ${org} AND id = ${id} AND status <> 'sending'
           RETURNING ${deliveryFields})
         SELECT * FROM retried
         UNION ALL
         SELECT ${deliveryFields} FROM webhook_deliveries
-        WHERE org_id = ${org} AND endpoint_id = ${endpoint} AND id = ${id} AND status = 'sending'`.pipe(Effect.orDie)
+        WHERE org_id = ${org} AND id = ${id} AND status = 'sending'`.pipe(Effect.orDie)
       return Option.map(Option.fromNullishOr(row), toDelivery)
     })
 
@@ -344,6 +361,7 @@ export const layer = Layer.effect(
                 org_id: string
                 url: string
                 body: string
+                next_trigger: AttemptTrigger
                 failing_since: Date | null
               } & SecretsRow
             >`
@@ -364,7 +382,7 @@ export const layer = Layer.effect(
                 FROM picked WHERE d.id = picked.id
                 RETURNING d.*)
               SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.sequence::text AS sequence, c.status, c.attempts,
-                c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, e.url, e.failing_since,
+                c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, e.url, e.failing_since,
                 e.secret, e.previous_secret, e.previous_secret_expires_at
               FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
               ORDER BY c.next_attempt_at, c.sequence NULLS FIRST`
@@ -375,6 +393,7 @@ export const layer = Layer.effect(
                 url: row.url,
                 body: row.body,
                 secrets: toSecrets(row),
+                trigger: row.next_trigger,
                 failingSince: row.failing_since === null ? null : DateTime.fromDateUnsafe(row.failing_since)
               })
             )
@@ -399,32 +418,57 @@ export const layer = Layer.effect(
                 updated_at = CASE WHEN e.enabled THEN ${started}::timestamptz ELSE e.updated_at END`
       // A healthy endpoint's row is written only when it was failing: most outcomes change none.
       const needed = endpoint.health === "healthy" ? sql`AND e.failing_since IS NOT NULL` : sql``
-      yield* sql`
+      // `was_enabled` is the endpoint as it stood before this change. Disabling, its row is read
+      // locked, so of two workers disabling it at once the second reads the first's commit: one
+      // attempt, and one only, is answered as the one that disabled it.
+      const lock = endpoint.health === "disable" ? sql`FOR UPDATE OF e` : sql``
+      const changed = yield* sql<{ was_enabled: boolean }>`
         WITH done AS (
           UPDATE webhook_deliveries SET status = ${next.status}, attempts = attempts + 1, last_attempt_at = ${started},
-            next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL
+            next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL,
+            next_trigger = 'retry'
           WHERE org_id = ${result.orgId} AND id = ${attempt.deliveryId} AND status = 'sending'
             AND lease_owner = ${result.owner}
           RETURNING endpoint_id),
         recorded AS (
-          INSERT INTO webhook_attempts (id, delivery_id, org_id, started_at, duration_ms, outcome, response_status,
-            response_body, error)
-          SELECT ${attempt.id}, ${attempt.deliveryId}, ${result.orgId}, ${started}, ${attempt.durationMs},
-            ${attempt.outcome}, ${attempt.responseStatus}::int, ${attempt.responseBody}::text, ${attempt.error}::text
+          INSERT INTO webhook_attempts (id, delivery_id, org_id, trigger, started_at, duration_ms, outcome,
+            response_status, response_body, error)
+          SELECT ${attempt.id}, ${attempt.deliveryId}, ${result.orgId}, ${attempt.trigger}, ${started},
+            ${attempt.durationMs}, ${attempt.outcome}, ${attempt.responseStatus}::int, ${attempt.responseBody}::text,
+            ${attempt.error}::text
           FROM done
-          RETURNING 1)
+          RETURNING 1),
+        before AS (
+          SELECT e.id, e.enabled FROM webhook_endpoints e JOIN done ON e.id = done.endpoint_id
+          WHERE e.org_id = ${result.orgId} ${lock})
         UPDATE webhook_endpoints e SET ${health}
-        FROM done WHERE e.org_id = ${result.orgId} AND e.id = done.endpoint_id ${needed}`.pipe(Effect.orDie)
+        FROM before WHERE e.org_id = ${result.orgId} AND e.id = before.id ${needed}
+        RETURNING before.enabled AS was_enabled`.pipe(Effect.orDie)
+      return { disabledEndpoint: endpoint.health === "disable" && changed.some((row) => row.was_enabled) }
     })
 
-    const prune = Effect.fn("PgWebhookStore.prune")(function* (before: DateTime.Utc) {
+    const prune = Effect.fn("PgWebhookStore.prune")(function* (before: {
+      readonly finishedBefore: DateTime.Utc
+      readonly waitingBefore: DateTime.Utc
+    }) {
       let removed = 0
       for (;;) {
         const rows = yield* sql`
           DELETE FROM webhook_deliveries WHERE id IN (
             SELECT id FROM webhook_deliveries
-            WHERE status IN ('succeeded', 'failed') AND created_at < ${date(before)}
+            WHERE status IN ('succeeded', 'failed') AND created_at < ${date(before.finishedBefore)}
             ORDER BY created_at LIMIT ${pruneSlice})
+          RETURNING 1`.pipe(Effect.orDie)
+        removed += rows.length
+        if (rows.length < pruneSlice) break
+      }
+      // Disabled endpoints are few; their waiting deliveries are found by the due index.
+      for (;;) {
+        const rows = yield* sql`
+          DELETE FROM webhook_deliveries WHERE id IN (
+            SELECT d.id FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint_id = e.id
+            WHERE NOT e.enabled AND d.status IN ('pending', 'sending') AND d.created_at < ${date(before.waitingBefore)}
+            LIMIT ${pruneSlice})
           RETURNING 1`.pipe(Effect.orDie)
         removed += rows.length
         if (rows.length < pruneSlice) return removed
@@ -440,6 +484,7 @@ export const layer = Layer.effect(
       rotate,
       secrets,
       enqueue,
+      enqueueClaimed,
       eventsBetween,
       deliveries,
       delivery,

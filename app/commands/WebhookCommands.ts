@@ -1,8 +1,10 @@
 /**
- * `webhook list|create|disable|enable|delete|test|replay|deliveries`: an organization's webhook
- * endpoints for operators, over the same `WebhookEndpoints` service the API uses. The secret is
- * printed once, by `create`; every other command shows the endpoint without it. Refusals are
- * one line (an unknown id, a URL the outbound policy refuses, a replay window past retention).
+ * `webhook list|create|disable|enable|delete|test|replay|deliveries|delivery`: an organization's
+ * webhook endpoints for operators, over the same `WebhookEndpoints` service the API uses. The
+ * secret is printed once, by `create`; every other command shows the endpoint without it. An
+ * attempt is shown with what made it (`scheduled`, `retry`, `manual_retry`, `replay`, `test`).
+ * Refusals are one line (an unknown id, a URL the outbound policy refuses, a replay window past
+ * retention, a test beyond the endpoint's attempts in flight).
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
@@ -55,7 +57,24 @@ const deliveryLine = (d: WebhookDelivery) =>
   [d.id, d.eventType, d.status, `${d.attempts} attempt(s)`, `last ${time(d.lastAttemptAt) ?? "never"}`].join("  ")
 
 const attemptLine = (a: WebhookAttempt) =>
-  [a.outcome, a.responseStatus ?? "-", `${Math.round(a.durationMs)} ms`, a.error ?? ""].join("  ")
+  [
+    time(a.startedAt),
+    a.trigger,
+    a.outcome,
+    a.responseStatus ?? "-",
+    `${Math.round(a.durationMs)} ms`,
+    a.error ?? ""
+  ].join("  ")
+
+const attemptJson = (a: WebhookAttempt) => ({
+  id: a.id,
+  trigger: a.trigger,
+  attempted_at: time(a.startedAt),
+  outcome: a.outcome,
+  status_code: a.responseStatus,
+  error: a.error,
+  duration_ms: a.durationMs
+})
 
 /** The organization named by `--org`, which must exist: an endpoint always belongs to one. */
 const organization = Effect.fn(function* (org: string) {
@@ -193,6 +212,22 @@ const webhookDeliveries = Command.make(
   })
 ).pipe(Command.withDescription("An endpoint's latest deliveries, newest first"))
 
+const webhookDelivery = Command.make(
+  "delivery",
+  {
+    org: orgFlag,
+    id: Argument.String("delivery-id").pipe(Argument.withDescription("The webhook delivery's id (wd_...)")),
+    json
+  },
+  Effect.fn(function* ({ org, id, json }) {
+    const { delivery, attempts } = yield* (yield* WebhookEndpoints).delivery(yield* organization(org), id)
+    yield* print(json, { delivery: deliveryJson(delivery), attempts: attempts.map(attemptJson) }, () => [
+      deliveryLine(delivery),
+      ...attempts.map((a) => `  ${attemptLine(a)}`)
+    ])
+  })
+).pipe(Command.withDescription("A webhook delivery with each of its attempts and what made it, oldest first"))
+
 // The webhooks' services (their crypto reads its master keys, the sender its policy), loaded only
 // when a webhook command runs; the database comes from the CLI's own services around them.
 const WebhookServices = Layer.unwrap(
@@ -209,7 +244,8 @@ export const webhook = Command.make("webhook").pipe(
     webhookDelete,
     webhookTest,
     webhookReplay,
-    webhookDeliveries
+    webhookDeliveries,
+    webhookDelivery
   ]),
   Command.provide(WebhookServices)
 )

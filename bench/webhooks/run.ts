@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
 import { DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
+import * as PgDashboardAuditLog from "../../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import * as PgWebhookStore from "../../adapters/postgres/PgWebhookStore.ts"
@@ -113,6 +114,7 @@ const main = Effect.gen(function* () {
       Layer.mergeAll(
         PgWebhookStore.layer,
         PgEventFeed.layer,
+        PgDashboardAuditLog.layer,
         PgPairStore.layer,
         Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]]))),
         Layer.succeed(

@@ -222,6 +222,12 @@ export interface WebhookEndpointDeleted {
 
 export interface WebhookAttempt {
   readonly id: string
+  /**
+   * What made the attempt: the delivery's first (`scheduled`), the schedule's next after a failure
+   * (`retry`), a retry you asked for (`manual_retry`), the first of a replayed event (`replay`), or a
+   * test (`test`). Attempts made before the trigger was kept read `scheduled`.
+   */
+  readonly trigger: "scheduled" | "retry" | "manual_retry" | "replay" | "test"
   readonly attempted_at: string
   readonly outcome: "succeeded" | "http_error" | "timeout" | "connection_failed" | "blocked"
   readonly status_code: number | null

@@ -216,6 +216,15 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
       }
     })
   }
+  static endpointBusy(id: string) {
+    return new ServiceUnavailable({
+      error: {
+        type: "api_error",
+        code: "service_unavailable",
+        message: `The webhook endpoint "${id}" has as many attempts in flight as it may; retry the test shortly.`
+      }
+    })
+  }
   static auditUnavailable(requestId: string) {
     return new ServiceUnavailable({
       error: {

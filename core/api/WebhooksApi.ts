@@ -6,8 +6,14 @@
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
-import { DeliveryStatus, DisabledReason, SubscribableEventType, WebhookEventType } from "../domain/Webhooks.ts"
-import { InvalidRequest, PermissionDenied, ResourceMissing } from "./Errors.ts"
+import {
+  AttemptTrigger,
+  DeliveryStatus,
+  DisabledReason,
+  SubscribableEventType,
+  WebhookEventType
+} from "../domain/Webhooks.ts"
+import { InvalidRequest, PermissionDenied, ResourceMissing, ServiceUnavailable } from "./Errors.ts"
 import { Limit } from "./Query.ts"
 import type { CurrentPrincipal } from "./Security.ts"
 
@@ -53,6 +59,10 @@ export const WebhookEndpointWithSecret = Schema.Struct({
 
 export const WebhookAttempt = Schema.Struct({
   id: Schema.String,
+  trigger: AttemptTrigger.annotate({
+    description:
+      "What made the attempt: the delivery's first (`scheduled`), the schedule's next after a failure (`retry`), a retry you asked for (`manual_retry`), the first of a replayed event (`replay`), or a test (`test`). Attempts made before the trigger was kept read `scheduled`."
+  }),
   attempted_at: Instant,
   outcome: Schema.Literals(["succeeded", "http_error", "timeout", "connection_failed", "blocked"]).annotate({
     description:
@@ -174,11 +184,11 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
     HttpApiEndpoint.post("test", "/webhook_endpoints/:id/test", {
       params: EndpointIdParam,
       success: WebhookDeliveryWithAttempts,
-      error: [InvalidRequest, ResourceMissing]
+      error: [InvalidRequest, ResourceMissing, ServiceUnavailable]
     }).annotateMerge(
       summary(
         "Send a test webhook",
-        "Sends a `webhook.test` event now, signed and delivered as every event is, and answers the delivery with its attempt: the status your endpoint answered, or what went wrong. A disabled endpoint is refused (400)."
+        "Sends a `webhook.test` event now, signed and delivered as every event is, and answers the delivery with its attempt: the status your endpoint answered, or what went wrong. A disabled endpoint is refused (400). The test counts against the endpoint's limit of attempts in flight at once: when that is reached, nothing is sent and the answer is 503 with `Retry-After`."
       )
     ),
     HttpApiEndpoint.post("replay", "/webhook_endpoints/:id/replay", {

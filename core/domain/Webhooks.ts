@@ -87,9 +87,21 @@ export interface WebhookDelivery {
 export const AttemptOutcome = Schema.Literals(["succeeded", "http_error", "timeout", "connection_failed", "blocked"])
 export type AttemptOutcome = typeof AttemptOutcome.Type
 
+/**
+ * What made an attempt: `scheduled` (a delivery's first, from the feed), `retry` (the schedule's
+ * next after a failure), `manual_retry` (someone asked for it), `replay` (the first of a replayed
+ * event), `test` (a `webhook.test`). Attempts recorded before the trigger was kept read `scheduled`.
+ */
+export const AttemptTrigger = Schema.Literals(["scheduled", "retry", "manual_retry", "replay", "test"])
+export type AttemptTrigger = typeof AttemptTrigger.Type
+
+/** What makes a delivery's first attempt: how the delivery came to be. */
+export type FirstTrigger = Extract<AttemptTrigger, "scheduled" | "replay" | "test">
+
 export interface WebhookAttempt {
   readonly id: WebhookAttemptId
   readonly deliveryId: WebhookDeliveryId
+  readonly trigger: AttemptTrigger
   readonly startedAt: DateTime.Utc
   readonly durationMs: number
   readonly outcome: AttemptOutcome
@@ -131,6 +143,11 @@ export class WebhookReplayRejected extends Schema.TaggedError<WebhookReplayRejec
   message: Schema.String,
   /** The earliest `since` accepted now (ISO 8601), where retention is the reason. */
   oldestAvailable: Schema.NullOr(Schema.String)
+}) {}
+
+/** The endpoint has as many attempts in flight as its cap allows: a test would exceed it. */
+export class WebhookEndpointBusy extends Schema.TaggedError<WebhookEndpointBusy>()("WebhookEndpointBusy", {
+  id: Schema.String
 }) {}
 
 /** `test` and `retry` need an enabled endpoint: a disabled one receives nothing. */

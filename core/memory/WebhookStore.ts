@@ -9,6 +9,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import type { StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import type {
+  AttemptTrigger,
   SubscribableEventType,
   WebhookAttempt,
   WebhookDelivery,
@@ -22,6 +23,7 @@ import {
   type ClaimedDelivery,
   type DeliveryFilter,
   type EndpointChange,
+  type Lease,
   type NewDelivery,
   type NewEndpoint,
   type SealedSecrets,
@@ -43,6 +45,8 @@ interface DeliveryRow {
   readonly body: string
   lease: { readonly owner: string; readonly until: DateTime.Utc } | null
   readonly attempts: Array<WebhookAttempt>
+  /** What its next attempt will be recorded as having been made by. */
+  nextTrigger: AttemptTrigger
 }
 
 interface WebhookTables {
@@ -72,9 +76,9 @@ const make = Effect.gen(function* () {
     return row !== undefined && sameOrg(row.endpoint.orgId, org) ? row : undefined
   }
 
-  const ownDelivery = (org: OrgId, endpoint: WebhookEndpointId, id: string) => {
+  const ownDelivery = (org: OrgId, id: string) => {
     const row = tables.deliveries.get(id)
-    return row !== undefined && sameOrg(row.orgId, org) && row.delivery.endpointId === endpoint ? row : undefined
+    return row !== undefined && sameOrg(row.orgId, org) ? row : undefined
   }
 
   const create = (input: NewEndpoint) =>
@@ -184,7 +188,14 @@ const make = Effect.gen(function* () {
       lastAttemptAt: null,
       createdAt: at
     }
-    tables.deliveries.set(delivery.id, { delivery: made, orgId: org, body: delivery.body, lease, attempts: [] })
+    tables.deliveries.set(delivery.id, {
+      delivery: made,
+      orgId: org,
+      body: delivery.body,
+      lease,
+      attempts: [],
+      nextTrigger: delivery.trigger
+    })
     return made
   }
 
@@ -192,13 +203,28 @@ const make = Effect.gen(function* () {
     org: OrgId,
     id: WebhookEndpointId,
     deliveries: ReadonlyArray<NewDelivery>,
-    options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+    options: { readonly at: DateTime.Utc }
   ) =>
     Effect.sync(() =>
-      ownRow(org, id) === undefined
-        ? []
-        : deliveries.map((delivery) => add(org, id, delivery, options.at, options.lease ?? null))
+      ownRow(org, id) === undefined ? [] : deliveries.map((delivery) => add(org, id, delivery, options.at, null))
     )
+
+  const enqueueClaimed = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    delivery: NewDelivery,
+    options: { readonly at: DateTime.Utc; readonly lease: Lease }
+  ) =>
+    Effect.sync((): Option.Option<WebhookDelivery> | "busy" => {
+      if (ownRow(org, id) === undefined) return Option.none()
+      let held = 0
+      for (const row of tables.deliveries.values()) {
+        if (row.delivery.endpointId === id && holds(row, options.at)) held += 1
+      }
+      if (held >= options.lease.perEndpoint) return "busy"
+      const { owner, until } = options.lease
+      return Option.some(add(org, id, delivery, options.at, { owner, until }))
+    })
 
   const eventsBetween = (
     org: OrgId,
@@ -237,19 +263,22 @@ const make = Effect.gen(function* () {
       return { items: rows.slice(0, filter.limit).map((row) => row.delivery), hasMore: rows.length > filter.limit }
     })
 
-  const delivery = (org: OrgId, endpoint: WebhookEndpointId, id: string) =>
+  const delivery = (org: OrgId, id: string) =>
     Effect.sync(() =>
-      Option.map(Option.fromNullishOr(ownDelivery(org, endpoint, id)), (row) => ({
+      Option.map(Option.fromNullishOr(ownDelivery(org, id)), (row) => ({
         delivery: row.delivery,
         attempts: [...row.attempts]
       }))
     )
 
-  const retry = (org: OrgId, endpoint: WebhookEndpointId, id: string, at: DateTime.Utc) =>
+  const retry = (org: OrgId, id: string, at: DateTime.Utc) =>
     Effect.sync(() => {
-      const row = ownDelivery(org, endpoint, id)
+      const row = ownDelivery(org, id)
       if (row === undefined) return Option.none()
-      if (row.delivery.status !== "sending") row.delivery = { ...row.delivery, status: "pending", nextAttemptAt: at }
+      if (row.delivery.status !== "sending") {
+        row.delivery = { ...row.delivery, status: "pending", nextAttemptAt: at }
+        row.nextTrigger = "manual_retry"
+      }
       return Option.some(row.delivery)
     })
 
@@ -322,6 +351,7 @@ const make = Effect.gen(function* () {
           url: endpoint.endpoint.url,
           body: row.body,
           secrets: endpoint.secrets,
+          trigger: row.nextTrigger,
           failingSince: endpoint.failingSince
         })
       }
@@ -331,10 +361,13 @@ const make = Effect.gen(function* () {
   const complete = (result: AttemptResult) =>
     Effect.sync(() => {
       const row = tables.deliveries.get(result.attempt.deliveryId)
-      if (row === undefined || !sameOrg(row.orgId, result.orgId) || row.lease?.owner !== result.owner) return
+      if (row === undefined || !sameOrg(row.orgId, result.orgId) || row.lease?.owner !== result.owner) {
+        return { disabledEndpoint: false }
+      }
       const next = result.next
       row.attempts.push(result.attempt)
       row.lease = null
+      row.nextTrigger = "retry"
       row.delivery = {
         ...row.delivery,
         status: next.status,
@@ -343,7 +376,7 @@ const make = Effect.gen(function* () {
         nextAttemptAt: next.status === "pending" ? next.dueAt : null
       }
       const endpoint = tables.endpoints.get(row.delivery.endpointId)
-      if (endpoint === undefined) return
+      if (endpoint === undefined) return { disabledEndpoint: false }
       const health = result.endpoint
       if (health.health === "healthy") endpoint.failingSince = null
       else endpoint.failingSince ??= result.attempt.startedAt
@@ -355,15 +388,21 @@ const make = Effect.gen(function* () {
           disabledAt: result.attempt.startedAt,
           updatedAt: result.attempt.startedAt
         }
+        return { disabledEndpoint: true }
       }
+      return { disabledEndpoint: false }
     })
 
-  const prune = (before: DateTime.Utc) =>
+  const prune = (before: { readonly finishedBefore: DateTime.Utc; readonly waitingBefore: DateTime.Utc }) =>
     Effect.sync(() => {
       let removed = 0
       for (const [key, row] of tables.deliveries) {
         const finished = row.delivery.status === "succeeded" || row.delivery.status === "failed"
-        if (finished && DateTime.isLessThan(row.delivery.createdAt, before)) {
+        const waitingOnDisabled = !finished && tables.endpoints.get(row.delivery.endpointId)?.endpoint.enabled === false
+        if (
+          (finished && DateTime.isLessThan(row.delivery.createdAt, before.finishedBefore)) ||
+          (waitingOnDisabled && DateTime.isLessThan(row.delivery.createdAt, before.waitingBefore))
+        ) {
           tables.deliveries.delete(key)
           removed += 1
         }
@@ -380,6 +419,7 @@ const make = Effect.gen(function* () {
     rotate,
     secrets,
     enqueue,
+    enqueueClaimed,
     eventsBetween,
     deliveries,
     delivery,

@@ -1,7 +1,7 @@
 /**
  * What people did in the dashboard, as the organization's admins will read it: who (the user),
  * what (signed in, failed to, created or revoked a key, paused or resumed a pair, signed out,
- * invited a user, changed a role, removed a user), on what (a key's, a pair's or a user's id, an
+ * invited a user, changed a role, removed a user; or the service disabled a failing webhook endpoint), on what (a key's, a pair's or a user's id, an
  * invited address), when and from which address. Append-only; never a password, a
  * token or the address someone tried. Removed only by the retention, once an entry is older than it. The HTTP requests themselves are in the `AuditLog` as every
  * request is.
@@ -34,7 +34,9 @@ export const DashboardAction = Schema.Literals([
   "webhook_endpoint_secret_rotated",
   "webhook_endpoint_tested",
   "webhook_endpoint_replayed",
-  "webhook_delivery_retried"
+  "webhook_delivery_retried",
+  // The service disabled an endpoint that kept failing (no user: the service acted).
+  "webhook_endpoint_disabled"
 ])
 export type DashboardAction = typeof DashboardAction.Type
 
@@ -44,13 +46,20 @@ export interface AuditedUser {
   readonly userId: UserId
 }
 
+/** The service itself, acting for an organization with no user (it disabled a failing webhook endpoint). */
+export interface AuditedService {
+  readonly orgId: OrgId
+  readonly userId: null
+}
+
 export interface DashboardAuditEntry {
   readonly at: DateTime.Utc
   /**
    * Null only for a failed sign-in with an address that has no account: recorded all the same, so
-   * that a wrong password costs the same whether or not the address has an account.
+   * that a wrong password costs the same whether or not the address has an account. The service
+   * (no user) only for `webhook_endpoint_disabled`.
    */
-  readonly user: AuditedUser | null
+  readonly user: AuditedUser | AuditedService | null
   readonly action: DashboardAction
   /** What the action was on (a key's id), where it was on something. */
   readonly subject: string | null

@@ -9,8 +9,10 @@ import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import type {
+  AttemptTrigger,
   DeliveryStatus,
   DisabledReason,
+  FirstTrigger,
   KeysetPage,
   SubscribableEventType,
   WebhookAttempt,
@@ -68,6 +70,8 @@ export interface NewDelivery {
   readonly sequence: number | null
   readonly body: string
   readonly dueAt: DateTime.Utc
+  /** What its first attempt will be recorded as having been made by. */
+  readonly trigger: FirstTrigger
 }
 
 /** A delivery a worker holds under its lease, with what it needs to send it. */
@@ -77,8 +81,18 @@ export interface ClaimedDelivery {
   readonly url: string
   readonly body: string
   readonly secrets: SealedSecrets
+  /** What made the attempt it is claimed for. */
+  readonly trigger: AttemptTrigger
   /** When the endpoint's current run of failures began; null when its last attempt succeeded. */
   readonly failingSince: DateTime.Utc | null
+}
+
+/** A claim made as deliveries are added: by `owner` until `until`, within the endpoint's cap. */
+export interface Lease {
+  readonly owner: string
+  readonly until: DateTime.Utc
+  /** At most this many deliveries of the endpoint under live leases, these included. */
+  readonly perEndpoint: number
 }
 
 export interface Claim {
@@ -142,16 +156,24 @@ export class WebhookStore extends Context.Service<
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<WebhookEndpoint>>
     readonly secrets: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<SealedSecrets>>
-    /**
-     * Adds deliveries to the endpoint (a test, a replay), pending from their `dueAt`; with a
-     * lease, claimed by its owner at once (a test attempted by the request that asked for it).
-     */
+    /** Adds deliveries to the endpoint (a replay), pending from their `dueAt`. */
     readonly enqueue: (
       org: OrgId,
       id: WebhookEndpointId,
       deliveries: ReadonlyArray<NewDelivery>,
-      options: { readonly at: DateTime.Utc; readonly lease?: { readonly owner: string; readonly until: DateTime.Utc } }
+      options: { readonly at: DateTime.Utc }
     ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+    /**
+     * Adds a delivery claimed by `lease.owner` as it is made (a test, attempted by the request that
+     * asked for it), counted against the endpoint's cap as a worker's claim is: when the cap
+     * leaves no room, nothing is added and the answer is `"busy"`; none when there is no such endpoint.
+     */
+    readonly enqueueClaimed: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      delivery: NewDelivery,
+      options: { readonly at: DateTime.Utc; readonly lease: Lease }
+    ) => Effect.Effect<Option.Option<WebhookDelivery> | "busy">
     /** The organization's events of `types` with `from <= created_at < until`, in sequence order, at most `limit`. */
     readonly eventsBetween: (
       org: OrgId,
@@ -167,17 +189,19 @@ export class WebhookStore extends Context.Service<
       endpoint: WebhookEndpointId,
       filter: DeliveryFilter
     ) => Effect.Effect<KeysetPage<WebhookDelivery>>
+    /** The organization's delivery of that id, whichever its endpoint, with its attempts oldest first. */
     readonly delivery: (
       org: OrgId,
-      endpoint: WebhookEndpointId,
       id: WebhookDeliveryId
     ) => Effect.Effect<
       Option.Option<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<WebhookAttempt> }>
     >
-    /** Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight. */
+    /**
+     * Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight;
+     * its next attempt is a `manual_retry`.
+     */
     readonly retry: (
       org: OrgId,
-      endpoint: WebhookEndpointId,
       id: WebhookDeliveryId,
       at: DateTime.Utc
     ) => Effect.Effect<Option.Option<WebhookDelivery>>
@@ -196,9 +220,18 @@ export class WebhookStore extends Context.Service<
     ) => Effect.Effect<boolean>
     /** Claims due deliveries of enabled endpoints, first attempts in sequence order per endpoint. */
     readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
-    /** Records an attempt of a claimed delivery; ignored when the lease was lost to another worker. */
-    readonly complete: (result: AttemptResult) => Effect.Effect<void>
-    /** Removes finished deliveries (and their attempts) created before `before`; answers how many. */
-    readonly prune: (before: DateTime.Utc) => Effect.Effect<number>
+    /**
+     * Records an attempt of a claimed delivery; ignored when the lease was lost to another worker.
+     * Answers whether this attempt disabled the endpoint (false when it was disabled already).
+     */
+    readonly complete: (result: AttemptResult) => Effect.Effect<{ readonly disabledEndpoint: boolean }>
+    /**
+     * Removes, with their attempts, finished deliveries created before `finishedBefore`, and
+     * deliveries still waiting for a disabled endpoint created before `waitingBefore`; answers how many.
+     */
+    readonly prune: (before: {
+      readonly finishedBefore: DateTime.Utc
+      readonly waitingBefore: DateTime.Utc
+    }) => Effect.Effect<number>
   }
 >()("core/WebhookStore") {}

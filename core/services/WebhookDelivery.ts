@@ -7,11 +7,12 @@
  * that dies leaves leases that expire, and its deliveries are attempted again (at least once).
  * Depends on `effect` and core only.
  */
-import { Context, DateTime, Duration, Effect, Layer, Random, Semaphore } from "effect"
+import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
 import { type StoredEvent, toWire } from "../domain/Events.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
-import type { WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
+import type { DisabledReason, FirstTrigger, WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
+import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import { EventFeed } from "../ports/EventFeed.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import type { SendOutcome } from "../ports/WebhookSender.ts"
@@ -37,6 +38,25 @@ export interface DeliveryOptions {
   readonly pollInterval: Duration.Duration
 }
 
+/**
+ * `WEBHOOK_ENDPOINT_CONCURRENCY`: attempts in flight to one endpoint across every worker (default
+ * 4), a test's included.
+ */
+export const endpointConcurrency = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 64 })),
+  "WEBHOOK_ENDPOINT_CONCURRENCY"
+).pipe(Config.withDefault(4))
+
+/**
+ * What the organization's audit says of an endpoint the service disabled: where it was, without
+ * its query (a receiver may carry a token there), and why.
+ */
+export const disabledEndpointSubject = (url: string, reason: Exclude<DisabledReason, "manual">) => {
+  const parsed = URL.parse(url)
+  const where = parsed === null ? url : `${parsed.origin}${parsed.pathname}`
+  return `${where}: ${reason === "gone" ? "it answered 410 Gone" : "it failed for 5 days"}`
+}
+
 /** Events fanned out per endpoint per round, and endpoints per round. */
 const fanOutBatch = 500
 const fanOutEndpoints = 50
@@ -44,7 +64,12 @@ const fanOutEndpoints = 50
 const claimsPerSlot = 2
 
 /** A delivery of a feed event, due at `at`; its body is the event exactly as `GET /v1/events/{id}` answers it. */
-export const deliveryOf = (event: StoredEvent, id: WebhookDeliveryId, at: DateTime.Utc): NewDelivery => {
+export const deliveryOf = (
+  event: StoredEvent,
+  id: WebhookDeliveryId,
+  at: DateTime.Utc,
+  trigger: FirstTrigger
+): NewDelivery => {
   const wire = toWire(event)
   return {
     id,
@@ -52,7 +77,8 @@ export const deliveryOf = (event: StoredEvent, id: WebhookDeliveryId, at: DateTi
     eventType: event.type,
     sequence: event.sequence,
     body: JSON.stringify(wire),
-    dueAt: at
+    dueAt: at,
+    trigger
   }
 }
 
@@ -108,6 +134,7 @@ export class WebhookDelivery extends Context.Service<
       const crypto = yield* WebhookCrypto
       const sender = yield* WebhookSender
       const feed = yield* EventFeed
+      const audit = yield* DashboardAuditLog
 
       const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
         const startedAt = yield* DateTime.now
@@ -131,6 +158,7 @@ export class WebhookDelivery extends Context.Service<
         const record: WebhookAttempt = {
           id: attemptId(crypto.randomBytes(16), DateTime.toEpochMillis(startedAt)),
           deliveryId: claimed.delivery.id,
+          trigger: claimed.trigger,
           startedAt,
           durationMs: sent.durationMs,
           outcome: verdict.outcome,
@@ -138,14 +166,24 @@ export class WebhookDelivery extends Context.Service<
           responseBody: sent.kind === "answered" ? sent.body : null,
           error: sent.kind === "answered" ? (isSuccess(sent.status) ? null : `answered ${sent.status}`) : sent.message
         }
-        yield* store.complete({
+        const { disabledEndpoint } = yield* store.complete({
           owner: worker,
           orgId: claimed.orgId,
           attempt: record,
           next: verdict.next,
           endpoint: verdict.endpoint
         })
-        if (verdict.endpoint.health === "disable") {
+        // Told once, by the attempt that disabled it: the organization's audit shows it with no
+        // user. Recorded after the endpoint's commit; should this process die between the two,
+        // the endpoint's `disabled_reason` and the log still say it.
+        if (disabledEndpoint && verdict.endpoint.health === "disable" && verdict.endpoint.reason !== "manual") {
+          yield* audit.record({
+            at: startedAt,
+            user: { orgId: claimed.orgId, userId: null },
+            action: "webhook_endpoint_disabled",
+            subject: disabledEndpointSubject(claimed.url, verdict.endpoint.reason),
+            clientAddress: null
+          })
           yield* Effect.logWarning("webhook endpoint disabled").pipe(
             Effect.annotateLogs({
               org: claimed.orgId,
@@ -171,7 +209,9 @@ export class WebhookDelivery extends Context.Service<
           const at = yield* DateTime.now
           const deliveries = page.events
             .filter((event) => endpoint.eventTypes.includes(event.type))
-            .map((event) => deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)), at))
+            .map((event) =>
+              deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)), at, "scheduled")
+            )
           const moved = yield* store.advance(
             endpoint.orgId,
             endpoint.id,

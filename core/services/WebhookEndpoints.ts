@@ -19,6 +19,7 @@ import {
   WebhookDeliveryId,
   WebhookDeliveryNotFound,
   type WebhookEndpoint,
+  WebhookEndpointBusy,
   WebhookEndpointDisabled,
   WebhookEndpointId,
   WebhookEndpointNotFound,
@@ -31,7 +32,7 @@ import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 import { type EndpointChange, WebhookStore } from "../ports/WebhookStore.ts"
 import { retentionDays } from "./Feed.ts"
-import { deliveryOf, WebhookDelivery } from "./WebhookDelivery.ts"
+import { deliveryOf, endpointConcurrency, WebhookDelivery } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {
   readonly url: string
@@ -99,13 +100,16 @@ export class WebhookEndpoints extends Context.Service<
     readonly remove: (org: OrgId, id: string) => Effect.Effect<void, WebhookEndpointNotFound>
     /** A new secret, shown once; the previous one keeps signing for `rotationOverlap`. */
     readonly rotateSecret: (org: OrgId, id: string) => Effect.Effect<CreatedEndpoint, WebhookEndpointNotFound>
-    /** Sends `webhook.test` now through the delivery path and answers its attempt. */
+    /**
+     * Sends `webhook.test` now through the delivery path and answers its attempt. It counts against
+     * the endpoint's cap of attempts in flight; with no room, it is not sent (`WebhookEndpointBusy`).
+     */
     readonly test: (
       org: OrgId,
       id: string
     ) => Effect.Effect<
       { readonly delivery: Delivery; readonly attempt: WebhookAttempt },
-      WebhookEndpointNotFound | WebhookEndpointDisabled
+      WebhookEndpointNotFound | WebhookEndpointDisabled | WebhookEndpointBusy
     >
     /** Re-sends the endpoint's events created in `[since, until)` in sequence order; answers how many. */
     readonly replay: (
@@ -118,20 +122,19 @@ export class WebhookEndpoints extends Context.Service<
       endpoint: string,
       query: DeliveryQuery
     ) => Effect.Effect<KeysetPage<Delivery>, WebhookEndpointNotFound>
+    /** The organization's delivery of that id, with its attempts oldest first. */
     readonly delivery: (
       org: OrgId,
-      endpoint: string,
       id: string
     ) => Effect.Effect<
       { readonly delivery: Delivery; readonly attempts: ReadonlyArray<WebhookAttempt> },
-      WebhookEndpointNotFound | WebhookDeliveryNotFound
+      WebhookDeliveryNotFound
     >
     /** Makes the delivery due now, whatever its status; an attempt in flight is left to finish. */
     readonly retry: (
       org: OrgId,
-      endpoint: string,
       id: string
-    ) => Effect.Effect<Delivery, WebhookEndpointNotFound | WebhookDeliveryNotFound | WebhookEndpointDisabled>
+    ) => Effect.Effect<Delivery, WebhookDeliveryNotFound | WebhookEndpointDisabled>
   }
 >()("core/WebhookEndpoints") {
   static readonly layer = Layer.effect(
@@ -142,6 +145,7 @@ export class WebhookEndpoints extends Context.Service<
       const sender = yield* WebhookSender
       const worker = yield* WebhookDelivery
       const retention = Duration.days(yield* retentionDays)
+      const perEndpoint = yield* endpointConcurrency
 
       const own = (org: OrgId, id: string) =>
         Effect.gen(function* () {
@@ -252,28 +256,37 @@ export class WebhookEndpoints extends Context.Service<
         })
         // The test is claimed by this request as it is made, so that no worker sends it too.
         const owner = `test:${eventId}`
-        const [delivery] = yield* store.enqueue(
+        const enqueued = yield* store.enqueueClaimed(
           org,
           endpoint.id,
-          [
-            {
-              id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)),
-              eventId,
-              eventType: "webhook.test",
-              sequence: null,
-              body,
-              dueAt: at
-            }
-          ],
-          { at, lease: { owner, until: DateTime.addDuration(at, Duration.minutes(1)) } }
+          {
+            id: deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)),
+            eventId,
+            eventType: "webhook.test",
+            sequence: null,
+            body,
+            dueAt: at,
+            trigger: "test"
+          },
+          { at, lease: { owner, until: DateTime.addDuration(at, Duration.minutes(1)), perEndpoint } }
         )
+        if (enqueued === "busy") return yield* new WebhookEndpointBusy({ id: endpoint.id })
         const secrets = yield* store.secrets(org, endpoint.id)
-        if (delivery === undefined || Option.isNone(secrets)) return yield* new WebhookEndpointNotFound({ id })
+        if (Option.isNone(enqueued) || Option.isNone(secrets)) return yield* new WebhookEndpointNotFound({ id })
+        const delivery = enqueued.value
         const attempt = yield* worker.attempt(
-          { delivery, orgId: org, url: endpoint.url, body, secrets: secrets.value, failingSince: null },
+          {
+            delivery,
+            orgId: org,
+            url: endpoint.url,
+            body,
+            secrets: secrets.value,
+            trigger: "test",
+            failingSince: null
+          },
           owner
         )
-        const recorded = yield* store.delivery(org, endpoint.id, delivery.id)
+        const recorded = yield* store.delivery(org, delivery.id)
         return { delivery: Option.match(recorded, { onNone: () => delivery, onSome: (r) => r.delivery }), attempt }
       })
 
@@ -311,7 +324,7 @@ export class WebhookEndpoints extends Context.Service<
           org,
           endpoint.id,
           events.map((event) =>
-            deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)), now)
+            deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)), now, "replay")
           ),
           { at: now }
         )
@@ -327,24 +340,20 @@ export class WebhookEndpoints extends Context.Service<
         return yield* store.deliveries(org, endpoint.id, query)
       })
 
-      const ownDelivery = (org: OrgId, endpointId: string, id: string) =>
-        Effect.gen(function* () {
-          const endpoint = yield* own(org, endpointId)
-          const parsed = WebhookDeliveryId.makeOption(id)
-          const found = Option.isNone(parsed) ? Option.none() : yield* store.delivery(org, endpoint.id, parsed.value)
-          if (Option.isNone(found)) return yield* new WebhookDeliveryNotFound({ id })
-          return { endpoint, ...found.value }
-        })
-
-      const delivery = Effect.fn("WebhookEndpoints.delivery")(function* (org: OrgId, endpointId: string, id: string) {
-        const { delivery, attempts } = yield* ownDelivery(org, endpointId, id)
-        return { delivery, attempts }
+      const delivery = Effect.fn("WebhookEndpoints.delivery")(function* (org: OrgId, id: string) {
+        const parsed = WebhookDeliveryId.makeOption(id)
+        const found = Option.isNone(parsed) ? Option.none() : yield* store.delivery(org, parsed.value)
+        if (Option.isNone(found)) return yield* new WebhookDeliveryNotFound({ id })
+        return found.value
       })
 
-      const retry = Effect.fn("WebhookEndpoints.retry")(function* (org: OrgId, endpointId: string, id: string) {
-        const found = yield* ownDelivery(org, endpointId, id)
-        if (!found.endpoint.enabled) return yield* new WebhookEndpointDisabled({ id: found.endpoint.id })
-        const retried = yield* store.retry(org, found.endpoint.id, found.delivery.id, yield* DateTime.now)
+      const retry = Effect.fn("WebhookEndpoints.retry")(function* (org: OrgId, id: string) {
+        const found = yield* delivery(org, id)
+        const endpoint = yield* store.find(org, found.delivery.endpointId)
+        // Removed meanwhile, its deliveries went with it.
+        if (Option.isNone(endpoint)) return yield* new WebhookDeliveryNotFound({ id })
+        if (!endpoint.value.enabled) return yield* new WebhookEndpointDisabled({ id: endpoint.value.id })
+        const retried = yield* store.retry(org, found.delivery.id, yield* DateTime.now)
         if (Option.isNone(retried)) return yield* new WebhookDeliveryNotFound({ id })
         return retried.value
       })

@@ -2,7 +2,8 @@
  * The contract of the `DashboardAuditLog` port, one suite run against every implementation (the
  * in-memory twin, PostgreSQL): `describeDashboardAuditLog(name, layer)`. An organization reads
  * its own entries only, newest first, the later recorded first at the same instant; a failed
- * sign-in of no user is stored and read by no organization; filtered pages partition the
+ * sign-in of no user is stored and read by no organization, the service's own entry (no user)
+ * by its organization; filtered pages partition the
  * matches; the retention removes what is older than it, and nothing else.
  */
 import { assert, layer } from "@effect/vitest"
@@ -32,7 +33,7 @@ export const describeDashboardAuditLog = <E>(name: string, logLayer: Layer.Layer
           // Offsets in whole milliseconds, with repeats: ties keep the order of recording reversed.
           offset: fc.integer({ min: 0, max: 5 }),
           subject: fc.option(fc.uuid(), { nil: null }),
-          whose: fc.constantFrom("mine", "stranger's", "nobody's")
+          whose: fc.constantFrom("mine", "stranger's", "nobody's", "the service's")
         })
         yield* Effect.promise(() =>
           fc.assert(
@@ -49,8 +50,15 @@ export const describeDashboardAuditLog = <E>(name: string, logLayer: Layer.Layer
                         ? { orgId: user.orgId, userId: user.id }
                         : e.whose === "stranger's"
                           ? { orgId: stranger.orgId, userId: stranger.id }
-                          : null,
-                    action: e.whose === "nobody's" ? ("sign_in_failed" as const) : e.action,
+                          : e.whose === "the service's"
+                            ? { orgId: user.orgId, userId: null }
+                            : null,
+                    action:
+                      e.whose === "nobody's"
+                        ? ("sign_in_failed" as const)
+                        : e.whose === "the service's"
+                          ? ("webhook_endpoint_disabled" as const)
+                          : e.action,
                     subject: e.subject,
                     clientAddress: "192.0.2.7"
                   }))

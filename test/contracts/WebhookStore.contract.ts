@@ -3,15 +3,17 @@
  * each endpoint's cap however many workers claim at once, an expired lease is claimed again and
  * the late worker's outcome is then ignored, first attempts go in sequence order, a fan-out from
  * a stale cursor changes nothing, pages partition, another organization sees none of it, a
- * disabled endpoint's deliveries wait, and retention removes only finished deliveries.
+ * disabled endpoint's deliveries wait, a test's claim counts against the cap, each attempt keeps
+ * what made it, one attempt only is answered as the one that disabled an endpoint, and retention
+ * removes finished deliveries and, past the events' bound, those waiting for a disabled endpoint.
  */
 import { randomBytes } from "node:crypto"
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import { attemptId, deliveryId, endpointId } from "../../core/domain/WebhookSigning.ts"
-import type { WebhookDeliveryId, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
-import { type NewDelivery, WebhookStore } from "../../core/ports/WebhookStore.ts"
+import type { AttemptTrigger, WebhookDeliveryId, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import { type AttemptResult, type NewDelivery, WebhookStore } from "../../core/ports/WebhookStore.ts"
 import { PairStoreHarness } from "./PairStore.harness.ts"
 
 const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
@@ -35,7 +37,8 @@ const deliveries = (count: number, at: DateTime.Utc, firstSequence = 1): Readonl
     eventType: "receivable.created",
     sequence: firstSequence + i,
     body: `{"n":${i}}`,
-    dueAt: at
+    dueAt: at,
+    trigger: "scheduled" as const
   }))
 
 const newOrg = Effect.gen(function* () {
@@ -53,12 +56,19 @@ const claimAt = (owner: string, now: DateTime.Utc, perEndpoint: number, limit = 
     })
   })
 
-const outcome = (owner: string, org: OrgId, id: WebhookDeliveryId, at: DateTime.Utc) => ({
+const outcome = (
+  owner: string,
+  org: OrgId,
+  id: WebhookDeliveryId,
+  at: DateTime.Utc,
+  trigger: AttemptTrigger = "scheduled"
+): AttemptResult => ({
   owner,
   orgId: org,
   attempt: {
     id: attemptId(randomBytes(16), DateTime.toEpochMillis(at)),
     deliveryId: id,
+    trigger,
     startedAt: at,
     durationMs: 5,
     outcome: "succeeded" as const,
@@ -133,11 +143,11 @@ export const describeWebhookStoreContract = (
         const [again] = (yield* claimAt("other", later, 1)).filter((c) => c.delivery.endpointId === endpoint.id)
         assert.strictEqual(again?.delivery.id, held!.delivery.id)
         yield* store.complete(outcome("dies", org, held!.delivery.id, later))
-        const before = yield* store.delivery(org, endpoint.id, held!.delivery.id)
+        const before = yield* store.delivery(org, held!.delivery.id)
         assert.strictEqual(Option.getOrThrow(before).delivery.status, "sending")
         assert.lengthOf(Option.getOrThrow(before).attempts, 0)
         yield* store.complete(outcome("other", org, held!.delivery.id, later))
-        const after = Option.getOrThrow(yield* store.delivery(org, endpoint.id, held!.delivery.id))
+        const after = Option.getOrThrow(yield* store.delivery(org, held!.delivery.id))
         assert.strictEqual(after.delivery.status, "succeeded")
         assert.strictEqual(after.delivery.attempts, 1)
         assert.lengthOf(after.attempts, 1)
@@ -194,8 +204,12 @@ export const describeWebhookStoreContract = (
         assert.lengthOf((yield* store.list(other, { limit: 10 })).items, 0)
         assert.isTrue(Option.isNone(yield* store.find(other, made[0]!)))
         assert.isTrue(Option.isNone(yield* store.secrets(other, made[0]!)))
-        assert.isTrue(Option.isNone(yield* store.delivery(other, made[0]!, queued[0]!.id)))
-        assert.isTrue(Option.isNone(yield* store.retry(other, made[0]!, queued[0]!.id, now)))
+        assert.isTrue(Option.isSome(yield* store.delivery(org, queued[0]!.id)))
+        assert.isTrue(Option.isNone(yield* store.delivery(other, queued[0]!.id)))
+        assert.isTrue(Option.isNone(yield* store.retry(other, queued[0]!.id, now)))
+        const test = { ...deliveries(1, now)[0]!, trigger: "test" as const }
+        const lease = { owner: "test", until: DateTime.add(now, { minutes: 1 }), perEndpoint: 4 }
+        assert.deepStrictEqual(yield* store.enqueueClaimed(other, made[0]!, test, { at: now, lease }), Option.none())
         assert.isTrue(Option.isNone(yield* store.update(other, made[0]!, { url: "https://x.example/" }, now)))
         assert.lengthOf(yield* store.enqueue(other, made[0]!, deliveries(1, now), { at: now }), 0)
         assert.isFalse(yield* store.remove(other, made[0]!))
@@ -220,6 +234,109 @@ export const describeWebhookStoreContract = (
       })
     )
 
+    it.effect("a claim made with a delivery counts against the cap, and is counted by the workers' claims", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const lease = { owner: "test", until: DateTime.add(now, { minutes: 1 }), perEndpoint: 2 }
+        const test = () => ({ ...deliveries(1, now)[0]!, sequence: null, trigger: "test" as const })
+        yield* store.enqueue(org, endpoint.id, deliveries(3, now), { at: now })
+        const held = (yield* claimAt("w", now, 2)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.lengthOf(held, 2)
+        assert.strictEqual(yield* store.enqueueClaimed(org, endpoint.id, test(), { at: now, lease }), "busy")
+        yield* store.complete(outcome("w", org, held[0]!.delivery.id, now))
+        const made = yield* store.enqueueClaimed(org, endpoint.id, test(), { at: now, lease })
+        assert.isTrue(made !== "busy" && Option.isSome(made) && made.value.status === "sending")
+        // The test's lease is an attempt in flight: the worker finds the cap full.
+        assert.lengthOf(
+          (yield* claimAt("w", now, 2)).filter((c) => c.delivery.endpointId === endpoint.id),
+          0
+        )
+        // The one the cap refused was not added.
+        const tests = (yield* store.deliveries(org, endpoint.id, { limit: 10 })).items.filter(
+          (d) => d.sequence === null
+        )
+        assert.lengthOf(tests, 1)
+      })
+    )
+
+    it.effect("each attempt keeps what made it: how the delivery came, the schedule, or a retry asked for", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const [replayed] = yield* store.enqueue(org, endpoint.id, [{ ...deliveries(1, now)[0]!, trigger: "replay" }], {
+          at: now
+        })
+        // Each a second after the last: attempts are listed in the order of their time-led ids.
+        const attemptOnce = (n: number) =>
+          Effect.gen(function* () {
+            const [claimed] = (yield* claimAt("w", now, 1)).filter((c) => c.delivery.id === replayed!.id)
+            const failed = outcome("w", org, replayed!.id, DateTime.add(now, { seconds: n }), claimed!.trigger)
+            yield* store.complete({ ...failed, next: { status: "pending", dueAt: now } })
+            return claimed!.trigger
+          })
+        const first = yield* attemptOnce(1)
+        const second = yield* attemptOnce(2)
+        yield* store.retry(org, replayed!.id, now)
+        const third = yield* attemptOnce(3)
+        assert.deepStrictEqual([first, second, third], ["replay", "retry", "manual_retry"])
+        const recorded = Option.getOrThrow(yield* store.delivery(org, replayed!.id))
+        assert.deepStrictEqual(
+          recorded.attempts.map((a) => a.trigger),
+          ["replay", "retry", "manual_retry"]
+        )
+      })
+    )
+
+    it.effect("of attempts that each disable an endpoint, one only is answered as having disabled it", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        yield* store.enqueue(org, endpoint.id, deliveries(3, now), { at: now })
+        const held = (yield* claimAt("w", now, 3)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.lengthOf(held, 3)
+        const answers = yield* Effect.all(
+          held.map((c) =>
+            store.complete({
+              ...outcome("w", org, c.delivery.id, now),
+              next: { status: "pending", dueAt: now },
+              endpoint: { health: "disable", reason: "gone" }
+            })
+          ),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(answers.filter((a) => a.disabledEndpoint).length, 1)
+        const disabled = Option.getOrThrow(yield* store.find(org, endpoint.id))
+        assert.strictEqual(disabled.disabledReason, "gone")
+      })
+    )
+
+    it.effect("deliveries waiting for a disabled endpoint are removed past their bound, not for an enabled one", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const old = DateTime.subtract(now, { days: 40 })
+        const off = yield* newEndpoint(org, old)
+        const on = yield* newEndpoint(org, old)
+        const [stale] = yield* store.enqueue(org, off.id, deliveries(1, old), { at: old })
+        const [recent] = yield* store.enqueue(org, off.id, deliveries(1, now), { at: now })
+        const [waitingOn] = yield* store.enqueue(org, on.id, deliveries(1, old), { at: old })
+        yield* store.update(org, off.id, { enabled: { enabled: false, reason: "failing" } }, now)
+        const bound = DateTime.subtract(now, { days: 30 })
+        assert.isAtLeast(yield* store.prune({ finishedBefore: old, waitingBefore: bound }), 1)
+        assert.isTrue(Option.isNone(yield* store.delivery(org, stale!.id)))
+        assert.isTrue(Option.isSome(yield* store.delivery(org, recent!.id)))
+        assert.isTrue(Option.isSome(yield* store.delivery(org, waitingOn!.id)))
+      })
+    )
+
     it.effect("retention removes finished deliveries made before its bound, never pending ones", () =>
       Effect.gen(function* () {
         const store = yield* WebhookStore
@@ -230,9 +347,10 @@ export const describeWebhookStoreContract = (
         const [held] = (yield* claimAt("w", old, 1)).filter((c) => c.delivery.id === done!.id)
         assert.isDefined(held)
         yield* store.complete(outcome("w", org, done!.id, old))
-        assert.isAtLeast(yield* store.prune(DateTime.add(old, { days: 1 })), 1)
-        assert.isTrue(Option.isNone(yield* store.delivery(org, endpoint.id, done!.id)))
-        assert.isTrue(Option.isSome(yield* store.delivery(org, endpoint.id, waiting!.id)))
+        const bound = DateTime.add(old, { days: 1 })
+        assert.isAtLeast(yield* store.prune({ finishedBefore: bound, waitingBefore: bound }), 1)
+        assert.isTrue(Option.isNone(yield* store.delivery(org, done!.id)))
+        assert.isTrue(Option.isSome(yield* store.delivery(org, waiting!.id)))
       })
     )
   })

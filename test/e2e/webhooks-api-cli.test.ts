@@ -2,7 +2,8 @@
  * The operators' side of webhooks, as they run it (`node app/cli.ts ...`) against the test
  * database beside a running server: `key create --permission webhooks` makes a key the webhooks
  * API accepts where a plain key gets 403, and `webhook list|create|disable|enable|delete|test|
- * replay|deliveries` manage an organization's endpoints, the secret printed by `create` only.
+ * replay|deliveries|delivery` manage an organization's endpoints, the secret printed by `create`
+ * only; `delivery` shows each attempt with what made it.
  */
 import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
@@ -82,7 +83,7 @@ layer(serverLayer, { timeout: 240_000, excludeTestServices: true })("webhooks fo
         true
       )
 
-      const tested = jsonOf<{ event_type: string; attempt: { outcome: string } }>(
+      const tested = jsonOf<{ id: string; event_type: string; attempt: { outcome: string } }>(
         yield* cli("webhook", "test", endpoint!.id, "--org", org, "--json")
       )
       assert.deepStrictEqual([tested.event_type, tested.attempt.outcome], ["webhook.test", "connection_failed"])
@@ -93,6 +94,21 @@ layer(serverLayer, { timeout: 240_000, excludeTestServices: true })("webhooks fo
         deliveries.map((d) => d.event_type),
         ["webhook.test"]
       )
+      // One delivery with its attempts, each with what made it.
+      const detail = jsonOf<{ delivery: { id: string }; attempts: Array<{ trigger: string; outcome: string }> }>(
+        yield* cli("webhook", "delivery", tested.id, "--org", org, "--json")
+      )
+      assert.deepStrictEqual(
+        [detail.delivery.id, detail.attempts.map((a) => [a.trigger, a.outcome])],
+        [tested.id, [["test", "connection_failed"]]]
+      )
+      assert.match(
+        (yield* cli("webhook", "delivery", tested.id, "--org", org)).stdout,
+        /\n {2}\S+ {2}test {2}connection_failed/
+      )
+      const unknown = yield* cli("webhook", "delivery", "wd_00000000000000000000000000000000", "--org", org)
+      assert.strictEqual(unknown.code, 1)
+      assert.match(unknown.stderr, /no webhook delivery with id "wd_0+" in that organization/)
 
       const replayed = yield* cli(
         "webhook",

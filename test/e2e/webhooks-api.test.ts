@@ -3,24 +3,30 @@
  * wired as the app wires them, with a webhook receiver on loopback:
  * a read-only key is refused with 403 on every route, a key with the `webhooks` permission
  * manages its organization's endpoints, another organization's ids are 404, the secret appears
- * in the create and rotate answers only (never in a list, a get or the audit log), and request
- * bodies are held to the contract in the documented error shape.
+ * in the create and rotate answers only (never in a list, a get or the audit log), a test beyond
+ * the endpoint's cap of attempts in flight is refused 503, and request bodies are held to the
+ * contract in the documented error shape.
  */
 
 import { randomBytes } from "node:crypto"
+import type { ServerResponse } from "node:http"
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { verifyWebhook } from "../../client/src/mod.ts"
 import { makeApiKey, type Permission, secretBytes } from "../../core/domain/ApiKey.ts"
+import { eventually } from "../support/Eventually.ts"
 import { BaseUrl, layerWith } from "../support/TestServer.ts"
 import { receiver, webhookHeaders } from "../webhooks/support/Receiver.ts"
 
-// Read by the app's services from the environment (the test server's settings reach the HTTP
-// layer only); this file's worker is its own process. The receiver listens on loopback, which
-// only WEBHOOK_ALLOWED_HOSTS opens.
-process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1"
-process.env.WEBHOOK_SECRET_KEYS = `1:${randomBytes(32).toString("base64")}`
+// The test server's settings are all the routes and the services read: the receiver listens on
+// loopback, which only WEBHOOK_ALLOWED_HOSTS opens.
+const webhookSettings = {
+  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+  // One attempt in flight per endpoint, so that one held test fills an endpoint's cap.
+  WEBHOOK_ENDPOINT_CONCURRENCY: "1",
+  WEBHOOK_SECRET_KEYS: `1:${randomBytes(32).toString("base64")}`
+}
 
 const key = (seed: number) => makeApiKey("pr", new Uint8Array(secretBytes).fill(seed))
 
@@ -47,7 +53,7 @@ const setup = Effect.gen(function* () {
 const TestLayer = Layer.effectDiscard(setup).pipe(
   Layer.provideMerge(
     layerWith({
-      settings: { CORS_ORIGINS: "https://app.example.com" },
+      settings: { CORS_ORIGINS: "https://app.example.com", ...webhookSettings },
       // Next to no refill while the file runs, so that each request's cost shows.
       rateLimit: { perSecond: 0.001, burst: 100_000 }
     })
@@ -269,6 +275,30 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the webhooks A
     })
   )
 
+  it.effect("answers a test beyond the endpoint's attempts in flight 503 with Retry-After, and sends nothing", () =>
+    Effect.gen(function* () {
+      const held: Array<ServerResponse> = []
+      const target = yield* receiver((_, response) => held.push(response))
+      const created = yield* create({ url: target.url, event_types: ["receivable.created"] })
+      const first = yield* Effect.forkChild(call("POST", `/v1/webhook_endpoints/${created.id}/test`))
+      yield* eventually(
+        "the first test in flight",
+        Effect.sync(() => held.length === 1)
+      )
+      const second = yield* call("POST", `/v1/webhook_endpoints/${created.id}/test`)
+      assertError(second, 503, "api_error", "service_unavailable")
+      assert.strictEqual(second.headers.get("retry-after"), "5")
+      held[0]!.writeHead(200).end()
+      assert.strictEqual((yield* Fiber.join(first)).status, 200)
+      assert.lengthOf(target.received, 1)
+      const listed = yield* call("GET", `/v1/webhook_endpoints/${created.id}/deliveries`)
+      assert.lengthOf(listed.body.data, 1)
+      // Room again once the first has ended.
+      target.answer = (_, response) => response.writeHead(200).end()
+      assert.strictEqual((yield* call("POST", `/v1/webhook_endpoints/${created.id}/test`)).status, 200)
+    }).pipe(Effect.scoped)
+  )
+
   it.effect(
     "sends a test through the real delivery path: the answer is its attempt, the SDK verifies what arrived",
     () =>
@@ -286,6 +316,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the webhooks A
         })
         assert.lengthOf(tested.body.attempts, 1)
         assert.deepInclude(tested.body.attempts[0], {
+          trigger: "test",
           outcome: "succeeded",
           status_code: 200,
           error: null,
@@ -332,6 +363,13 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the webhooks A
         const retried = yield* call("POST", `/v1/webhook_deliveries/${tested.body.id}/retry`)
         assert.strictEqual(retried.status, 200, retried.text)
         assert.deepInclude(retried.body, { id: tested.body.id, status: "pending" })
+        assertError(
+          yield* call("POST", `/v1/webhook_deliveries/${tested.body.id}/retry`, { key: keys.managerB }),
+          404,
+          "invalid_request_error",
+          "resource_missing",
+          "id"
+        )
         assertError(
           yield* call("GET", `/v1/webhook_deliveries/${tested.body.id}`, { key: keys.managerB }),
           404,

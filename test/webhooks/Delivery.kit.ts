@@ -2,14 +2,16 @@
  * What a receiver sees, run on the memory store and on PostgreSQL: every event of a sync arrives,
  * its body the event exactly as `GET /v1/events/{id}` answers it, signed so that the
  * `standardwebhooks` package verifies it (beyond ASCII, and with both secrets while a rotation
- * overlaps); `webhook.test`; replay; an endpoint disabled by `410 Gone` that resumes when enabled;
- * and another organization's ids answered as unknown.
+ * overlaps); `webhook.test`; replay; each attempt's trigger; an endpoint disabled by `410 Gone`,
+ * told once in the organization's audit, that resumes when enabled; and another organization's ids
+ * answered as unknown.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted } from "effect"
 import { Webhook } from "standardwebhooks"
 import { toWire } from "../../core/domain/Events.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
+import { DashboardAuditLog } from "../../core/ports/DashboardAuditLog.ts"
 import { EventFeed } from "../../core/ports/EventFeed.ts"
 import type { PairStore } from "../../core/ports/PairStore.ts"
 import type { WebhookStore } from "../../core/ports/WebhookStore.ts"
@@ -37,7 +39,7 @@ const deliverAll = Effect.gen(function* () {
 
 export const describeDelivery = (
   name: string,
-  storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore, unknown>
+  storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore | DashboardAuditLog, unknown>
 ) =>
   withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer({ timeout: attemptTimeout })))), {
     excludeTestServices: true,
@@ -204,12 +206,26 @@ export const describeDelivery = (
           const endpoints = yield* WebhookEndpoints
           const hooks = yield* receiver((_, response) => response.writeHead(410).end())
           const pair = yield* harness.addPair({ dueInSeconds: 3600 })
-          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          // A token in the query is the receiver's secret: the audit names the endpoint without it.
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: `${hooks.url}?token=abc` })
           const tags = yield* syncEvents(pair, 3)
           yield* deliverAll
           const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
           assert.isFalse(disabled.enabled)
           assert.strictEqual(disabled.disabledReason, "gone")
+          // The organization is told once, by the service (no user), however many attempts saw 410.
+          const told = yield* (yield* DashboardAuditLog).search({ orgId: pair.orgId, limit: 10 })
+          assert.deepStrictEqual(
+            told.map(({ entry }) => [entry.user, entry.action, entry.subject, entry.clientAddress]),
+            [
+              [
+                { orgId: pair.orgId, userId: null },
+                "webhook_endpoint_disabled",
+                `${hooks.url}: it answered 410 Gone`,
+                null
+              ]
+            ]
+          )
           // The attempts in flight when the first 410 came (at most the cap), and no more: the
           // others wait for the endpoint.
           const attempted = hooks.received.length
@@ -222,6 +238,35 @@ export const describeDelivery = (
           yield* deliverAll
           const delivered = new Set(hooks.received.slice(attempted).map((r) => tagOf(r.body)))
           assert.deepStrictEqual([...delivered].sort(), [...tags, ...more].sort())
+        })
+      )
+    )
+
+    it.effect("each attempt says what made it: the feed, a retry asked for, a replay, a test", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          const hooks = yield* receiver((_, response) => response.writeHead(500).end())
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const since = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          yield* syncEvents(pair, 1)
+          yield* deliverAll
+          const [fromFeed] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
+          yield* endpoints.retry(pair.orgId, fromFeed!.id)
+          yield* deliverAll
+          const triggers = (id: string) =>
+            Effect.map(endpoints.delivery(pair.orgId, id), ({ attempts }) => attempts.map((a) => a.trigger))
+          assert.deepStrictEqual(yield* triggers(fromFeed!.id), ["scheduled", "manual_retry"])
+          yield* endpoints.replay(pair.orgId, endpoint.id, { since })
+          yield* deliverAll
+          const [replayed] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
+          assert.notStrictEqual(replayed!.id, fromFeed!.id)
+          assert.deepStrictEqual(yield* triggers(replayed!.id), ["replay"])
+          const tested = yield* endpoints.test(pair.orgId, endpoint.id)
+          assert.strictEqual(tested.attempt.trigger, "test")
+          assert.deepStrictEqual(yield* triggers(tested.delivery.id), ["test"])
         })
       )
     )
@@ -280,14 +325,8 @@ export const describeDelivery = (
             yield* notFound(endpoints.deliveries(other, endpoint.id, { limit: 10 })),
             "WebhookEndpointNotFound"
           )
-          assert.strictEqual(
-            yield* notFound(endpoints.delivery(other, endpoint.id, delivery!.id)),
-            "WebhookEndpointNotFound"
-          )
-          assert.strictEqual(
-            yield* notFound(endpoints.retry(other, endpoint.id, delivery!.id)),
-            "WebhookEndpointNotFound"
-          )
+          assert.strictEqual(yield* notFound(endpoints.delivery(other, delivery!.id)), "WebhookDeliveryNotFound")
+          assert.strictEqual(yield* notFound(endpoints.retry(other, delivery!.id)), "WebhookDeliveryNotFound")
           assert.strictEqual(yield* notFound(endpoints.remove(other, endpoint.id)), "WebhookEndpointNotFound")
           assert.lengthOf((yield* endpoints.list(other, { limit: 10 })).items, 0)
           assert.isTrue((yield* endpoints.get(pair.orgId, endpoint.id)).enabled)

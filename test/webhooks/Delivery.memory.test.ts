@@ -1,7 +1,5 @@
 /** What a receiver sees, with the memory store. */
-import { Layer } from "effect"
-import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
-import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
 import { describeDelivery } from "./Delivery.kit.ts"
+import { memoryStorage } from "./support/Services.ts"
 
-describeDelivery("memory", MemoryWebhookStore.layerMemory.pipe(Layer.provideMerge(MemoryHarness.layer)))
+describeDelivery("memory", memoryStorage)

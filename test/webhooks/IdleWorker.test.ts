@@ -8,8 +8,7 @@ import { TestClock } from "effect/testing"
 import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
 import { WebhookStore } from "../../core/ports/WebhookStore.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
-import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
-import { senderLayer, services, workerOptions } from "./support/Services.ts"
+import { memoryStorage, senderLayer, services, workerOptions } from "./support/Services.ts"
 
 let claims = 0
 
@@ -27,7 +26,7 @@ const counting = Layer.effect(
         })
     })
   })
-).pipe(Layer.provide(MemoryWebhookStore.layerMemory), Layer.provideMerge(MemoryHarness.layer))
+).pipe(Layer.provide(MemoryWebhookStore.layerMemory), Layer.provideMerge(memoryStorage))
 
 withLayer(services.pipe(Layer.provideMerge(Layer.merge(counting, senderLayer()))))("an idle webhook worker", (it) => {
   it.effect("claims once per poll interval, whatever its number of slots", () =>

@@ -5,20 +5,16 @@
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
-import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
 import { WebhookStore } from "../../core/ports/WebhookStore.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
-import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
 import { receiver } from "./support/Receiver.ts"
-import { senderLayer, services } from "./support/Services.ts"
-
-const storage = MemoryWebhookStore.layerMemory.pipe(Layer.provideMerge(MemoryHarness.layer))
+import { memoryStorage, senderLayer, services } from "./support/Services.ts"
 
 const tagOf = (effect: Effect.Effect<unknown, { readonly _tag: string }>) =>
   Effect.map(Effect.flip(effect), (error) => error._tag)
 
-withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer()))), { excludeTestServices: true })(
+withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, senderLayer()))), { excludeTestServices: true })(
   "webhook endpoints",
   (it) => {
     it.effect("a URL must be https at a public address; fields are checked", () =>
@@ -81,19 +77,17 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer())))
           const tested = yield* endpoints.test(org, endpoint.id)
           assert.strictEqual(tested.delivery.status, "pending")
           // Due in about 5 s by the schedule; a retry makes it due now.
-          const retried = yield* endpoints.retry(org, endpoint.id, tested.delivery.id)
+          const retried = yield* endpoints.retry(org, tested.delivery.id)
           assert.strictEqual(retried.status, "pending")
           assert.isTrue(DateTime.isLessThanOrEqualTo(retried.nextAttemptAt!, yield* DateTime.now))
           assert.isTrue(DateTime.isGreaterThan(tested.delivery.nextAttemptAt!, yield* DateTime.now))
-          const detail = yield* endpoints.delivery(org, endpoint.id, tested.delivery.id)
+          const detail = yield* endpoints.delivery(org, tested.delivery.id)
           assert.lengthOf(detail.attempts, 1)
           assert.strictEqual(detail.attempts[0]!.responseStatus, 503)
           yield* endpoints.remove(org, endpoint.id)
           assert.strictEqual(yield* tagOf(endpoints.get(org, endpoint.id)), "WebhookEndpointNotFound")
-          assert.strictEqual(
-            yield* tagOf(endpoints.delivery(org, endpoint.id, tested.delivery.id)),
-            "WebhookEndpointNotFound"
-          )
+          assert.strictEqual(yield* tagOf(endpoints.delivery(org, tested.delivery.id)), "WebhookDeliveryNotFound")
+          assert.strictEqual(yield* tagOf(endpoints.retry(org, tested.delivery.id)), "WebhookDeliveryNotFound")
         })
       )
     )

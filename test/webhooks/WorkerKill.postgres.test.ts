@@ -7,18 +7,16 @@ import { assert, layer as withLayer } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { TestClock } from "effect/testing"
-import * as PgWebhookStore from "../../adapters/postgres/PgWebhookStore.ts"
 import * as NodeWebhookCrypto from "../../adapters/webhooks/NodeWebhookCrypto.ts"
 import { WebhookCrypto } from "../../core/ports/WebhookCrypto.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
-import * as PostgresHarness from "../contracts/PairStore.postgresHarness.ts"
 import { spawnApp } from "../support/AppProcess.ts"
 import { eventually } from "../support/Eventually.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { ok, receiver } from "./support/Receiver.ts"
-import { senderLayer, workerOptions } from "./support/Services.ts"
+import { postgresStorage, senderLayer, workerOptions } from "./support/Services.ts"
 import { syncEvents, tagOf } from "./support/Sync.ts"
 
 const masterKey = randomBytes(32)
@@ -26,8 +24,7 @@ const masterKey = randomBytes(32)
 const services = WebhookEndpoints.layer.pipe(
   Layer.provideMerge(WebhookDelivery.layer),
   Layer.provideMerge(Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, masterKey]])))),
-  Layer.provideMerge(Layer.merge(PgWebhookStore.layer, senderLayer())),
-  Layer.provideMerge(PostgresHarness.layer)
+  Layer.provideMerge(Layer.merge(postgresStorage, senderLayer()))
 )
 
 withLayer(services, { timeout: 120_000, excludeTestServices: true })("a killed webhook worker", (it) => {

@@ -1,20 +1,20 @@
 /**
  * The worker's timing on `TestClock`, with a receiver that always fails: each attempt comes when
  * the schedule says (within its jitter) and not before, the delivery fails once the schedule is
- * exhausted, and an endpoint failing for 5 days is disabled; enabled again, what waited is sent.
+ * exhausted (each attempt after the first a `retry`), and an endpoint failing for 5 days is
+ * disabled, the organization told in its audit; enabled again, what waited is sent.
  * A rotated-out secret signs for 24 hours on the clock, and not a moment longer.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { TestClock } from "effect/testing"
 import { nextDelay, retryDelays } from "../../core/domain/WebhookSchedule.ts"
-import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
+import { DashboardAuditLog } from "../../core/ports/DashboardAuditLog.ts"
 import { WebhookSender } from "../../core/ports/WebhookSender.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
-import * as MemoryHarness from "../contracts/PairStore.memoryHarness.ts"
-import { services, workerOptions } from "./support/Services.ts"
+import { memoryStorage, services, workerOptions } from "./support/Services.ts"
 import { syncEvents } from "./support/Sync.ts"
 
 let answer = 500
@@ -34,9 +34,7 @@ const failingReceiver = Layer.succeed(
   })
 )
 
-const storage = MemoryWebhookStore.layerMemory.pipe(Layer.provideMerge(MemoryHarness.layer))
-
-withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver))))(
+withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingReceiver))))(
   "the webhook worker's timing",
   (it) => {
     it.effect(
@@ -75,6 +73,12 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver)
           const exhausted = yield* deliveryOf
           assert.strictEqual(exhausted.status, "failed")
           assert.isNull(exhausted.nextAttemptAt)
+          // The first attempt came from the feed, every later one from the schedule.
+          const { attempts } = yield* endpoints.delivery(pair.orgId, exhausted.id)
+          assert.deepStrictEqual(
+            attempts.map((a) => a.trigger),
+            ["scheduled", ...retryDelays.slice(1).map(() => "retry")]
+          )
           // About three days of failing so far: still enabled. A new event's attempt after 5 days of
           // failing disables the endpoint.
           assert.isTrue((yield* endpoints.get(pair.orgId, endpoint.id)).enabled)
@@ -85,6 +89,11 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, failingReceiver)
           const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
           assert.isFalse(disabled.enabled)
           assert.strictEqual(disabled.disabledReason, "failing")
+          const told = yield* (yield* DashboardAuditLog).search({ orgId: pair.orgId, limit: 10 })
+          assert.deepStrictEqual(
+            told.map(({ entry }) => [entry.user?.userId, entry.action, entry.subject]),
+            [[null, "webhook_endpoint_disabled", "https://hooks.example/in: it failed for 5 days"]]
+          )
           // Disabled, nothing is attempted, however long it waits; enabled again, what waited is sent.
           const sent = posted.length
           yield* TestClock.adjust(Duration.days(2))

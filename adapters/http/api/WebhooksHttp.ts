@@ -7,15 +7,15 @@ import { DateTime, Effect, Option, Redacted } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
-import { InvalidRequest, ResourceMissing } from "../../../core/api/Errors.ts"
+import { InvalidRequest, ResourceMissing, ServiceUnavailable } from "../../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../../core/api/Security.ts"
 import type * as Wire from "../../../core/api/WebhooksApi.ts"
-import type { OrgId } from "../../../core/domain/Ids.ts"
 import type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookDeliveryNotFound,
   WebhookEndpoint,
+  WebhookEndpointBusy,
   WebhookEndpointDisabled,
   WebhookEndpointNotFound,
   WebhookEndpointRejected,
@@ -60,6 +60,7 @@ export const deliveryWire = (delivery: WebhookDelivery) => ({
 
 export const attemptWire = (attempt: WebhookAttempt) => ({
   id: attempt.id,
+  trigger: attempt.trigger,
   attempted_at: DateTime.formatIso(attempt.startedAt),
   outcome: attempt.outcome,
   status_code: attempt.responseStatus,
@@ -118,6 +119,17 @@ const answerTo = (refusal: Refusal): InvalidRequest | ResourceMissing => {
 
 const answered = Effect.mapError(answerTo)
 
+// The endpoint's attempts in flight may end within seconds; a test waits at most its timeout.
+const busyRetryAfterSeconds = 5
+
+/** A test the endpoint's cap leaves no room for: 503, to be tried again shortly. */
+const busy = (refusal: WebhookEndpointBusy) =>
+  HttpServerResponse.setHeader(
+    json({ error: ServiceUnavailable.endpointBusy(refusal.id).error }).pipe(HttpServerResponse.setStatus(503)),
+    "retry-after",
+    String(busyRetryAfterSeconds)
+  )
+
 const instant = (field: string, text: string) =>
   Option.match(DateTime.make(text), {
     onNone: () =>
@@ -133,21 +145,6 @@ export const layer = HttpApiBuilder.group(
   Effect.fn(function* (handlers) {
     const webhooks = yield* WebhookEndpoints
     const org = Effect.map(CurrentPrincipal, (principal) => principal.orgId)
-
-    // The API names a delivery by its id alone; the service finds one under its endpoint, so the
-    // organization's endpoints are asked in turn (an organization has few).
-    const findDelivery = Effect.fn("WebhooksHttp.findDelivery")(function* (orgId: OrgId, id: string) {
-      let after: string | undefined
-      for (;;) {
-        const page = yield* webhooks.list(orgId, { after, limit: 100 })
-        for (const endpoint of page.items) {
-          const found = yield* Effect.option(webhooks.delivery(orgId, endpoint.id, id))
-          if (Option.isSome(found)) return { endpointId: endpoint.id, ...found.value }
-        }
-        if (!page.hasMore || page.items.length === 0) return yield* notFound("webhook delivery", id)
-        after = page.items[page.items.length - 1]!.id
-      }
-    })
 
     return handlers
       .handle("create", ({ payload }) =>
@@ -202,8 +199,11 @@ export const layer = HttpApiBuilder.group(
       )
       .handle("test", ({ params }) =>
         Effect.gen(function* () {
-          const { delivery, attempt } = yield* webhooks.test(yield* org, params.id).pipe(answered)
-          return json(withAttempts(delivery, [attempt]))
+          return yield* webhooks.test(yield* org, params.id).pipe(
+            Effect.map(({ delivery, attempt }) => json(withAttempts(delivery, [attempt]))),
+            Effect.catchTag("WebhookEndpointBusy", (refusal) => Effect.succeed(busy(refusal))),
+            answered
+          )
         })
       )
       .handle("replay", ({ params, payload }) =>
@@ -229,15 +229,13 @@ export const layer = HttpApiBuilder.group(
       )
       .handle("delivery", ({ params }) =>
         Effect.gen(function* () {
-          const { delivery, attempts } = yield* findDelivery(yield* org, params.id)
+          const { delivery, attempts } = yield* webhooks.delivery(yield* org, params.id).pipe(answered)
           return json(withAttempts(delivery, attempts))
         })
       )
       .handle("retry", ({ params }) =>
         Effect.gen(function* () {
-          const orgId = yield* org
-          const { endpointId } = yield* findDelivery(orgId, params.id)
-          const delivery = yield* webhooks.retry(orgId, endpointId, params.id).pipe(answered)
+          const delivery = yield* webhooks.retry(yield* org, params.id).pipe(answered)
           return json(deliveryWire(delivery))
         })
       )

@@ -47,9 +47,9 @@ export const actionsLink = (
 
 export const actionLabel = (action: DashboardAction) => action.replaceAll("_", " ")
 
-/** The user who acted, as the page and the CSV name them. */
+/** The user who acted, as the page and the CSV name them; the service when it acted itself. */
 export const actorName = (entry: DashboardAuditEntry, names: Names) =>
-  entry.user === null ? "(no account)" : names(entry.user.userId)
+  entry.user === null ? "(no account)" : entry.user.userId === null ? "the service" : names(entry.user.userId)
 
 export interface ActionsView {
   readonly filters: ActionFilterFields

@@ -5,6 +5,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { HttpRouter } from "effect/http"
+import { WebhookDeliveryNotFound } from "../../../core/domain/Webhooks.ts"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import { deliveryPage, deliveryPath } from "./WebhookEndpointPages.ts"
@@ -40,7 +41,14 @@ export const register = Effect.fnUntraced(function* (
         Effect.catchTags({
           WebhookEndpointNotFound: () => Effect.succeed(notFound),
           WebhookEndpointDisabled: ({ id }) =>
-            refusedOnEndpoint(session, id, "Not sent: the endpoint is disabled; enable it first.", 409)
+            refusedOnEndpoint(session, id, "Not sent: the endpoint is disabled; enable it first.", 409),
+          WebhookEndpointBusy: ({ id }) =>
+            refusedOnEndpoint(
+              session,
+              id,
+              "Not sent: the endpoint already has as many deliveries in flight as it may; try again in a few seconds.",
+              503
+            )
         })
       )
     )
@@ -82,13 +90,21 @@ export const register = Effect.fnUntraced(function* (
     )
   )
 
+  // A delivery is found by its id alone; the page's address also names its endpoint, which must match.
+  const deliveryOf = (org: CurrentSession["user"]["orgId"], endpointId: string, deliveryId: string) =>
+    Effect.filterOrFail(
+      endpoints.delivery(org, deliveryId),
+      (found) => found.delivery.endpointId === endpointId,
+      () => new WebhookDeliveryNotFound({ id: deliveryId })
+    )
+
   const deliveryView = (session: CurrentSession, options: { readonly problem?: string } = {}) =>
     Effect.gen(function* () {
       const { request } = yield* context
       const params = yield* HttpRouter.params
       const org = session.user.orgId
       const endpoint = yield* endpoints.get(org, params.id ?? "")
-      const { delivery, attempts } = yield* endpoints.delivery(org, endpoint.id, params.delivery ?? "")
+      const { delivery, attempts } = yield* deliveryOf(org, endpoint.id, params.delivery ?? "")
       const query = queryOf(request)
       const last = attempts.at(-1)
       const notice = query.has("tested")
@@ -123,12 +139,12 @@ export const register = Effect.fnUntraced(function* (
     adminChange((org, audit, _field, session) =>
       Effect.gen(function* () {
         const params = yield* HttpRouter.params
-        const retried = yield* endpoints.retry(org, params.id ?? "", params.delivery ?? "")
+        const { delivery } = yield* deliveryOf(org, params.id ?? "", params.delivery ?? "")
+        const retried = yield* endpoints.retry(org, delivery.id)
         yield* audit("webhook_delivery_retried", retried.id)
         return seeOther(`${deliveryPath(retried.endpointId, retried.id)}?retried`)
       }).pipe(
         Effect.catchTags({
-          WebhookEndpointNotFound: () => Effect.succeed(notFound),
           WebhookDeliveryNotFound: () => Effect.succeed(notFound),
           WebhookEndpointDisabled: () =>
             deliveryAnswer(session, 409, { problem: "Not retried: the endpoint is disabled; enable it first." })

@@ -6,6 +6,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Layer } from "effect"
+import * as PgDashboardAuditLog from "../../../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgWebhookOverview from "../../../adapters/postgres/PgWebhookOverview.ts"
 import * as PgWebhookStore from "../../../adapters/postgres/PgWebhookStore.ts"
 import { recentAttempts, WebhookOverview } from "../../../core/ports/WebhookOverview.ts"
@@ -18,7 +19,7 @@ import { syncEvents } from "../../webhooks/support/Sync.ts"
 
 const TestLayer = PgWebhookOverview.layer.pipe(
   Layer.provideMerge(services),
-  Layer.provideMerge(Layer.merge(PgWebhookStore.layer, senderLayer())),
+  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, PgDashboardAuditLog.layer, senderLayer())),
   Layer.provideMerge(PostgresHarness.layer)
 )
 

@@ -1,17 +1,24 @@
 /**
  * The webhook services as tests run them: the management service and the worker over whichever
  * store the test gives, with the Node crypto under a fresh master key and the Node sender allowed
- * to reach receivers on 127.0.0.1 (as `WEBHOOK_ALLOWED_HOSTS=127.0.0.1` allows them).
+ * to reach receivers on 127.0.0.1 (as `WEBHOOK_ALLOWED_HOSTS=127.0.0.1` allows them); the stores
+ * with the dashboard's audit beside them (memory or PostgreSQL), over the pairs' harness.
  */
 import { randomBytes } from "node:crypto"
 import { Duration, Layer } from "effect"
+import * as PgDashboardAuditLog from "../../../adapters/postgres/PgDashboardAuditLog.ts"
+import * as PgWebhookStore from "../../../adapters/postgres/PgWebhookStore.ts"
 import * as NodeWebhookCrypto from "../../../adapters/webhooks/NodeWebhookCrypto.ts"
 import * as NodeWebhookSender from "../../../adapters/webhooks/NodeWebhookSender.ts"
 import { type Allowance, parseAllowance } from "../../../adapters/webhooks/OutboundPolicy.ts"
+import * as MemoryDashboardAuditLog from "../../../core/memory/DashboardAuditLog.ts"
+import * as MemoryWebhookStore from "../../../core/memory/WebhookStore.ts"
 import { WebhookCrypto } from "../../../core/ports/WebhookCrypto.ts"
 import { WebhookSender } from "../../../core/ports/WebhookSender.ts"
 import { type DeliveryOptions, WebhookDelivery } from "../../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
+import * as MemoryHarness from "../../contracts/PairStore.memoryHarness.ts"
+import * as PostgresHarness from "../../contracts/PairStore.postgresHarness.ts"
 
 export const loopback = parseAllowance("127.0.0.1") as Allowance
 
@@ -34,3 +41,13 @@ export const workerOptions = (overrides: Partial<DeliveryOptions> = {}): Deliver
   pollInterval: Duration.millis(20),
   ...overrides
 })
+
+/** The memory store and dashboard audit, over the memory pairs' harness and its state. */
+export const memoryStorage = Layer.merge(MemoryWebhookStore.layerMemory, MemoryDashboardAuditLog.layerMemory).pipe(
+  Layer.provideMerge(MemoryHarness.layer)
+)
+
+/** The PostgreSQL store and dashboard audit, over the PostgreSQL pairs' harness and its test database. */
+export const postgresStorage = Layer.merge(PgWebhookStore.layer, PgDashboardAuditLog.layer).pipe(
+  Layer.provideMerge(PostgresHarness.layer)
+)
