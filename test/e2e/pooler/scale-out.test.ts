@@ -15,7 +15,6 @@ import { SqlClient } from "effect/sql"
 import { revocationChannel } from "../../../adapters/postgres/PgApiKeyStore.ts"
 import { AccountsLive } from "../../../app/Layers.ts"
 import { PartnerReceivables } from "../../../client/src/mod.ts"
-import { makeApiKey, secretBytes } from "../../../core/domain/ApiKey.ts"
 import { defaultChunkSize } from "../../../core/services/SyncEngine.ts"
 import { run, signedIn } from "../../support/DashboardClient.ts"
 import { eventually } from "../../support/Eventually.ts"
@@ -23,6 +22,7 @@ import { json, mockPortal } from "../../support/MockPortal.ts"
 import { byId, consumer, fullLoad } from "../../support/SdkCopy.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 import * as Cluster from "./Cluster.ts"
+import { newOrganization } from "./Organizations.ts"
 
 class Running extends Context.Service<Running, Cluster.Cluster>()("test/PoolerCluster") {}
 
@@ -88,16 +88,6 @@ const crashConfig = (origin: string) => ({
   decimalSeparator: ".",
   dateOrder: "YMD"
 })
-
-const newOrganization = (name: string, keySeed: number) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(keySeed))
-    const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES (${name}) RETURNING id`
-    yield* sql`INSERT INTO api_keys (org_id, key_hash, display_start)
-      VALUES (${org!.id}, sha256(convert_to(${key}, 'UTF8')), ${key.slice(0, 12)})`
-    return { orgId: org!.id, key }
-  }).pipe(Effect.orDie)
 
 layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("behind PgBouncer in transaction mode", (it) => {
   it.effect("a key revoked through one API process is refused by the others once the revocation is announced", () =>
