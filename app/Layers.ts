@@ -52,9 +52,9 @@ import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../core/services/WebhookEndpoints.ts"
 
-/** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them. */
+/** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them (its `VerifiedKeys` for the API). */
 const ApiKeysLive = ApiKeys.layer.pipe(
-  Layer.provide(VerifiedKeyCache.layer),
+  Layer.provideMerge(VerifiedKeyCache.layer),
   Layer.provide([PgApiKeyStore.layer, PgKeyUsageStore.layer, NodeCrypto.layerDigest, SecureRandom.layerWebCrypto])
 )
 

@@ -1,6 +1,6 @@
 /**
  * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request (a
- * key's limit and its organization's together), so
+ * key's limit and its organization's together, and whether the key is revoked by now), so
  * that every process on the database counts against the same limits. The statement is the twin of
  * `take` in `core/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
  * process), moves the TAT on when the request passes and returns it with the decision; the
@@ -10,7 +10,13 @@
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
 import * as RateLimit from "../../core/domain/RateLimit.ts"
-import { type NamedLimit, RateLimitStore, RateLimitStoreUnavailable } from "../../core/ports/RateLimitStore.ts"
+import {
+  type KeyRef,
+  type KeyStep,
+  type NamedLimit,
+  RateLimitStore,
+  RateLimitStoreUnavailable
+} from "../../core/ports/RateLimitStore.ts"
 import { innermostMessage } from "./Database.ts"
 
 /** The database's clock in epoch milliseconds; `clock_timestamp()`, not the transaction's start. */
@@ -57,26 +63,38 @@ export const takeStatement = (
     WITH arrival AS (SELECT ${now} AS now_ms), taken AS (${upsert(sql, name, policy, sql`arrival`)})
     SELECT tat_ms, admitted, (SELECT now_ms FROM arrival) AS now_ms FROM taken`
 
-/** Two limits in one statement, at one instant: the second is asked only if the first admitted. */
-export const takeBothStatement = (
+/**
+ * A key's request against two limits in one statement, at one instant: nothing is taken when the
+ * key is found revoked (its row, by id and organization, in the statement's snapshot: a revocation
+ * committed before the request arrived is seen), and the second is asked only if the first admitted.
+ * The key's row is one primary-key probe; see `bench/scale/limiter.ts` for its cost.
+ */
+export const takeForKeyStatement = (
   sql: SqlClient.SqlClient,
+  key: KeyRef,
   first: NamedLimit,
   second: NamedLimit,
   now: ReturnType<typeof databaseClock>
 ) =>
   sql<{
-    tat_ms: number
-    admitted: boolean
+    revoked: boolean
+    tat_ms: number | null
+    admitted: boolean | null
     second_tat_ms: number | null
     second_admitted: boolean | null
     now_ms: number
   }>`
-    WITH arrival AS (SELECT ${now} AS now_ms),
-      first AS (${upsert(sql, first.name, first.policy, sql`arrival`)}),
+    WITH arrival AS (
+        SELECT ${now} AS now_ms, EXISTS (
+          SELECT 1 FROM api_keys
+          WHERE id = ${key.keyId}::uuid AND org_id = ${key.orgId}::uuid AND revoked_at IS NOT NULL
+        ) AS revoked
+      ),
+      first AS (${upsert(sql, first.name, first.policy, sql`arrival WHERE NOT arrival.revoked`)}),
       second AS (${upsert(sql, second.name, second.policy, sql`arrival, first WHERE first.admitted`)})
-    SELECT first.tat_ms, first.admitted, second.tat_ms AS second_tat_ms, second.admitted AS second_admitted,
-      (SELECT now_ms FROM arrival) AS now_ms
-    FROM first LEFT JOIN second ON true`
+    SELECT arrival.revoked, first.tat_ms, first.admitted, second.tat_ms AS second_tat_ms,
+      second.admitted AS second_admitted, arrival.now_ms
+    FROM arrival LEFT JOIN first ON true LEFT JOIN second ON true`
 
 /** Removes the limits that are full again: a missing row is a full limit, so nothing changes. */
 export const sweep = (sql: SqlClient.SqlClient) => sql`DELETE FROM rate_limits WHERE tat_ms < ${databaseClock(sql)}`
@@ -100,17 +118,21 @@ export const layer = Layer.effect(
           Effect.map(([row]) => RateLimit.standing(policy, row!.admitted, row!.tat_ms, row!.now_ms)),
           Effect.withSpan("PgRateLimitStore.take")
         ),
-      takeBoth: (first, second) =>
-        takeBothStatement(sql, first, second, databaseClock(sql)).pipe(
+      takeForKey: (key, first, second) =>
+        takeForKeyStatement(sql, key, first, second, databaseClock(sql)).pipe(
           Effect.mapError(unavailable),
-          Effect.map(([row]) => ({
-            first: RateLimit.standing(first.policy, row!.admitted, row!.tat_ms, row!.now_ms),
-            second:
-              row!.second_admitted === null || row!.second_tat_ms === null
-                ? undefined
-                : RateLimit.standing(second.policy, row!.second_admitted, row!.second_tat_ms, row!.now_ms)
-          })),
-          Effect.withSpan("PgRateLimitStore.takeBoth")
+          Effect.map(([row]): KeyStep => {
+            if (row!.revoked || row!.admitted === null || row!.tat_ms === null) return { _tag: "Revoked" }
+            return {
+              _tag: "Taken",
+              first: RateLimit.standing(first.policy, row!.admitted, row!.tat_ms, row!.now_ms),
+              second:
+                row!.second_admitted === null || row!.second_tat_ms === null
+                  ? undefined
+                  : RateLimit.standing(second.policy, row!.second_admitted, row!.second_tat_ms, row!.now_ms)
+            }
+          }),
+          Effect.withSpan("PgRateLimitStore.takeForKey")
         )
     })
   })

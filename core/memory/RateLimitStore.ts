@@ -7,7 +7,7 @@
  */
 import { Clock, Effect, Layer } from "effect"
 import * as RateLimit from "../domain/RateLimit.ts"
-import { RateLimitStore } from "../ports/RateLimitStore.ts"
+import { type KeyStep, RateLimitStore } from "../ports/RateLimitStore.ts"
 import { MemoryState } from "./MemoryState.ts"
 
 /** Limits held before the full ones are forgotten. */
@@ -28,11 +28,18 @@ export const layerMemory: Layer.Layer<RateLimitStore, never, MemoryState> = Laye
       })
     return RateLimitStore.of({
       take,
-      takeBoth: (first, second) =>
-        Effect.flatMap(take(first.name, first.policy), (decided) =>
-          decided.allowed
-            ? Effect.map(take(second.name, second.policy), (then) => ({ first: decided, second: then }))
-            : Effect.succeed({ first: decided, second: undefined as RateLimit.Decision | undefined })
+      // One process: a revocation has already reached its cache of verified keys.
+      takeForKey: (_key, first, second) =>
+        Effect.flatMap(
+          take(first.name, first.policy),
+          (decided): Effect.Effect<KeyStep> =>
+            decided.allowed
+              ? Effect.map(take(second.name, second.policy), (then) => ({
+                  _tag: "Taken",
+                  first: decided,
+                  second: then
+                }))
+              : Effect.succeed({ _tag: "Taken", first: decided, second: undefined })
         )
     })
   })

@@ -3,9 +3,11 @@
  * need no lookup: only a live key is kept, for `KEY_CACHE_SECONDS` (default 10; 0 turns it off).
  * The cache holds only while the store's revocation feed is joined: an announced revocation drops
  * the key at once, and while the feed is not joined (not yet, or lost) the cache is empty and
- * bypassed, so that a missed announcement never keeps a revoked key alive. Depends on the port.
+ * bypassed, so that a missed announcement never keeps a revoked key alive. Whoever finds a cached key
+ * revoked before its announcement arrives (the shared rate limits' statement) drops it through
+ * `VerifiedKeys`. Depends on the port.
  */
-import { Clock, Config, Duration, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
+import { Clock, Config, Context, Duration, Effect, Layer, Option, Schedule, Schema, Stream } from "effect"
 import { Hex } from "effect/encoding"
 import type { OrgId } from "../domain/Ids.ts"
 import { ApiKeyStore, RevocationFeedLost, type StoredKey } from "../ports/ApiKeyStore.ts"
@@ -15,11 +17,21 @@ export const ttlSeconds = Config.schema(
   "KEY_CACHE_SECONDS"
 ).pipe(Config.withDefault(10))
 
+/** The cache as its users outside the store see it. */
+export class VerifiedKeys extends Context.Service<
+  VerifiedKeys,
+  {
+    /** Drops the key, found revoked elsewhere, so that its next lookup reads the store. */
+    readonly forget: (keyId: string) => Effect.Effect<void>
+  }
+>()("core/VerifiedKeys") {}
+
 export interface CachedStore {
   /** The store, with `findByHash` answered from the cache where it may be. */
   readonly store: ApiKeyStore["Service"]
   /** Whether revocations are being received, and the cache therefore in use. */
   readonly listening: Effect.Effect<boolean>
+  readonly verified: VerifiedKeys["Service"]
 }
 
 // Rejoining a lost feed: at once at first, then at most every 10 seconds.
@@ -28,7 +40,13 @@ const rejoin = Schedule.min([Schedule.exponential("100 millis"), Schedule.spaced
 /** A cache around `store`, joined to its revocation feed for as long as the enclosing scope lasts. */
 export const make = Effect.fnUntraced(function* (store: ApiKeyStore["Service"], ttl: Duration.Input) {
   const ttlMillis = Duration.toMillis(ttl)
-  if (ttlMillis <= 0) return { store, listening: Effect.succeed(false) } satisfies CachedStore
+  if (ttlMillis <= 0) {
+    return {
+      store,
+      listening: Effect.succeed(false),
+      verified: VerifiedKeys.of({ forget: () => Effect.void })
+    } satisfies CachedStore
+  }
 
   const entries = new Map<string, { readonly key: StoredKey; readonly expiresAt: number }>()
   let listening = false
@@ -85,17 +103,17 @@ export const make = Effect.fnUntraced(function* (store: ApiKeyStore["Service"], 
 
   return {
     store: ApiKeyStore.of({ ...store, findByHash, revoke, revokeActive }),
-    listening: Effect.sync(() => listening)
+    listening: Effect.sync(() => listening),
+    verified: VerifiedKeys.of({ forget: (keyId) => Effect.sync(() => forget(keyId)) })
   } satisfies CachedStore
 })
 
-/** The cache around the `ApiKeyStore` provided, keeping keys for `ttl`. */
+/** The cache around the `ApiKeyStore` provided, keeping keys for `ttl`: the cached store and `VerifiedKeys`. */
 export const layerWith = (options: { readonly ttl: Duration.Input }) =>
-  Layer.effect(
-    ApiKeyStore,
+  Layer.effectContext(
     Effect.gen(function* () {
       const cached = yield* make(yield* ApiKeyStore, options.ttl)
-      return cached.store
+      return Context.make(ApiKeyStore, cached.store).pipe(Context.add(VerifiedKeys, cached.verified))
     })
   )
 

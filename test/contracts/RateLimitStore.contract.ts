@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import fc from "fast-check"
-import { RateLimitStore } from "../../core/ports/RateLimitStore.ts"
+import { type KeyStep, RateLimitStore } from "../../core/ports/RateLimitStore.ts"
 
 const slow = (burst: number) => ({ perSecond: 0.001, burst })
 
@@ -77,12 +77,20 @@ export const describeRateLimitStore = (name: string, storage: Layer.Layer<RateLi
       })
     )
 
-    it.effect("two limits in one step: the second is taken only while the first lets requests through", () =>
+    it.effect("a key's two limits in one step: the second is taken only while the first lets requests through", () =>
       Effect.gen(function* () {
         const store = yield* RateLimitStore
-        const key = { name: `key:${randomUUID()}`, policy: slow(2) }
-        const organization = { name: `org:${randomUUID()}`, policy: slow(3) }
-        const both = yield* Effect.forEach([1, 2, 3], () => store.takeBoth(key, organization))
+        // A key no store has found revoked: its limits are taken.
+        const owner = { keyId: randomUUID(), orgId: randomUUID() }
+        const key = { name: owner.keyId, policy: slow(2) }
+        const organization = { name: `org:${owner.orgId}`, policy: slow(3) }
+        const taken = (step: KeyStep) => {
+          assert.strictEqual(step._tag, "Taken")
+          return step as Extract<KeyStep, { _tag: "Taken" }>
+        }
+        const both = yield* Effect.forEach([1, 2, 3], () =>
+          Effect.map(store.takeForKey(owner, key, organization), taken)
+        )
         assert.deepStrictEqual(
           both.map(({ first, second }) => [first.allowed, first.remaining, second?.allowed, second?.remaining]),
           [
@@ -92,7 +100,8 @@ export const describeRateLimitStore = (name: string, storage: Layer.Layer<RateLi
           ]
         )
         // The refused third spent nothing of the organization's limit: one place is left.
-        const other = yield* store.takeBoth({ name: `key:${randomUUID()}`, policy: slow(2) }, organization)
+        const another = { keyId: randomUUID(), orgId: owner.orgId }
+        const other = taken(yield* store.takeForKey(another, { name: another.keyId, policy: slow(2) }, organization))
         assert.deepStrictEqual([other.second?.allowed, other.second?.remaining], [true, 0])
       })
     )

@@ -1,6 +1,7 @@
 /**
  * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
- * a known, live key is `api_key_invalid` or `api_key_revoked`; a key over its rate limit, then
+ * a known, live key is `api_key_invalid` or `api_key_revoked` (also a key the shared limits'
+ * statement finds revoked since it was verified: dropped from the cache); a key over its rate limit, then
  * over its organization's (all its keys together: the organization's own limit, verified with the
  * key, or the default), or with too many requests in flight (its own or its organization's,
  * `InFlight`), is 429. The `RateLimit-*` headers report the tighter of the two limits.
@@ -8,7 +9,7 @@
  * and noted on the request (`CurrentRequest`) for the audit log and the rate-limit headers.
  * A group that needs a permission refuses a key without it with 403 (`webhooksPermission`).
  */
-import { ByteSize, Effect, Layer, Redacted } from "effect"
+import { ByteSize, Effect, Layer, Option, Redacted } from "effect"
 import { HttpIncomingMessage, HttpServerError, HttpServerRequest } from "effect/http"
 import { AuthenticationFailed, InvalidRequest, PermissionDenied, RateLimited } from "../../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
@@ -16,6 +17,7 @@ import { WebhooksPermission } from "../../../core/api/WebhooksApi.ts"
 import type { OrgId } from "../../../core/domain/Ids.ts"
 import type { Decision, RateLimitPolicy } from "../../../core/domain/RateLimit.ts"
 import { ApiKeys, type KeyOwner } from "../../../core/services/ApiKeys.ts"
+import { VerifiedKeys } from "../../../core/services/VerifiedKeyCache.ts"
 import { CurrentRequest, type RateLimitState } from "../pipeline/RequestContext.ts"
 import { InFlight } from "./InFlight.ts"
 import { RateLimiter } from "./RateLimiter.ts"
@@ -45,6 +47,8 @@ export const layer = Layer.effect(
     const keys = yield* ApiKeys
     const limiter = yield* RateLimiter
     const inFlight = yield* InFlight
+    // The cache of verified keys, where the key policy has one, to drop a key found revoked.
+    const verified = yield* Effect.serviceOption(VerifiedKeys)
     return Authorization.of({
       bearer: Effect.fn("Authorization.bearer")(function* (httpEffect, { credential }) {
         const request = yield* HttpServerRequest.HttpServerRequest
@@ -60,15 +64,22 @@ export const layer = Layer.effect(
           })
         )
         state.owner = owner
-        state.authenticated = true
         // The organization's limit is taken only once the key's own let the request through, so a
-        // key held back by its own limit spends nothing of its organization's.
+        // key held back by its own limit spends nothing of its organization's. With the shared
+        // store the same statement finds a key another process revoked since this one verified
+        // (and cached) it: refused now, not once the revocation's announcement arrives.
         const orgPolicy = owner.orgRateLimit ?? limiter.organizationPolicy
-        const { key: decision, organization: orgDecision } = yield* limiter.takeKeyAndOrganization(
-          owner.keyId,
-          owner.orgId,
-          orgPolicy
-        )
+        const { key: decision, organization: orgDecision } = yield* limiter
+          .takeKeyAndOrganization(owner.keyId, owner.orgId, orgPolicy)
+          .pipe(
+            Effect.catchTag("KeyFoundRevoked", () =>
+              Effect.andThen(
+                Option.match(verified, { onNone: () => Effect.void, onSome: (cache) => cache.forget(owner.keyId) }),
+                Effect.fail(AuthenticationFailed.of("api_key_revoked"))
+              )
+            )
+          )
+        state.authenticated = true
         const byKey = standing(limiter.policy, decision)
         state.rateLimit = byKey
         if (!decision.allowed || orgDecision === undefined) return yield* RateLimited.of(decision.retryAfterSeconds)

@@ -15,6 +15,9 @@ import type * as RateLimit from "../../../core/domain/RateLimit.ts"
 import { layerOwnState as memoryStore } from "../../../core/memory/RateLimitStore.ts"
 import { RateLimitStore } from "../../../core/ports/RateLimitStore.ts"
 
+/** The shared store found the key revoked when its request arrived: however recently it was verified. */
+export class KeyFoundRevoked extends Schema.TaggedError<KeyFoundRevoked>()("KeyFoundRevoked", {}) {}
+
 export class RateLimiter extends Context.Service<
   RateLimiter,
   {
@@ -29,13 +32,17 @@ export class RateLimiter extends Context.Service<
     /**
      * Takes from a key's limit and then, only if that one let the request through, from its
      * organization's under `organizationPolicy` (its own limit, or the default): one step, one
-     * statement with the shared store.
+     * statement with the shared store, which also finds a key revoked meanwhile by any process
+     * (`KeyFoundRevoked`, nothing taken).
      */
     readonly takeKeyAndOrganization: (
       keyId: string,
       orgId: string,
       organizationPolicy: RateLimit.RateLimitPolicy
-    ) => Effect.Effect<{ readonly key: RateLimit.Decision; readonly organization: RateLimit.Decision | undefined }>
+    ) => Effect.Effect<
+      { readonly key: RateLimit.Decision; readonly organization: RateLimit.Decision | undefined },
+      KeyFoundRevoked
+    >
   }
 >()("adapters/http/RateLimiter") {}
 
@@ -85,9 +92,16 @@ export const makeOver = (limits: RateLimit.RateLimitPolicy, organizationLimits: 
       takeKeyAndOrganization: (keyId, orgId, under) => {
         const key = { name: keyId, policy: limits }
         const organization = { name: `org:${orgId}`, policy: under }
-        return store.takeBoth(key, organization).pipe(
-          Effect.catchTag("RateLimitStoreUnavailable", () => Effect.orDie(local.takeBoth(key, organization))),
-          Effect.map(({ first, second }) => ({ key: first, organization: second }))
+        const owner = { keyId, orgId }
+        return store.takeForKey(owner, key, organization).pipe(
+          // The local twin cannot tell a revoked key: until the store answers again, revocations
+          // reach this process by their announcement, as the cache of verified keys receives them.
+          Effect.catchTag("RateLimitStoreUnavailable", () => Effect.orDie(local.takeForKey(owner, key, organization))),
+          Effect.flatMap((step) =>
+            step._tag === "Revoked"
+              ? Effect.fail(new KeyFoundRevoked())
+              : Effect.succeed({ key: step.first, organization: step.second })
+          )
         )
       }
     })

@@ -15,7 +15,7 @@ const unreachable = Layer.succeed(
   RateLimitStore,
   RateLimitStore.of({
     take: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" })),
-    takeBoth: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" }))
+    takeForKey: () => Effect.fail(new RateLimitStoreUnavailable({ message: "connection refused" }))
   })
 )
 

@@ -1,15 +1,18 @@
 /**
  * The statement of `PgRateLimitStore` against the arithmetic it twins (`core/domain/RateLimit.ts`):
  * on random policies and schedules, given the same instants, it passes and refuses the same
- * requests and leaves the same TAT, to the bit. And the sweep forgets only limits that are full.
+ * requests and leaves the same TAT, to the bit. A key's step finds a key revoked by then and takes
+ * nothing. And the sweep forgets only limits that are full.
  */
 import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
+import * as PgRateLimitStore from "../../../adapters/postgres/PgRateLimitStore.ts"
 import { databaseClock, sweep, takeStatement } from "../../../adapters/postgres/PgRateLimitStore.ts"
 import * as RateLimit from "../../../core/domain/RateLimit.ts"
+import { RateLimitStore } from "../../../core/ports/RateLimitStore.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const schedule = fc.record({
@@ -48,6 +51,36 @@ layer(TestDatabase.layer, { timeout: 120_000 })("PgRateLimitStore", (it) => {
       )
       yield* Effect.promise(() => fc.assert(property, { numRuns: 60 }))
     })
+  )
+
+  it.effect("a key's step takes its limits while the key is live, and nothing once it is revoked", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const store = yield* Effect.provide(Effect.service(RateLimitStore), PgRateLimitStore.layer)
+      const [org] = yield* sql<{
+        id: string
+      }>`INSERT INTO organizations (name) VALUES ('Revoked meanwhile') RETURNING id`
+      const [key] = yield* sql<{ id: string }>`INSERT INTO api_keys (org_id, key_hash, display_start)
+        VALUES (${org!.id}, sha256(convert_to(${randomUUID()}, 'UTF8')), 'pr_live_revo') RETURNING id`
+      const owner = { keyId: key!.id, orgId: org!.id }
+      const limits = [
+        { name: owner.keyId, policy: { perSecond: 0.001, burst: 5 } },
+        { name: `org:${owner.orgId}`, policy: { perSecond: 0.001, burst: 5 } }
+      ] as const
+      const taken = yield* store.takeForKey(owner, ...limits)
+      assert.strictEqual(taken._tag, "Taken")
+      const tats = sql<{ name: string; tat_ms: number }>`
+        SELECT name, tat_ms FROM rate_limits WHERE name IN (${limits[0].name}, ${limits[1].name}) ORDER BY name`
+      const before = yield* tats
+      assert.strictEqual(before.length, 2)
+
+      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${owner.keyId}`
+      assert.deepStrictEqual(yield* store.takeForKey(owner, ...limits), { _tag: "Revoked" })
+      assert.deepStrictEqual(yield* tats, before, "nothing taken by the revoked key")
+      // Another organization's key of the same id is not this one: only the key's own row counts.
+      const elsewhere = yield* store.takeForKey({ keyId: owner.keyId, orgId: randomUUID() }, ...limits)
+      assert.strictEqual(elsewhere._tag, "Taken")
+    }).pipe(Effect.scoped)
   )
 
   it.effect("the sweep removes the limits that are full again, and only those", () =>

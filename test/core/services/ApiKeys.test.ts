@@ -112,6 +112,7 @@ const setup = (ttl: Duration.Input = "10 seconds") =>
       org,
       feed,
       listening: cached.listening,
+      verified: cached.verified,
       untilListening: until("listening", cached.listening),
       untilDeaf: until(
         "deaf",
@@ -249,6 +250,28 @@ describe("ApiKeys over the cache of verified keys", () => {
         yield* Effect.yieldNow
       }
       assert.strictEqual(feed.lookups, 3)
+    })
+  )
+
+  it.effect("a key found revoked elsewhere before its announcement is dropped through VerifiedKeys", () =>
+    Effect.gen(function* () {
+      const { keys, raw, org, feed, verified, untilListening } = yield* setup()
+      yield* untilListening
+      const { key, record } = yield* keys.create(org.id, "a")
+      yield* Effect.forEach([key, key], keys.verify)
+      assert.strictEqual(feed.lookups, 1)
+      // Revoked with its announcement lost: the cache would answer from memory until its time is up,
+      feed.mute = true
+      yield* raw.revoke(record.id)
+      assert.deepStrictEqual(yield* keys.verify(key), { keyId: record.id, orgId: org.id })
+      // until whoever found the key revoked drops it: the next verify reads the store and refuses.
+      yield* verified.forget(record.id)
+      const refused = rejection(yield* Effect.exit(keys.verify(key)))
+      assert.deepStrictEqual(
+        { ...refused },
+        { _tag: "ApiKeyRejected", reason: "revoked", keyId: record.id, orgId: org.id }
+      )
+      assert.strictEqual(feed.lookups, 2)
     })
   )
 

@@ -13,6 +13,8 @@ import { freePort } from "../../support/ports.ts"
 export interface Cluster {
   /** The API processes' base URLs, `http://127.0.0.1:<port>`. */
   readonly apis: ReadonlyArray<string>
+  /** The API processes, in the order of `apis`. */
+  readonly servers: ReadonlyArray<AppProcess>
   readonly workers: ReadonlyArray<AppProcess>
   /** The worker name a process claims pairs under (`lease_owner`, `sync_runs.worker`). */
   readonly workerName: (worker: AppProcess) => string
@@ -64,5 +66,5 @@ export const start = (directUrl: string, options: ClusterOptions) =>
     for (let i = 0; i < options.workers; i++) workers.push(spawnApp(env, "worker"))
     yield* Effect.promise(() => Promise.all(apis.map((base, i) => healthy(base, serving[i]!, 60_000))))
     const workerName = (worker: AppProcess) => `${hostname()}:${worker.child.pid}`
-    return { apis, workers, workerName } satisfies Cluster
+    return { apis, servers: serving, workers, workerName } satisfies Cluster
   })
