@@ -26,6 +26,7 @@ import webhooks from "./migrations/0017_webhooks.ts"
 import dashboardTeam from "./migrations/0018_dashboard_team.ts"
 import keyPermissions from "./migrations/0019_key_permissions.ts"
 import dashboardSearch from "./migrations/0020_dashboard_search.ts"
+import recoveryCodes from "./migrations/0023_recovery_codes.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -49,7 +50,8 @@ export const migrations = {
   "0017_webhooks": webhooks,
   "0018_dashboard_team": dashboardTeam,
   "0019_key_permissions": keyPermissions,
-  "0020_dashboard_search": dashboardSearch
+  "0020_dashboard_search": dashboardSearch,
+  "0023_recovery_codes": recoveryCodes
 }
 
 const loader = Migrator.fromRecord(migrations)
