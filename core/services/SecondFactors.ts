@@ -9,14 +9,20 @@
  * counted per user in storage, where a run of them locks the factor for a while (never for good),
  * and audited as failed sign-ins; the owner is shown the latest one. Turning the factor on or off
  * is audited.
+ * Recovery codes (`domain/RecoveryCodes.ts`) stand in for a code of the app: a set of ten is made
+ * as the factor is turned on, and again on request (with the password), voiding the one before;
+ * each is accepted once, in the same field and under the same throttle and lock as the app's codes,
+ * and stored as the SHA-256 of the user's organization, id and the code (docs/decisions.md).
  * The secret is proposed and kept by the server until a code confirms it; the browser only
  * shows it. It is never logged nor audited. Depends on effect and the core alone.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
+import { Base64Url } from "effect/encoding"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
+import * as RecoveryCodes from "../domain/RecoveryCodes.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import {
   type DashboardUser,
@@ -72,7 +78,12 @@ export const wrongCodeSubject = "second factor"
 export interface CodeAccepted {
   readonly user: DashboardUser
   readonly wrongCodeTried: WrongCode | null
+  /** How many recovery codes are left when one was used; null when the app's code was. */
+  readonly recoveryCodesLeft: number | null
 }
+
+/** A new set of recovery codes, `xxxxx-xxxxx` each, to be shown once. */
+export type RecoveryCodeSet = Redacted.Redacted<ReadonlyArray<string>>
 
 export interface Setup {
   readonly secret: Redacted.Redacted<string>
@@ -101,7 +112,17 @@ export class SecondFactors extends Context.Service<
       password: Redacted.Redacted<string>,
       code: string,
       clientAddress: string | null
-    ) => Effect.Effect<void, CodeRefused>
+    ) => Effect.Effect<RecoveryCodeSet, CodeRefused>
+    /** With the password, while the factor is on: a new set of recovery codes, voiding the old one. */
+    readonly newRecoveryCodes: (
+      user: DashboardUser,
+      password: Redacted.Redacted<string>,
+      clientAddress: string | null
+    ) => Effect.Effect<RecoveryCodeSet, CodeRefused>
+    readonly recoveryCodesLeft: (user: DashboardUser) => Effect.Effect<number>
+    /** Whether these are all unused recovery codes of the user's (a page shows no others). */
+    readonly areRecoveryCodes: (user: DashboardUser, codes: ReadonlyArray<string>) => Effect.Effect<boolean>
+    /** With the password and a code of the app or a recovery code. */
     readonly disable: (
       user: DashboardUser,
       password: Redacted.Redacted<string>,
@@ -110,7 +131,10 @@ export class SecondFactors extends Context.Service<
     ) => Effect.Effect<void, CodeRefused>
     /** Holds a sign-in whose password was right; the token is for the second step's form only. */
     readonly hold: (user: DashboardUser) => Effect.Effect<Redacted.Redacted<string>>
-    /** The held sign-in's user if the code is right; the token is used up either way. */
+    /**
+     * The held sign-in's user if the code (of the app, or a recovery code) is right; the token is
+     * used up either way.
+     */
     readonly complete: (
       token: string,
       code: string,
@@ -136,7 +160,7 @@ export class SecondFactors extends Context.Service<
 
       const record = (
         user: DashboardUser,
-        action: "totp_enabled" | "totp_disabled" | "sign_in_failed",
+        action: "totp_enabled" | "totp_disabled" | "sign_in_failed" | "recovery_codes_generated" | "recovery_code_used",
         from: string | null
       ) =>
         Effect.flatMap(DateTime.now, (at) =>
@@ -159,10 +183,10 @@ export class SecondFactors extends Context.Service<
       })
 
       /** Admits a code attempt for the user, counted as failed until `check` says it was right. */
-      const throttled = Effect.fnUntraced(function* (
+      const throttled = Effect.fnUntraced(function* <A>(
         user: DashboardUser,
         clientAddress: string | null,
-        check: Effect.Effect<boolean, CodeRefused | HashingBusy>
+        check: Effect.Effect<Option.Option<A>, CodeRefused | HashingBusy>
       ) {
         const admission = throttle.admit(user.email, clientAddress, DateTime.toEpochMillis(yield* DateTime.now))
         if (admission._tag === "Throttled") {
@@ -172,30 +196,53 @@ export class SecondFactors extends Context.Service<
           admission.attempt.untested()
           return new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
         })
-        if (!right) return yield* wrong
+        if (Option.isNone(right)) return yield* wrong
         admission.attempt.succeeded()
+        return right.value
+      })
+
+      /** Bound to the user, so that a digest matches nobody else's code, and one search finds one user's. */
+      const recoveryDigest = (org: OrgId, id: UserId, canonical: string) =>
+        sha256(`recovery:${org.toLowerCase()}:${id.toLowerCase()}:${canonical}`)
+
+      /** A new set for a user whose factor is on, replacing the old; recorded once stored. */
+      const makeRecoveryCodes = Effect.fnUntraced(function* (user: DashboardUser, clientAddress: string | null) {
+        const codes = RecoveryCodes.codesFromBytes(yield* random.randomBytes(RecoveryCodes.bytesPerSet))
+        const digests = yield* Effect.forEach(codes, (code) =>
+          recoveryDigest(user.orgId, user.id, RecoveryCodes.normalize(code)!)
+        )
+        if (!(yield* users.replaceRecoveryCodes(user.orgId, user.id, digests))) return yield* wrong
+        yield* record(user, "recovery_codes_generated", clientAddress)
+        return Redacted.make(codes) satisfies RecoveryCodeSet
       })
 
       /**
-       * A right code of the user's stored secret, for a step not accepted before (used up now); a
-       * wrong one is counted and kept as the latest, and the `maxWrongCodes`-th in a row locks the
-       * factor: while it is locked no code is tried at all.
+       * A right code of the user's stored secret, for a step not accepted before, or an unused
+       * recovery code (used up now, either way): the recovery codes left, or null for the app's
+       * code. A wrong one is counted and kept as the latest, and the `maxWrongCodes`-th in a row
+       * locks the factor: while it is locked no code is tried at all.
        */
       const acceptsCode = (org: OrgId, id: UserId, code: string, clientAddress: string | null) =>
         Effect.gen(function* () {
           const factor = yield* users.findSecondFactor(org, id)
-          if (Option.isNone(factor)) return false
+          if (Option.isNone(factor)) return Option.none<number | null>()
           const now = yield* DateTime.now
           const { lockedUntil, wrongCodes, locks } = factor.value
           if (lockedUntil !== null && DateTime.isLessThan(now, lockedUntil)) {
             const seconds = Math.ceil((DateTime.toEpochMillis(lockedUntil) - DateTime.toEpochMillis(now)) / 1000)
             return yield* new CodeRefused({ reason: "locked", retryAfterSeconds: seconds })
           }
-          const step = yield* stepOf(factor.value.secret, code)
-          if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return true
+          const recovery = RecoveryCodes.normalize(code)
+          if (recovery !== undefined) {
+            const left = yield* users.useRecoveryCode(org, id, yield* recoveryDigest(org, id, recovery))
+            if (Option.isSome(left)) return Option.some<number | null>(left.value)
+          } else {
+            const step = yield* stepOf(factor.value.secret, code)
+            if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return Option.some(null)
+          }
           const lockUntil = wrongCodes + 1 >= maxWrongCodes ? DateTime.addDuration(now, lockLength(locks)) : null
           yield* users.countWrongCode(org, id, { at: now, clientAddress }, lockUntil)
-          return false
+          return Option.none<number | null>()
         })
 
       /** The latest wrong code, if any came after the last right one (or a lock since). */
@@ -235,7 +282,7 @@ export class SecondFactors extends Context.Service<
         yield* throttled(
           user,
           clientAddress,
-          Effect.map(passwordOf(user, password), (matches) => matches && Option.isSome(step))
+          Effect.map(passwordOf(user, password), (matches) => Option.filter(step, () => matches))
         )
         if (Option.isNone(step)) return yield* wrong
         // Only where none is on, in one step: of two tabs confirming at once, one wins. The
@@ -247,6 +294,37 @@ export class SecondFactors extends Context.Service<
         yield* record(user, "totp_enabled", clientAddress).pipe(
           Effect.onError(() => users.setSecondFactor(user.orgId, user.id, null))
         )
+        return yield* makeRecoveryCodes(user, clientAddress)
+      })
+
+      const newRecoveryCodes = Effect.fn("SecondFactors.newRecoveryCodes")(function* (
+        user: DashboardUser,
+        password: Redacted.Redacted<string>,
+        clientAddress: string | null
+      ) {
+        if (!(yield* isOn(user))) return yield* wrong
+        yield* throttled(
+          user,
+          clientAddress,
+          Effect.map(passwordOf(user, password), (matches) => (matches ? Option.some(true) : Option.none()))
+        ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
+        return yield* makeRecoveryCodes(user, clientAddress)
+      })
+
+      const recoveryCodesLeft = (user: DashboardUser) =>
+        Effect.map(users.findRecoveryCodes(user.orgId, user.id), (digests) => digests.length)
+
+      const areRecoveryCodes = Effect.fn("SecondFactors.areRecoveryCodes")(function* (
+        user: DashboardUser,
+        codes: ReadonlyArray<string>
+      ) {
+        const stored = new Set((yield* users.findRecoveryCodes(user.orgId, user.id)).map(Base64Url.encode))
+        for (const code of codes) {
+          const canonical = RecoveryCodes.normalize(code)
+          if (canonical === undefined) return false
+          if (!stored.has(Base64Url.encode(yield* recoveryDigest(user.orgId, user.id, canonical)))) return false
+        }
+        return codes.length > 0
       })
 
       const disable = Effect.fn("SecondFactors.disable")(function* (
@@ -255,13 +333,14 @@ export class SecondFactors extends Context.Service<
         code: string,
         clientAddress: string | null
       ) {
-        yield* throttled(
+        const recoveryCodesLeft = yield* throttled(
           user,
           clientAddress,
           Effect.flatMap(passwordOf(user, password), (matches) =>
-            matches ? acceptsCode(user.orgId, user.id, code, clientAddress) : Effect.succeed(false)
+            matches ? acceptsCode(user.orgId, user.id, code, clientAddress) : Effect.succeedNone
           )
         ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
+        if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)
         yield* record(user, "totp_disabled", clientAddress)
         yield* users.setSecondFactor(user.orgId, user.id, null)
       })
@@ -283,12 +362,17 @@ export class SecondFactors extends Context.Service<
         if (Option.isNone(held)) return yield* wrong
         const user = held.value
         const before = yield* users.findSecondFactor(user.orgId, user.id)
-        yield* throttled(user, clientAddress, acceptsCode(user.orgId, user.id, code, clientAddress)).pipe(
+        const recoveryCodesLeft = yield* throttled(
+          user,
+          clientAddress,
+          acceptsCode(user.orgId, user.id, code, clientAddress)
+        ).pipe(
           Effect.tapError((refused) =>
             refused.reason === "wrong" ? record(user, "sign_in_failed", clientAddress) : Effect.void
           )
         )
-        return { user, wrongCodeTried: wrongCodeSinceRightOne(before) } satisfies CodeAccepted
+        if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)
+        return { user, wrongCodeTried: wrongCodeSinceRightOne(before), recoveryCodesLeft } satisfies CodeAccepted
       })
 
       const lastWrongCode = (user: DashboardUser) =>
@@ -296,7 +380,18 @@ export class SecondFactors extends Context.Service<
           Option.isSome(factor) ? factor.value.lastWrongCode : null
         )
 
-      return SecondFactors.of({ isOn, setup, enable, disable, hold, complete, lastWrongCode })
+      return SecondFactors.of({
+        isOn,
+        setup,
+        enable,
+        newRecoveryCodes,
+        recoveryCodesLeft,
+        areRecoveryCodes,
+        disable,
+        hold,
+        complete,
+        lastWrongCode
+      })
     })
   )
 }
