@@ -43,9 +43,9 @@ export const recoveryCodes = (viewer: Viewer, codes: ReadonlyArray<string>) =>
       </p>
       <label for="recovery-codes">Recovery codes, one a line</label>
       <textarea id="recovery-codes" class="secret" readonly rows=${codes.length} spellcheck="false">${codes.join("\n")}</textarea>
+      <p><button type="button" data-copy="recovery-codes" class="secondary" hidden>Copy the codes</button></p>
       <p>
         <a href=${download(viewer.user.email, codes)} download="partner-receivables-recovery-codes.txt">Download as text</a>
-        <button type="button" data-copy="recovery-codes" class="secondary" hidden>Copy the codes</button>
       </p>
       <p><a href="/dashboard/account">Back to the account</a></p>
     `,
