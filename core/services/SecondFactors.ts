@@ -11,14 +11,13 @@
  * is audited.
  * Recovery codes (`domain/RecoveryCodes.ts`) stand in for a code of the app: a set of ten is made
  * as the factor is turned on, and again on request (with the password), voiding the one before;
- * each is accepted once, in the same field and under the same throttle and lock as the app's codes,
- * and stored as the SHA-256 of the user's organization, id and the code (docs/decisions.md).
+ * each is accepted once, in the same field and under the same throttle and lock as the app's codes
+ * (stored as digests: `RecoveryCodeSets.ts`).
  * The secret is proposed and kept by the server until a code confirms it; the browser only
  * shows it. It is never logged nor audited. Depends on effect and the core alone.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
-import { Base64Url } from "effect/encoding"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
@@ -32,6 +31,7 @@ import {
 } from "../ports/DashboardUserStore.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
+import * as RecoveryCodeSets from "./RecoveryCodeSets.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 export const stepMillis = 30_000
@@ -154,6 +154,7 @@ export class SecondFactors extends Context.Service<
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
       const throttle = makeThrottle()
+      const recovery = RecoveryCodeSets.make(users, digest, random)
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
@@ -201,19 +202,12 @@ export class SecondFactors extends Context.Service<
         return right.value
       })
 
-      /** Bound to the user, so that a digest matches nobody else's code, and one search finds one user's. */
-      const recoveryDigest = (org: OrgId, id: UserId, canonical: string) =>
-        sha256(`recovery:${org.toLowerCase()}:${id.toLowerCase()}:${canonical}`)
-
       /** A new set for a user whose factor is on, replacing the old; recorded once stored. */
       const makeRecoveryCodes = Effect.fnUntraced(function* (user: DashboardUser, clientAddress: string | null) {
-        const codes = RecoveryCodes.codesFromBytes(yield* random.randomBytes(RecoveryCodes.bytesPerSet))
-        const digests = yield* Effect.forEach(codes, (code) =>
-          recoveryDigest(user.orgId, user.id, RecoveryCodes.normalize(code)!)
-        )
-        if (!(yield* users.replaceRecoveryCodes(user.orgId, user.id, digests))) return yield* wrong
+        const codes = yield* recovery.replace(user)
+        if (Option.isNone(codes)) return yield* wrong
         yield* record(user, "recovery_codes_generated", clientAddress)
-        return Redacted.make(codes) satisfies RecoveryCodeSet
+        return Redacted.make(codes.value) satisfies RecoveryCodeSet
       })
 
       /**
@@ -232,9 +226,9 @@ export class SecondFactors extends Context.Service<
             const seconds = Math.ceil((DateTime.toEpochMillis(lockedUntil) - DateTime.toEpochMillis(now)) / 1000)
             return yield* new CodeRefused({ reason: "locked", retryAfterSeconds: seconds })
           }
-          const recovery = RecoveryCodes.normalize(code)
-          if (recovery !== undefined) {
-            const left = yield* users.useRecoveryCode(org, id, yield* recoveryDigest(org, id, recovery))
+          const canonical = RecoveryCodes.normalize(code)
+          if (canonical !== undefined) {
+            const left = yield* recovery.use(org, id, canonical)
             if (Option.isSome(left)) return Option.some<number | null>(left.value)
           } else {
             const step = yield* stepOf(factor.value.secret, code)
@@ -311,22 +305,6 @@ export class SecondFactors extends Context.Service<
         return yield* makeRecoveryCodes(user, clientAddress)
       })
 
-      const recoveryCodesLeft = (user: DashboardUser) =>
-        Effect.map(users.findRecoveryCodes(user.orgId, user.id), (digests) => digests.length)
-
-      const areRecoveryCodes = Effect.fn("SecondFactors.areRecoveryCodes")(function* (
-        user: DashboardUser,
-        codes: ReadonlyArray<string>
-      ) {
-        const stored = new Set((yield* users.findRecoveryCodes(user.orgId, user.id)).map(Base64Url.encode))
-        for (const code of codes) {
-          const canonical = RecoveryCodes.normalize(code)
-          if (canonical === undefined) return false
-          if (!stored.has(Base64Url.encode(yield* recoveryDigest(user.orgId, user.id, canonical)))) return false
-        }
-        return codes.length > 0
-      })
-
       const disable = Effect.fn("SecondFactors.disable")(function* (
         user: DashboardUser,
         password: Redacted.Redacted<string>,
@@ -385,8 +363,8 @@ export class SecondFactors extends Context.Service<
         setup,
         enable,
         newRecoveryCodes,
-        recoveryCodesLeft,
-        areRecoveryCodes,
+        recoveryCodesLeft: recovery.left,
+        areRecoveryCodes: recovery.areUnused,
         disable,
         hold,
         complete,
