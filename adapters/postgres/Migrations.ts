@@ -29,6 +29,7 @@ import dashboardSearch from "./migrations/0020_dashboard_search.ts"
 import signInThrottles from "./migrations/0021_sign_in_throttles.ts"
 import webhookDashboardActions from "./migrations/0022_webhook_dashboard_actions.ts"
 import webhookAuditAndTriggers from "./migrations/0023_webhook_audit_and_triggers.ts"
+import recoveryCodes from "./migrations/0024_recovery_codes.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -55,7 +56,8 @@ export const migrations = {
   "0020_dashboard_search": dashboardSearch,
   "0021_sign_in_throttles": signInThrottles,
   "0022_webhook_dashboard_actions": webhookDashboardActions,
-  "0023_webhook_audit_and_triggers": webhookAuditAndTriggers
+  "0023_webhook_audit_and_triggers": webhookAuditAndTriggers,
+  "0024_recovery_codes": recoveryCodes
 }
 
 const loader = Migrator.fromRecord(migrations)

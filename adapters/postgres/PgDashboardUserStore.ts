@@ -6,9 +6,10 @@
  * 0012's and 0013's (its expiring lock); a code's step and a held sign-in are each used up by one
  * conditional UPDATE, and a wrong code is counted, and the factor locked, by one UPDATE.
  * Migration 0018 adds removed users (kept, marked `removed_at`), the proposed secret and several
- * held sign-ins per user (`dashboard_held_sign_ins`).
+ * held sign-ins per user (`dashboard_held_sign_ins`); 0024 the recovery codes, a row each, used up
+ * by one DELETE and deleted with the factor in the same transaction.
  */
-import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Array as Arr, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../core/domain/Dashboard.ts"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
@@ -129,6 +130,7 @@ export const layer = Layer.effect(
           RETURNING *`
         if (user === undefined) return yield* new EmailTaken({ email: invite.email })
         yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${user.org_id} AND user_id = ${user.id}`
+        yield* sql`DELETE FROM dashboard_recovery_codes WHERE org_id = ${user.org_id} AND user_id = ${user.id}`
         // The address's older links stop working: the password is now the one just set.
         yield* sql`
           UPDATE dashboard_invites SET used_at = ${at}
@@ -237,6 +239,16 @@ export const layer = Layer.effect(
       }))
     })
 
+    // Off: the user's row is updated first, so that a replacement of the codes racing this (which
+    // locks that row) waits and then finds the factor off.
+    const turnOff = (org: OrgId, id: UserId) =>
+      Effect.gen(function* () {
+        yield* sql`
+          UPDATE dashboard_users SET totp_secret = NULL, totp_last_step = NULL
+          WHERE org_id = ${org} AND id = ${id}`
+        yield* sql`DELETE FROM dashboard_recovery_codes WHERE org_id = ${org} AND user_id = ${id}`
+      }).pipe(sql.withTransaction, Effect.orDie)
+
     const setSecondFactor = Effect.fn("PgDashboardUserStore.setSecondFactor")(function* (
       org: OrgId,
       id: UserId,
@@ -244,9 +256,7 @@ export const layer = Layer.effect(
     ) {
       if (!isUuid(org) || !isUuid(id)) return false
       if (factor === null) {
-        yield* sql`
-          UPDATE dashboard_users SET totp_secret = NULL, totp_last_step = NULL
-          WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+        yield* turnOff(org, id)
         return true
       }
       const rows = yield* sql`
@@ -284,6 +294,56 @@ export const layer = Layer.effect(
             totp_locked_until),
           totp_last_wrong_at = ${DateTime.toDateUtc(wrong.at)}, totp_last_wrong_address = ${wrong.clientAddress}
         WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL`.pipe(Effect.orDie)
+    })
+
+    const replaceRecoveryCodes = (org: OrgId, id: UserId, digests: ReadonlyArray<Uint8Array>) =>
+      Effect.gen(function* () {
+        if (!isUuid(org) || !isUuid(id)) return false
+        const on = yield* sql`
+          SELECT id FROM dashboard_users WHERE org_id = ${org} AND id = ${id} AND totp_secret IS NOT NULL
+          FOR UPDATE`
+        if (on.length === 0) return false
+        yield* sql`DELETE FROM dashboard_recovery_codes WHERE org_id = ${org} AND user_id = ${id}`
+        const rows: Array<Record<string, unknown>> = digests.map((digest) => ({
+          org_id: org,
+          user_id: id,
+          code_hash: digest
+        }))
+        if (Arr.isReadonlyArrayNonEmpty(rows)) yield* sql`INSERT INTO dashboard_recovery_codes ${sql.insert(rows)}`
+        return true
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.replaceRecoveryCodes"))
+
+    const findRecoveryCodes = Effect.fn("PgDashboardUserStore.findRecoveryCodes")(function* (org: OrgId, id: UserId) {
+      if (!isUuid(org) || !isUuid(id)) return []
+      const rows = yield* sql<{ code_hash: Uint8Array }>`
+        SELECT code_hash FROM dashboard_recovery_codes WHERE org_id = ${org} AND user_id = ${id}`.pipe(Effect.orDie)
+      return rows.map((row) => new Uint8Array(row.code_hash))
+    })
+
+    // One statement: the DELETE decides which of two racing uses wins (the other finds no row), and
+    // the count is read from the snapshot before it, hence the one taken away.
+    const useRecoveryCode = Effect.fn("PgDashboardUserStore.useRecoveryCode")(function* (
+      org: OrgId,
+      id: UserId,
+      digest: Uint8Array
+    ) {
+      if (!isUuid(org) || !isUuid(id)) return Option.none<number>()
+      const rows = yield* sql<{ used: string; unused: string }>`
+        WITH used AS (
+          DELETE FROM dashboard_recovery_codes
+          WHERE org_id = ${org} AND user_id = ${id} AND code_hash = ${digest}
+          RETURNING org_id, user_id
+        ), restarted AS (
+          UPDATE dashboard_users SET totp_wrong_codes = 0, totp_locks = 0
+          WHERE (org_id, id) IN (SELECT org_id, user_id FROM used)
+        )
+        SELECT (SELECT count(*) FROM used) AS used,
+          (SELECT count(*) FROM dashboard_recovery_codes WHERE org_id = ${org} AND user_id = ${id}) AS unused`.pipe(
+        Effect.orDie
+      )
+      const row = rows[0]
+      if (row === undefined || Number(row.used) === 0) return Option.none<number>()
+      return Option.some(Number(row.unused) - 1)
     })
 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
@@ -332,6 +392,9 @@ export const layer = Layer.effect(
       setSecondFactor,
       useStep,
       countWrongCode,
+      replaceRecoveryCodes,
+      findRecoveryCodes,
+      useRecoveryCode,
       holdSignIn,
       takeSignIn
     })

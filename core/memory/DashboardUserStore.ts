@@ -24,7 +24,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
   DashboardUserStore,
   Effect.gen(function* () {
     const tables = yield* MemoryState
-    const { invites, users: byEmail, secondFactors, heldSignIns, removedUsers, pendingSecrets } = tables
+    const { invites, users: byEmail, secondFactors, heldSignIns, removedUsers, pendingSecrets, recoveryCodes } = tables
     const userKey = (org: OrgId, id: UserId) => rowKey(org, id)
     const isRemoved = (user: DashboardUser) => removedUsers.has(userKey(user.orgId, user.id))
 
@@ -97,6 +97,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       // A new invite is how an operator lets in someone who lost their password or second factor,
       // or lets a removed user in again.
       secondFactors.delete(userKey(user.orgId, user.id))
+      recoveryCodes.delete(userKey(user.orgId, user.id))
       pendingSecrets.delete(userKey(user.orgId, user.id))
       removedUsers.delete(userKey(user.orgId, user.id))
       for (const [digest, held] of heldSignIns)
@@ -157,6 +158,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       Effect.sync(() => {
         if (factor === null) {
           secondFactors.delete(userKey(org, id))
+          recoveryCodes.delete(userKey(org, id))
           return true
         }
         if (secondFactors.has(userKey(org, id))) return false
@@ -189,6 +191,25 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
             ? { ...factor, wrongCodes: factor.wrongCodes + 1, lastWrongCode: wrong }
             : { ...factor, wrongCodes: 0, locks: factor.locks + 1, lockedUntil: lockUntil, lastWrongCode: wrong }
         )
+      })
+
+    const replaceRecoveryCodes = (org: OrgId, id: UserId, digests: ReadonlyArray<Uint8Array>) =>
+      Effect.sync(() => {
+        if (!secondFactors.has(userKey(org, id))) return false
+        recoveryCodes.set(userKey(org, id), new Map(digests.map((digest) => [Hex.encode(digest), digest])))
+        return true
+      })
+
+    const findRecoveryCodes = (org: OrgId, id: UserId) =>
+      Effect.sync(() => [...(recoveryCodes.get(userKey(org, id))?.values() ?? [])])
+
+    const useRecoveryCode = (org: OrgId, id: UserId, digest: Uint8Array) =>
+      Effect.sync(() => {
+        const unused = recoveryCodes.get(userKey(org, id))
+        if (unused === undefined || !unused.delete(Hex.encode(digest))) return Option.none<number>()
+        const factor = secondFactors.get(userKey(org, id))
+        if (factor !== undefined) secondFactors.set(userKey(org, id), { ...factor, wrongCodes: 0, locks: 0 })
+        return Option.some(unused.size)
       })
 
     const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
@@ -227,6 +248,9 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       setSecondFactor,
       useStep,
       countWrongCode,
+      replaceRecoveryCodes,
+      findRecoveryCodes,
+      useRecoveryCode,
       holdSignIn,
       takeSignIn
     })

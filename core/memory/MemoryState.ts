@@ -117,6 +117,8 @@ export interface Tables {
   readonly removedUsers: Map<string, DateTime.Utc>
   /** Second-factor secrets proposed and not yet confirmed, by `rowKey(org, user)`. */
   readonly pendingSecrets: Map<string, Redacted.Redacted<string>>
+  /** Unused recovery codes' digests, by their hex, by `rowKey(org, user)`. */
+  readonly recoveryCodes: Map<string, Map<string, Uint8Array>>
   /** By the hex of their token's digest. */
   readonly heldSignIns: Map<string, HeldSignIn>
   /** By the hex of their token's digest. */
@@ -211,6 +213,7 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         secondFactors: new Map(),
         removedUsers: new Map(),
         pendingSecrets: new Map(),
+        recoveryCodes: new Map(),
         heldSignIns: new Map(),
         sessions: new Map(),
         dashboardAudit: [],

@@ -22,6 +22,8 @@ export const DashboardAction = Schema.Literals([
   "integration_sync_requested",
   "totp_enabled",
   "totp_disabled",
+  "recovery_codes_generated",
+  "recovery_code_used",
   "user_invited",
   "role_changed",
   "user_removed",

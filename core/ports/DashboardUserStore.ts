@@ -1,8 +1,9 @@
 /**
  * What the dashboard's users and invites need from storage, and nothing more: invites stored by
  * the SHA-256 of their token and redeemed once, users with their password hash, found by e-mail
- * (sign-in) or by id within their organization. What a token, a password or an expiry is, is
- * policy (`core/services/Accounts.ts`); implementations hold digests and hashes only.
+ * (sign-in) or by id within their organization, and their second factor with its recovery codes
+ * (digests, each used once). What a token, a password, a code or an expiry is, is policy
+ * (`core/services/Accounts.ts`, `SecondFactors.ts`); implementations hold digests and hashes only.
  */
 import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
 import type { Role } from "../domain/Dashboard.ts"
@@ -92,7 +93,7 @@ export class DashboardUserStore extends Context.Service<
     /**
      * In one step: marks the invite used, if it is unused and not expired at `now`, stores its
      * user with this password hash (a new user, or the organization's user of that address with
-     * the invite's role, its second factor and held sign-in removed) and marks the organization's
+     * the invite's role, its second factor, recovery codes and held sign-ins removed) and marks the organization's
      * other unused invites of that address used.
      * None when the invite is unknown, used or expired; a second redemption racing the first
      * finds it used. `EmailTaken` (and nothing changed) when another organization's user has
@@ -129,7 +130,8 @@ export class DashboardUserStore extends Context.Service<
     /**
      * Turns the second factor on (with the step its confirming code used up), only where none is
      * on, in one step, clearing the pending secret: false when one already is (a second tab, or a
-     * race), which is left as it is. With none, turns it off.
+     * race), which is left as it is. With none, turns it off and deletes its recovery codes, in one
+     * step.
      */
     readonly setSecondFactor: (org: OrgId, id: UserId, factor: NewSecondFactor | null) => Effect.Effect<boolean>
     /**
@@ -148,6 +150,24 @@ export class DashboardUserStore extends Context.Service<
       wrong: WrongCode,
       lockUntil: DateTime.Utc | null
     ) => Effect.Effect<void>
+    /**
+     * Voids the user's recovery codes and stores these (their digests, 32 bytes each) in one step,
+     * only while their second factor is on: false, and nothing stored, when it is off (turned off
+     * meanwhile, for instance).
+     */
+    readonly replaceRecoveryCodes: (
+      org: OrgId,
+      id: UserId,
+      digests: ReadonlyArray<Uint8Array>
+    ) => Effect.Effect<boolean>
+    /** The digests of the user's unused recovery codes. */
+    readonly findRecoveryCodes: (org: OrgId, id: UserId) => Effect.Effect<ReadonlyArray<Uint8Array>>
+    /**
+     * Uses up the user's unused recovery code of that digest, in one step, and starts the factor's
+     * wrong codes and locks again as a right code does (`useStep`): how many are left after it.
+     * None when there is no such code (unknown, or used before, also by a use racing this one).
+     */
+    readonly useRecoveryCode: (org: OrgId, id: UserId, digest: Uint8Array) => Effect.Effect<Option.Option<number>>
     /**
      * Holds a sign-in that waits for its code, by the SHA-256 of its token, until `expiresAt`,
      * beside the user's others: a newer one does not cancel an older one (someone who has the

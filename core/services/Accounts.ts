@@ -72,6 +72,8 @@ export interface SignedIn {
 export interface SignedInWithCode extends SignedIn {
   /** A wrong code entered since the last right one, which the owner should be told of. */
   readonly wrongCodeTried: WrongCode | null
+  /** How many recovery codes are left when one was used to sign in; null when the app's code was. */
+  readonly recoveryCodesLeft: number | null
 }
 
 export interface CurrentSession {
@@ -288,9 +290,13 @@ export class Accounts extends Context.Service<
         clientAddress: string | null,
         replacing?: string
       ) {
-        const { user, wrongCodeTried } = yield* twoFactor.complete(token, code, clientAddress)
+        const { user, wrongCodeTried, recoveryCodesLeft } = yield* twoFactor.complete(token, code, clientAddress)
         yield* record({ user, clientAddress }, "sign_in", null)
-        return { ...(yield* startSession(user, replacing)), wrongCodeTried } satisfies SignedInWithCode
+        return {
+          ...(yield* startSession(user, replacing)),
+          wrongCodeTried,
+          recoveryCodesLeft
+        } satisfies SignedInWithCode
       })
 
       const authenticate = Effect.fn("Accounts.authenticate")(function* (token: string) {

@@ -9,6 +9,10 @@
  * counted per user in storage, where a run of them locks the factor for a while (never for good),
  * and audited as failed sign-ins; the owner is shown the latest one. Turning the factor on or off
  * is audited.
+ * Recovery codes (`domain/RecoveryCodes.ts`) stand in for a code of the app: a set of ten is made
+ * as the factor is turned on, and again on request (with the password), voiding the one before;
+ * each is accepted once, in the same field and under the same throttle and lock as the app's codes
+ * (stored as digests: `RecoveryCodeSets.ts`).
  * The secret is proposed and kept by the server until a code confirms it; the browser only
  * shows it. It is never logged nor audited. Depends on effect and the core alone.
  */
@@ -17,6 +21,7 @@ import { Digest, SecureRandom } from "effect/crypto"
 import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../domain/Ids.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
+import * as RecoveryCodes from "../domain/RecoveryCodes.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import {
   type DashboardUser,
@@ -26,6 +31,7 @@ import {
 } from "../ports/DashboardUserStore.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
+import * as RecoveryCodeSets from "./RecoveryCodeSets.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
 export const stepMillis = 30_000
@@ -72,7 +78,12 @@ export const wrongCodeSubject = "second factor"
 export interface CodeAccepted {
   readonly user: DashboardUser
   readonly wrongCodeTried: WrongCode | null
+  /** How many recovery codes are left when one was used; null when the app's code was. */
+  readonly recoveryCodesLeft: number | null
 }
+
+/** A new set of recovery codes, `xxxxx-xxxxx` each, to be shown once. */
+export type RecoveryCodeSet = Redacted.Redacted<ReadonlyArray<string>>
 
 export interface Setup {
   readonly secret: Redacted.Redacted<string>
@@ -101,7 +112,17 @@ export class SecondFactors extends Context.Service<
       password: Redacted.Redacted<string>,
       code: string,
       clientAddress: string | null
-    ) => Effect.Effect<void, CodeRefused>
+    ) => Effect.Effect<RecoveryCodeSet, CodeRefused>
+    /** With the password, while the factor is on: a new set of recovery codes, voiding the old one. */
+    readonly newRecoveryCodes: (
+      user: DashboardUser,
+      password: Redacted.Redacted<string>,
+      clientAddress: string | null
+    ) => Effect.Effect<RecoveryCodeSet, CodeRefused>
+    readonly recoveryCodesLeft: (user: DashboardUser) => Effect.Effect<number>
+    /** Whether these are all unused recovery codes of the user's (a page shows no others). */
+    readonly areRecoveryCodes: (user: DashboardUser, codes: ReadonlyArray<string>) => Effect.Effect<boolean>
+    /** With the password and a code of the app or a recovery code. */
     readonly disable: (
       user: DashboardUser,
       password: Redacted.Redacted<string>,
@@ -110,7 +131,10 @@ export class SecondFactors extends Context.Service<
     ) => Effect.Effect<void, CodeRefused>
     /** Holds a sign-in whose password was right; the token is for the second step's form only. */
     readonly hold: (user: DashboardUser) => Effect.Effect<Redacted.Redacted<string>>
-    /** The held sign-in's user if the code is right; the token is used up either way. */
+    /**
+     * The held sign-in's user if the code (of the app, or a recovery code) is right; the token is
+     * used up either way.
+     */
     readonly complete: (
       token: string,
       code: string,
@@ -130,13 +154,14 @@ export class SecondFactors extends Context.Service<
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
       const throttle = yield* makeThrottle("code")
+      const recovery = RecoveryCodeSets.make(users, digest, random)
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
 
       const record = (
         user: DashboardUser,
-        action: "totp_enabled" | "totp_disabled" | "sign_in_failed",
+        action: "totp_enabled" | "totp_disabled" | "sign_in_failed" | "recovery_codes_generated" | "recovery_code_used",
         from: string | null
       ) =>
         Effect.flatMap(DateTime.now, (at) =>
@@ -159,10 +184,10 @@ export class SecondFactors extends Context.Service<
       })
 
       /** Admits a code attempt for the user, counted as failed until `check` says it was right. */
-      const throttled = Effect.fnUntraced(function* (
+      const throttled = Effect.fnUntraced(function* <A>(
         user: DashboardUser,
         clientAddress: string | null,
-        check: Effect.Effect<boolean, CodeRefused | HashingBusy>
+        check: Effect.Effect<Option.Option<A>, CodeRefused | HashingBusy>
       ) {
         const admission = yield* throttle.admit(user.email, clientAddress)
         if (admission._tag === "Throttled") {
@@ -174,30 +199,46 @@ export class SecondFactors extends Context.Service<
             new CodeRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
           )
         )
-        if (!right) return yield* wrong
+        if (Option.isNone(right)) return yield* wrong
         yield* admission.attempt.succeeded
+        return right.value
+      })
+
+      /** A new set for a user whose factor is on, replacing the old; recorded once stored. */
+      const makeRecoveryCodes = Effect.fnUntraced(function* (user: DashboardUser, clientAddress: string | null) {
+        const codes = yield* recovery.replace(user)
+        if (Option.isNone(codes)) return yield* wrong
+        yield* record(user, "recovery_codes_generated", clientAddress)
+        return Redacted.make(codes.value) satisfies RecoveryCodeSet
       })
 
       /**
-       * A right code of the user's stored secret, for a step not accepted before (used up now); a
-       * wrong one is counted and kept as the latest, and the `maxWrongCodes`-th in a row locks the
-       * factor: while it is locked no code is tried at all.
+       * A right code of the user's stored secret, for a step not accepted before, or an unused
+       * recovery code (used up now, either way): the recovery codes left, or null for the app's
+       * code. A wrong one is counted and kept as the latest, and the `maxWrongCodes`-th in a row
+       * locks the factor: while it is locked no code is tried at all.
        */
       const acceptsCode = (org: OrgId, id: UserId, code: string, clientAddress: string | null) =>
         Effect.gen(function* () {
           const factor = yield* users.findSecondFactor(org, id)
-          if (Option.isNone(factor)) return false
+          if (Option.isNone(factor)) return Option.none<number | null>()
           const now = yield* DateTime.now
           const { lockedUntil, wrongCodes, locks } = factor.value
           if (lockedUntil !== null && DateTime.isLessThan(now, lockedUntil)) {
             const seconds = Math.ceil((DateTime.toEpochMillis(lockedUntil) - DateTime.toEpochMillis(now)) / 1000)
             return yield* new CodeRefused({ reason: "locked", retryAfterSeconds: seconds })
           }
-          const step = yield* stepOf(factor.value.secret, code)
-          if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return true
+          const canonical = RecoveryCodes.normalize(code)
+          if (canonical !== undefined) {
+            const left = yield* recovery.use(org, id, canonical)
+            if (Option.isSome(left)) return Option.some<number | null>(left.value)
+          } else {
+            const step = yield* stepOf(factor.value.secret, code)
+            if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return Option.some(null)
+          }
           const lockUntil = wrongCodes + 1 >= maxWrongCodes ? DateTime.addDuration(now, lockLength(locks)) : null
           yield* users.countWrongCode(org, id, { at: now, clientAddress }, lockUntil)
-          return false
+          return Option.none<number | null>()
         })
 
       /** The latest wrong code, if any came after the last right one (or a lock since). */
@@ -237,7 +278,7 @@ export class SecondFactors extends Context.Service<
         yield* throttled(
           user,
           clientAddress,
-          Effect.map(passwordOf(user, password), (matches) => matches && Option.isSome(step))
+          Effect.map(passwordOf(user, password), (matches) => Option.filter(step, () => matches))
         )
         if (Option.isNone(step)) return yield* wrong
         // Only where none is on, in one step: of two tabs confirming at once, one wins. The
@@ -249,6 +290,21 @@ export class SecondFactors extends Context.Service<
         yield* record(user, "totp_enabled", clientAddress).pipe(
           Effect.onError(() => users.setSecondFactor(user.orgId, user.id, null))
         )
+        return yield* makeRecoveryCodes(user, clientAddress)
+      })
+
+      const newRecoveryCodes = Effect.fn("SecondFactors.newRecoveryCodes")(function* (
+        user: DashboardUser,
+        password: Redacted.Redacted<string>,
+        clientAddress: string | null
+      ) {
+        if (!(yield* isOn(user))) return yield* wrong
+        yield* throttled(
+          user,
+          clientAddress,
+          Effect.map(passwordOf(user, password), (matches) => (matches ? Option.some(true) : Option.none()))
+        ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
+        return yield* makeRecoveryCodes(user, clientAddress)
       })
 
       const disable = Effect.fn("SecondFactors.disable")(function* (
@@ -257,13 +313,14 @@ export class SecondFactors extends Context.Service<
         code: string,
         clientAddress: string | null
       ) {
-        yield* throttled(
+        const recoveryCodesLeft = yield* throttled(
           user,
           clientAddress,
           Effect.flatMap(passwordOf(user, password), (matches) =>
-            matches ? acceptsCode(user.orgId, user.id, code, clientAddress) : Effect.succeed(false)
+            matches ? acceptsCode(user.orgId, user.id, code, clientAddress) : Effect.succeedNone
           )
         ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
+        if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)
         yield* record(user, "totp_disabled", clientAddress)
         yield* users.setSecondFactor(user.orgId, user.id, null)
       })
@@ -285,12 +342,17 @@ export class SecondFactors extends Context.Service<
         if (Option.isNone(held)) return yield* wrong
         const user = held.value
         const before = yield* users.findSecondFactor(user.orgId, user.id)
-        yield* throttled(user, clientAddress, acceptsCode(user.orgId, user.id, code, clientAddress)).pipe(
+        const recoveryCodesLeft = yield* throttled(
+          user,
+          clientAddress,
+          acceptsCode(user.orgId, user.id, code, clientAddress)
+        ).pipe(
           Effect.tapError((refused) =>
             refused.reason === "wrong" ? record(user, "sign_in_failed", clientAddress) : Effect.void
           )
         )
-        return { user, wrongCodeTried: wrongCodeSinceRightOne(before) } satisfies CodeAccepted
+        if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)
+        return { user, wrongCodeTried: wrongCodeSinceRightOne(before), recoveryCodesLeft } satisfies CodeAccepted
       })
 
       const lastWrongCode = (user: DashboardUser) =>
@@ -298,7 +360,18 @@ export class SecondFactors extends Context.Service<
           Option.isSome(factor) ? factor.value.lastWrongCode : null
         )
 
-      return SecondFactors.of({ isOn, setup, enable, disable, hold, complete, lastWrongCode })
+      return SecondFactors.of({
+        isOn,
+        setup,
+        enable,
+        newRecoveryCodes,
+        recoveryCodesLeft: recovery.left,
+        areRecoveryCodes: recovery.areUnused,
+        disable,
+        hold,
+        complete,
+        lastWrongCode
+      })
     })
   )
 }

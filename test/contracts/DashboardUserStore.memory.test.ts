@@ -2,6 +2,7 @@ import { Layer } from "effect"
 import * as MemoryDashboardUserStore from "../../core/memory/DashboardUserStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import { describeRecoveryCodeStore } from "./DashboardRecoveryCodes.contract.ts"
 import { describeSecondFactorStore } from "./DashboardSecondFactor.contract.ts"
 import { describeDashboardUserStore } from "./DashboardUserStore.contract.ts"
 
@@ -11,3 +12,4 @@ const store = Layer.merge(MemoryDashboardUserStore.layerMemory, MemoryOrganizati
 
 describeDashboardUserStore("memory", store)
 describeSecondFactorStore("memory", store)
+describeRecoveryCodeStore("memory", store)

@@ -3,6 +3,7 @@ import * as PgDashboardUserStore from "../../adapters/postgres/PgDashboardUserSt
 import * as PgOrganizations from "../../adapters/postgres/PgOrganizations.ts"
 
 import * as TestDatabase from "../support/TestDatabase.ts"
+import { describeRecoveryCodeStore } from "./DashboardRecoveryCodes.contract.ts"
 import { describeSecondFactorStore } from "./DashboardSecondFactor.contract.ts"
 import { describeDashboardUserStore } from "./DashboardUserStore.contract.ts"
 
@@ -10,3 +11,4 @@ const store = Layer.mergeAll(PgDashboardUserStore.layer, PgOrganizations.layer).
 
 describeDashboardUserStore("PostgreSQL", store)
 describeSecondFactorStore("PostgreSQL", store)
+describeRecoveryCodeStore("PostgreSQL", store)

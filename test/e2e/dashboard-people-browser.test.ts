@@ -7,20 +7,18 @@
  * Content-Security-Policy; each is kept as a screenshot in `test-artifacts/`. Needs Chromium
  * (Debian's `chromium`, or `CHROMIUM_PATH`); fails, never skips, without it.
  */
-import { mkdirSync, readFileSync } from "node:fs"
-import { createRequire } from "node:module"
+import { mkdirSync } from "node:fs"
 import { assert, layer } from "@effect/vitest"
 import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { AccountsLive } from "../../app/Layers.ts"
+import { wcagViolations } from "../support/Axe.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
-
-const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
 class TestFixture extends Context.Service<TestFixture, Fixture>()("test/DashboardPeopleBrowserFixture") {}
 
@@ -35,15 +33,6 @@ const sizes = [
   { name: "phone", width: 390, height: 844 }
 ] as const
 const schemes = ["light", "dark"] as const
-
-/** axe's WCAG 2.1 A and AA rules' violations on the page, as `rule at target` lines. */
-const wcagViolations = async (page: Page) => {
-  await page.evaluate(axeSource)
-  const violations = (await page.evaluate(
-    "axe.run(document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] } }).then((r) => r.violations)"
-  )) as ReadonlyArray<{ id: string; nodes: ReadonlyArray<{ target: ReadonlyArray<string> }> }>
-  return violations.map((v) => `${v.id} at ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)
-}
 
 /** Every size and scheme of the page at `path`: its violations, and a screenshot of each. */
 const inspectEverywhere = async (

@@ -90,7 +90,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("sign-in under
           code: code(secret, -1)
         })
       )
-      assert.strictEqual(enabled.status, 200)
+      assert.strictEqual(enabled.status, 303)
 
       const codeStep = (address: string, text: string) =>
         Effect.gen(function* () {

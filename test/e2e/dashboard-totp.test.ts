@@ -1,7 +1,8 @@
 /**
  * The second factor over a real socket and database: turned on from the account page with a
  * code, then sign-in asks for a code before any session; a wrong code, a used-up sign-in and a
- * replayed code are refused; turned off with the password and a code. Codes are computed by the
+ * replayed code are refused; turned off with the password and a code; recovery codes shown once,
+ * each signing in once in place of a code. Codes are computed by the
  * `otpauth` library for the current step (the server's clock), each one later than the last used.
  */
 import { assert, layer } from "@effect/vitest"
@@ -72,9 +73,10 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.strictEqual((yield* enable(code(secret), "not the password")).status, 400, "a session alone cannot")
       // Taken once: a step boundary may pass before it is tried again below.
       const enablingCode = code(secret, -1)
-      const enabled = yield* enable(enablingCode)
+      assert.strictEqual((yield* enable(enablingCode)).status, 303, "on to the recovery codes")
+      const enabled = yield* run(() => client.get("/dashboard/account/recovery-codes"))
       assert.strictEqual(enabled.status, 200)
-      assert.include(enabled.body, "The second factor is on.")
+      assert.include(enabled.body, "Your recovery codes")
       assert.notInclude(enabled.body, secret, "the secret is shown on the enabling page alone")
       assert.strictEqual(
         (yield* run(() => client.post("/dashboard/sign-out", { csrf: csrfOf(enabled.body) }))).status,
@@ -124,6 +126,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         [
           "invite_accepted",
           "totp_enabled",
+          "recovery_codes_generated",
           "sign_out",
           "sign_in_failed",
           "sign_in_failed",
@@ -176,7 +179,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       const enabled = yield* run(() =>
         client.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
       )
-      assert.strictEqual(enabled.status, 200)
+      assert.strictEqual(enabled.status, 303)
       const [on] = yield* sql<{ totp_secret: string | null; totp_pending_secret: string | null }>`
         SELECT totp_secret, totp_pending_secret FROM dashboard_users WHERE email = ${email}`
       assert.deepStrictEqual(on, { totp_secret: secret, totp_pending_secret: null })
@@ -201,6 +204,99 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       for (let i = 0; i < 3; i++) yield* passwordStep(makeClient(base), email)
       const completed = yield* codeStep(makeClient(base), ownersHold, code(secret))
       assert.strictEqual(completed.status, 303, "the owner's sign-in still completes")
+    })
+  )
+
+  it.effect("regression: a user who lost the authenticator signs in with a recovery code, which works once", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const sql = yield* SqlClient.SqlClient
+      const [org] = yield* sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Lost app') RETURNING id`
+      const email = "lost-app@example.com"
+      const owner = makeClient(base)
+      const invite = yield* inviteToken(org!.id, email, "member")
+      yield* run(() => owner.accept(invite))
+      const account = yield* run(() => owner.get("/dashboard/account"))
+      const secret = /<code class="secret">([A-Z2-7]{32})<\/code>/.exec(account.body)?.[1] ?? ""
+      const enabled = yield* run(() =>
+        owner.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
+      )
+      assert.strictEqual(enabled.headers.get("location"), "/dashboard/account/recovery-codes")
+      const shown = yield* run(() => owner.get("/dashboard/account/recovery-codes"))
+      assert.strictEqual(shown.status, 200)
+      const codes = /<textarea[^>]*>([^<]*)<\/textarea>/.exec(shown.body)?.[1]?.split("\n") ?? []
+      assert.strictEqual(codes.length, 10)
+      for (const each of codes) assert.match(each, /^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$/)
+      const file = /href="data:text\/plain;charset=utf-8,([^"]+)" download="[^"]+\.txt"/.exec(shown.body)?.[1] ?? ""
+      assert.include(decodeURIComponent(file), codes.join("\n"), "the download holds the codes")
+      // Shown once: a reload leads to the account page, which says so.
+      const reload = yield* run(() => owner.get("/dashboard/account/recovery-codes"))
+      assert.strictEqual(reload.status, 303)
+      assert.strictEqual(reload.headers.get("location"), "/dashboard/account?recovery-codes-shown")
+      const stored = yield* sql<{ count: string }>`
+        SELECT count(*) AS count FROM dashboard_recovery_codes c JOIN dashboard_users u ON u.id = c.user_id
+        WHERE u.email = ${email}`
+      assert.strictEqual(Number(stored[0]?.count), 10)
+
+      // The authenticator is lost: a recovery code signs in, from the form the code page offers.
+      const stranger = makeClient(base)
+      const held = yield* passwordStep(stranger, email)
+      const asked = yield* run(() => stranger.post("/dashboard/sign-in", { email, password }))
+      assert.include(asked.body, "Use a recovery code")
+      const signedIn = yield* codeStep(stranger, held, codes[0]!)
+      assert.strictEqual(signedIn.status, 303)
+      assert.strictEqual(signedIn.headers.get("location"), "/dashboard/account?recovery-code-used")
+      const told = yield* run(() => stranger.get("/dashboard/account?recovery-code-used"))
+      assert.include(told.body, "You signed in with a recovery code; 9 recovery codes left.")
+
+      // Used once: the same code is refused, and no session is made.
+      const replayer = makeClient(base)
+      const refused = yield* codeStep(replayer, yield* passwordStep(replayer, email), codes[0]!)
+      assert.strictEqual(refused.status, 401)
+      assert.isUndefined(replayer.cookie)
+
+      // Down to three, the account page warns.
+      for (const each of codes.slice(1, 7)) {
+        const client = makeClient(base)
+        assert.strictEqual((yield* codeStep(client, yield* passwordStep(client, email), each)).status, 303)
+      }
+      const warned = yield* run(() => stranger.get("/dashboard/account"))
+      assert.match(warned.body, /<p role="alert"><strong>3 recovery codes left\.<\/strong>/)
+
+      // A new set, with the password, voids the old one.
+      const remade = yield* run(() =>
+        stranger.post("/dashboard/account/recovery-codes", { csrf: csrfOf(warned.body), password })
+      )
+      assert.strictEqual(remade.status, 303)
+      const fresh = yield* run(() => stranger.get("/dashboard/account/recovery-codes"))
+      const freshCodes = /<textarea[^>]*>([^<]*)<\/textarea>/.exec(fresh.body)?.[1]?.split("\n") ?? []
+      assert.strictEqual(freshCodes.length, 10)
+      const old = makeClient(base)
+      assert.strictEqual((yield* codeStep(old, yield* passwordStep(old, email), codes[8]!)).status, 401)
+
+      const actions = yield* sql<{ action: string }>`
+        SELECT a.action FROM dashboard_audit a JOIN dashboard_users u ON u.id = a.user_id
+        WHERE u.email = ${email} AND a.action LIKE 'recovery%' ORDER BY a.id`
+      assert.deepStrictEqual(
+        actions.map((row) => row.action),
+        ["recovery_codes_generated", ...Array(7).fill("recovery_code_used"), "recovery_codes_generated"]
+      )
+      const leaks = yield* sql<{ count: string }>`
+        SELECT (SELECT count(*) FROM dashboard_audit a WHERE a::text LIKE ${`%${codes[0]!}%`})
+          + (SELECT count(*) FROM audit_log l WHERE l::text LIKE ${`%${codes[0]!}%`}) AS count`
+      assert.strictEqual(Number(leaks[0]?.count), 0, "no code is in an audit log")
+
+      // Turning the factor off deletes the codes.
+      const page = yield* run(() => stranger.get("/dashboard/account"))
+      const off = yield* run(() =>
+        stranger.post("/dashboard/account/totp/disable", { csrf: csrfOf(page.body), password, code: freshCodes[0]! })
+      )
+      assert.strictEqual(off.status, 200)
+      assert.include(off.body, "The second factor is off.")
+      const left = yield* sql<{ count: string }>`
+        SELECT count(*) AS count FROM dashboard_recovery_codes c JOIN dashboard_users u ON u.id = c.user_id
+        WHERE u.email = ${email}`
+      assert.strictEqual(Number(left[0]?.count), 0)
     })
   )
 })

@@ -9,6 +9,7 @@ import { Accounts } from "../../../core/services/Accounts.ts"
 import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
+import { usedQuery } from "./RecoveryCodePages.ts"
 import * as Security from "./Security.ts"
 
 const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
@@ -70,10 +71,17 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       if (!Security.isSameOrigin(request, origin.secure)) return crossSite()
       const field = yield* formOf(request)
       return yield* access.signInWithCode(field("token"), field("code"), origin.clientAddress, token).pipe(
-        // A wrong code entered since the last right one leads to the account page, which tells of it.
+        // A wrong code entered since the last right one, or a recovery code used, leads to the
+        // account page, which tells of it (and of how many recovery codes are left).
         Effect.flatMap((signed) =>
           Security.withSession(
-            seeOther(signed.wrongCodeTried === null ? overviewPath : accountPath),
+            seeOther(
+              signed.recoveryCodesLeft !== null
+                ? `${accountPath}?${usedQuery}`
+                : signed.wrongCodeTried === null
+                  ? overviewPath
+                  : accountPath
+            ),
             Redacted.value(signed.sessionToken),
             origin.secure
           )

@@ -3,7 +3,8 @@
  * the password and a code, and the latest wrong code entered) and the second step of a sign-in.
  * The secret appears on the enabling page alone, as a QR code (`QrCode.ts`), as text and as its
  * `otpauth://` URI; the server keeps it until a code confirms it, so the form never carries it.
- * Forms work without JavaScript; every field has a label.
+ * The second step takes a recovery code instead, in a form of its own behind "Use a recovery code"
+ * (`RecoveryCodePages.ts` has the rest of them). Forms work without JavaScript; every field has a label.
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
@@ -11,6 +12,7 @@ import type { WrongCode } from "../../../core/ports/DashboardUserStore.ts"
 import type { Setup } from "../../../core/services/SecondFactors.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, notice, when } from "./Parts.ts"
+import { recoveryCodesSection } from "./RecoveryCodePages.ts"
 
 export const accountPath = "/dashboard/account"
 export const signInCodePath = "/dashboard/sign-in/code"
@@ -29,6 +31,12 @@ const codeField = html`
   <input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
 `
 
+/** Turning the factor off takes a code of the app or, for someone who lost it, a recovery code. */
+const anyCodeField = html`
+  <label for="code">Code from your authenticator app (6 digits) or a recovery code</label>
+  <input id="code" name="code" autocomplete="one-time-code" autocapitalize="none" spellcheck="false" maxlength="20" required />
+`
+
 export const signInCode = (token: Redacted.Redacted<string>, problem?: string) =>
   page(
     "Enter your code",
@@ -41,6 +49,15 @@ export const signInCode = (token: Redacted.Redacted<string>, problem?: string) =
         ${codeField}
         <button type="submit">Sign in</button>
       </form>
+      <details>
+        <summary>Use a recovery code</summary>
+        <form method="post" action=${signInCodePath}>
+          <input type="hidden" name="token" value=${Redacted.value(token)} />
+          <label for="recovery-code">Recovery code (xxxxx-xxxxx), if you lost your authenticator app</label>
+          <input id="recovery-code" name="code" autocomplete="off" autocapitalize="none" spellcheck="false" maxlength="20" required />
+          <button type="submit">Sign in with the recovery code</button>
+        </form>
+      </details>
     `
   )
 
@@ -83,12 +100,12 @@ const wrongCodeSection = (wrong: WrongCode) => html`
 const disableSection = (viewer: Viewer) => html`
   <section aria-labelledby="disable-heading">
     <h2 id="disable-heading">Turn off the second factor</h2>
-    <p>Sign-in asks for a code from your authenticator app after your password.</p>
+    <p>Sign-in asks for a code from your authenticator app, or a recovery code, after your password.</p>
     <form method="post" action=${`${accountPath}/totp/disable`}>
       ${csrfField(viewer)}
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="current-password" required />
-      ${codeField}
+      ${anyCodeField}
       <button type="submit" class="secondary">Turn off</button>
     </form>
   </section>
@@ -97,7 +114,7 @@ const disableSection = (viewer: Viewer) => html`
 export const account = (
   viewer: Viewer,
   state:
-    | { readonly on: true; readonly lastWrongCode: WrongCode | null }
+    | { readonly on: true; readonly lastWrongCode: WrongCode | null; readonly recoveryCodesLeft: number }
     | { readonly on: false; readonly setup: Setup; readonly qr: string },
   messages: { readonly problem?: string; readonly notice?: string } = {}
 ) =>
@@ -109,6 +126,7 @@ export const account = (
       <p>Second factor: <strong>${state.on ? "on" : "off"}</strong></p>
       ${notice(messages.notice)} ${alert(messages.problem)}
       ${state.on && state.lastWrongCode !== null ? wrongCodeSection(state.lastWrongCode) : null}
+      ${state.on ? recoveryCodesSection(viewer, state.recoveryCodesLeft) : null}
       ${state.on ? disableSection(viewer) : enableSection(viewer, state.setup, state.qr)}
     `,
     viewer,

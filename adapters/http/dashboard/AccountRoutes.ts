@@ -1,26 +1,37 @@
 /**
  * The account page, for every signed-in user: the second factor turned on (the secret the
- * server proposed, confirmed by a code) and off (the password and a code). The core decides what a code is
- * worth, throttles wrong ones and audits both changes.
+ * server proposed, confirmed by a code) and off (the password and a code), and its recovery codes:
+ * a set made as it is turned on or on request (the password), each shown once on the page the
+ * form's redirect leads to (`ShownOnce.ts`). The core decides what a code is worth, throttles wrong
+ * ones and audits the changes.
  */
 import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
-import { type CodeRefused, SecondFactors } from "../../../core/services/SecondFactors.ts"
+import { type CodeRefused, type RecoveryCodeSet, SecondFactors } from "../../../core/services/SecondFactors.ts"
 import * as AccountPages from "./AccountPages.ts"
-import { type Guards, htmlPage, viewerOf } from "./Handlers.ts"
+import { type Guards, htmlPage, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import { qrDataUri } from "./QrCode.ts"
+import * as RecoveryCodePages from "./RecoveryCodePages.ts"
+import * as ShownOnce from "./ShownOnce.ts"
+
+/** A new set of recovery codes, on its way to the page that shows it once (codes joined by dots). */
+const newCodes: ShownOnce.ShownOnce = { name: "pr_recovery_codes", path: RecoveryCodePages.recoveryCodesPath }
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const twoFactor = yield* SecondFactors
-  const { signedIn, signedInChange } = guards
+  const { context, signedIn, signedInChange } = guards
 
   /** The account page as it is now, with a message; the proposed secret whenever the factor is off. */
   const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
     Effect.gen(function* () {
       const on = yield* twoFactor.isOn(session.user)
       const state = on
-        ? { on: true as const, lastWrongCode: yield* twoFactor.lastWrongCode(session.user) }
+        ? {
+            on: true as const,
+            lastWrongCode: yield* twoFactor.lastWrongCode(session.user),
+            recoveryCodesLeft: yield* twoFactor.recoveryCodesLeft(session.user)
+          }
         : yield* Effect.flatMap(twoFactor.setup(session.user), (setup) =>
             Effect.map(qrDataUri(setup.uri), (qr) => ({ on: false as const, setup, qr }))
           )
@@ -42,10 +53,62 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           ? waitPage(session, refused, AccountPages.lockedFactor(refused.retryAfterSeconds), 429)
           : accountPage(session, { problem: wrong }, 400)
 
+  const showCodes = (codes: RecoveryCodeSet) =>
+    Effect.flatMap(context, ({ origin }) =>
+      ShownOnce.redirect(
+        newCodes,
+        seeOther(RecoveryCodePages.recoveryCodesPath),
+        Redacted.value(codes).join("."),
+        origin.secure
+      )
+    )
+
   yield* router.add(
     "GET",
     AccountPages.accountPath,
-    signedIn((session) => accountPage(session, {}))
+    signedIn((session) =>
+      Effect.gen(function* () {
+        const query = queryOf((yield* context).request)
+        if (query.has(RecoveryCodePages.usedQuery)) {
+          const left = yield* twoFactor.recoveryCodesLeft(session.user)
+          return yield* accountPage(session, { notice: RecoveryCodePages.usedNotice(left) })
+        }
+        return yield* accountPage(
+          session,
+          query.has(RecoveryCodePages.shownQuery) ? { notice: RecoveryCodePages.shownNotice } : {}
+        )
+      })
+    )
+  )
+
+  // The new set, once: the cookie is cleared by this answer, and only the user's unused codes show.
+  yield* router.add(
+    "GET",
+    RecoveryCodePages.recoveryCodesPath,
+    signedIn((session) =>
+      Effect.gen(function* () {
+        const { request, origin } = yield* context
+        const carried = ShownOnce.read(newCodes, request, origin.secure)
+        const codes = (carried.value ?? "").split(".")
+        const answer = (yield* twoFactor.areRecoveryCodes(session.user, codes))
+          ? htmlPage(RecoveryCodePages.recoveryCodes(viewerOf(session), codes))
+          : seeOther(`${AccountPages.accountPath}?${RecoveryCodePages.shownQuery}`)
+        return yield* carried.clear(answer)
+      })
+    )
+  )
+
+  yield* router.add(
+    "POST",
+    RecoveryCodePages.recoveryCodesPath,
+    signedInChange((session, clientAddress, field) =>
+      twoFactor.newRecoveryCodes(session.user, Redacted.make(field("password")), clientAddress).pipe(
+        Effect.flatMap(showCodes),
+        Effect.catchTag("CodeRefused", (refused) =>
+          refusedPage(session, refused, "No new recovery codes: wrong password. The ones you have still work.")
+        )
+      )
+    )
   )
 
   yield* router.add(
@@ -53,7 +116,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     `${AccountPages.accountPath}/totp/enable`,
     signedInChange((session, clientAddress, field) =>
       twoFactor.enable(session.user, Redacted.make(field("password")), field("code"), clientAddress).pipe(
-        Effect.flatMap(() => accountPage(session, { notice: "The second factor is on." })),
+        Effect.flatMap(showCodes),
         Effect.catchTag("CodeRefused", (refused) =>
           refusedPage(
             session,

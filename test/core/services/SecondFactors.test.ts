@@ -75,8 +75,8 @@ const enrolled = Effect.gen(function* () {
   const { token } = yield* access.invite(org.id, email, "member")
   const { user } = yield* access.acceptInvite(Redacted.value(token), password, address)
   const { secret, uri } = yield* twoFactor.setup(user)
-  yield* twoFactor.enable(user, password, codeAt(secret, startStep - 1), address)
-  return { org: org.id, user, email, secret, uri }
+  const recoveryCodes = Redacted.value(yield* twoFactor.enable(user, password, codeAt(secret, startStep - 1), address))
+  return { org: org.id, user, email, secret, uri, recoveryCodes }
 })
 
 /** The token of a sign-in held for its code. */
@@ -125,7 +125,7 @@ describe("SecondFactors", () => {
       const entries = yield* (yield* DashboardAuditLog).recent(org.id, 10)
       assert.deepStrictEqual(
         entries.map((entry) => entry.action),
-        ["totp_enabled", "invite_accepted"]
+        ["recovery_codes_generated", "totp_enabled", "invite_accepted"]
       )
       assert.notInclude(JSON.stringify(entries), Redacted.value(secret))
     }).pipe(Effect.provide(Services))
@@ -311,8 +311,100 @@ describe("SecondFactors", () => {
         "totp_disabled",
         "sign_in_failed",
         "sign_in_failed",
-        "totp_enabled"
+        "recovery_codes_generated"
       ])
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("regression: a user who lost their authenticator signs in with a recovery code, each code once", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const { org, email, secret, recoveryCodes } = yield* enrolled
+      assert.strictEqual(recoveryCodes.length, 10)
+      assert.strictEqual(new Set(recoveryCodes).size, 10)
+      const [first, second] = recoveryCodes
+      const signed = yield* access.signInWithCode(yield* held(email), first!, address)
+      assert.strictEqual(signed.recoveryCodesLeft, 9)
+      const again = yield* Effect.flip(access.signInWithCode(yield* held(email), first!, address))
+      assert.strictEqual(again.reason, "wrong", "a used code is refused")
+      // As typed from paper: upper case, a space for the dash.
+      const typed = yield* access.signInWithCode(yield* held(email), second!.toUpperCase().replace("-", " "), address)
+      assert.strictEqual(typed.recoveryCodesLeft, 8)
+      const withApp = yield* access.signInWithCode(yield* held(email), codeAt(secret, startStep), address)
+      assert.isNull(withApp.recoveryCodesLeft)
+
+      const entries = yield* (yield* DashboardAuditLog).recent(org, 20)
+      assert.deepStrictEqual(
+        entries.slice(0, 6).map((entry) => entry.action),
+        ["sign_in", "sign_in", "recovery_code_used", "sign_in_failed", "sign_in", "recovery_code_used"]
+      )
+      for (const code of recoveryCodes) assert.notInclude(JSON.stringify(entries), code.slice(0, 5))
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("of two uses of one recovery code at once, one signs in", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const { email, recoveryCodes } = yield* enrolled
+      const tokens = [yield* held(email), yield* held(email)]
+      const results = yield* Effect.all(
+        tokens.map((token) => Effect.exit(access.signInWithCode(token, recoveryCodes[0]!, address))),
+        { concurrency: "unbounded" }
+      )
+      assert.strictEqual(results.filter(Exit.isSuccess).length, 1)
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("wrong recovery codes count toward the same lock as wrong codes of the app", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const { email, secret, recoveryCodes } = yield* enrolled
+      for (let i = 0; i < maxWrongCodes; i++) {
+        const from = `203.0.113.${i + 1}`
+        const guess = i % 2 === 0 ? "abcde-fghjk" : wrongAt(secret, startStep)
+        const refused = yield* Effect.flip(access.signInWithCode(yield* held(email, from), guess, from))
+        assert.strictEqual(refused.reason, "wrong")
+      }
+      const locked = yield* Effect.flip(access.signInWithCode(yield* held(email), recoveryCodes[0]!, address))
+      assert.strictEqual(locked.reason, "locked", "while locked, not even a right recovery code is tried")
+      yield* TestClock.adjust(Duration.seconds(locked.retryAfterSeconds))
+      assert.strictEqual(
+        (yield* access.signInWithCode(yield* held(email), recoveryCodes[0]!, address)).recoveryCodesLeft,
+        9
+      )
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("a new set takes the password and voids the old one", () =>
+    Effect.gen(function* () {
+      const access = yield* Accounts
+      const twoFactor = yield* SecondFactors
+      const { org, user, email, recoveryCodes } = yield* enrolled
+      const refused = twoFactor.newRecoveryCodes(user, Redacted.make("not the password"), address)
+      assert.strictEqual(yield* refusal(refused), "CodeRefused")
+      assert.isTrue(yield* twoFactor.areRecoveryCodes(user, recoveryCodes))
+      const fresh = Redacted.value(yield* twoFactor.newRecoveryCodes(user, password, address))
+      assert.isFalse(yield* twoFactor.areRecoveryCodes(user, recoveryCodes))
+      assert.isTrue(yield* twoFactor.areRecoveryCodes(user, fresh))
+      assert.strictEqual(
+        yield* refusal(access.signInWithCode(yield* held(email), recoveryCodes[1]!, address)),
+        "CodeRefused"
+      )
+      yield* access.signInWithCode(yield* held(email), fresh[1]!, address)
+      assert.strictEqual(yield* twoFactor.recoveryCodesLeft(user), 9)
+      const actions = (yield* (yield* DashboardAuditLog).recent(org, 10)).map((entry) => entry.action)
+      assert.include(actions.slice(0, 5), "recovery_codes_generated")
+    }).pipe(Effect.provide(Services))
+  )
+
+  it.effect("turned off with a recovery code, the factor takes the rest of the codes with it", () =>
+    Effect.gen(function* () {
+      const twoFactor = yield* SecondFactors
+      const { user, recoveryCodes } = yield* enrolled
+      yield* twoFactor.disable(user, password, recoveryCodes[0]!, address)
+      assert.isFalse(yield* twoFactor.isOn(user))
+      assert.strictEqual(yield* twoFactor.recoveryCodesLeft(user), 0)
+      assert.isFalse(yield* twoFactor.areRecoveryCodes(user, recoveryCodes.slice(1)))
     }).pipe(Effect.provide(Services))
   )
 })

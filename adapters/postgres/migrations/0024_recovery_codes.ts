@@ -1,0 +1,31 @@
+/**
+ * Recovery codes for the dashboard's second factor: each user's unused codes, by the SHA-256 of
+ * the code bound to the user (docs/decisions.md, "Recovery codes"), a row per code, deleted as it
+ * is used, so that two uses of one code race on one row and one wins. The factor turned off, or
+ * reset by a redeemed invite, deletes them. Generating a set and using a code are dashboard
+ * actions; the CHECK on actions is replaced here as the union of every action so far.
+ */
+import { Effect } from "effect"
+import { SqlClient } from "effect/sql"
+
+export default Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  yield* sql`
+    CREATE TABLE dashboard_recovery_codes (
+      org_id uuid NOT NULL,
+      user_id uuid NOT NULL,
+      code_hash bytea NOT NULL CHECK (length(code_hash) = 32),
+      PRIMARY KEY (org_id, user_id, code_hash),
+      FOREIGN KEY (org_id, user_id) REFERENCES dashboard_users (org_id, id)
+    )`
+  yield* sql`ALTER TABLE dashboard_audit DROP CONSTRAINT dashboard_audit_action_check`
+  yield* sql`
+    ALTER TABLE dashboard_audit ADD CONSTRAINT dashboard_audit_action_check
+      CHECK (action IN ('invite_accepted', 'sign_in', 'sign_in_failed', 'sign_out', 'sign_out_everywhere',
+        'key_created', 'key_revoked', 'integration_paused', 'integration_resumed', 'integration_sync_requested',
+        'totp_enabled', 'totp_disabled', 'user_invited', 'role_changed', 'user_removed',
+        'webhook_endpoint_created', 'webhook_endpoint_updated', 'webhook_endpoint_enabled',
+        'webhook_endpoint_disabled_by_user', 'webhook_endpoint_deleted', 'webhook_endpoint_secret_rotated',
+        'webhook_endpoint_tested', 'webhook_endpoint_replayed', 'webhook_delivery_retried',
+        'webhook_endpoint_disabled', 'recovery_codes_generated', 'recovery_code_used'))`
+})
