@@ -13,7 +13,7 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { type Browser, chromium, type Page } from "playwright-core"
 import { AccountsLive } from "../../app/Layers.ts"
-import { wcagViolations } from "../support/Accessibility.ts"
+import { schemes, sizes, wcagViolations } from "../support/Accessibility.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
@@ -27,12 +27,6 @@ const TestLayer = Layer.mergeAll(
   AccountsLive,
   Layer.effect(TestFixture, insertFixture)
 ).pipe(Layer.provideMerge(TestDatabase.layer))
-
-const sizes = [
-  { name: "wide", width: 1440, height: 900 },
-  { name: "phone", width: 390, height: 844 }
-] as const
-const schemes = ["light", "dark"] as const
 
 /** Every size and scheme of the page at `path`: its violations, and a screenshot of each. */
 const inspectEverywhere = async (

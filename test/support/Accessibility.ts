@@ -14,7 +14,7 @@ export const sizes = [
   { name: "wide", width: 1440, height: 900 },
   { name: "phone", width: 390, height: 844 }
 ] as const
-const schemes = ["light", "dark"] as const
+export const schemes = ["light", "dark"] as const
 
 /** axe's WCAG 2.1 A and AA rules' violations on the page, as `rule at target` lines. */
 export const wcagViolations = async (page: Page) => {
