@@ -24,6 +24,7 @@ import {
   type NewSecondFactor,
   type SecondFactor,
   type TeamMember,
+  takesLastAdmin,
   type WrongCode
 } from "../../core/ports/DashboardUserStore.ts"
 
@@ -166,30 +167,46 @@ export const layer = Layer.effect(
       return rows.map(toMember)
     })
 
-    const changeRole = Effect.fn("PgDashboardUserStore.changeRole")(function* (org: OrgId, id: UserId, role: Role) {
-      if (!isUuid(org) || !isUuid(id)) return Option.none<DashboardUser>()
-      const rows = yield* sql<UserRow>`
-        UPDATE dashboard_users SET role = ${role}
-        WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL
-        RETURNING *`.pipe(Effect.orDie)
-      return Option.map(Option.fromNullishOr(rows[0]), toUser)
-    })
+    /**
+     * The organization's user of that id if not removed, or why the change cannot be made. It locks
+     * the organization's row first (`FOR NO KEY UPDATE`: inserts that refer to the organization go
+     * on), so every role change and removal of one organization runs one after another and each
+     * sees the admins the one before it left.
+     */
+    const changeable = (org: OrgId, id: UserId, becomes: Role | "removed") =>
+      Effect.gen(function* () {
+        if (!isUuid(org) || !isUuid(id)) return "missing" as const
+        yield* sql`SELECT 1 FROM organizations WHERE id = ${org} FOR NO KEY UPDATE`
+        const rows = yield* sql<UserRow>`
+          SELECT * FROM dashboard_users WHERE org_id = ${org} AND (role = 'admin' OR id = ${id})`
+        const members = rows.map(toMember)
+        const found = members.find((member) => member.id === id.toLowerCase() && member.removedAt === null)
+        if (found === undefined) return "missing" as const
+        return takesLastAdmin(members, found.id, becomes) ? ("last_admin" as const) : found
+      })
+
+    const changeRole = (org: OrgId, id: UserId, role: Role) =>
+      Effect.gen(function* () {
+        const found = yield* changeable(org, id, role)
+        if (typeof found === "string") return found
+        yield* sql`UPDATE dashboard_users SET role = ${role} WHERE org_id = ${org} AND id = ${found.id}`
+        return "done" as const
+      }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.changeRole"))
 
     // The user's held sign-in and proposed secret go with them; the invites of their address too.
     const removeUser = (org: OrgId, id: UserId, now: DateTime.Utc) =>
       Effect.gen(function* () {
-        if (!isUuid(org) || !isUuid(id)) return false
+        const found = yield* changeable(org, id, "removed")
+        if (typeof found === "string") return found
         const at = DateTime.toDateUtc(now)
-        const [removed] = yield* sql<{ email: string }>`
+        yield* sql`
           UPDATE dashboard_users SET removed_at = ${at}, totp_pending_secret = NULL
-          WHERE org_id = ${org} AND id = ${id} AND removed_at IS NULL
-          RETURNING email`
-        if (removed === undefined) return false
-        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${id}`
+          WHERE org_id = ${org} AND id = ${found.id}`
+        yield* sql`DELETE FROM dashboard_held_sign_ins WHERE org_id = ${org} AND user_id = ${found.id}`
         yield* sql`
           UPDATE dashboard_invites SET used_at = ${at}
-          WHERE org_id = ${org} AND email = ${removed.email} AND used_at IS NULL`
-        return true
+          WHERE org_id = ${org} AND email = ${found.email} AND used_at IS NULL`
+        return "done" as const
       }).pipe(sql.withTransaction, Effect.orDie, Effect.withSpan("PgDashboardUserStore.removeUser"))
 
     const findPendingSecret = Effect.fn("PgDashboardUserStore.findPendingSecret")(function* (org: OrgId, id: UserId) {

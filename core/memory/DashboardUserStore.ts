@@ -16,6 +16,8 @@ import {
   maxHeldSignIns,
   type NewInvite,
   type NewSecondFactor,
+  type TeamChange,
+  takesLastAdmin,
   type WrongCode
 } from "../ports/DashboardUserStore.ts"
 import { idKey, MemoryState, rowKey } from "./MemoryState.ts"
@@ -111,36 +113,42 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
     const findUser = (org: OrgId, id: UserId) =>
       Effect.sync(() => Option.filter(Option.fromNullishOr(userOf(org, id)?.user), (user) => !isRemoved(user)))
 
-    const listUsers = (org: OrgId) =>
-      Effect.sync(() =>
-        [...byEmail.values()]
-          .filter((entry) => entry.user.orgId === org.toLowerCase())
-          .map((entry) => ({
-            ...entry.user,
-            removedAt: removedUsers.get(userKey(entry.user.orgId, entry.user.id)) ?? null
-          }))
-          .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
-      )
+    const membersOf = (org: OrgId) =>
+      [...byEmail.values()]
+        .filter((entry) => entry.user.orgId === org.toLowerCase())
+        .map((entry) => ({
+          ...entry.user,
+          removedAt: removedUsers.get(userKey(entry.user.orgId, entry.user.id)) ?? null
+        }))
+        .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
+
+    const listUsers = (org: OrgId) => Effect.sync(() => membersOf(org))
+
+    /** The organization's user of that id if not removed, or why the change cannot be made. */
+    const changeable = (org: OrgId, id: UserId, becomes: DashboardUser["role"] | "removed") => {
+      const found = userOf(org, id)
+      if (found === undefined || isRemoved(found.user)) return "missing" as const
+      return takesLastAdmin(membersOf(found.user.orgId), found.user.id, becomes) ? ("last_admin" as const) : found
+    }
 
     const changeRole = (org: OrgId, id: UserId, role: DashboardUser["role"]) =>
-      Effect.sync(() => {
-        const found = userOf(org, id)
-        if (found === undefined || isRemoved(found.user)) return Option.none<DashboardUser>()
-        const user = { ...found.user, role }
-        byEmail.set(user.email, { ...found, user })
-        return Option.some(user)
+      Effect.sync((): TeamChange => {
+        const found = changeable(org, id, role)
+        if (typeof found === "string") return found
+        byEmail.set(found.user.email, { ...found, user: { ...found.user, role } })
+        return "done"
       })
 
     const removeUser = (org: OrgId, id: UserId, now: DateTime.Utc) =>
-      Effect.sync(() => {
-        const found = userOf(org, id)
-        if (found === undefined || isRemoved(found.user)) return false
+      Effect.sync((): TeamChange => {
+        const found = changeable(org, id, "removed")
+        if (typeof found === "string") return found
         const key = userKey(found.user.orgId, found.user.id)
         removedUsers.set(key, now)
         pendingSecrets.delete(key)
         for (const [digest, held] of heldSignIns) if (held.userKey === key) heldSignIns.delete(digest)
         voidInvites(found.user.orgId, found.user.email, now)
-        return true
+        return "done"
       })
 
     const findPendingSecret = (org: OrgId, id: UserId) =>

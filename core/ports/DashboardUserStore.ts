@@ -31,6 +31,19 @@ export interface Credentials {
   readonly passwordHash: string
 }
 
+/** What a role change or a removal did. */
+export type TeamChange = "done" | "missing" | "last_admin"
+
+/**
+ * Whether giving `target` the role `becomes` (or removing them) takes away the organization's last
+ * admin: it is an admin now, will not be one, and no other admin is left. An organization that has
+ * no admin (left so by an older release) may still get one, and lose members.
+ */
+export const takesLastAdmin = (members: ReadonlyArray<TeamMember>, target: UserId, becomes: Role | "removed") =>
+  becomes !== "admin" &&
+  members.some((member) => member.id === target && member.removedAt === null && member.role === "admin") &&
+  !members.some((member) => member.id !== target && member.removedAt === null && member.role === "admin")
+
 /** Sign-ins of one user that may wait for their code at once. */
 export const maxHeldSignIns = 50
 
@@ -112,14 +125,19 @@ export class DashboardUserStore extends Context.Service<
     readonly findUser: (org: OrgId, id: UserId) => Effect.Effect<Option.Option<DashboardUser>>
     /** The organization's users, removed ones included, by address. */
     readonly listUsers: (org: OrgId) => Effect.Effect<ReadonlyArray<TeamMember>>
-    /** Gives a user (not removed) another role; none for an unknown or removed one. */
-    readonly changeRole: (org: OrgId, id: UserId, role: Role) => Effect.Effect<Option.Option<DashboardUser>>
+    /**
+     * Gives a user (not removed) another role: `missing` for an unknown or removed one,
+     * `last_admin` (and nothing changed) where it would take away the organization's last admin.
+     * The check and the change are one step against every other change of the organization's
+     * team, so two admins demoting each other at once cannot both succeed.
+     */
+    readonly changeRole: (org: OrgId, id: UserId, role: Role) => Effect.Effect<TeamChange>
     /**
      * Removes a user (not removed yet) at `now`, voiding the organization's unused invites of their
-     * address; false for an unknown or already removed one. A later invite of the address by the
-     * same organization lets them in again.
+     * address: `missing` for an unknown or already removed one, `last_admin` as `changeRole` says.
+     * A later invite of the address by the same organization lets them in again.
      */
-    readonly removeUser: (org: OrgId, id: UserId, now: DateTime.Utc) => Effect.Effect<boolean>
+    readonly removeUser: (org: OrgId, id: UserId, now: DateTime.Utc) => Effect.Effect<TeamChange>
     /**
      * The secret proposed to the user for their second factor, kept until a code confirms it or
      * another replaces it; none when none is proposed.

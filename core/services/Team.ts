@@ -4,11 +4,17 @@
  * it holds from their next request on, and the organization always keeps one admin. Admins'
  * changes are recorded in the `DashboardAuditLog`. Depends on effect and the core alone.
  */
-import { Context, DateTime, Effect, Layer, Option, type Redacted, Schema } from "effect"
+import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
 import type { Role } from "../domain/Dashboard.ts"
-import type { OrgId, UserId } from "../domain/Ids.ts"
+import type { OrgId } from "../domain/Ids.ts"
 import type { OrganizationNotFound } from "../ports/ApiKeyStore.ts"
-import { DashboardUserStore, type EmailTaken, type Invite, type TeamMember } from "../ports/DashboardUserStore.ts"
+import {
+  DashboardUserStore,
+  type EmailTaken,
+  type Invite,
+  type TeamChange,
+  type TeamMember
+} from "../ports/DashboardUserStore.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
 import { Accounts, type Actor, type InvalidEmail } from "./Accounts.ts"
 import { NotPermitted } from "./KeyAdministration.ts"
@@ -18,12 +24,6 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
 
 /** The change would leave the organization without an admin, and nobody could manage it. */
 export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", {}) {}
-
-/** Whether a change to `target` leaves `members` with an admin. */
-export const keepsAnAdmin = (members: ReadonlyArray<TeamMember>, target: UserId, becomes: Role | "removed") =>
-  members.some(
-    (member) => member.removedAt === null && member.role === "admin" && (member.id !== target || becomes === "admin")
-  )
 
 export class Team extends Context.Service<
   Team,
@@ -59,30 +59,32 @@ export class Team extends Context.Service<
       const adminOnly = (actor: Actor, action: string) =>
         actor.user.role === "admin" ? Effect.void : Effect.fail(new NotPermitted({ action }))
 
-      /** The organization's user of that id or address, not removed, and whether the change keeps an admin. */
-      const target = Effect.fnUntraced(function* (
-        org: OrgId,
-        matches: (member: TeamMember) => boolean,
-        becomes: Role | "removed"
-      ) {
+      /** The organization's user of that id or address, not removed. */
+      const target = Effect.fnUntraced(function* (org: OrgId, matches: (member: TeamMember) => boolean) {
         const members = yield* users.listUsers(org)
         const found = members.find((member) => member.removedAt === null && matches(member))
-        if (found === undefined) return yield* new UserNotFound()
-        if (!keepsAnAdmin(members, found.id, becomes)) return yield* new LastAdmin()
-        return found
+        return found === undefined ? yield* new UserNotFound() : found
       })
 
-      // The store's change first, then the sessions: a request between the two already reads the
-      // new role (every request reads the user again); none after it finds a session.
+      const applied = (change: TeamChange) =>
+        change === "done"
+          ? Effect.void
+          : change === "missing"
+            ? Effect.fail(new UserNotFound())
+            : Effect.fail(new LastAdmin())
+
+      // The store checks that an admin is left and makes the change in one step; then the sessions
+      // end: a request between the two already reads the new role (every request reads the user
+      // again); none after it finds a session.
       const applyRole = (org: OrgId, member: TeamMember, role: Role) =>
         Effect.gen(function* () {
-          if (Option.isNone(yield* users.changeRole(org, member.id, role))) return yield* new UserNotFound()
+          yield* applied(yield* users.changeRole(org, member.id, role))
           yield* sessions.removeAllOfUser(org, member.id)
         })
 
       const applyRemoval = (org: OrgId, member: TeamMember) =>
         Effect.gen(function* () {
-          if (!(yield* users.removeUser(org, member.id, yield* DateTime.now))) return yield* new UserNotFound()
+          yield* applied(yield* users.removeUser(org, member.id, yield* DateTime.now))
           yield* sessions.removeAllOfUser(org, member.id)
         })
 
@@ -106,26 +108,26 @@ export class Team extends Context.Service<
 
       const changeRole = Effect.fn("Team.changeRole")(function* (actor: Actor, userId: string, role: Role) {
         yield* adminOnly(actor, "change roles")
-        const member = yield* target(actor.user.orgId, sameId(userId), role)
+        const member = yield* target(actor.user.orgId, sameId(userId))
         if (member.role === role) return
-        yield* access.record(actor, "role_changed", member.id)
         yield* applyRole(actor.user.orgId, member, role)
+        yield* access.record(actor, "role_changed", member.id)
       })
 
       const remove = Effect.fn("Team.remove")(function* (actor: Actor, userId: string) {
         yield* adminOnly(actor, "remove users")
-        const member = yield* target(actor.user.orgId, sameId(userId), "removed")
-        yield* access.record(actor, "user_removed", member.id)
+        const member = yield* target(actor.user.orgId, sameId(userId))
         yield* applyRemoval(actor.user.orgId, member)
+        yield* access.record(actor, "user_removed", member.id)
       })
 
       const changeRoleByEmail = Effect.fn("Team.changeRoleByEmail")(function* (org: OrgId, email: string, role: Role) {
-        const member = yield* target(org, sameEmail(email), role)
+        const member = yield* target(org, sameEmail(email))
         if (member.role !== role) yield* applyRole(org, member, role)
       })
 
       const removeByEmail = Effect.fn("Team.removeByEmail")(function* (org: OrgId, email: string) {
-        yield* applyRemoval(org, yield* target(org, sameEmail(email), "removed"))
+        yield* applyRemoval(org, yield* target(org, sameEmail(email)))
       })
 
       return Team.of({ members, invite, changeRole, remove, changeRoleByEmail, removeByEmail })

@@ -166,31 +166,75 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
           const store = yield* DashboardUserStore
           const org = yield* newOrg
           const user = yield* newUser({ orgId: org.id, role: "admin" })
-          const changed = Option.getOrThrow(yield* store.changeRole(user.orgId, user.id, "member"))
-          assert.strictEqual(changed.role, "member")
+          const keeper = yield* newUser({ orgId: org.id, role: "admin" })
+          assert.strictEqual(yield* store.changeRole(user.orgId, user.id, "member"), "done")
           assert.strictEqual(Option.getOrThrow(yield* store.findUser(user.orgId, user.id)).role, "member")
           const pending = yield* invite(org.id, "admin", Duration.hours(1), user.email)
           const now = yield* DateTime.now
-          assert.isTrue(yield* store.removeUser(user.orgId, user.id, now))
-          assert.isFalse(yield* store.removeUser(user.orgId, user.id, now), "once")
+          assert.strictEqual(yield* store.removeUser(user.orgId, user.id, now), "done")
+          assert.strictEqual(yield* store.removeUser(user.orgId, user.id, now), "missing", "once")
           assert.isTrue(Option.isNone(yield* store.findUser(user.orgId, user.id)))
           assert.isTrue(Option.isNone(yield* store.findByEmail(user.email)))
-          assert.isTrue(Option.isNone(yield* store.changeRole(user.orgId, user.id, "admin")))
+          assert.strictEqual(yield* store.changeRole(user.orgId, user.id, "admin"), "missing")
           assert.isNotNull(Option.getOrThrow(yield* store.findInvite(pending.tokenHash)).usedAt, "its link voided")
           const listed = yield* store.listUsers(org.id)
           assert.deepStrictEqual(
-            listed.map((member) => [member.id, millis(member.removedAt)]),
-            [[user.id, millis(now)]]
+            listed.filter((member) => member.id === user.id).map((member) => millis(member.removedAt)),
+            [millis(now)]
           )
+          assert.strictEqual(listed.find((member) => member.id === keeper.id)?.removedAt, null)
           const back = yield* invite(org.id, "member", Duration.hours(1), user.email)
           const again = Option.getOrThrow(yield* store.redeemInvite(back.tokenHash, "hash-2", yield* DateTime.now))
           assert.strictEqual(again.id, user.id)
           assert.isTrue(Option.isSome(yield* store.findByEmail(user.email)))
-          assert.strictEqual((yield* store.listUsers(org.id))[0]?.removedAt, null)
+          assert.strictEqual((yield* store.listUsers(org.id)).find((member) => member.id === user.id)?.removedAt, null)
           const stranger = yield* newOrg
           assert.deepStrictEqual(yield* store.listUsers(stranger.id), [])
-          assert.isFalse(yield* store.removeUser(stranger.id, user.id, now), "another organization's user")
+          assert.strictEqual(
+            yield* store.removeUser(stranger.id, user.id, now),
+            "missing",
+            "another organization's user"
+          )
         })
+    )
+
+    it.effect("the last admin is neither demoted nor removed; an organization with no admin may get one", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        const admin = yield* newUser({ role: "admin" })
+        const member = yield* newUser({ orgId: admin.orgId, role: "member" })
+        assert.strictEqual(yield* store.changeRole(admin.orgId, admin.id, "member"), "last_admin")
+        assert.strictEqual(yield* store.removeUser(admin.orgId, admin.id, yield* DateTime.now), "last_admin")
+        assert.strictEqual(Option.getOrThrow(yield* store.findUser(admin.orgId, admin.id)).role, "admin")
+        assert.strictEqual(yield* store.removeUser(admin.orgId, member.id, yield* DateTime.now), "done")
+        const orphans = yield* newUser({ role: "member" })
+        assert.strictEqual(yield* store.changeRole(orphans.orgId, orphans.id, "admin"), "done", "an admin restored")
+      })
+    )
+
+    it.effect("two admins demoting or removing each other at once leave the organization one admin", () =>
+      Effect.gen(function* () {
+        const store = yield* DashboardUserStore
+        for (let round = 0; round < 8; round++) {
+          const first = yield* newUser({ role: "admin" })
+          const second = yield* newUser({ orgId: first.orgId, role: "admin" })
+          const now = yield* DateTime.now
+          const outcomes = yield* Effect.all(
+            [
+              round % 2 === 0
+                ? store.changeRole(first.orgId, second.id, "member")
+                : store.removeUser(first.orgId, second.id, now),
+              store.changeRole(first.orgId, first.id, "member")
+            ],
+            { concurrency: "unbounded" }
+          )
+          assert.sameMembers(outcomes, ["done", "last_admin"], `round ${round}`)
+          const admins = (yield* store.listUsers(first.orgId)).filter(
+            (user) => user.removedAt === null && user.role === "admin"
+          )
+          assert.lengthOf(admins, 1, `round ${round}`)
+        }
+      })
     )
 
     it.effect("a proposed secret is kept until it is replaced or a factor is turned on with it", () =>

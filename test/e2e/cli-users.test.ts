@@ -5,6 +5,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { jsonOf, runCli } from "../support/Cli.ts"
 import { makeClient } from "../support/DashboardClient.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -101,6 +102,26 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the operator 
       const unknown = yield* cli("user", "remove", "--org", orgId, "--email", "helper@example.com")
       assert.strictEqual(unknown.code, 1)
       assert.match(unknown.stderr, /no such user/)
+    })
+  )
+
+  it.effect("restores an admin to an organization that has none left", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const cli = (...args: ReadonlyArray<string>) => runCli(args, { PUBLIC_URL: base })
+      const { id: orgId } = jsonOf<{ id: string }>(yield* cli("org", "create", "--name", "Orphaned", "--json"))
+      const { link } = jsonOf<{ link: string }>(
+        yield* cli("user", "invite", "--org", orgId, "--email", "left@example.com", "--role", "member", "--json")
+      )
+      yield* Effect.promise(() => makeClient(base).accept(link.split("/").at(-1)!))
+      const sql = yield* SqlClient.SqlClient
+      const [{ admins } = { admins: -1 }] = yield* sql<{ admins: number }>`
+        SELECT count(*)::int AS admins FROM dashboard_users WHERE org_id = ${orgId} AND role = 'admin'`
+      assert.strictEqual(admins, 0, "an organization with no admin, as an older release could leave it")
+
+      const restored = yield* cli("user", "role", "--org", orgId, "--email", "left@example.com", "--role", "admin")
+      assert.strictEqual(restored.code, 0, restored.stderr)
+      assert.match(restored.stdout, /left@example\.com is now admin/)
     })
   )
 })

@@ -187,4 +187,30 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.strictEqual(still!.role, "admin")
     })
   )
+
+  it.effect("two admins demoting or removing each other at the same moment leave the organization one admin", () =>
+    Effect.gen(function* () {
+      const { base } = yield* setup
+      const sql = yield* SqlClient.SqlClient
+      for (let round = 0; round < 6; round++) {
+        const org = yield* newOrg
+        const first = yield* signedIn(base, org, "admin")
+        const second = yield* signedIn(base, org, "admin")
+        const [a, b] = yield* sql<{ id: string }>`
+          SELECT id FROM dashboard_users WHERE org_id = ${org} ORDER BY created_at, id`
+        const act = (who: typeof first, target: string) =>
+          round % 2 === 0
+            ? who.client.post(`/dashboard/team/${target}/role`, { csrf: who.csrf, role: "member" })
+            : who.client.post(`/dashboard/team/${target}/remove`, { csrf: who.csrf })
+        const answers = yield* run(() => Promise.all([act(first, b!.id), act(second, a!.id)]))
+        const admins = yield* sql<{ id: string }>`
+          SELECT id FROM dashboard_users WHERE org_id = ${org} AND role = 'admin' AND removed_at IS NULL`
+        assert.lengthOf(admins, 1, `round ${round}: answered ${answers.map((answer) => answer.status)}`)
+        assert.include(
+          answers.map((answer) => answer.status),
+          409
+        )
+      }
+    })
+  )
 })
