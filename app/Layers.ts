@@ -117,7 +117,7 @@ export const ServicesLive = Layer.mergeAll(
   WebhooksLive,
   FeedLive,
   ApiKeysLive,
-  PgAuditLog.layer,
+  PgAuditLog.layerSpooled,
   PgPairStore.layer,
   PgReadiness.layer,
   RandomIds.layer

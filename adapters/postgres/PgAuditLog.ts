@@ -5,7 +5,8 @@
  * every waiting request at once. So a response leaves only after its entry is committed, at the
  * cost of one statement per batch rather than per request.
  */
-import { DateTime, Deferred, Duration, Effect, Layer, Queue } from "effect"
+import { join } from "node:path"
+import { DateTime, Deferred, Duration, Effect, Fiber, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import {
@@ -15,6 +16,8 @@ import {
   type AuditSearch,
   type StoredAuditEntry
 } from "../../core/ports/AuditLog.ts"
+import * as AuditSpool from "./AuditSpool.ts"
+import * as Database from "./Database.ts"
 import { countUsage } from "./PgKeyUsageStore.ts"
 
 interface Pending {
@@ -64,15 +67,40 @@ const toJson = (entry: AuditEntry) => ({
   client_address: entry.clientAddress
 })
 
-export const layer = Layer.effect(
-  AuditLog,
+/** Entries of answered requests this process keeps in memory for a retry; more go to the spool. */
+const keptLimit = 100_000
+
+/** How long a stop waits, by default, for the database to take the entries still kept before they are spooled. */
+const defaultStopWait = Duration.seconds(5)
+
+/** The longest pause between two tries of a kept batch while the database does not answer. */
+const longestRetryPause = Duration.seconds(5)
+
+export interface Options {
+  /**
+   * Where entries go that the database cannot take at a stop, or past `keptLimit`: committed by
+   * the next process that starts with the same folder (or this one, once the database answers).
+   * Without it they are logged at error level, the one record left.
+   */
+  readonly spoolDir?: string | undefined
+  /** How long a stop waits for the database to take what is still kept (5 seconds). */
+  readonly stopWait?: Duration.Duration | undefined
+}
+
+const make = (options: Options) =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const queue = yield* Queue.unbounded<Pending>()
+    /** Entries of requests already answered, none of whose writes committed yet: tried until one does. */
+    const kept = yield* Queue.unbounded<AuditEntry>()
+    let retrying: ReadonlyArray<AuditEntry> = []
+    let writing: ReadonlyArray<Pending> = []
 
-    const store = (entries: ReadonlyArray<AuditEntry>) => sql`
+    const store = (entries: ReadonlyArray<AuditEntry>) => storeJson(entries.map(toJson))
+
+    const storeJson = (entries: ReadonlyArray<ReturnType<typeof toJson> | AuditSpool.SpooledEntry>) => sql`
       WITH entries AS (
-        SELECT * FROM json_to_recordset(${JSON.stringify(entries.map(toJson))}::json) AS e(
+        SELECT * FROM json_to_recordset(${JSON.stringify(entries)}::json) AS e(
           at timestamptz, request_id text, key_id uuid, org_id uuid, method text, path text, query text,
           status smallint, duration_ms double precision, client_address text)
       ),
@@ -83,23 +111,101 @@ export const layer = Layer.effect(
       ${countUsage(sql)}
       SELECT 1`
 
+    /** The last place an entry can go: a log line at error level with every field (none secret). */
+    const logLost = (entries: ReadonlyArray<AuditEntry>, why: string) =>
+      Effect.forEach(
+        entries,
+        (entry) =>
+          Effect.logError(`audit entry not committed: ${why}`).pipe(Effect.annotateLogs({ auditEntry: toJson(entry) })),
+        { discard: true }
+      )
+
+    const spool = (entries: ReadonlyArray<AuditEntry>, why: string) => {
+      if (entries.length === 0) return Effect.void
+      if (options.spoolDir === undefined) return logLost(entries, why)
+      return AuditSpool.write(options.spoolDir, entries.map(toJson)).pipe(
+        Effect.tap((file) =>
+          Effect.logWarning(`${entries.length} audit entries spooled to disk: ${why}`).pipe(
+            Effect.annotateLogs({ file })
+          )
+        ),
+        Effect.catch(() => logLost(entries, `${why}, and the spool could not be written`))
+      )
+    }
+
     const writeBatch = Effect.gen(function* () {
-      const batch = yield* Queue.takeBetween(queue, 1, batchLimit)
-      const outcome = yield* Effect.exit(store(batch.map((pending) => pending.entry)))
+      writing = yield* Queue.takeBetween(queue, 1, batchLimit)
+      const outcome = yield* Effect.exit(store(writing.map((pending) => pending.entry)))
       const result =
         outcome._tag === "Success"
           ? Effect.void
           : Effect.fail(new AuditLogUnavailable({ message: "the audit log cannot be written" }))
       if (outcome._tag === "Failure") yield* Effect.logError("audit log write failed", outcome.cause)
-      yield* Effect.forEach(batch, (pending) => Deferred.complete(pending.done, result), { discard: true })
+      yield* Effect.forEach(writing, (pending) => Deferred.complete(pending.done, result), { discard: true })
+      writing = []
     })
     yield* Effect.forkScoped(Effect.forever(writeBatch))
+
+    // One batch of kept entries, tried until the database takes it; then, with nothing else
+    // kept, whatever was spooled (a backlog past the limit, or an earlier process's stop).
+    const keepBatch = Effect.gen(function* () {
+      if (retrying.length === 0) retrying = yield* Queue.takeBetween(kept, 1, batchLimit)
+      for (let attempt = 0; ; attempt++) {
+        const outcome = yield* Effect.exit(
+          store(retrying).pipe(
+            Effect.onExit((exit) =>
+              Effect.sync(() => {
+                if (exit._tag === "Success") retrying = []
+              })
+            )
+          )
+        )
+        if (outcome._tag === "Success") break
+        if (attempt === 0)
+          yield* Effect.logWarning(`${retrying.length} audit entries kept: the database did not take them, retrying`)
+        yield* Effect.sleep(Duration.min(Duration.millis(200 * 2 ** Math.min(attempt, 5)), longestRetryPause))
+      }
+      if (options.spoolDir !== undefined && (yield* Queue.size(kept)) === 0) yield* drainSpool(options.spoolDir)
+    })
+
+    const drainSpool = (dir: string) =>
+      AuditSpool.drain(dir, storeJson).pipe(
+        Effect.tap((count) => (count > 0 ? Effect.logInfo(`${count} spooled audit entries committed`) : Effect.void))
+      )
+
+    const keeper = yield* Effect.forkDetach(Effect.forever(keepBatch))
+    if (options.spoolDir !== undefined) yield* Effect.forkScoped(Effect.ignore(drainSpool(options.spoolDir)))
+
+    // At a stop the requests are answered already (the HTTP server drains before this): what is
+    // still kept or being written gets one bounded try, then the spool.
+    yield* Effect.addFinalizer(() =>
+      Effect.gen(function* () {
+        yield* Fiber.interrupt(keeper)
+        const unresolved = [...writing, ...(yield* Queue.clear(queue))]
+        const left = [...retrying, ...(yield* Queue.clear(kept)), ...unresolved.map((pending) => pending.entry)]
+        if (left.length > 0) {
+          // A finalizer runs uninterruptibly: the write must be made interruptible for the bound to cut it.
+          const flushed = yield* Effect.exit(
+            Effect.interruptible(store(left)).pipe(Effect.timeout(options.stopWait ?? defaultStopWait))
+          )
+          if (flushed._tag === "Failure") yield* spool(left, "the database did not take them at the stop")
+        }
+        yield* Effect.forEach(unresolved, (pending) => Deferred.complete(pending.done, Effect.void), { discard: true })
+      })
+    )
 
     const record = Effect.fn("PgAuditLog.record")(function* (entry: AuditEntry) {
       const done = yield* Deferred.make<void, AuditLogUnavailable>()
       yield* Queue.offer(queue, { entry, done })
       return yield* Deferred.await(done)
     })
+
+    const keep = (entry: AuditEntry) =>
+      Effect.flatMap(Queue.size(kept), (size) =>
+        size < keptLimit
+          ? Effect.asVoid(Queue.offer(kept, entry))
+          : spool([entry], "more entries kept than memory holds")
+      )
 
     const recent = Effect.fn("PgAuditLog.recent")(function* (options: {
       readonly orgId?: string | undefined
@@ -150,8 +256,22 @@ export const layer = Layer.effect(
       )
     })
 
-    return AuditLog.of({ record, recent, search, pending: Queue.size(queue) })
+    const pending = Effect.map(
+      Effect.all([Queue.size(queue), Queue.size(kept)]),
+      ([waiting, keptCount]) => waiting + keptCount + retrying.length
+    )
+
+    return AuditLog.of({ record, keep, recent, search, pending })
   })
+
+export const layerWith = (options: Options) => Layer.effect(AuditLog, make(options))
+
+/** Without a spool: what a stop cannot commit is logged at error level (tests, the CLI). */
+export const layer = layerWith({})
+
+/** The service's: the spool is `DATA_DIR/audit-spool`, beside the embedded database's files. */
+export const layerSpooled = Layer.unwrap(
+  Effect.map(Database.settings, ({ dataDir }) => layerWith({ spoolDir: join(dataDir, "audit-spool") }))
 )
 
 /** Months of partitions kept ready ahead of now, so that no entry waits for one. */

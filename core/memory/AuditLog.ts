@@ -69,7 +69,7 @@ const make = Effect.gen(function* () {
         .slice(0, Math.max(0, query.limit))
     )
 
-  return AuditLog.of({ record, recent, search, pending: Effect.succeed(0) })
+  return AuditLog.of({ record, keep: record, recent, search, pending: Effect.succeed(0) })
 })
 
 export const layerMemory: Layer.Layer<AuditLog, never, MemoryState> = Layer.effect(AuditLog, make)

@@ -62,9 +62,15 @@ export class AuditLogUnavailable extends Schema.TaggedError<AuditLogUnavailable>
 export class AuditLog extends Context.Service<
   AuditLog,
   {
-    /** Stores the entry; succeeds once it is committed. */
+    /** Stores the entry; succeeds once it is committed, fails (nothing kept) when it cannot be. */
     readonly record: (entry: AuditEntry) => Effect.Effect<void, AuditLogUnavailable>
-    /** Entries waiting to be committed. */
+    /**
+     * Takes the entry of a request answered without its entry committed (the write took too long,
+     * or failed and the request was refused instead): committed as soon as the log can take it,
+     * tried again until then, and not dropped by a stop.
+     */
+    readonly keep: (entry: AuditEntry) => Effect.Effect<void>
+    /** Entries waiting to be committed, kept ones included. */
     readonly pending: Effect.Effect<number>
     /** The most recent entries, newest first, of one organization or of all. */
     readonly recent: (options: {

@@ -54,4 +54,52 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit w
       )
     })
   )
+
+  it.effect("an entry whose write fails after the answer left is kept and committed once the database answers", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      const base = yield* BaseUrl
+      const held = yield* Deferred.make<void>()
+      const released = yield* Deferred.make<void>()
+      const lock = yield* Effect.forkChild(
+        sql.withTransaction(
+          Effect.gen(function* () {
+            yield* sql`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`
+            yield* Deferred.succeed(held, undefined)
+            yield* Deferred.await(released)
+          })
+        )
+      )
+      yield* Deferred.await(held)
+      const answers = yield* Effect.promise(() =>
+        Promise.all(
+          Array.from({ length: 5 }, async () => {
+            const response = await fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${keys.orgA}` } })
+            await response.arrayBuffer()
+            return { status: response.status, requestId: response.headers.get("request-id")! }
+          })
+        )
+      )
+      assert.deepStrictEqual(
+        answers.map((answer) => answer.status),
+        [200, 200, 200, 200, 200]
+      )
+      // The stall ends the way a stalled network does: the waiting write's connection is cut, so
+      // the write fails instead of completing once the lock goes.
+      const cut = yield* sql<{ pid: number }>`
+        SELECT pg_terminate_backend(pid), pid FROM pg_locks
+        WHERE relation = 'audit_log'::regclass AND NOT granted`
+      assert.isAbove(cut.length, 0, "a write was waiting for the table")
+      yield* Deferred.succeed(released, undefined)
+      yield* Fiber.join(lock)
+      const ids = answers.map((answer) => answer.requestId)
+      yield* eventually(
+        "every answered entry committed after the stall",
+        Effect.map(
+          sql<{ request_id: string }>`SELECT request_id FROM audit_log WHERE request_id IN ${sql.in(ids)}`,
+          (rows) => rows.length === ids.length
+        )
+      )
+    })
+  )
 })

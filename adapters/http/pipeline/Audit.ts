@@ -5,8 +5,10 @@
  * missing from the log; a request that cannot be recorded is answered 503 instead of its answer.
  * An answer written as it is read (a stream) has its entry committed before its last bytes: the
  * message ends only after it, and a client that hangs up on the way is recorded as 499.
- * The write is bounded (`AUDIT_WRITE_TIMEOUT_SECONDS`): past it the answer leaves, and the entry,
- * still queued for the database, is also logged at error level, so it is kept either way.
+ * The write is bounded (`AUDIT_WRITE_TIMEOUT_SECONDS`): past it the answer leaves, the entry is
+ * logged at error level, and if that write then fails, the log keeps the entry and commits it when
+ * the database answers (`AuditLog.keep`); a request refused because its entry could not be written
+ * has the refusal's entry kept the same way.
  * The key itself never reaches the log: paths and queries are kept with keys and the dashboard's
  * tokens redacted (`RequestContext`), and a key is named by its id.
  */
@@ -41,11 +43,11 @@ export const entryOf = (request: RequestContext, status: number, durationMs: num
 
 /**
  * Runs `write` for at most `millis`: true once it succeeds, false past the time (it goes on
- * where it is), undefined if it fails. One fiber and one timer, where `Effect.timeoutOption`
- * raced two fibers: on every request that was measured at several times the cost of the rest of
- * the step.
+ * where it is, and `late` runs if it fails after all), undefined if it fails in time. One fiber and
+ * one timer, where `Effect.timeoutOption` raced two fibers: on every request that was measured at
+ * several times the cost of the rest of the step.
  */
-const within = <E>(write: Effect.Effect<void, E>, millis: number) =>
+const within = <E>(write: Effect.Effect<void, E>, millis: number, late: Effect.Effect<void>) =>
   Effect.withFiber((parent) =>
     Effect.callback<boolean | undefined>((resume) => {
       let settled = false
@@ -58,6 +60,7 @@ const within = <E>(write: Effect.Effect<void, E>, millis: number) =>
       const timer = setTimeout(() => settle(false), millis)
       writing.addObserver((exit) => {
         clearTimeout(timer)
+        if (settled && !Exit.isSuccess(exit)) Effect.runForkWith(parent.context)(late)
         settle(Exit.isSuccess(exit) ? true : undefined)
       })
       return Effect.sync(() => clearTimeout(timer))
@@ -73,17 +76,19 @@ export const step = Effect.gen(function* () {
 
   /**
    * Records `request`'s entry with `status`: true once committed or, past the timeout, logged
-   * (the writer keeps it queued for the database); false when the log refused it.
+   * (the log keeps it if the write fails after all); false when the log refused it, and then the
+   * entry of what is answered instead (`status` again, or `refusedStatus`) is kept.
    */
-  const record = (request: RequestContext, status: number) =>
+  const record = (request: RequestContext, status: number, refusedStatus = status) =>
     Effect.flatMap(Clock.currentTimeNanos, (answered) => {
       request.answeredNanos = answered
-      const entry = entryOf(request, status, request.millisUntil(answered))
-      return Effect.flatMap(within(audit.record(entry), timeoutMillis), (recorded) => {
-        if (recorded === undefined) return Effect.succeed(false)
+      const durationMs = request.millisUntil(answered)
+      const entry = entryOf(request, status, durationMs)
+      return Effect.flatMap(within(audit.record(entry), timeoutMillis, audit.keep(entry)), (recorded) => {
+        if (recorded === undefined) return Effect.as(audit.keep(entryOf(request, refusedStatus, durationMs)), false)
         if (recorded) return Effect.succeed(true)
         return Effect.as(
-          Effect.logError("audit entry not committed in time: answered, kept queued and logged here").pipe(
+          Effect.logError("audit entry not committed in time: answered, kept for the database and logged here").pipe(
             Effect.annotateLogs({ auditEntry: loggedEntry(entry) })
           ),
           true
@@ -133,6 +138,6 @@ export const step = Effect.gen(function* () {
       // A HEAD answer's body is never written: it is answered, and recorded, as its head leaves.
       if (response.body._tag === "Stream" && request.method !== "HEAD")
         return streamed(request, response, response.body)
-      return Effect.map(record(request, response.status), (kept) => (kept ? response : unavailable(request)))
+      return Effect.map(record(request, response.status, 503), (kept) => (kept ? response : unavailable(request)))
     })) satisfies Step
 })

@@ -4,7 +4,7 @@
  * answer that cannot be recorded is replaced by 503.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { ConfigProvider, DateTime, Effect, Layer, Logger, References } from "effect"
+import { ConfigProvider, DateTime, Deferred, Effect, Layer, Logger, References } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Audit from "../../../../adapters/http/pipeline/Audit.ts"
 import { makeApiKey, secretBytes } from "../../../../core/domain/ApiKey.ts"
@@ -52,23 +52,55 @@ describe("Audit.step", () => {
     }).pipe(Effect.provide(layerMemory.pipe(Layer.provide(MemoryState.layer))))
   )
 
-  it.effect("answers 503 service_unavailable when the entry cannot be recorded", () =>
-    Effect.gen(function* () {
+  it.effect("answers 503 service_unavailable when the entry cannot be recorded, and keeps the 503's entry", () => {
+    const kept: Array<AuditEntry> = []
+    return Effect.gen(function* () {
       const step = yield* Audit.step
-      const answer = yield* step(requestFor("/v1/vendors"), counted().next)
+      const request = requestFor("/v1/vendors")
+      const answer = yield* step(request, counted().next)
       assert.strictEqual(answer.status, 503)
       assert.deepInclude((bodyOf(answer) as { error: object }).error, { type: "api_error" })
+      assert.deepStrictEqual(
+        kept.map((entry) => [entry.requestId, entry.status]),
+        [[request.requestId, 503]]
+      )
     }).pipe(
       Effect.provide(
         Layer.succeed(AuditLog, {
           record: () => Effect.fail(new AuditLogUnavailable({ message: "down" })),
+          keep: (entry: AuditEntry) => Effect.sync(() => kept.push(entry)),
           recent: () => Effect.succeed([]),
           search: () => Effect.succeed([]),
           pending: Effect.succeed(0)
         } as never)
       )
     )
-  )
+  })
+
+  it.live("past the write timeout, a write that fails after the answer left has its entry kept", () => {
+    const kept = Deferred.makeUnsafe<AuditEntry>()
+    const failLater = Deferred.makeUnsafe<void, AuditLogUnavailable>()
+    return Effect.gen(function* () {
+      const step = yield* Audit.step
+      const request = requestFor("/v1/vendors")
+      const answer = yield* step(request, counted().next).pipe(Effect.provide(Logger.layer([])))
+      assert.strictEqual(answer.status, 200)
+      yield* Deferred.fail(failLater, new AuditLogUnavailable({ message: "connection lost" }))
+      const entry = yield* Deferred.await(kept)
+      assert.deepStrictEqual([entry.requestId, entry.status], [request.requestId, 200])
+    }).pipe(
+      Effect.provide(
+        Layer.succeed(AuditLog, {
+          record: () => Deferred.await(failLater),
+          keep: (entry: AuditEntry) => Deferred.succeed(kept, entry),
+          recent: () => Effect.succeed([]),
+          search: () => Effect.succeed([]),
+          pending: Effect.succeed(0)
+        } as never)
+      ),
+      Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ AUDIT_WRITE_TIMEOUT_SECONDS: "0.05" })))
+    )
+  })
 
   it.live("past the write timeout, answers and logs the entry at error level, without the key", () =>
     Effect.gen(function* () {
@@ -93,6 +125,7 @@ describe("Audit.step", () => {
         Layer.succeed(AuditLog, {
           // A database that stops answering: the write neither succeeds nor fails.
           record: () => Effect.never,
+          keep: () => Effect.void,
           recent: () => Effect.succeed([]),
           search: () => Effect.succeed([]),
           pending: Effect.succeed(0)
