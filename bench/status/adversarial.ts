@@ -442,6 +442,30 @@ const unseen: ReadonlyArray<Row> = [
   ["Sold? Not yet", ACKNOWLEDGED]
 ]
 
+// Issue 39's two held-out texts (the first two, which read APPROVED before), then texts of the
+// same grammar written with the rules that answer them: a negated purpose of money, a draft, an
+// approval still to happen, and texts those rules must leave alone.
+const notForMoney: ReadonlyArray<Row> = [
+  ["Approved - not for payment", PENDING],
+  ["Draft (needs to be validated)", PENDING],
+  ["Approved, not payable", PENDING],
+  ["Approved - not to be paid", PENDING],
+  ["Validated, cannot be paid", PENDING],
+  ["Approved, no payment required", PENDING],
+  ["Accepted - payment not required", PENDING],
+  ["Approved - not for financing", ACKNOWLEDGED],
+  ["To be approved", PENDING],
+  ["Needs to be validated", PENDING],
+  ["Will be approved", PENDING],
+  ["Yet to be approved", PENDING],
+  ["Draft - approved", PENDING],
+  ["Paid (draft)", PENDING],
+  ["Parked - posted", PENDING],
+  ["Validated, to be paid", APPROVED],
+  ["Approved, awaiting payment", APPROVED],
+  ["Not a draft - approved", APPROVED]
+]
+
 export const adversarialCases: ReadonlyArray<AdversarialCase> = [
   ...group("negated payment", notPaid),
   ...group("negated payment, API forms", apiForms(notPaid.slice(0, 14))),
@@ -457,5 +481,6 @@ export const adversarialCases: ReadonlyArray<AdversarialCase> = [
   ...group("ended dispute", ended),
   ...group("French and mixed", french),
   ...group("ambiguous", ambiguous),
-  ...group("written after the rules", unseen)
+  ...group("written after the rules", unseen),
+  ...group("not for money", notForMoney)
 ]

@@ -1,13 +1,17 @@
 /**
  * Reads a canonical status text (its words from `StatusTokens.ts`) and binds each negation,
- * answer, question, imperative and ending to the word it governs, so that the rules see "Payment
- * not approved" as a payment and a withheld approval, and "Paid? N" as a paid answered no. One
- * pass over the words: linear in the input. Pure: depends on nothing but the status word modules.
+ * answer, question, imperative, ending and word of what is still to happen to the word it governs,
+ * so that the rules see "Payment not approved" as a payment and a withheld approval, "Paid? N" as a
+ * paid answered no, and "To be approved" as an approval not given. One pass over the words: linear
+ * in the input. Pure: depends on nothing but the status word modules.
  */
 import { type Read, type ReadingWork, statusTokens } from "./StatusTokens.ts"
 import {
   AMOUNT,
   AUXILIARY,
+  AWAITS,
+  CHECK,
+  DECISION,
   ENDABLE,
   ENDS,
   FILLER,
@@ -15,7 +19,9 @@ import {
   IMPERATIVE,
   NEG,
   PARTIAL,
+  PURPOSE,
   REFUSAL,
+  WAITER,
   YES,
   YET
 } from "./StatusWords.ts"
@@ -26,6 +32,8 @@ const answers = new Set(["N", "NO", "NON", "FALSE", "0", "Y", "YES", "TRUE", "OU
 
 const isAmount = (read: Read) => (read.roles & AMOUNT) !== 0
 const isNegation = (roles: number) => (roles & NEG) !== 0 && (roles & ~(NEG | YET | AMOUNT)) === 0
+// "for" alone: a negation before it bears on what the text is for ("not for payment").
+const isPurposeWord = (roles: number) => (roles & PURPOSE) !== 0 && (roles & ~(PURPOSE | WAITER)) === 0
 const isFiller = (roles: number) => roles === 0 || (roles & (FILLER | YET | PARTIAL | FULL | YES)) !== 0
 /** A word the rules weigh: not a negation, a filler, a degree or a mark. */
 export const isContent = (read: Read) => read.mark === undefined && !isNegation(read.roles) && !isFiller(read.roles)
@@ -39,6 +47,9 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
   let negation: { degree: number } | undefined // a negation waiting for the word it governs
   let lastDegree = -1
   let requesting: "verb" | "noun-like" | undefined // what started asking for an action, if anything
+  let awaiting = false // the last word that carries meaning says the next one is still to happen
+  let lastMark = -1 // where the text's last "?", "=" or ":" stands
+  for (let k = 0; k < reads.length; k++) if (reads[k]!.mark !== undefined && reads[k]!.mark !== "%") lastMark = k
   const negate = (k: number) => {
     const read = reads[k]!
     if (read.reading === "asserted" || read.reading === "questioned") read.reading = "negated"
@@ -55,6 +66,7 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     if (read.mark !== undefined) {
       if (read.mark === "%") continue
       settle()
+      awaiting = false
       if (read.mark === "?" && lastContent >= 0 && reads[lastContent]!.reading === "asserted")
         reads[lastContent]!.reading = "questioned"
       keyOfMark = sinceMark
@@ -63,9 +75,13 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     }
     const previous = reads[k - 1]
     if (previous?.mark !== undefined && previous.mark !== "%" && keyOfMark >= 0 && answers.has(read.word)) {
-      // An answer to the word before the mark: "no" negates it, "yes" settles a question.
-      if (isNegation(read.roles)) negate(keyOfMark)
-      else if (reads[keyOfMark]!.reading === "questioned") reads[keyOfMark]!.reading = "asserted"
+      // An answer to the word before the mark: "no" negates it, "yes" settles a question. A "no"
+      // with words after it and no mark to the end may also start a phrase it negates ("Posted: no
+      // payment required"): both readings stand, so the lesser status wins.
+      if (isNegation(read.roles)) {
+        negate(keyOfMark)
+        if (k > lastMark) negation = { degree: -1 }
+      } else if (reads[keyOfMark]!.reading === "questioned") reads[keyOfMark]!.reading = "asserted"
       continue
     }
     if (isNegation(read.roles)) {
@@ -80,6 +96,7 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     if (read.roles === 0) {
       if (negation !== undefined && negation.degree >= 0) negate(negation.degree)
       negation = undefined
+      awaiting = false
       continue
     }
     if (isFiller(read.roles)) {
@@ -94,6 +111,13 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
       sinceMark = k
       continue
     }
+    // A negated purpose: both the "for" and what it is for are negated ("not for payment").
+    if (isPurposeWord(read.roles) && negation !== undefined) {
+      read.reading = "negated"
+      lastContent = k
+      sinceMark = k
+      continue
+    }
     // "Mark as paid", "Approve", "Pay now": everything after an imperative is asked for, not done.
     // A verb with another meaning ("pay", "submit") is one only where the text starts (not "autopay").
     const imperative = (read.roles & IMPERATIVE) !== 0 && (read.roles === IMPERATIVE || read.at === 0)
@@ -102,8 +126,13 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     const refusedAfterVerb = requesting === "noun-like" && (read.roles & REFUSAL) !== 0
     if ((requesting !== undefined || imperative) && !refusedAfterVerb) read.reading = "requested"
     else if (negation !== undefined || (read.roles & NEG) !== 0) read.reading = "negated"
+    // "To be approved", "Needs to be validated", "Pending approved": an approval still to happen
+    // has not been given. A payment or financing word so governed keeps its own reading: in flight
+    // or offered, as a future or waiting word anywhere in the text already makes it.
+    else if (awaiting && (read.roles & (DECISION | CHECK)) !== 0) read.reading = "awaited"
     if (imperative) requesting ??= read.roles === IMPERATIVE ? "verb" : "noun-like"
     negation = undefined
+    awaiting = read.reading === "asserted" && (read.roles & AWAITS) !== 0
     lastContent = k
     sinceMark = k
   }

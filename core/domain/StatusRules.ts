@@ -1,9 +1,9 @@
 /**
  * The conservative word rules behind `normalizeStatus`, for status texts that no table knows. The
  * text is read by `StatusReading.ts` (each negation, answer, question, imperative and ending bound
- * to the word it governs); a word put in doubt blocks every money status it could support, and
- * the rules below decide in order. Linear in the input. The policy, with its reasons, is
- * `docs/status-policy.md`.
+ * to the word it governs); a word put in doubt blocks every money status it could support, a draft
+ * or a negated purpose of money ("not for payment") blocks them all, and the rules below decide in
+ * order. Linear in the input. The policy, with its reasons, is `docs/status-policy.md`.
  */
 import type { Status } from "./Status.ts"
 import { isContent, type Read, readStatusText, type WordRead } from "./StatusReading.ts"
@@ -13,6 +13,7 @@ import {
   CHECK,
   DECISION,
   DONE,
+  DRAFT,
   DUPLICATE,
   FINANCING,
   MODAL,
@@ -21,6 +22,7 @@ import {
   PARTIAL,
   PAYMENT,
   PENDING,
+  PURPOSE,
   REFUSAL,
   SOLD,
   STEP,
@@ -52,7 +54,7 @@ export const statusRules = [
   {
     name: "pending",
     status: "PENDING",
-    why: "it names a step before a decision (draft, submitted, in review, unpaid)"
+    why: "it names a step before a decision (draft, submitted, in review, unpaid) or doubts a payment or an approval"
   },
   { name: "acknowledged", status: "ACKNOWLEDGED", why: "it only acknowledges receipt" }
 ] as const satisfies ReadonlyArray<{ readonly name: string; readonly status: Status; readonly why: string }>
@@ -74,6 +76,11 @@ const blocksAll = DECISION | CHECK
 const blocksPaid = blocksAll | PAID | PAYMENT | DONE
 const blocksSold = blocksAll | SOLD | FINANCING
 const blocksInFlight = blocksPaid | SOLD | FINANCING | OFFER | MODAL | WAITER | PENDING
+// What a document is for when it is for money. A purpose of these negated, or negating them ("not
+// for payment", "not payable", "not to be paid", "no payment required", "payment not required"),
+// says the document is not one a factor can finance.
+const moneyPurpose = PAID | PAYMENT | SOLD | FINANCING
+const isPurposeOnly = (read: Read) => (read.roles & PURPOSE) !== 0 && (read.roles & moneyPurpose) === 0
 
 const asWordRead = (read: Read): WordRead => ({ word: read.word, reading: read.reading, at: read.at })
 
@@ -90,6 +97,11 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   let waiterAt = -100 // index (in content words) of the last word that waits for a step
   let content = 0
   let saysPartial = false // a word that says partial, not just an amount ("Partial" alone is partly paid)
+  let draft = false // a draft, parked or unissued document, not negated
+  let notForMoney = false // a negated purpose of money ("not for payment", "not payable")
+  // The purpose words ("for", "to be", "needs") right before this word, and whether one is negated.
+  let purposeNegated: boolean | undefined
+  let moneyBefore: Read | undefined // the money word right before those purpose words, if any
   for (const read of reads) {
     if (read.roles & YET) yet = true
     if (read.reading === "ended") ended = true
@@ -102,6 +114,22 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
       continue
     }
     if (!isContent(read)) continue
+    if (read.roles & DRAFT && read.reading !== "negated") draft = true
+    const negatedHere = read.reading === "negated"
+    if (isPurposeOnly(read)) {
+      // "Payment not required", "no payment needed": the need after the money word is negated.
+      purposeNegated = (purposeNegated ?? false) || negatedHere
+      if (moneyBefore !== undefined && (purposeNegated || moneyBefore.reading === "negated")) notForMoney = true
+    } else if (read.roles & moneyPurpose) {
+      // "Not for payment", "no need for payment", "cannot be paid", "not payable".
+      const purpose = purposeNegated !== undefined || (read.roles & PURPOSE) !== 0
+      if (purposeNegated || (purpose && negatedHere)) notForMoney = true
+      moneyBefore = read
+      purposeNegated = undefined
+    } else {
+      moneyBefore = undefined
+      purposeNegated = undefined
+    }
     if (read.reading === "asserted") {
       seen |= read.roles
       if (read.roles & STEP && content - waiterAt <= 3) awaiting = true
@@ -126,10 +154,13 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
     const restsOn = status === "APPROVED" ? (first(DECISION | CHECK) ?? by) : by
     return { rule, words: reads.map(asWordRead), decidedBy: money && restsOn ? asWordRead(restsOn) : undefined }
   }
-  const allBlocked = (doubted & blocksAll) !== 0
-  const paidBlocked = (doubted & blocksPaid) !== 0
-  const soldBlocked = (doubted & blocksSold) !== 0
-  const inFlightBlocked = (doubted & blocksInFlight) !== 0
+  // A draft, or a document the text says is not for payment or financing, supports no money
+  // status whatever its other words say ("Draft - approved", "Approved - not for payment").
+  const unfit = draft || notForMoney
+  const allBlocked = unfit || (doubted & blocksAll) !== 0
+  const paidBlocked = unfit || (doubted & blocksPaid) !== 0
+  const soldBlocked = unfit || (doubted & blocksSold) !== 0
+  const inFlightBlocked = unfit || (doubted & blocksInFlight) !== 0
 
   if (has(REFUSAL) || (has(DUPLICATE) && !has(SUSPECT))) return decided(0)
   const conditional = has(MODAL) || has(OFFER)

@@ -19,9 +19,10 @@ import {
 
 /**
  * How the text puts a word: as written, negated ("not paid", "Paid? N", "0% paid"), asked ("Paid?"),
- * asked for ("Mark as paid"), or ended ("Dispute resolved": both words).
+ * asked for ("Mark as paid"), ended ("Dispute resolved": both words), or still to happen (an
+ * approval "to be approved", "needs validated", "pending approved").
  */
-export type Reading = "asserted" | "negated" | "questioned" | "requested" | "ended"
+export type Reading = "asserted" | "negated" | "questioned" | "requested" | "ended" | "awaited"
 
 /** One word (or mark) of a reading, with its offset in the canonical text. */
 export interface WordRead {

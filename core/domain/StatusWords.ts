@@ -23,6 +23,13 @@ export const PENDING = 1 << 13
 export const ACK = 1 << 14
 export const WAITER = 1 << 15
 export const STEP = 1 << 16
+/**
+ * Says what a document is for or must undergo: "for", "to be", "needs", "required", or a word that
+ * is a purpose by itself ("payable": for payment). Negated next to a money word ("not for
+ * payment", "not payable", "not to be paid", "no payment required"), it says the document is not
+ * for money.
+ */
+export const PURPOSE = 1 << 17
 export const FINANCING = 1 << 18
 export const DUPLICATE = 1 << 19
 export const SUSPECT = 1 << 20
@@ -41,6 +48,13 @@ export const FULL = 1 << 26
 export const AUXILIARY = 1 << 27
 /** An amount read from digits ("0%", "600 of 1200"), beside its other roles. */
 export const AMOUNT = 1 << 28
+/** A document not yet issued or posted ("draft", "parked"): whatever else it says, no money status. */
+export const DRAFT = 1 << 29
+/**
+ * Says the word it governs is still to happen ("to be approved", "needs validated", "awaiting",
+ * "pending"): an approval it governs has not been given.
+ */
+export const AWAITS = 1 << 30
 
 const words: ReadonlyArray<readonly [number, string]> = [
   [NEG, "NOT NO NON WITHOUT FALSE ISNT HASNT HAVENT WASNT WERENT ARENT DONT DOESNT DIDNT CANNOT CANT PAS AUCUN SANS"],
@@ -52,18 +66,23 @@ const words: ReadonlyArray<readonly [number, string]> = [
     "BEEN FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL ON AT TO COMME EN DE MARKED DECLARED"
   ],
   [PARTIAL, "PARTIALLY PARTLY PARTIAL PART SHORT UNDERPAID PARTIELLEMENT PARTIELLE PARTIEL"],
-  [MODAL, "NEED EXPECTED UPCOMING PLANNED"],
+  [MODAL, "EXPECTED UPCOMING PLANNED"],
+  [MODAL | AWAITS | PURPOSE, "NEED"],
   // Auxiliaries: a negation passes through them to the verb ("cannot be paid", "will not be approved").
-  [MODAL | AUXILIARY, "WILL BE"],
-  [MODAL | WAITER, "NEEDS READY REQUIRES REQUIRED"],
+  [MODAL | AUXILIARY, "WILL SHALL SHOULD MUST MAY CAN COULD WOULD"],
+  // "To be approved", "will be validated", "must be posted": what follows "be" is still to happen.
+  [MODAL | AUXILIARY | AWAITS | PURPOSE, "BE"],
+  [MODAL | WAITER, "READY"],
+  [MODAL | WAITER | AWAITS | PURPOSE, "NEEDS NEEDED REQUIRES REQUIRED"],
   [MODAL | OFFER, "REQUESTED"],
   [MODAL | OFFER | IMPERATIVE, "REQUEST"],
   [OFFER, "AVAILABLE OFFERED OFFER PROPOSED"],
   [OFFER | CHECK, "ELIGIBLE CLEARING"],
-  [MODAL | WAITER | PENDING, "PENDING AWAITING WAITING ATTENTE"],
+  [MODAL | WAITER | PENDING | AWAITS, "PENDING AWAITING WAITING ATTENTE"],
   [MODAL | PENDING, "DUE"],
   [MODAL | CHECK, "SCHEDULED SCHEDULING"],
-  [WAITER, "IN UNDER FOR"],
+  [WAITER, "IN UNDER"],
+  [WAITER | PURPOSE, "FOR"],
   [PAID, "PAID CASHED ENCAISSEE ENCAISSE DEPOSITED SOLDEE REGLEE REGLE PAYE"],
   // "Dispute settled" ends the dispute: settled next to one says nothing about money.
   [PAID | ENDS, "SETTLED"],
@@ -71,8 +90,9 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [PAID | NEG, "IMPAYEE IMPAYE NONPAYEE"],
   [
     PAYMENT,
-    "PAYMENT PAYMENTS PAYING PAYABLE PAIEMENT REMITTANCE REMITTED DISBURSEMENT DISBURSED FUNDS TRANSIT REGLEMENT SETTLEMENT"
+    "PAYMENT PAYMENTS PAYING PAIEMENT REMITTANCE REMITTED DISBURSEMENT DISBURSED FUNDS TRANSIT REGLEMENT SETTLEMENT"
   ],
+  [PAYMENT | PURPOSE, "PAYABLE"],
   // "Pay now", "Pay invoice": the verb first is an action offered, not a payment under way.
   [PAYMENT | IMPERATIVE, "PAY"],
   [DONE, "COMPLETED COMPLETE CONFIRMED SUCCEEDED SUCCESSFUL SUCCESS DONE RECONCILED EXECUTED EFFECTUE EFFECTUEE"],
@@ -106,13 +126,15 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [PENDING | IMPERATIVE, "SUBMIT"],
   [
     PENDING,
-    "DRAFT BROUILLON NEW NOUVEAU NOUVELLE OPEN OPENED OUVERTE SUBMITTING RESUBMITTED RESUBMIT REVIEWING " +
-      "REVIEWED PROCESSING PROCESS PROGRESS APPROVING RECONCILING MATCHED UNMATCHED PARKED ENTERED SAVED QUEUED " +
+    "NEW NOUVEAU NOUVELLE OPEN OPENED OUVERTE SUBMITTING RESUBMITTED RESUBMIT REVIEWING " +
+      "REVIEWED PROCESSING PROCESS PROGRESS APPROVING RECONCILING MATCHED UNMATCHED ENTERED SAVED QUEUED " +
       "DELIVERED DELIVERY VIEWED ISSUED ISSUING EMISE DEPOSEE OVERDUE EXCEPTION EXCEPTIONS ERROR ERRORS INCOMPLETE " +
       "WORKFLOW FLOW CREATED COMPLETEE TRAITEMENT SCANNING ROUTING ROUTED INVOICED FINALIZED FINAL UPLOADED " +
       "IMPORTED IMPORT BALANCE OUTSTANDING MAINTENANCE ENTRY EDIT CHANGE CHANGES POST PRISE DISPOSITION DELAYED " +
       "INCORRECT PREAPPROVED PREAPPROVAL UNASSIGNED MADEAVAILABLE TAKENINTOACCOUNT INHAND TRAITEE"
   ],
+  // SAP parks a document it saves unposted: a draft, whatever step it reached ("Parked and released").
+  [PENDING | DRAFT, "DRAFT BROUILLON PARKED"],
   [
     IMPERATIVE,
     "MARK SET PLEASE CLICK APPROVE ACCEPT AUTHORIZE VALIDATE SELL FACTOR CONFIRM RECORD MARQUER APPROUVER VALIDER REGLER"
@@ -175,9 +197,12 @@ const bearing = NEG | YET | ENDS | YES | FILLER
 export const isBearing = (found: WordNode) => found.roles !== 0 && (found.roles & ~bearing) === 0
 /**
  * Words matched only where a word starts (where the run of letters starts, or right where the
- * previous known word ended): short words that decide something and imperatives, which would
- * otherwise be found inside unknown words ("OK" in "booked", "MARK" in "benchmark"). Short fillers
+ * previous known word ended): short words that decide something, imperatives and auxiliaries,
+ * which would otherwise be found inside unknown words ("OK" in "booked", "MARK" in "benchmark",
+ * "CAN" in "American"). Short fillers
  * match anywhere, so that "paidInOn" reads IN ON rather than a NON across them.
  */
 export const isAnchored = (found: WordNode) =>
-  (found.word!.length <= 2 && (found.roles & ~(FILLER | WAITER)) !== 0) || found.roles === IMPERATIVE
+  (found.word!.length <= 2 && (found.roles & ~(FILLER | WAITER)) !== 0) ||
+  found.roles === IMPERATIVE ||
+  (found.roles & AUXILIARY) !== 0
