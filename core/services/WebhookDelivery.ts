@@ -92,7 +92,6 @@ const judge = (
   readonly outcome: WebhookAttempt["outcome"]
   readonly status: number | null
 } => {
-  const attempts = claimed.delivery.attempts + 1
   const status = sent.kind === "answered" ? sent.status : null
   if (status !== null && isSuccess(status)) {
     return { outcome: "succeeded", status, next: { status: "succeeded" }, endpoint: { health: "healthy" } }
@@ -108,7 +107,18 @@ const judge = (
           )
         ? { health: "disable", reason: "failing" }
         : { health: "failing" }
-  const delay = nextDelay(attempts, unit)
+  // A retry asked for stands beside the schedule: failing, it leaves the schedule's next attempt
+  // where it was (and a delivery that had ended, ended), so asking cannot push a retry back.
+  if (claimed.trigger === "manual_retry") {
+    const resumeAt = claimed.resumeAt
+    return {
+      outcome,
+      status,
+      next: resumeAt === null ? { status: "failed" } : { status: "pending", dueAt: resumeAt },
+      endpoint
+    }
+  }
+  const delay = nextDelay(claimed.scheduledAttempts + 1, unit)
   if (delay === undefined) return { outcome, status, next: { status: "failed" }, endpoint }
   const wait = honourRetryAfter(delay, sent.kind === "answered" ? sent.retryAfterSeconds : null)
   return { outcome, status, next: { status: "pending", dueAt: DateTime.addDuration(startedAt, wait) }, endpoint }
