@@ -8,6 +8,7 @@
  * Depends on `effect` and core only.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { type StoredEvent, toWire } from "../domain/Events.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
@@ -173,7 +174,7 @@ export class WebhookDelivery extends Context.Service<
           durationMs: sent.durationMs,
           outcome: verdict.outcome,
           responseStatus: verdict.status,
-          responseBody: sent.kind === "answered" ? sent.body : null,
+          responseBody: sent.kind === "answered" ? answerExcerpt(sent.body) : null,
           error: sent.kind === "answered" ? (isSuccess(sent.status) ? null : `answered ${sent.status}`) : sent.message
         }
         const { disabledEndpoint } = yield* store.complete({
