@@ -51,6 +51,7 @@ import { Team } from "../core/services/Team.ts"
 import * as VerifiedKeyCache from "../core/services/VerifiedKeyCache.ts"
 import { WebhookDelivery } from "../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../core/services/WebhookEndpoints.ts"
+import * as AppConfig from "./Config.ts"
 
 /** The core's key policy over the PostgreSQL stores, with the cache of verified keys between them (its `VerifiedKeys` for the API). */
 const ApiKeysLive = ApiKeys.layer.pipe(
@@ -101,6 +102,9 @@ const ReceivablesLive = Layer.unwrap(
   Effect.map(maxAnswerBytes, (bytes) => Receivables.layerWith({ maxAnswerBytes: bytes }))
 ).pipe(Layer.provide(PgReceivableStore.layer))
 
+/** The Node sender under `WEBHOOK_ALLOWED_HOSTS`, kept off this process's own listeners and database. */
+export const WebhookSenderLive = Layer.unwrap(Effect.map(AppConfig.ownListeners, NodeWebhookSender.layerWith))
+
 /**
  * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
  * `Sync.WebhookWorkerLive` runs; with the store, the Node sender, the sealed secrets' crypto, and
@@ -108,7 +112,7 @@ const ReceivablesLive = Layer.unwrap(
  */
 export const WebhooksLive = WebhookEndpoints.layer.pipe(
   Layer.provideMerge(WebhookDelivery.layer),
-  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, NodeWebhookSender.layer)),
+  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, WebhookSenderLive)),
   Layer.provide(Layer.merge(PgEventFeed.layer, PgDashboardAuditLog.layer))
 )
 

@@ -30,6 +30,7 @@ import signInThrottles from "./migrations/0021_sign_in_throttles.ts"
 import webhookDashboardActions from "./migrations/0022_webhook_dashboard_actions.ts"
 import webhookAuditAndTriggers from "./migrations/0023_webhook_audit_and_triggers.ts"
 import recoveryCodes from "./migrations/0024_recovery_codes.ts"
+import webhookRetriesBesideSchedule from "./migrations/0025_webhook_retries_beside_schedule.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -57,7 +58,8 @@ export const migrations = {
   "0021_sign_in_throttles": signInThrottles,
   "0022_webhook_dashboard_actions": webhookDashboardActions,
   "0023_webhook_audit_and_triggers": webhookAuditAndTriggers,
-  "0024_recovery_codes": recoveryCodes
+  "0024_recovery_codes": recoveryCodes,
+  "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule
 }
 
 const loader = Migrator.fromRecord(migrations)

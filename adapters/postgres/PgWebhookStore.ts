@@ -289,10 +289,13 @@ export const layer = Layer.effect(
     })
 
     const retry = Effect.fn("PgWebhookStore.retry")(function* (org: OrgId, id: string, at: DateTime.Utc) {
-      // An attempt in flight is left alone: the row is answered as it is.
+      // An attempt in flight is left alone: the row is answered as it is. A manual retry already
+      // waiting holds the schedule as it stood before it.
       const [row] = yield* sql<DeliveryRow>`
         WITH retried AS (
-          UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${date(at)}, next_trigger = 'manual_retry'
+          UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ${date(at)}, next_trigger = 'manual_retry',
+            resume_at = CASE WHEN next_trigger = 'manual_retry' THEN resume_at
+              WHEN status = 'pending' THEN next_attempt_at END
           WHERE org_id = ${org} AND id = ${id} AND status <> 'sending'
           RETURNING ${deliveryFields})
         SELECT * FROM retried
@@ -363,18 +366,20 @@ export const layer = Layer.effect(
                 body: string
                 next_trigger: AttemptTrigger
                 failing_since: Date | null
+                manual_attempts: number
+                resume_at: Date | null
               } & SecretsRow
             >`
               WITH picked AS (
                 SELECT d.id FROM unnest(${texts(locked.map((row) => row.id))}::text[]) AS l (id)
                 CROSS JOIN LATERAL (
-                  SELECT d.id, d.next_attempt_at, d.sequence FROM webhook_deliveries d
+                  SELECT d.id, d.attempts, d.next_attempt_at, d.sequence FROM webhook_deliveries d
                   WHERE d.endpoint_id = l.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}
-                  ORDER BY d.next_attempt_at, d.sequence NULLS FIRST
+                  ORDER BY d.attempts = 0, d.next_attempt_at, d.sequence NULLS FIRST
                   LIMIT greatest(0, ${request.perEndpoint} - (
                     SELECT count(*) FROM webhook_deliveries f
                     WHERE f.endpoint_id = l.id AND f.status = 'sending' AND f.next_attempt_at > ${now}))) d
-                ORDER BY d.next_attempt_at, d.sequence NULLS FIRST
+                ORDER BY d.attempts = 0, d.next_attempt_at, d.sequence NULLS FIRST
                 LIMIT ${request.limit}),
               claimed AS (
                 UPDATE webhook_deliveries d SET status = 'sending', lease_owner = ${request.owner},
@@ -382,10 +387,10 @@ export const layer = Layer.effect(
                 FROM picked WHERE d.id = picked.id
                 RETURNING d.*)
               SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.sequence::text AS sequence, c.status, c.attempts,
-                c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, e.url, e.failing_since,
-                e.secret, e.previous_secret, e.previous_secret_expires_at
+                c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, c.manual_attempts,
+                c.resume_at, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_expires_at
               FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
-              ORDER BY c.next_attempt_at, c.sequence NULLS FIRST`
+              ORDER BY c.attempts = 0, c.next_attempt_at, c.sequence NULLS FIRST`
             return rows.map(
               (row): ClaimedDelivery => ({
                 delivery: toDelivery(row),
@@ -394,7 +399,9 @@ export const layer = Layer.effect(
                 body: row.body,
                 secrets: toSecrets(row),
                 trigger: row.next_trigger,
-                failingSince: row.failing_since === null ? null : DateTime.fromDateUnsafe(row.failing_since)
+                failingSince: row.failing_since === null ? null : DateTime.fromDateUnsafe(row.failing_since),
+                scheduledAttempts: row.attempts - row.manual_attempts,
+                resumeAt: row.resume_at === null ? null : DateTime.fromDateUnsafe(row.resume_at)
               })
             )
           })
@@ -426,7 +433,8 @@ export const layer = Layer.effect(
         WITH done AS (
           UPDATE webhook_deliveries SET status = ${next.status}, attempts = attempts + 1, last_attempt_at = ${started},
             next_attempt_at = ${next.status === "pending" ? date(next.dueAt) : null}, lease_owner = NULL,
-            next_trigger = 'retry'
+            next_trigger = 'retry', resume_at = NULL,
+            manual_attempts = manual_attempts + ${attempt.trigger === "manual_retry" ? 1 : 0}
           WHERE org_id = ${result.orgId} AND id = ${attempt.deliveryId} AND status = 'sending'
             AND lease_owner = ${result.owner}
           RETURNING endpoint_id),

@@ -1,10 +1,12 @@
 /**
- * Where webhooks may be sent (SSRF): the addresses a receiver may have, as pure functions. An
- * address is refused when it is private, loopback, link-local, a cloud metadata service's, or
- * otherwise not a public unicast one, in any form it is written (`127.1`, `0x7f000001`, `017700000001`,
- * `[::ffff:127.0.0.1]`, NAT64 and 6to4 wrappings), unless the operator allows it by name or
- * range (`WEBHOOK_ALLOWED_HOSTS`). The sender applies it to every address a name resolves to,
- * at connect time. Depends on nothing but the language.
+ * Where webhooks may be sent (SSRF): the addresses and ports a receiver may have, as pure
+ * functions. An address is refused when it is private, loopback, link-local, a cloud metadata
+ * service's, or otherwise not a public unicast one, in any form it is written (`127.1`,
+ * `0x7f000001`, `017700000001`, `[::ffff:127.0.0.1]`, NAT64 and 6to4 wrappings), unless the
+ * operator allows it, by name or range and on named ports only (`WEBHOOK_ALLOWED_HOSTS`). The
+ * service's own listeners and its database are never receivers, allowed or not. The sender
+ * applies this to every address a name resolves to, at connect time. Depends on nothing but the
+ * language.
  */
 
 /** An address as a number: 32 bits for IPv4, 128 for IPv6. */
@@ -142,41 +144,127 @@ export const isPublic = (address: Address): boolean => {
   return !(address.family === 4 ? refusedV4 : refusedV6).some((range) => inRange(address, range))
 }
 
-/** What the operator allows beside public addresses: host names (exact, any case) and ranges. */
+/**
+ * One thing the operator allows beside public addresses: a host name (exact, any case) or an
+ * address range, on the ports `first` to `last`.
+ */
+export interface Allowed {
+  readonly host: string | Range
+  readonly first: number
+  readonly last: number
+}
+
 export interface Allowance {
-  readonly hosts: ReadonlySet<string>
-  readonly ranges: ReadonlyArray<Range>
+  readonly entries: ReadonlyArray<Allowed>
 }
 
-export const noAllowance: Allowance = { hosts: new Set(), ranges: [] }
+export const noAllowance: Allowance = { entries: [] }
 
-/** `WEBHOOK_ALLOWED_HOSTS`: names and CIDRs separated by commas or spaces; what is neither is an error. */
-export const parseAllowance = (text: string): Allowance | string => {
-  const hosts = new Set<string>()
-  const allowed: Array<Range> = []
-  for (const entry of text.split(/[\s,]+/).filter((item) => item !== "")) {
-    const range = parseRange(entry)
-    if (range !== undefined) allowed.push(range)
-    else if (/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i.test(entry))
-      hosts.add(entry.toLowerCase())
-    else return `"${entry}" is neither a host name nor an address range`
+const hostName = /^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i
+
+const portNumber = (text: string): number | undefined => {
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : 0
+  return port >= 1 && port <= 65535 ? port : undefined
+}
+
+/** `host:port` or `host:first-last`; an IPv6 address or range in brackets (`[::1]:8080`, `[fd00::/8]:443`). */
+const parseAllowed = (entry: string): Allowed | string => {
+  const bracketed = /^\[([^\]]*)\](?::(.*))?$/.exec(entry)
+  const colon = entry.lastIndexOf(":")
+  const [host, ports] =
+    bracketed !== null
+      ? [bracketed[1]!, bracketed[2]]
+      : colon === -1
+        ? [entry, undefined]
+        : [entry.slice(0, colon), entry.slice(colon + 1)]
+  if (bracketed === null && host.includes(":")) return `"${entry}": write an IPv6 address in brackets, [::1]:8080`
+  if (ports === undefined) {
+    return `"${entry}" names no port: write host:port or host:first-last (127.0.0.1:8080, hooks.internal:8000-8099)`
   }
-  return { hosts, ranges: allowed }
+  const [firstText, lastText, ...more] = ports.split("-")
+  const first = portNumber(firstText!)
+  const last = lastText === undefined ? first : portNumber(lastText)
+  if (first === undefined || last === undefined || more.length > 0 || first > last) {
+    return `"${entry}": a port is 1 to 65535, and a range's first port is not above its last`
+  }
+  const range = parseRange(host)
+  if (range !== undefined) return { host: range, first, last }
+  if (bracketed === null && hostName.test(host)) return { host: host.toLowerCase(), first, last }
+  return `"${host}" is neither a host name nor an address range`
 }
 
-/** Whether the operator allows this host by name, or this address by range. */
-export const allowedByOperator = (allowance: Allowance, host: string, address?: Address): boolean =>
-  allowance.hosts.has(host.toLowerCase().replace(/^\[|\]$/g, "")) ||
-  (address !== undefined && allowance.ranges.some((range) => inRange(address, range)))
+/**
+ * `WEBHOOK_ALLOWED_HOSTS`: `host:port` and `host:first-last` entries (a host a name, an address
+ * or a CIDR block) separated by commas or spaces. A host without a port is refused rather than
+ * given every port: that was the old form's meaning, which opened every listener of the host.
+ */
+export const parseAllowance = (text: string): Allowance | string => {
+  const entries: Array<Allowed> = []
+  for (const entry of text.split(/[\s,]+/).filter((item) => item !== "")) {
+    const allowed = parseAllowed(entry)
+    if (typeof allowed === "string") return allowed
+    entries.push(allowed)
+  }
+  return { entries }
+}
 
-/** Why an address of `host` may not receive webhooks; undefined when it may. */
-export const addressProblem = (allowance: Allowance, host: string, address: Address): string | undefined =>
-  allowedByOperator(allowance, host, address) || isPublic(address)
-    ? undefined
+const hostOf = (host: string) => host.toLowerCase().replace(/^\[|\]$/g, "")
+
+const names = (allowed: Allowed, host: string, address: Address | undefined) =>
+  typeof allowed.host === "string"
+    ? allowed.host === hostOf(host)
+    : address !== undefined && inRange(address, allowed.host)
+
+/** Whether the operator allows this host by name, or this address by range, on this port. */
+export const allowedByOperator = (allowance: Allowance, host: string, port: number, address?: Address): boolean =>
+  allowance.entries.some((allowed) => port >= allowed.first && port <= allowed.last && names(allowed, host, address))
+
+/** Why an address of `host` may not receive webhooks on `port`; undefined when it may. */
+export const addressProblem = (
+  allowance: Allowance,
+  host: string,
+  port: number,
+  address: Address
+): string | undefined => {
+  if (isPublic(address) || allowedByOperator(allowance, host, port, address)) return undefined
+  return allowance.entries.some((allowed) => names(allowed, host, address))
+    ? `port ${port} of ${host} is not open to webhooks`
     : `${host} resolves to a private, loopback, link-local or reserved address`
+}
 
 /** The host of a URL without IPv6 brackets, as it resolves. */
 export const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "")
+
+/** The port a URL connects to: its own, or its scheme's. */
+export const portOf = (url: URL) => (url.port === "" ? (url.protocol === "http:" ? 80 : 443) : Number(url.port))
+
+/**
+ * A listener of the service itself (its API, its metrics) or its database, as configured: never
+ * a receiver, whatever the operator allows. A wildcard or empty host is every address of the
+ * machine.
+ */
+export interface OwnListener {
+  readonly host: string
+  readonly port: number
+}
+
+/** Whether a listener's host is every address of the machine it runs on. */
+export const isWildcard = (host: string) => ["", "0.0.0.0", "::", "[::]"].includes(host)
+
+const unwrapped = (address: Address): Address => embeddedV4(address) ?? address
+
+/** Whether two addresses are one, an IPv4 address and its IPv6 forms alike. */
+export const sameAddress = (a: Address, b: Address): boolean => {
+  const [x, y] = [unwrapped(a), unwrapped(b)]
+  return x.family === y.family && x.value === y.value
+}
+
+const loopbackOrUnspecified = ranges(["127.0.0.0/8", "0.0.0.0/8", "::1/128", "::/128"])
+
+/** Whether an address reaches the machine itself: loopback, unspecified, or one of its interfaces'. */
+export const isThisMachine = (address: Address, interfaces: ReadonlyArray<Address>): boolean =>
+  loopbackOrUnspecified.some((range) => inRange(unwrapped(address), range)) ||
+  interfaces.some((own) => sameAddress(own, address))
 
 /**
  * Why a URL may not receive webhooks, judged without resolving its name: its form, its scheme
@@ -193,8 +281,13 @@ export const urlProblem = (allowance: Allowance, text: string): string | undefin
   if (url.username !== "" || url.password !== "") return "a URL carries no credentials"
   const host = bareHost(url)
   const address = parseAddress(host)
+  const port = portOf(url)
   if (url.protocol === "http:") {
-    if (!allowedByOperator(allowance, host, address)) return "only https URLs receive webhooks"
+    if (!allowedByOperator(allowance, host, port, address)) {
+      return allowance.entries.some((allowed) => names(allowed, host, address))
+        ? `port ${port} of ${host} is not open to webhooks`
+        : "only https URLs receive webhooks"
+    }
   } else if (url.protocol !== "https:") return "only https URLs receive webhooks"
-  return address === undefined ? undefined : addressProblem(allowance, host, address)
+  return address === undefined ? undefined : addressProblem(allowance, host, port, address)
 }

@@ -233,7 +233,7 @@ export interface WebhookAttempt {
   readonly status_code: number | null
   readonly error: string | null
   readonly duration_ms: number
-  /** The first 4 KB of the answer's body. */
+  /** The start of the answer's body: at most 200 characters, without controls, secrets redacted. */
   readonly response_body: string | null
 }
 

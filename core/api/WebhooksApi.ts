@@ -71,7 +71,9 @@ export const WebhookAttempt = Schema.Struct({
   status_code: Schema.NullOr(Schema.Int).annotate({ description: "The answer's status; null without an answer" }),
   error: Schema.NullOr(Schema.String).annotate({ description: "What went wrong; null on success" }),
   duration_ms: Schema.Finite,
-  response_body: Schema.NullOr(Schema.String).annotate({ description: "The first 4 KB of the answer's body" })
+  response_body: Schema.NullOr(Schema.String).annotate({
+    description: "The start of the answer's body: at most 200 characters, without controls, secrets redacted"
+  })
 }).annotate({ identifier: "WebhookAttempt" })
 
 export const WebhookDelivery = Schema.Struct({

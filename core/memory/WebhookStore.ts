@@ -47,6 +47,10 @@ interface DeliveryRow {
   readonly attempts: Array<WebhookAttempt>
   /** What its next attempt will be recorded as having been made by. */
   nextTrigger: AttemptTrigger
+  /** Attempts made by manual retries, beside the schedule's. */
+  manualAttempts: number
+  /** While a manual retry waits: when the schedule's next attempt was due (none: it had ended). */
+  resumeAt: DateTime.Utc | null
 }
 
 interface WebhookTables {
@@ -194,7 +198,9 @@ const make = Effect.gen(function* () {
       body: delivery.body,
       lease,
       attempts: [],
-      nextTrigger: delivery.trigger
+      nextTrigger: delivery.trigger,
+      manualAttempts: 0,
+      resumeAt: null
     })
     return made
   }
@@ -276,6 +282,10 @@ const make = Effect.gen(function* () {
       const row = ownDelivery(org, id)
       if (row === undefined) return Option.none()
       if (row.delivery.status !== "sending") {
+        // A manual retry already waiting holds the schedule as it stood before it.
+        if (row.nextTrigger !== "manual_retry") {
+          row.resumeAt = row.delivery.status === "pending" ? row.delivery.nextAttemptAt : null
+        }
         row.delivery = { ...row.delivery, status: "pending", nextAttemptAt: at }
         row.nextTrigger = "manual_retry"
       }
@@ -325,8 +335,10 @@ const make = Effect.gen(function* () {
   const claim = (request: Claim) =>
     Effect.sync(() => {
       const claimed: Array<ClaimedDelivery> = []
+      const firstAttempt = (row: DeliveryRow) => (row.delivery.attempts === 0 ? 1 : 0)
       const rows = [...tables.deliveries.values()].sort(
         (a, b) =>
+          firstAttempt(a) - firstAttempt(b) ||
           DateTime.toEpochMillis(a.delivery.nextAttemptAt ?? a.delivery.createdAt) -
             DateTime.toEpochMillis(b.delivery.nextAttemptAt ?? b.delivery.createdAt) ||
           (a.delivery.sequence ?? 0) - (b.delivery.sequence ?? 0)
@@ -352,7 +364,9 @@ const make = Effect.gen(function* () {
           body: row.body,
           secrets: endpoint.secrets,
           trigger: row.nextTrigger,
-          failingSince: endpoint.failingSince
+          failingSince: endpoint.failingSince,
+          scheduledAttempts: row.delivery.attempts - row.manualAttempts,
+          resumeAt: row.resumeAt
         })
       }
       return claimed
@@ -367,6 +381,8 @@ const make = Effect.gen(function* () {
       const next = result.next
       row.attempts.push(result.attempt)
       row.lease = null
+      if (result.attempt.trigger === "manual_retry") row.manualAttempts += 1
+      row.resumeAt = null
       row.nextTrigger = "retry"
       row.delivery = {
         ...row.delivery,

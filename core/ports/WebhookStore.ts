@@ -85,6 +85,13 @@ export interface ClaimedDelivery {
   readonly trigger: AttemptTrigger
   /** When the endpoint's current run of failures began; null when its last attempt succeeded. */
   readonly failingSince: DateTime.Utc | null
+  /** The attempts the schedule made, the first included: the next delay follows these, never a manual retry. */
+  readonly scheduledAttempts: number
+  /**
+   * For a manual retry, when the schedule's next attempt was due as the retry was asked for: a
+   * failed manual retry leaves it there. Null when the schedule had none (the delivery had ended).
+   */
+  readonly resumeAt: DateTime.Utc | null
 }
 
 /** A claim made as deliveries are added: by `owner` until `until`, within the endpoint's cap. */
@@ -198,7 +205,8 @@ export class WebhookStore extends Context.Service<
     >
     /**
      * Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight;
-     * its next attempt is a `manual_retry`.
+     * its next attempt is a `manual_retry`, claimed with the schedule's next attempt as it stood
+     * (`resumeAt`): asking again before it is made keeps the first one's.
      */
     readonly retry: (
       org: OrgId,
@@ -218,10 +226,15 @@ export class WebhookStore extends Context.Service<
       move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
       deliveries: ReadonlyArray<NewDelivery>
     ) => Effect.Effect<boolean>
-    /** Claims due deliveries of enabled endpoints, first attempts in sequence order per endpoint. */
+    /**
+     * Claims due deliveries of enabled endpoints. Per endpoint, due retries (of deliveries attempted
+     * before) come before first attempts, so that a backlog of new events does not hold back the
+     * schedule's next attempts; each kind in the order it came due, first attempts in sequence order.
+     */
     readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
     /**
-     * Records an attempt of a claimed delivery; ignored when the lease was lost to another worker.
+     * Records an attempt of a claimed delivery (a `manual_retry` counted apart from the schedule's
+     * attempts); ignored when the lease was lost to another worker.
      * Answers whether this attempt disabled the endpoint (false when it was disabled already).
      */
     readonly complete: (result: AttemptResult) => Effect.Effect<{ readonly disabledEndpoint: boolean }>

@@ -8,6 +8,7 @@
  * Depends on `effect` and core only.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { type StoredEvent, toWire } from "../domain/Events.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
@@ -92,7 +93,6 @@ const judge = (
   readonly outcome: WebhookAttempt["outcome"]
   readonly status: number | null
 } => {
-  const attempts = claimed.delivery.attempts + 1
   const status = sent.kind === "answered" ? sent.status : null
   if (status !== null && isSuccess(status)) {
     return { outcome: "succeeded", status, next: { status: "succeeded" }, endpoint: { health: "healthy" } }
@@ -108,7 +108,18 @@ const judge = (
           )
         ? { health: "disable", reason: "failing" }
         : { health: "failing" }
-  const delay = nextDelay(attempts, unit)
+  // A retry asked for stands beside the schedule: failing, it leaves the schedule's next attempt
+  // where it was (and a delivery that had ended, ended), so asking cannot push a retry back.
+  if (claimed.trigger === "manual_retry") {
+    const resumeAt = claimed.resumeAt
+    return {
+      outcome,
+      status,
+      next: resumeAt === null ? { status: "failed" } : { status: "pending", dueAt: resumeAt },
+      endpoint
+    }
+  }
+  const delay = nextDelay(claimed.scheduledAttempts + 1, unit)
   if (delay === undefined) return { outcome, status, next: { status: "failed" }, endpoint }
   const wait = honourRetryAfter(delay, sent.kind === "answered" ? sent.retryAfterSeconds : null)
   return { outcome, status, next: { status: "pending", dueAt: DateTime.addDuration(startedAt, wait) }, endpoint }
@@ -163,7 +174,7 @@ export class WebhookDelivery extends Context.Service<
           durationMs: sent.durationMs,
           outcome: verdict.outcome,
           responseStatus: verdict.status,
-          responseBody: sent.kind === "answered" ? sent.body : null,
+          responseBody: sent.kind === "answered" ? answerExcerpt(sent.body) : null,
           error: sent.kind === "answered" ? (isSuccess(sent.status) ? null : `answered ${sent.status}`) : sent.message
         }
         const { disabledEndpoint } = yield* store.complete({

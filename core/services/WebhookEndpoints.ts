@@ -282,7 +282,9 @@ export class WebhookEndpoints extends Context.Service<
             body,
             secrets: secrets.value,
             trigger: "test",
-            failingSince: null
+            failingSince: null,
+            scheduledAttempts: 0,
+            resumeAt: null
           },
           owner
         )

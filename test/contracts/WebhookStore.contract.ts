@@ -2,7 +2,8 @@
  * The contract of the `WebhookStore` port, run on the memory twin and on PostgreSQL: claims hold
  * each endpoint's cap however many workers claim at once, an expired lease is claimed again and
  * the late worker's outcome is then ignored, first attempts go in sequence order, a fan-out from
- * a stale cursor changes nothing, pages partition, another organization sees none of it, a
+ * a stale cursor changes nothing, due retries go before first attempts, a manual retry carries the
+ * schedule it stands beside, pages partition, another organization sees none of it, a
  * disabled endpoint's deliveries wait, a test's claim counts against the cap, each attempt keeps
  * what made it, one attempt only is answered as the one that disabled an endpoint, and retention
  * removes finished deliveries and, past the events' bound, those waiting for a disabled endpoint.
@@ -13,7 +14,12 @@ import { DateTime, Effect, type Layer, Option } from "effect"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import { attemptId, deliveryId, endpointId } from "../../core/domain/WebhookSigning.ts"
 import type { AttemptTrigger, WebhookDeliveryId, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
-import { type AttemptResult, type NewDelivery, WebhookStore } from "../../core/ports/WebhookStore.ts"
+import {
+  type AttemptResult,
+  type ClaimedDelivery,
+  type NewDelivery,
+  WebhookStore
+} from "../../core/ports/WebhookStore.ts"
 import { PairStoreHarness } from "./PairStore.harness.ts"
 
 const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
@@ -123,6 +129,74 @@ export const describeWebhookStoreContract = (
           claimed.map((c) => c.delivery.sequence),
           [1, 2, 3, 4, 5]
         )
+      })
+    )
+
+    it.effect("an endpoint's due retries are claimed before its first attempts, whenever those came due", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const [first] = yield* store.enqueue(org, endpoint.id, deliveries(1, now, 1), { at: now })
+        const [held] = (yield* claimAt("w", now, 1)).filter((c) => c.delivery.endpointId === endpoint.id)
+        assert.strictEqual(held?.delivery.id, first!.id)
+        yield* store.complete({
+          ...outcome("w", org, first!.id, now),
+          next: { status: "pending", dueAt: DateTime.add(now, { seconds: 5 }) }
+        })
+        // A backlog due before the retry is.
+        yield* store.enqueue(org, endpoint.id, deliveries(5, now, 2), { at: now })
+        const claimed = (yield* claimAt("w", DateTime.add(now, { seconds: 10 }), 3)).filter(
+          (c) => c.delivery.endpointId === endpoint.id
+        )
+        assert.deepStrictEqual(
+          claimed.map((c) => [c.delivery.sequence, c.trigger]),
+          [
+            [1, "retry"],
+            [2, "scheduled"],
+            [3, "scheduled"]
+          ]
+        )
+      })
+    )
+
+    it.effect("a manual retry is claimed with the schedule's next attempt as it stood, and counted apart from it", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const [made] = yield* store.enqueue(org, endpoint.id, deliveries(1, now), { at: now })
+        const id = made!.id
+        const mine = (claimed: ReadonlyArray<ClaimedDelivery>) => claimed.filter((c) => c.delivery.id === id)
+        yield* claimAt("w", now, 1)
+        const scheduled = DateTime.add(now, { minutes: 5 })
+        yield* store.complete({ ...outcome("w", org, id, now), next: { status: "pending", dueAt: scheduled } })
+        // Asked twice before it is made: the second keeps what the first held.
+        yield* store.retry(org, id, DateTime.add(now, { minutes: 1 }))
+        const asked = DateTime.add(now, { minutes: 2 })
+        yield* store.retry(org, id, asked)
+        const [manual] = mine(yield* claimAt("w", asked, 1))
+        assert.strictEqual(manual?.trigger, "manual_retry")
+        assert.deepStrictEqual(manual?.resumeAt, scheduled)
+        assert.strictEqual(manual?.scheduledAttempts, 1)
+        yield* store.complete({
+          ...outcome("w", org, id, asked, "manual_retry"),
+          next: { status: "pending", dueAt: scheduled }
+        })
+        assert.lengthOf(mine(yield* claimAt("w", DateTime.subtract(scheduled, { milliseconds: 1 }), 1)), 0)
+        const [resumed] = mine(yield* claimAt("w", scheduled, 1))
+        assert.strictEqual(resumed?.trigger, "retry")
+        assert.strictEqual(resumed?.delivery.attempts, 2)
+        assert.strictEqual(resumed?.scheduledAttempts, 1)
+        assert.isNull(resumed?.resumeAt)
+        // Retried once it has ended, there is no schedule to resume.
+        yield* store.complete(outcome("w", org, id, scheduled))
+        yield* store.retry(org, id, scheduled)
+        const [again] = mine(yield* claimAt("w", scheduled, 1))
+        assert.strictEqual(again?.trigger, "manual_retry")
+        assert.isNull(again?.resumeAt)
       })
     )
 

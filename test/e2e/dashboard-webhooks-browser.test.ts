@@ -24,7 +24,7 @@ import { receiver, webhookHeaders } from "../webhooks/support/Receiver.ts"
 import { syncEvents } from "../webhooks/support/Sync.ts"
 
 // Read by the app's services from the environment; this file's worker is its own process.
-process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1"
+process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1:1-65535"
 process.env.WEBHOOK_SECRET_KEYS = `1:${randomBytes(32).toString("base64")}`
 
 const TestLayer = Layer.mergeAll(serverLayer({ dashboard: true }), AccountsLive).pipe(

@@ -13,7 +13,7 @@ import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 // The server's services and the CLI (a child of this worker) read these from the environment:
 // they share the master key that seals endpoint secrets, and may reach loopback.
-process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1"
+process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1:1-65535"
 process.env.WEBHOOK_SECRET_KEYS = `1:${randomBytes(32).toString("base64")}`
 
 const cli = (...args: ReadonlyArray<string>) => runCli(args)

@@ -22,7 +22,7 @@ import { receiver, webhookHeaders } from "../webhooks/support/Receiver.ts"
 // The test server's settings are all the routes and the services read: the receiver listens on
 // loopback, which only WEBHOOK_ALLOWED_HOSTS opens.
 const webhookSettings = {
-  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+  WEBHOOK_ALLOWED_HOSTS: "127.0.0.1:1-65535",
   // One attempt in flight per endpoint, so that one held test fills an endpoint's cap.
   WEBHOOK_ENDPOINT_CONCURRENCY: "1",
   WEBHOOK_SECRET_KEYS: `1:${randomBytes(32).toString("base64")}`

@@ -170,6 +170,32 @@ export const describeDelivery = (
       )
     )
 
+    it.effect("of an answer, a test and a delivery keep a short excerpt, without controls or secrets", () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const harness = yield* PairStoreHarness
+          const endpoints = yield* WebhookEndpoints
+          // What an internal service the operator opened might answer: its own data and secrets.
+          const hooks = yield* receiver((_, response) =>
+            response
+              .writeHead(500)
+              .end(`\u001b]0;owned\u0007\u001b[2Jdatabase: password=hunter2hunter2\r\n${"row ".repeat(2000)}`)
+          )
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const tested = yield* endpoints.test(pair.orgId, endpoint.id)
+          assert.strictEqual(tested.attempt.responseStatus, 500)
+          const excerpt = tested.attempt.responseBody!
+          assert.match(excerpt, /^\]0;owned\[2Jdatabase: password=\[redacted\] row row /)
+          assert.notInclude(excerpt, "hunter2")
+          assert.notMatch(excerpt, /\p{Cc}/u)
+          assert.isAtMost(Array.from(excerpt).length, 201)
+          const { attempts } = yield* endpoints.delivery(pair.orgId, tested.delivery.id)
+          assert.strictEqual(attempts[0]!.responseBody, excerpt)
+        })
+      )
+    )
+
     it.effect("a test is sent through the delivery path and answers its attempt", () =>
       Effect.scoped(
         Effect.gen(function* () {

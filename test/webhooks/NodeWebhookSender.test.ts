@@ -1,7 +1,8 @@
 /**
  * The sender over real sockets, with a resolver the test controls: every address a name resolves
- * to is checked when a URL is accepted and again at connect time (DNS can change); redirects are
- * not followed; an answer is read only so far; no answer in time is a timeout.
+ * to is checked when a URL is accepted and again at connect time (DNS can change), on the port
+ * the URL names, and the service's own listeners are refused however they are named; redirects
+ * are not followed; an answer is read only so far; no answer in time is a timeout.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect } from "effect"
@@ -49,7 +50,7 @@ describe("the webhook sender", () => {
         const hooks = yield* receiver((_, response) => response.writeHead(302, { location: "/elsewhere" }).end())
         const port = new URL(hooks.url).port
         names.set("receiver.test", ["127.0.0.1"])
-        const allowed = sender("receiver.test")
+        const allowed = sender("receiver.test:1-65535")
         yield* allowed.check(`http://receiver.test:${port}/hooks`)
         const sent = yield* allowed.send(post(`http://receiver.test:${port}/hooks`))
         assert.strictEqual(sent.kind, "answered")
@@ -69,12 +70,80 @@ describe("the webhook sender", () => {
     Effect.scoped(
       Effect.gen(function* () {
         const hooks = yield* receiver((_, response) => response.writeHead(500).end("x".repeat(1_000_000)))
-        const sent = yield* sender("127.0.0.1").send(post(hooks.url))
+        const sent = yield* sender("127.0.0.1:1-65535").send(post(hooks.url))
         assert.strictEqual(sent.kind === "answered" ? sent.body.length : -1, NodeWebhookSender.answerBytes)
         hooks.answer = () => {}
-        const slow = yield* sender("127.0.0.1", Duration.millis(200)).send(post(hooks.url))
+        const slow = yield* sender("127.0.0.1:1-65535", Duration.millis(200)).send(post(hooks.url))
         assert.strictEqual(slow.kind, "timeout")
         assert.isAtLeast(slow.durationMs, 150)
+      })
+    )
+  )
+})
+
+describe("the webhook sender's ports", () => {
+  it.effect("a receiver on loopback is reached on a port the operator allows, and refused on another", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const allowed = yield* receiver()
+        const other = yield* receiver()
+        const allowedPort = new URL(allowed.url).port
+        const otherUrl = other.url
+        const hooks = sender(`127.0.0.1:${allowedPort}`)
+        yield* hooks.check(allowed.url)
+        assert.strictEqual((yield* hooks.send(post(allowed.url))).kind, "answered")
+        const refused = yield* Effect.flip(hooks.check(otherUrl))
+        assert.strictEqual(refused.message, `port ${new URL(otherUrl).port} of 127.0.0.1 is not open to webhooks`)
+        assert.strictEqual((yield* hooks.send(post(otherUrl))).kind, "blocked")
+        // By a name that resolves to it, the same: the port is judged at connect time too.
+        names.set("loopback.test", ["127.0.0.1"])
+        const byName = NodeWebhookSender.make({
+          allowance: parseAllowance("127.0.0.0/8:1-65535, loopback.test:1-65535") as Allowance,
+          own: [],
+          resolve
+        })
+        assert.strictEqual((yield* byName.send(post(otherUrl.replace("127.0.0.1", "loopback.test")))).kind, "answered")
+        assert.lengthOf(allowed.received, 1)
+        assert.lengthOf(other.received, 1)
+      })
+    )
+  )
+
+  it.effect("the service's own API and database are refused even when listed, by address and by name", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        // Stand-ins listening where the service's API and its database would.
+        const api = yield* receiver()
+        const database = yield* receiver()
+        const receiving = yield* receiver()
+        const port = (url: string) => Number(new URL(url).port)
+        names.set("localhost", ["127.0.0.1", "::1"])
+        names.set("inward.test", ["127.0.0.1"])
+        const hooks = NodeWebhookSender.make({
+          allowance: parseAllowance("127.0.0.1:1-65535, inward.test:1-65535, localhost:1-65535") as Allowance,
+          own: [
+            { host: "0.0.0.0", port: port(api.url) },
+            { host: "localhost", port: port(database.url) }
+          ],
+          resolve
+        })
+        const at = (host: string, url: string) => `http://${host}:${port(url)}/hooks`
+        for (const url of [
+          at("127.0.0.1", api.url),
+          at("127.0.0.1", database.url),
+          at("inward.test", api.url),
+          at("inward.test", database.url),
+          at("localhost", database.url)
+        ]) {
+          const sent = yield* hooks.send(post(url))
+          assert.strictEqual(sent.kind, "blocked", url)
+          assert.match(sent.kind === "blocked" ? sent.message : "", /the service's own listener or its database/, url)
+          assert.strictEqual((yield* Effect.flip(hooks.check(url)))._tag, "WebhookUrlRejected", url)
+        }
+        assert.lengthOf(api.received, 0)
+        assert.lengthOf(database.received, 0)
+        // Any other port of the same host is the operator's to open.
+        assert.strictEqual((yield* hooks.send(post(receiving.url))).kind, "answered")
       })
     )
   )

@@ -6,6 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import {
+  type Allowance,
+  allowedByOperator,
   isPublic,
   noAllowance,
   parseAddress,
@@ -73,20 +75,69 @@ describe("the outbound policy", () => {
     }
   })
 
-  it("an operator's allowance admits its names and ranges, over http too, and nothing else", () => {
-    const allowance = parseAllowance("hooks.internal, 127.0.0.1, 10.1.0.0/16")
+  it("an operator's allowance admits its names and ranges on their ports, over http too, and nothing else", () => {
+    const allowance = parseAllowance("hooks.internal:80, 127.0.0.1:8080, 10.1.0.0/16:443,[fd00::/8]:8000-8099")
     assert.notStrictEqual(typeof allowance, "string")
     if (typeof allowance === "string") return
     assert.isUndefined(urlProblem(allowance, "http://127.0.0.1:8080/x"))
     assert.isUndefined(urlProblem(allowance, "http://127.1:8080/x"))
     assert.isUndefined(urlProblem(allowance, "https://10.1.2.3/x"))
     assert.isUndefined(urlProblem(allowance, "http://HOOKS.internal/x"))
+    assert.isUndefined(urlProblem(allowance, "http://[fd00::1]:8050/x"))
     assert.isString(urlProblem(allowance, "https://10.2.0.1/x"))
-    assert.isString(urlProblem(allowance, "http://127.0.0.2/x"))
+    assert.isString(urlProblem(allowance, "http://127.0.0.2:8080/x"))
     assert.isString(urlProblem(allowance, "http://example.com/x"))
-    assert.isString(parseAllowance("10.0.0.0/33"))
-    assert.isString(parseAllowance("not a host!"))
+    // The same hosts on ports not named: refused, saying so.
+    assert.strictEqual(
+      urlProblem(allowance, "http://127.0.0.1:5432/x"),
+      "port 5432 of 127.0.0.1 is not open to webhooks"
+    )
+    assert.strictEqual(
+      urlProblem(allowance, "https://10.1.2.3:8443/x"),
+      "port 8443 of 10.1.2.3 is not open to webhooks"
+    )
+    assert.isString(urlProblem(allowance, "http://hooks.internal:81/x"))
+    assert.isString(urlProblem(allowance, "http://[fd00::1]:8100/x"))
   })
+
+  it("an entry names a port or a range of ports: the old form, a bare host, is refused saying how to write it", () => {
+    assert.strictEqual(
+      parseAllowance("hooks.internal:443, 127.0.0.1"),
+      '"127.0.0.1" names no port: write host:port or host:first-last (127.0.0.1:8080, hooks.internal:8000-8099)'
+    )
+    assert.match(parseAllowance("hooks.internal") as string, /names no port/)
+    assert.match(parseAllowance("10.0.0.0/8") as string, /names no port/)
+    for (const bad of [
+      "10.0.0.0/33:80",
+      "not a host!:80",
+      "h:0",
+      "h:65536",
+      "h:90-80",
+      "h:1-2-3",
+      "h:",
+      "::1:80",
+      "[h]:80"
+    ]) {
+      assert.isString(parseAllowance(bad), bad)
+    }
+    assert.deepStrictEqual(parseAllowance(""), noAllowance)
+  })
+
+  it("a host allowed on a range of ports is allowed on each of them and on no other", () =>
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 65535 }),
+        fc.integer({ min: 1, max: 65535 }),
+        fc.integer({ min: 1, max: 65535 }),
+        (a, b, port) => {
+          const [first, last] = a <= b ? [a, b] : [b, a]
+          const allowance = parseAllowance(`10.0.0.0/8:${first}-${last}`) as Allowance
+          const within = port >= first && port <= last
+          assert.strictEqual(urlProblem(allowance, `http://10.9.8.7:${port}/`) === undefined, within)
+          assert.strictEqual(allowedByOperator(allowance, "10.9.8.7", port, parseAddress("10.9.8.7")), within)
+        }
+      )
+    ))
 
   const ipv4 = fc.integer({ min: 0, max: 2 ** 32 - 1 })
   const dotted = (v: number) => [v >>> 24, (v >>> 16) & 255, (v >>> 8) & 255, v & 255].join(".")

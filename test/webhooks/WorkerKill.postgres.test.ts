@@ -45,7 +45,7 @@ withLayer(services, { timeout: 120_000, excludeTestServices: true })("a killed w
           {
             DATABASE_URL: url,
             WEBHOOK_SECRET_KEYS: `1:${masterKey.toString("base64")}`,
-            WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+            WEBHOOK_ALLOWED_HOSTS: "127.0.0.1:1-65535",
             WEBHOOK_ENDPOINT_CONCURRENCY: "4",
             WEBHOOK_POLL_MILLISECONDS: "50"
           },

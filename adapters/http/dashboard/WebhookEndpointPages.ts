@@ -210,7 +210,7 @@ export const deliveryPage = (
         attempts.length === 0
           ? html`<p>No attempt yet.</p>`
           : table(
-              "The delivery's attempts, oldest first, with the first 4 KB of each answer",
+              "The delivery's attempts, oldest first, with the start of each answer",
               ["Started", "Outcome", "Status code", "Error", "Duration", "Answer"],
               attempts.map(attemptRow),
               [2, 4]

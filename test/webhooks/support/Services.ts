@@ -1,7 +1,7 @@
 /**
  * The webhook services as tests run them: the management service and the worker over whichever
  * store the test gives, with the Node crypto under a fresh master key and the Node sender allowed
- * to reach receivers on 127.0.0.1 (as `WEBHOOK_ALLOWED_HOSTS=127.0.0.1` allows them); the stores
+ * to reach receivers on 127.0.0.1 (as `WEBHOOK_ALLOWED_HOSTS=127.0.0.1:1-65535` allows them); the stores
  * with the dashboard's audit beside them (memory or PostgreSQL), over the pairs' harness.
  */
 import { randomBytes } from "node:crypto"
@@ -20,7 +20,7 @@ import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
 import * as MemoryHarness from "../../contracts/PairStore.memoryHarness.ts"
 import * as PostgresHarness from "../../contracts/PairStore.postgresHarness.ts"
 
-export const loopback = parseAllowance("127.0.0.1") as Allowance
+export const loopback = parseAllowance("127.0.0.1:1-65535") as Allowance
 
 export const cryptoLayer = Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]])))
 
