@@ -4,8 +4,9 @@
  * otherwise not a public unicast one, in any form it is written (`127.1`, `0x7f000001`, `017700000001`,
  * `[::ffff:127.0.0.1]`, NAT64 and 6to4 wrappings), unless the operator allows it by name or
  * range (`WEBHOOK_ALLOWED_HOSTS`). The sender applies it to every address a name resolves to,
- * at connect time. Depends on nothing but the language.
+ * at connect time. Depends on nothing but the language and the domain's bound on a URL.
  */
+import { webhookUrlMaximum } from "../../core/domain/Webhooks.ts"
 
 /** An address as a number: 32 bits for IPv4, 128 for IPv6. */
 export type Address = { readonly family: 4; readonly value: bigint } | { readonly family: 6; readonly value: bigint }
@@ -183,7 +184,7 @@ export const bareHost = (url: URL) => url.hostname.replace(/^\[|\]$/g, "")
  * (`https`, or `http` for what the operator allows) and a literal address. Undefined when it may.
  */
 export const urlProblem = (allowance: Allowance, text: string): string | undefined => {
-  if (text.length > 2048) return "a URL has at most 2048 characters"
+  if (text.length > webhookUrlMaximum) return `a URL has at most ${webhookUrlMaximum} characters`
   let url: URL
   try {
     url = new URL(text)
