@@ -14,6 +14,7 @@ import * as DocsAssets from "./api/DocsAssets.ts"
 import * as EventsHttp from "./api/EventsHttp.ts"
 import * as ReceivablesHttp from "./api/ReceivablesHttp.ts"
 import * as RequestValidation from "./api/RequestValidation.ts"
+import * as WebhooksBody from "./api/WebhooksBody.ts"
 import * as WebhooksHttp from "./api/WebhooksHttp.ts"
 import * as Pipeline from "./pipeline/Pipeline.ts"
 import * as RequestPath from "./pipeline/RequestPath.ts"
@@ -31,5 +32,11 @@ export const routes = Layer.mergeAll(
   Health.routes,
   Pipeline.layer
 ).pipe(
-  Layer.provide([Authorization.layer, Authorization.webhooksPermission, RequestValidation.layer, DocsAssets.layer])
+  Layer.provide([
+    Authorization.layer,
+    Authorization.webhooksPermission,
+    WebhooksBody.layer,
+    RequestValidation.layer,
+    DocsAssets.layer
+  ])
 )

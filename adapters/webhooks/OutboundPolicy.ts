@@ -6,8 +6,9 @@
  * operator allows it, by name or range and on named ports only (`WEBHOOK_ALLOWED_HOSTS`). The
  * service's own listeners and its database are never receivers, allowed or not. The sender
  * applies this to every address a name resolves to, at connect time. Depends on nothing but the
- * language.
+ * language and the domain's bound on a URL.
  */
+import { webhookUrlMaximum } from "../../core/domain/Webhooks.ts"
 
 /** An address as a number: 32 bits for IPv4, 128 for IPv6. */
 export type Address = { readonly family: 4; readonly value: bigint } | { readonly family: 6; readonly value: bigint }
@@ -271,7 +272,7 @@ export const isThisMachine = (address: Address, interfaces: ReadonlyArray<Addres
  * (`https`, or `http` for what the operator allows) and a literal address. Undefined when it may.
  */
 export const urlProblem = (allowance: Allowance, text: string): string | undefined => {
-  if (text.length > 2048) return "a URL has at most 2048 characters"
+  if (text.length > webhookUrlMaximum) return `a URL has at most ${webhookUrlMaximum} characters`
   let url: URL
   try {
     url = new URL(text)

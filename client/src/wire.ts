@@ -79,19 +79,14 @@ export interface LastSync {
   readonly quarantined: number
   /** A sentence of `error_class`: never the portal's address or the run's own detail. */
   readonly error: string | null
-  readonly error_class:
-    | "portal_unreachable"
-    | "portal_timeout"
-    | "portal_rate_limited"
-    | "portal_credentials_refused"
-    | "portal_error"
-    | "portal_answer_unreadable"
-    | "export_unreadable"
-    | "secret_unavailable"
-    | "configuration_invalid"
-    | "deadline_exceeded"
-    | "sync_failed"
-    | null
+  /**
+   * What kind of failure it was, null on success: `portal_unreachable`, `portal_timeout`,
+   * `portal_rate_limited`, `portal_credentials_refused`, `portal_error`,
+   * `portal_answer_unreadable`, `export_unreadable`, `secret_unavailable`,
+   * `configuration_invalid`, `deadline_exceeded` or `sync_failed`. More may be added: read one
+   * you do not know as `sync_failed`.
+   */
+  readonly error_class: string | null
 }
 
 export interface Integration {
@@ -185,6 +180,8 @@ export type ErrorResponse =
   | ErrorOf<"permission_error", "permission_denied">
   | ErrorOf<"invalid_request_error", "resource_missing">
   | ErrorOf<"invalid_request_error", "method_not_allowed">
+  | ErrorOf<"invalid_request_error", "request_timeout">
+  | ErrorOf<"invalid_request_error", "content_type_unsupported">
   | ErrorOf<"rate_limit_error", "rate_limited">
   | ErrorOf<"api_error", "service_unavailable">
   | ErrorOf<"api_error", "internal_error">

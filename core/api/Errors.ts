@@ -42,6 +42,16 @@ export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest
       }
     })
   }
+  /** A request body whose bytes are not UTF-8: never read with the bad bytes replaced. */
+  static bodyNotUtf8() {
+    return new InvalidRequest({
+      error: {
+        type: "invalid_request_error",
+        code: "parameter_invalid",
+        message: "The request body is not valid UTF-8: send JSON encoded in UTF-8."
+      }
+    })
+  }
   static parameterInvalid(param: string, message: string) {
     return new InvalidRequest({ error: { type: "invalid_request_error", code: "parameter_invalid", message, param } })
   }
@@ -150,6 +160,44 @@ export class MethodNotAllowed extends Schema.Error<MethodNotAllowed>("MethodNotA
   }
 }
 
+export class RequestTimeout extends Schema.Error<RequestTimeout>("RequestTimeout")(
+  { error: body("invalid_request_error", ["request_timeout"]) },
+  {
+    httpApiStatus: 408,
+    description:
+      "The request did not arrive in time: its body was still arriving when the request deadline passed (or Node.js's own limits on the headers and the whole request). The connection is closed."
+  }
+) {
+  /** A body still arriving when the request deadline (`seconds`) passed. */
+  static body(seconds: number) {
+    return new RequestTimeout({
+      error: {
+        type: "invalid_request_error",
+        code: "request_timeout",
+        message: `The request body did not arrive within ${seconds} s; send it again, whole.`
+      }
+    })
+  }
+}
+
+export class UnsupportedMediaType extends Schema.Error<UnsupportedMediaType>("UnsupportedMediaType")(
+  { error: body("invalid_request_error", ["content_type_unsupported"]) },
+  {
+    httpApiStatus: 415,
+    description: "The request body is not JSON: send it with `Content-Type: application/json`"
+  }
+) {
+  static of(contentType: string, accepted: ReadonlyArray<string>) {
+    return new UnsupportedMediaType({
+      error: {
+        type: "invalid_request_error",
+        code: "content_type_unsupported",
+        message: `The request body's Content-Type is ${contentType}: this endpoint reads ${accepted.join(", ")}.`
+      }
+    })
+  }
+}
+
 export class RateLimited extends Schema.Error<RateLimited>("RateLimited")(
   { error: body("rate_limit_error", ["rate_limited"]) },
   {
@@ -253,10 +301,10 @@ export class InternalError extends Schema.Error<InternalError>("InternalError")(
 
 /**
  * What Node.js's listener refuses before any route sees the request, answered in the same body
- * by `adapters/http/NodeServer.ts`: a request that cannot be parsed, that is too slow, or
- * whose headers are too large.
+ * by `adapters/http/Rejections.ts`: a request that cannot be parsed, or whose headers are too
+ * large (one that is too slow is a `RequestTimeout`).
  */
-const listenerCodes = ["request_malformed", "request_timeout", "request_headers_too_large"] as const
+const listenerCodes = ["request_malformed", "request_headers_too_large"] as const
 
 const errorClasses = [
   InvalidRequest,
@@ -264,6 +312,8 @@ const errorClasses = [
   PermissionDenied,
   ResourceMissing,
   MethodNotAllowed,
+  RequestTimeout,
+  UnsupportedMediaType,
   RateLimited,
   InternalError,
   ServiceUnavailable

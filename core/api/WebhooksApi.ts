@@ -11,20 +11,36 @@ import {
   DeliveryStatus,
   DisabledReason,
   SubscribableEventType,
-  WebhookEventType
+  WebhookDeliveryId,
+  WebhookEndpointId,
+  WebhookEventType,
+  webhookUrlMaximum
 } from "../domain/Webhooks.ts"
-import { InvalidRequest, PermissionDenied, ResourceMissing, ServiceUnavailable } from "./Errors.ts"
+import {
+  InvalidRequest,
+  PermissionDenied,
+  RequestTimeout,
+  ResourceMissing,
+  ServiceUnavailable,
+  UnsupportedMediaType
+} from "./Errors.ts"
 import { Limit } from "./Query.ts"
 import type { CurrentPrincipal } from "./Security.ts"
 
-/**
- * Refuses a key without the `webhooks` permission with 403; runs once the key is accepted. A
- * permitted request's body is read within a bound (400 past it).
- */
+/** Refuses a key without the `webhooks` permission with 403; runs once the key is accepted. */
 export class WebhooksPermission extends HttpApiMiddleware.Service<
   WebhooksPermission,
   { provides: never; requires: CurrentPrincipal }
->()("core/api/WebhooksPermission", { error: [PermissionDenied, InvalidRequest] }) {}
+>()("core/api/WebhooksPermission", { error: [PermissionDenied] }) {}
+
+/**
+ * Reads the body of an endpoint that takes one, once the key is permitted, before it is decoded:
+ * JSON only (415), within a bound of size (400 past it), in UTF-8 (400 otherwise), arrived before
+ * the request deadline (408, answered by the pipeline when the deadline passes).
+ */
+export class WebhooksBody extends HttpApiMiddleware.Service<WebhooksBody>()("core/api/WebhooksBody", {
+  error: [InvalidRequest, UnsupportedMediaType, RequestTimeout]
+}) {}
 
 const Instant = Schema.String.annotate({ description: "ISO 8601 timestamp (UTC)", format: "date-time" })
 
@@ -105,24 +121,34 @@ const listOf = <S extends Schema.Top>(item: S, identifier: string) =>
 const optional = <S extends Schema.Top>(schema: S, description: string) =>
   Schema.optionalKey(schema).annotateKey({ description })
 
-const UrlField = Schema.String.annotate({ description: "An https URL that receives the events" })
-const DescriptionField = Schema.NullOr(Schema.String).annotate({ description: "Up to 500 characters" })
+// Annotated before the check, so that the description and format reach the document (an
+// annotation after it would sit on the filter). The service checks the rest: the scheme, no
+// credentials, an address it may send to.
+const urlRules = `an absolute https URL of at most ${webhookUrlMaximum} characters, without credentials (http only to a host the service's operator allows)`
+const UrlField = Schema.String.annotate({
+  description: `Where the events are sent: ${urlRules}`,
+  format: "uri"
+}).check(Schema.isMaxLength(webhookUrlMaximum))
+const DescriptionField = Schema.NullOr(Schema.String)
 
 export const CreateEndpoint = Schema.Struct({
   url: UrlField,
   event_types: EventTypes.annotate({ description: "The feed's event types to send, at least one" }),
-  description: optional(DescriptionField, "Something to recognise it by")
+  description: optional(DescriptionField, "Something to recognise it by: up to 500 characters, no control characters")
 }).annotate({ identifier: "WebhookEndpointCreate" })
 
 export const UpdateEndpoint = Schema.Struct({
-  url: optional(UrlField, "A new URL"),
+  url: optional(UrlField, `A new URL: ${urlRules}`),
   event_types: optional(EventTypes, "The event types to send from now on"),
-  description: optional(DescriptionField, "A new description; null removes it"),
+  description: optional(DescriptionField, "A new description, up to 500 characters; null removes it"),
   enabled: optional(Schema.Boolean, "false stops sending (deliveries wait); true resumes")
 }).annotate({ identifier: "WebhookEndpointUpdate" })
 
 export const Replay = Schema.Struct({
-  since: Instant.annotate({ description: "Re-send the events created from this instant on" }),
+  since: Instant.annotate({
+    description:
+      "Re-send the events created from this instant on: before `until`, and no earlier than the events' retention reaches (30 days ago by default; the operator may keep events longer). A window holding more events than one replay sends is refused: replay it in parts."
+  }),
   until: optional(Instant, "Up to this instant, excluded; now when omitted")
 }).annotate({ identifier: "WebhookReplay" })
 
@@ -132,8 +158,15 @@ const EndpointIdParam = {
 const DeliveryIdParam = {
   id: Schema.String.annotate({ description: "Webhook delivery identifier: wd_ and 32 hex characters" })
 }
-const StartingAfter = (what: string) =>
-  optional(Schema.String, `Keyset paging: continue after this ${what} (the \`id\` of the last item you received)`)
+// A cursor that is not an id of the kind is refused (400), never read as "nothing after it": a
+// pager with a broken cursor must not believe it is done. A well-formed id is a position in the
+// list's order, whether or not it is (still) one of yours: an endpoint deleted between two pages
+// does not end the paging, and the page holds your items only.
+const StartingAfter = (id: typeof WebhookEndpointId | typeof WebhookDeliveryId, what: string, expected: string) =>
+  optional(
+    id.annotate({ expected }),
+    `Keyset paging: continue after this ${what} (the \`id\` of the last item you received). Any well-formed id is a place in the list's order; anything else is a 400.`
+  )
 
 const summary = (summary: string, description: string) => OpenApi.annotations({ summary, description })
 
@@ -143,14 +176,23 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       payload: CreateEndpoint,
       success: WebhookEndpointWithSecret,
       error: InvalidRequest
-    }).annotateMerge(
-      summary(
-        "Create a webhook endpoint",
-        "Registers a URL to receive your organization's events as they are committed. The answer carries the endpoint's signing `secret`, the only time it is shown."
-      )
-    ),
+    })
+      .middleware(WebhooksBody)
+      .annotateMerge(
+        summary(
+          "Create a webhook endpoint",
+          "Registers a URL to receive your organization's events as they are committed. The answer carries the endpoint's signing `secret`, the only time it is shown."
+        )
+      ),
     HttpApiEndpoint.get("list", "/webhook_endpoints", {
-      query: { starting_after: StartingAfter("endpoint"), limit: Limit },
+      query: {
+        starting_after: StartingAfter(
+          WebhookEndpointId,
+          "endpoint",
+          "a webhook endpoint id: we_ and 32 lower-case hexadecimal characters"
+        ),
+        limit: Limit
+      },
       success: listOf(WebhookEndpoint, "WebhookEndpointList")
     }).annotateMerge(summary("List webhook endpoints", "Oldest first; never with their secrets.")),
     HttpApiEndpoint.get("get", "/webhook_endpoints/:id", {
@@ -163,7 +205,9 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       payload: UpdateEndpoint,
       success: WebhookEndpoint,
       error: [InvalidRequest, ResourceMissing]
-    }).annotateMerge(summary("Update a webhook endpoint", "Only the fields given change.")),
+    })
+      .middleware(WebhooksBody)
+      .annotateMerge(summary("Update a webhook endpoint", "Only the fields given change.")),
     HttpApiEndpoint.delete("delete", "/webhook_endpoints/:id", {
       params: EndpointIdParam,
       success: Schema.Struct({
@@ -201,18 +245,24 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
         queued: Schema.Int.annotate({ description: "The deliveries queued, one per event" })
       }).annotate({ identifier: "WebhookReplayQueued" }),
       error: [InvalidRequest, ResourceMissing]
-    }).annotateMerge(
-      summary(
-        "Replay events to a webhook endpoint",
-        "Sends again, in sequence order, the events of the endpoint's types created in `[since, until)`. `since` must be within the events' retention (30 days by default)."
-      )
-    ),
+    })
+      .middleware(WebhooksBody)
+      .annotateMerge(
+        summary(
+          "Replay events to a webhook endpoint",
+          "Sends again, in sequence order, the events of the endpoint's types created in `[since, until)`. `since` must be within the events' retention (30 days by default)."
+        )
+      ),
     HttpApiEndpoint.get("deliveries", "/webhook_endpoints/:id/deliveries", {
       params: EndpointIdParam,
       query: {
         status: optional(DeliveryStatus, "Only deliveries in this status"),
         event_type: optional(WebhookEventType, "Only deliveries of this event type"),
-        starting_after: StartingAfter("delivery"),
+        starting_after: StartingAfter(
+          WebhookDeliveryId,
+          "delivery",
+          "a webhook delivery id: wd_ and 32 lower-case hexadecimal characters"
+        ),
         limit: Limit
       },
       success: listOf(WebhookDelivery, "WebhookDeliveryList"),

@@ -190,8 +190,10 @@ export const LastSync = Schema.Struct({
     description:
       "Why the run failed, in a sentence of its class (never the portal's address or the run's own detail, which only the service's operators see); null on success"
   }),
-  errorClass: Schema.NullOr(RunErrorClass).annotate({
-    description: "What kind of failure it was, for programs to branch on; null on success"
+  // Open on the wire: a later version may add a class, and a client that validates answers must
+  // keep reading them (spec section 9), so the known classes are described, not enumerated.
+  errorClass: Schema.NullOr(Schema.String).annotate({
+    description: `What kind of failure it was, for programs to branch on; null on success. One of ${RunErrorClass.literals.map((name) => `\`${name}\``).join(", ")}; more may be added, so read a class you do not know as \`sync_failed\`.`
   })
 })
   .pipe(Schema.encodeKeys({ startedAt: "started_at", finishedAt: "finished_at", errorClass: "error_class" }))

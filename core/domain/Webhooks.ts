@@ -14,6 +14,9 @@ const prefixed = (prefix: string) => Schema.String.check(Schema.isPattern(new Re
 export const WebhookEndpointId = prefixed("we").pipe(Schema.brand("WebhookEndpointId"))
 export type WebhookEndpointId = typeof WebhookEndpointId.Type
 
+/** The longest URL an endpoint may have, in UTF-16 code units as the service measures it. */
+export const webhookUrlMaximum = 2048
+
 /** `wd_` and 32 hexadecimal characters, led by the time it was made. */
 export const WebhookDeliveryId = prefixed("wd").pipe(Schema.brand("WebhookDeliveryId"))
 export type WebhookDeliveryId = typeof WebhookDeliveryId.Type

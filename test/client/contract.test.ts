@@ -53,6 +53,8 @@ describe("the client's wire types", () => {
         | Encoded<typeof Errors.PermissionDenied>
         | Encoded<typeof Errors.ResourceMissing>
         | Encoded<typeof Errors.MethodNotAllowed>
+        | Encoded<typeof Errors.RequestTimeout>
+        | Encoded<typeof Errors.UnsupportedMediaType>
         | Encoded<typeof Errors.RateLimited>
         | Encoded<typeof Errors.ServiceUnavailable>
         | Encoded<typeof Errors.InternalError>

@@ -275,6 +275,45 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("the webhooks A
     })
   )
 
+  it.effect("refuses a malformed starting_after on both lists with 400; a well-formed id is a place in the list", () =>
+    Effect.gen(function* () {
+      const ids = (answer: Answer): Array<string> => answer.body.data.map((item: { id: string }) => item.id)
+      const [first, second] = [yield* create(), yield* create()]
+      const ofB = yield* create(newEndpoint, keys.managerB)
+      // A delivery in each organization: a test to an address where nothing listens.
+      const tested = yield* call("POST", `/v1/webhook_endpoints/${first.id}/test`)
+      assert.strictEqual(tested.status, 200, tested.text)
+      const testedByB = yield* call("POST", `/v1/webhook_endpoints/${ofB.id}/test`, { key: keys.managerB })
+      assert.strictEqual(testedByB.status, 200, testedByB.text)
+      const lists = [
+        { path: "/v1/webhook_endpoints", prefix: "we_", ofB: ofB.id },
+        { path: `/v1/webhook_endpoints/${first.id}/deliveries`, prefix: "wd_", ofB: testedByB.body.id as string }
+      ]
+      for (const list of lists) {
+        // NUL (which PostgreSQL refuses in text), a plain word, a non-ASCII letter, an id of the
+        // other kind, an id in capitals: each a 400 naming the parameter, before any query.
+        const malformed = ["%00", "x", "%C3%A9", `${list.prefix === "we_" ? "wd_" : "we_"}${"0".repeat(32)}`]
+        for (const cursor of [...malformed, `${list.prefix}${"A".repeat(32)}`]) {
+          const answer = yield* call("GET", `${list.path}?starting_after=${cursor}`)
+          assertError(answer, 400, "invalid_request_error", "parameter_invalid", "starting_after")
+          assert.include(answer.body.error.message, list.prefix, cursor)
+        }
+        // A well-formed id is a place in the list's order, another organization's too: the page
+        // holds this organization's items after it, and nothing of the other's.
+        const whole = ids(yield* call("GET", `${list.path}?limit=500`))
+        const newestFirst = list.prefix === "wd_"
+        const after = (cursor: string) => whole.filter((id) => (newestFirst ? id < cursor : id > cursor))
+        for (const cursor of [list.ofB, `${list.prefix}${"0".repeat(32)}`, `${list.prefix}${"f".repeat(32)}`]) {
+          const page = yield* call("GET", `${list.path}?limit=500&starting_after=${cursor}`)
+          assert.strictEqual(page.status, 200, page.text)
+          assert.deepStrictEqual(ids(page), after(cursor), cursor)
+          assert.notInclude(page.text, list.ofB)
+        }
+      }
+      assert.includeMembers(ids(yield* call("GET", "/v1/webhook_endpoints?limit=500")), [first.id, second.id])
+    })
+  )
+
   it.effect("answers a test beyond the endpoint's attempts in flight 503 with Retry-After, and sends nothing", () =>
     Effect.gen(function* () {
       const held: Array<ServerResponse> = []

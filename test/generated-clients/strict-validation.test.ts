@@ -92,6 +92,32 @@ const TestLayer = Layer.effect(TestFixture, insertFixture).pipe(
 
 const syncPair = makeScriptedSync(0x57c700)
 
+/**
+ * The generated client, reading from `base` each answer as `alter` changes it; `given()` is the
+ * last answer as the client was given it.
+ */
+const generatedClient = (base: string, alter: (answer: unknown) => unknown) =>
+  Effect.promise(async () => {
+    const sdk = (await import(/* @vite-ignore */ pathToFileURL(join(project, "client", "sdk.gen.ts")).href)) as Sdk
+    const generated = (await import(
+      /* @vite-ignore */ pathToFileURL(join(project, "client", "client.gen.ts")).href
+    )) as GeneratedClient
+    let given: unknown
+    generated.client.setConfig({
+      baseUrl: base,
+      auth: () => keys.orgA,
+      fetch: async (request: Request) => {
+        const answer = await fetch(request)
+        given = alter(await answer.json())
+        return Response.json(given, { status: answer.status })
+      }
+    })
+    return { sdk, given: () => given }
+  })
+
+const read = (call: Call, options: object) =>
+  Effect.promise(() => call({ ...options, throwOnError: true })).pipe(Effect.map(({ data }) => data))
+
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a client that validates answers strictly", (it) => {
   it.effect("reads every operation's answer with a field added to every object", () =>
     Effect.gen(function* () {
@@ -101,33 +127,15 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a client that
       yield* syncPair(f.orgA, [document("s1", "Submitted")])
       yield* syncPair(f.orgA, [document("s1", "Paid")])
 
-      const { sdk, generated } = yield* Effect.promise(async () => ({
-        sdk: (await import(/* @vite-ignore */ pathToFileURL(join(project, "client", "sdk.gen.ts")).href)) as Sdk,
-        generated: (await import(
-          /* @vite-ignore */ pathToFileURL(join(project, "client", "client.gen.ts")).href
-        )) as GeneratedClient
-      }))
-      // The answer as the client was given it: the service's, grown.
-      let given: unknown
-      generated.client.setConfig({
-        baseUrl: base,
-        auth: () => keys.orgA,
-        fetch: async (request: Request) => {
-          const answer = await fetch(request)
-          given = grown(await answer.json())
-          return Response.json(given, { status: answer.status })
-        }
-      })
-      const read = (call: Call, options: object) =>
-        Effect.promise(() => call({ ...options, throwOnError: true })).pipe(Effect.map(({ data }) => data))
-
+      const client = yield* generatedClient(base, grown)
+      const { sdk } = client
       const receivables = (yield* read(sdk.receivablesList, {
         query: { verified_since: "all", "expand[]": ["history", "metadata"], limit: 500 }
       })) as { data: ReadonlyArray<{ id: string }> }
-      assert.deepStrictEqual(receivables, given)
+      assert.deepStrictEqual(receivables, client.given())
       assert.isAbove(receivables.data.length, 0)
       const events = (yield* read(sdk.eventsList, { query: { after: 0 } })) as { data: ReadonlyArray<{ id: string }> }
-      assert.deepStrictEqual(events, given)
+      assert.deepStrictEqual(events, client.given())
       assert.sameMembers(
         events.data.map((event) => (event as unknown as { type: string }).type),
         ["receivable.created", "receivable.updated", "receivable.status_changed"]
@@ -140,8 +148,44 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("a client that
         ...events.data.map((event): readonly [Call, object] => [sdk.eventsGet, { path: { id: event.id } }])
       ]
       for (const [call, options] of calls) {
-        assert.deepStrictEqual(yield* read(call, options), given, JSON.stringify(options))
+        assert.deepStrictEqual(yield* read(call, options), client.given(), JSON.stringify(options))
       }
+    })
+  )
+
+  it.effect("reads a failed sync whose error_class is one the document does not name yet", () =>
+    Effect.gen(function* () {
+      const f = yield* TestFixture
+      yield* syncPair(f.orgA, [document("s2", "Submitted")])
+      // Every pair's last sync, as a later version could answer it: failed, of a class added since.
+      const failed = (answer: unknown) => {
+        const list = answer as { data: ReadonlyArray<{ last_sync: object | null }> }
+        return {
+          ...list,
+          data: list.data.map((integration) =>
+            integration.last_sync === null
+              ? integration
+              : {
+                  ...integration,
+                  last_sync: {
+                    ...integration.last_sync,
+                    outcome: "failed",
+                    error: "The debtor's portal is down for maintenance; the sync is retried.",
+                    error_class: "portal_maintenance"
+                  }
+                }
+          )
+        }
+      }
+      const client = yield* generatedClient(yield* BaseUrl, failed)
+      const integrations = (yield* read(client.sdk.integrationsList, {})) as {
+        data: ReadonlyArray<{ last_sync: { error_class: string } | null }>
+      }
+      assert.deepStrictEqual(integrations, client.given())
+      assert.include(
+        integrations.data.map((integration) => integration.last_sync?.error_class),
+        "portal_maintenance"
+      )
     })
   )
 })

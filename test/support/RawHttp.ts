@@ -63,7 +63,7 @@ export const abandon = (
   })
 
 /** Writes `bytes` on a fresh connection and reads, as Latin-1, until the server closes it. */
-export const exchange = (base: string, bytes: string): Promise<string> =>
+export const exchange = (base: string, bytes: string | Uint8Array): Promise<string> =>
   new Promise((resolve) => {
     const url = new URL(base)
     const socket = connect(Number(url.port), url.hostname, () => socket.write(bytes))

@@ -9,9 +9,9 @@
  * and noted on the request (`CurrentRequest`) for the audit log and the rate-limit headers.
  * A group that needs a permission refuses a key without it with 403 (`webhooksPermission`).
  */
-import { ByteSize, Effect, Layer, Option, Redacted } from "effect"
-import { HttpIncomingMessage, HttpServerError, HttpServerRequest } from "effect/http"
-import { AuthenticationFailed, InvalidRequest, PermissionDenied, RateLimited } from "../../../core/api/Errors.ts"
+import { Effect, Layer, Option, Redacted } from "effect"
+import { HttpServerRequest } from "effect/http"
+import { AuthenticationFailed, PermissionDenied, RateLimited } from "../../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
 import { WebhooksPermission } from "../../../core/api/WebhooksApi.ts"
 import type { OrgId } from "../../../core/domain/Ids.ts"
@@ -97,13 +97,9 @@ export const layer = Layer.effect(
   })
 )
 
-/** The most a webhooks request's JSON body may hold: a URL, a few types, a description. */
-export const maxWebhooksBody = ByteSize.kibibytes(16)
-
 /**
  * The webhooks group's 403: a key accepted above, but without the `webhooks` permission, may not
- * manage endpoints. Decided before the request's body is read; a permitted request's body is then
- * read up to `maxWebhooksBody`, so a key cannot make the service hold a large one.
+ * manage endpoints. Decided before the request's body is read (`WebhooksBody.ts`).
  */
 export const webhooksPermission = Layer.succeed(
   WebhooksPermission,
@@ -113,16 +109,7 @@ export const webhooksPermission = Layer.succeed(
       if (permissions?.includes("webhooks") !== true) {
         return yield* PermissionDenied.of("webhooks", "manage webhook endpoints")
       }
-      return yield* httpEffect.pipe(
-        Effect.provideService(HttpIncomingMessage.MaxBodySize, maxWebhooksBody),
-        // The body could not be read whole within the bound; HttpApi reads it as a fault (a
-        // JSON syntax error, in a body read whole, is the payload's own 400).
-        Effect.catchDefect((defect) =>
-          HttpServerError.isHttpServerError(defect) && defect.reason._tag === "RequestParseError"
-            ? Effect.fail(InvalidRequest.bodyTooLarge(ByteSize.format(maxWebhooksBody)))
-            : Effect.die(defect)
-        )
-      )
+      return yield* httpEffect
     })
   )
 )

@@ -1,7 +1,8 @@
 /**
  * A request is answered within its deadline (`REQUEST_DEADLINE_SECONDS`, default 10): past it the
  * router is interrupted (its queries with it) and the answer is 503 `service_unavailable` with
- * `Retry-After`, never a 500 and never a wait as long as a stalled database's. The audit entry,
+ * `Retry-After`, never a 500 and never a wait as long as a stalled database's; or 408
+ * `request_timeout`, closing the connection, when the request's body was still arriving. The audit entry,
  * written after, records the time the request really took.
  *
  * The deadline interrupts the request's own fiber, marked `DeadlineExceeded`, exactly as effect's
@@ -12,7 +13,7 @@
  */
 import { Cause, Config, Context, Effect, Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { ServiceUnavailable } from "../../../core/api/Errors.ts"
+import { RequestTimeout, ServiceUnavailable } from "../../../core/api/Errors.ts"
 import * as Refusals from "./Refusals.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
@@ -46,6 +47,23 @@ export const isExceeded = (cause: Cause.Cause<unknown>) =>
   cause.reasons.length > 0 &&
   cause.reasons.every(Cause.isInterruptReason) &&
   cause.reasons.some((reason) => Cause.isInterruptReason(reason) && reason.annotations.has(DeadlineExceeded.key))
+
+/**
+ * The answer to a request whose body was still arriving when it ran out of time: the client's
+ * delay, not the service's, so 408 and no `Retry-After`. The connection is closed, since the rest
+ * of the body will not be read.
+ */
+export const bodyRefusal = (request: RequestContext, seconds: number) =>
+  HttpServerResponse.setHeader(
+    Refusals.refuse(
+      request,
+      408,
+      { schema: RequestTimeout, error: RequestTimeout.body(seconds) },
+      "The form did not arrive in time: send it again."
+    ),
+    "connection",
+    "close"
+  )
 
 /** The answer to a request that ran out of time. */
 export const refusal = (request: RequestContext, seconds: number) =>

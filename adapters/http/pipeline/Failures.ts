@@ -1,7 +1,7 @@
 /**
  * The innermost step: runs the router with the request at hand (`CurrentRequest`) and turns every
  * way it can fail into an answer. The router runs within the request's deadline (`Deadline`): past
- * it, 503 with `Retry-After`. A path the router has no route for under this method is 405
+ * it, 503 with `Retry-After`, or 408 if the request's body was still arriving. A path the router has no route for under this method is 405
  * with `Allow` naming the path's methods (the path itself was decided to exist), or a plain 404
  * page inside the dashboard; a client that left before its answer is recorded as 499 (nginx's
  * convention), not as a server error; anything else is 500 `internal_error`, logged with the
@@ -50,7 +50,11 @@ export const answerFor = (
 ): Answer<never> => {
   // The client's hang-up first: whatever else happened, nobody is there to read an answer.
   if (isClientAbort(cause)) return Effect.succeed(HttpServerResponse.empty({ status: clientClosedRequest }))
-  if (Deadline.isExceeded(cause)) return Effect.succeed(Deadline.refusal(request, deadlineSeconds))
+  if (Deadline.isExceeded(cause)) {
+    return Effect.succeed(
+      request.bodyArriving ? Deadline.bodyRefusal(request, deadlineSeconds) : Deadline.refusal(request, deadlineSeconds)
+    )
+  }
   if (isRouteNotFound(cause)) {
     const allowed = request.route?.methods ?? ["GET"]
     return Effect.succeed(

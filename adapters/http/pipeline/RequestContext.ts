@@ -59,6 +59,11 @@ export class RequestContext {
   authenticated = false
   /** Where the key stands with its rate limit, once counted (for the `RateLimit-*` headers). */
   rateLimit: RateLimitState | undefined = undefined
+  /**
+   * Whether the request's body was still arriving (`api/WebhooksBody.ts` waits for it): a
+   * deadline passed then is the client's delay, answered 408, not the service's 503.
+   */
+  bodyArriving = false
   /** When the answer was settled, before its audit entry was written. */
   answeredNanos: bigint | undefined = undefined
 

@@ -40,6 +40,18 @@ export const referencedComponents = (value: unknown): ReadonlySet<string> => {
   return names
 }
 
+/** The component schemas `value` refers to, directly or through other components of `schemas`. */
+export const reachableComponents = (schemas: JsonObject, value: unknown): ReadonlySet<string> => {
+  const reached = new Set<string>()
+  const pending = [...referencedComponents(value)]
+  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
+    if (reached.has(name)) continue
+    reached.add(name)
+    pending.push(...referencedComponents(schemas[name]))
+  }
+  return reached
+}
+
 /** `value` with its references to component schemas renamed by `rename`. */
 export const renameReferences = (value: unknown, rename: (name: string) => string): unknown =>
   rewrite(value, (object) =>

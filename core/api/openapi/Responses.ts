@@ -3,7 +3,8 @@
  * what the endpoints and their middlewares declare; the request pipeline around them
  * (`adapters/http/pipeline/Pipeline.ts`, `transport/Representation.ts`) adds to every operation under `/v1`:
  * a `Request-Id` on every answer; the rate-limit headers on answers to an accepted key; an `ETag`
- * on a success, and to a GET 304 when `If-None-Match` names it; 405 for any other method, with
+ * on a success (but a receivables page written as it is read), and to a GET 304 when
+ * `If-None-Match` names it; 405 for any other method, with
  * `Allow` naming the path's methods; 500 for anything
  * unexpected; 503 when the request could not be audited. Every error answer has the one body of
  * `ErrorBody`.
@@ -71,6 +72,19 @@ const entityTag: Header = {
   schema: { type: "string" }
 }
 
+/**
+ * The receivables list writes a page that expands `history` or `metadata` and needs more than one
+ * read as it reads it (`adapters/http/transport/StreamedPage.ts`): its bytes, and so its tag, are
+ * not known before they are sent.
+ */
+const streamedPaths: ReadonlySet<string> = new Set(["/v1/receivables"])
+
+const streamedEntityTag: Header = {
+  ...entityTag,
+  description: `${entityTag.description} Absent from a page written as it is read (one that expands \`history\` or \`metadata\` and needs more than one read, sent without \`Content-Length\`): every other answer has it.`,
+  required: false
+}
+
 const cacheControl: Header = {
   description: "The answer is this key's and changes with the data: keep it, but revalidate it on every use.",
   required: true,
@@ -117,17 +131,21 @@ const notModified: OpenApi.OpenApiSpecResponse = {
   headers: successHeaders
 }
 
-/** The headers of an answer the operation itself gives, by its status. */
-const headersOf = (status: number): Record<string, Header> => {
-  if (status < 300) return successHeaders
+/** The headers of an answer the operation at `path` itself gives, by its status. */
+const headersOf = (status: number, path: string): Record<string, Header> => {
+  if (status < 300) return streamedPaths.has(path) ? { ...successHeaders, ETag: streamedEntityTag } : successHeaders
   if (status === 401) return { "Request-Id": requestId }
   if (status === 429) return { "Request-Id": requestId, "Retry-After": retryAfter, ...rateLimit(false) }
   return { "Request-Id": requestId, ...rateLimit(false) }
 }
 
-const documented = (status: number, response: OpenApi.OpenApiSpecResponse): OpenApi.OpenApiSpecResponse => ({
+const documented = (
+  status: number,
+  response: OpenApi.OpenApiSpecResponse,
+  path: string
+): OpenApi.OpenApiSpecResponse => ({
   ...response,
-  headers: { ...response.headers, ...headersOf(status) },
+  headers: { ...response.headers, ...headersOf(status, path) },
   ...(status >= 400 ? { content: errorContent } : {})
 })
 
@@ -142,7 +160,7 @@ export const documentResponses = (document: OpenApi.OpenAPISpec): OpenApi.OpenAP
         ...Object.fromEntries(
           Object.entries(operation.responses).map(([status, response]) => [
             status,
-            documented(Number(status), response)
+            documented(Number(status), response, path)
           ])
         ),
         ...(read ? { 304: notModified } : {}),

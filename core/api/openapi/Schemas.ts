@@ -5,7 +5,7 @@
  */
 import { Equal } from "effect"
 import type { OpenApi } from "effect/http-api"
-import { componentRef, isJsonObject, referencedComponents, renameReferences, rewrite } from "./Json.ts"
+import { componentRef, isJsonObject, reachableComponents, renameReferences, rewrite } from "./Json.ts"
 
 type Document = OpenApi.OpenAPISpec
 
@@ -92,12 +92,6 @@ export const referenceCopies = (document: Document): Document =>
 /** Only the component schemas that the operations reach, directly or through other components. */
 export const pruneComponents = (document: Document): Document => {
   const schemas = document.components.schemas
-  const reached = new Set<string>()
-  const pending = [...referencedComponents(withSchemas(document, {}))]
-  for (let name = pending.pop(); name !== undefined; name = pending.pop()) {
-    if (reached.has(name)) continue
-    reached.add(name)
-    pending.push(...referencedComponents(schemas[name]))
-  }
+  const reached = reachableComponents(schemas, withSchemas(document, {}))
   return withSchemas(document, Object.fromEntries(Object.entries(schemas).filter(([name]) => reached.has(name))))
 }

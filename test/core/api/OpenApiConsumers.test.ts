@@ -30,8 +30,14 @@ const closedObjects = (value: unknown, at = "$"): Array<string> => {
 const idPattern = (path: string) => new RegExp((parameter(path, "id").schema as { pattern: string }).pattern)
 
 describe("the OpenAPI document, for an API that grows and the tools that read it", () => {
-  it("lets every object of every answer carry fields it does not name", () => {
-    assert.deepStrictEqual(closedObjects(document.components.schemas), [])
+  it("lets every object of every answer carry fields it does not name; a request body names all it takes", () => {
+    // The service refuses a body's field it does not define (`parameter_unknown`): a generated
+    // client learns it from the body's schema, the one object closed.
+    assert.sameMembers(closedObjects(document.components.schemas), [
+      "$.WebhookEndpointCreate",
+      "$.WebhookEndpointUpdate",
+      "$.WebhookReplay"
+    ])
     for (const [path, item] of Object.entries(document.paths)) {
       assert.deepStrictEqual(closedObjects(item.get?.responses), [], path)
     }

@@ -192,6 +192,7 @@ describe("the OpenAPI document", () => {
       "cursor_expired",
       "request_malformed",
       "request_timeout",
+      "content_type_unsupported",
       "request_headers_too_large",
       "api_key_missing",
       "api_key_invalid",
