@@ -79,9 +79,27 @@ export const isKeySecret = (brand: string, token: string): boolean =>
 // since a key pasted from another deployment is a secret too.
 const afterLivePrefix = Redaction.matchesOf(/_live_([0-9A-Za-z]+)/gi)
 
-// A run of exactly 39 letters and digits: a secret without its prefix, if its checksum holds.
-const bareSecret = (brand: string) =>
-  Redaction.matchesOf(/(?<![0-9A-Za-z])[0-9A-Za-z]{39}(?![0-9A-Za-z])/g, (token) => isKeySecret(brand, token))
+const runsOfSecretLength = new RegExp(`[0-9A-Za-z]{${secretLength + checksumLength},}`, "g")
+
+// A secret without its prefix: any 39 letters and digits whose checksum holds, also inside a
+// longer run (`q=x<secret>`: a letter stuck to it must not hide it). Every window of a run is
+// tried, 39 characters each: linear in the text, and a window of random text passes a 32-bit
+// checksum about once in four billion.
+const bareSecret =
+  (brand: string): Redaction.Finder =>
+  (decoded) => {
+    const width = secretLength + checksumLength
+    const spans: Array<readonly [number, number]> = []
+    for (const run of decoded.matchAll(runsOfSecretLength)) {
+      for (let start = 0; start + width <= run[0].length; start++) {
+        if (isKeySecret(brand, run[0].slice(start, start + width))) {
+          spans.push([run.index + start, run.index + start + width])
+          start += width - 1
+        }
+      }
+    }
+    return spans
+  }
 
 /**
  * The text with every key secret replaced by `[redacted]`: whatever follows `_live_` (any brand,

@@ -41,8 +41,9 @@ const dashboardPaths = /^\/dashboard(?:\/[A-Za-z0-9_-]+(?:\.[a-z]+)?)*$/
 
 // The dashboard's secret tokens (an invite link's, a session's): 43 base64url characters,
 // wherever they stand, since a pasted link brings whatever follows it (`.`, `,`, `)`, `/`, `%20`)
-// and may be mangled before it (`//dashboard`).
-const tokenShaped = Redaction.matchesOf(/(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/g)
+// and may be mangled before it (`//dashboard`). A longer run may be a token with something stuck
+// to it (`q=x<token>`); no id or value of this API is that long, so the whole run goes.
+const tokenShaped = Redaction.matchesOf(/[A-Za-z0-9_-]{43,}/g)
 // Whatever follows an invite link's `invite/`: a token cut short is still most of a secret.
 const afterInvite = Redaction.matchesOf(/invite\/+(?!\[redacted\])([^/?#&]+)/gi)
 

@@ -133,6 +133,23 @@ describe("redactKeys", () => {
       )
     ))
 
+  it("a secret with letters or digits stuck to it, before or after, is redacted given the brand", () =>
+    fc.assert(
+      fc.property(
+        brand,
+        random,
+        fc.stringMatching(/^[0-9A-Za-z]{0,6}$/),
+        fc.stringMatching(/^[0-9A-Za-z]{0,6}$/),
+        (b, bytes, stuckBefore, stuckAfter) => {
+          fc.pre(stuckBefore.length + stuckAfter.length > 0)
+          const secret = makeApiKey(b, bytes).slice(prefix(b).length)
+          const shown = redactKeys(`q=${stuckBefore}${secret}${stuckAfter}&limit=5`, b)
+          assert.notInclude(fullyDecoded(shown), secret.slice(0, 33))
+          assert.strictEqual(shown, `q=${stuckBefore}[redacted]${stuckAfter}&limit=5`)
+        }
+      )
+    ))
+
   it("a run of 39 letters and digits whose checksum does not hold is left as it is", () =>
     fc.assert(
       fc.property(brand, fc.stringMatching(/^[0-9A-Za-z]{39}$/), (b, token) => {

@@ -38,6 +38,15 @@ describe("the path and query a request is kept with", () => {
       })
     ))
 
+  it("holds no invite token with something stuck to it, in the path or the query", () =>
+    fc.assert(
+      fc.property(token, fc.stringMatching(/^[A-Za-z0-9_-]{1,4}$/), (t, stuck) => {
+        const request = requestFor(`/dashboard/invite/${stuck}${t}?q=${stuck}${t}&next=${t}${stuck}`)
+        assert.notInclude(request.shownPath, t.slice(0, 30))
+        assert.notInclude(request.shownQuery, t.slice(0, 30))
+      })
+    ))
+
   it("holds no key secret without its prefix or behind a prefix in capitals, in the path or the query", () =>
     fc.assert(
       fc.property(fc.uint8Array({ minLength: secretBytes, maxLength: secretBytes }), (bytes) => {
