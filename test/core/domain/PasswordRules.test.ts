@@ -1,13 +1,19 @@
 /**
  * The rules for a new password beyond its length: NFKC (every spelling of a password is one
  * password), and not a listed common password, in any case, nor one repeated, nor a character
- * repeated. Laws over generated passwords, and the shipped list itself.
+ * repeated, nor a sequence. Laws over generated passwords, and the shipped list itself.
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
 import fc from "fast-check"
 import { layer as shippedList } from "../../../adapters/passwords/ShippedCommonPasswords.ts"
-import { guessableProblem, normalizePassword, repeatedUnit, verifyTyped } from "../../../core/domain/PasswordRules.ts"
+import {
+  guessableProblem,
+  normalizePassword,
+  predictableRuns,
+  repeatedUnit,
+  verifyTyped
+} from "../../../core/domain/PasswordRules.ts"
 import { CommonPasswords } from "../../../core/ports/CommonPasswords.ts"
 
 const listed = new Set(["password", "letmein", "qwerty123456"])
@@ -37,6 +43,64 @@ describe("PasswordRules", () => {
     )
     assert.isUndefined(guessableProblem("correct horse battery staple", isListed))
     assert.isUndefined(guessableProblem("passwordpassworx", isListed))
+  })
+
+  it("a sequence in one or two runs, forwards or backwards, along digits, the alphabet or a keyboard row, is refused", () => {
+    const orders = ["0123456789", "abcdefghijklmnopqrstuvwxyz", "qwertyuiop", "asdfghjkl", "zxcvbnm"]
+    const run = fc
+      .record({
+        order: fc.constantFrom(...orders),
+        start: fc.nat({ max: 25 }),
+        length: fc.integer({ min: 1, max: 14 }),
+        backwards: fc.boolean(),
+        upper: fc.boolean()
+      })
+      .map(({ order, start, length, backwards, upper }) => {
+        const cyclic = order === "0123456789"
+        const limit = cyclic ? length : Math.min(length, order.length)
+        const from = cyclic ? start % order.length : Math.min(start % order.length, order.length - limit)
+        const walked = Array.from({ length: limit }, (_, i) => order[(from + i) % order.length]).join("")
+        const text = backwards ? [...walked].reverse().join("") : walked
+        return upper ? text.toUpperCase() : text
+      })
+    fc.assert(
+      fc.property(run, run, (first, second) => {
+        fc.pre(first.length + second.length >= 12)
+        assert.isDefined(
+          guessableProblem(`${first}${second}`, () => false),
+          `${first}${second}`
+        )
+      })
+    )
+    for (const sequence of [
+      "123456789012",
+      "210987654321",
+      "abcdefghijkl",
+      "qwertyuiopas",
+      "abcabcabcabc",
+      "aaaaaabbbbbb"
+    ]) {
+      assert.isDefined(
+        guessableProblem(sequence, () => false),
+        sequence
+      )
+    }
+  })
+
+  it("a chosen password is not taken for a sequence", () => {
+    for (const chosen of ["correct horse battery staple", "tr0ub4dor&3xyz", "Kx9#mP2vLq7!", "grandma's 1987 recipe"]) {
+      assert.isUndefined(
+        guessableProblem(chosen, () => false),
+        chosen
+      )
+    }
+    // Random letters and digits: runs are rare, so a long random password always has more than two.
+    fc.assert(
+      fc.property(fc.uint8Array({ minLength: 16, maxLength: 16 }), (bytes) => {
+        const text = Array.from(bytes, (byte) => "abcdefghijklmnopqrstuvwxyz0123456789"[byte % 36]).join("")
+        assert.isAbove(predictableRuns(text), 2, text)
+      })
+    )
   })
 
   it("the repeated unit of a repetition is its shortest period, and repeating it gives the text back", () =>
