@@ -107,7 +107,7 @@ const main = withFreshDatabase("dashboard", (url) =>
       ["a receivable", `/dashboard/receivables/${deep!.id}`],
       ["keys, with the usage chart", "/dashboard/keys"],
       ["audit log", "/dashboard/audit"],
-      ["audit log, 4xx", "/dashboard/audit?class=4xx"]
+      ["audit log, 4xx", "/dashboard/audit?status=4xx"]
     ] as const
     const times = new Map<string, Array<number>>(pages.map(([name]) => [name, []]))
     // Round by round, so that the machine's drift touches every page alike.
