@@ -29,6 +29,7 @@ import * as PgRateLimitStore from "../adapters/postgres/PgRateLimitStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
+import * as PgShownOnceStore from "../adapters/postgres/PgShownOnceStore.ts"
 import * as PgSignInThrottleStore from "../adapters/postgres/PgSignInThrottleStore.ts"
 import * as PgWebhookStore from "../adapters/postgres/PgWebhookStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
@@ -124,6 +125,8 @@ export const ServicesLive = Layer.mergeAll(
   PgAuditLog.layerSpooled,
   PgPairStore.layer,
   PgReadiness.layer,
+  // The dashboard's secrets shown once, taken by its pages as they answer.
+  PgShownOnceStore.layer,
   RandomIds.layer
 )
 

@@ -31,6 +31,7 @@ import webhookDashboardActions from "./migrations/0022_webhook_dashboard_actions
 import webhookAuditAndTriggers from "./migrations/0023_webhook_audit_and_triggers.ts"
 import recoveryCodes from "./migrations/0024_recovery_codes.ts"
 import webhookRetriesBesideSchedule from "./migrations/0025_webhook_retries_beside_schedule.ts"
+import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -59,7 +60,8 @@ export const migrations = {
   "0022_webhook_dashboard_actions": webhookDashboardActions,
   "0023_webhook_audit_and_triggers": webhookAuditAndTriggers,
   "0024_recovery_codes": recoveryCodes,
-  "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule
+  "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule,
+  "0026_dashboard_shown_once": dashboardShownOnce
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -4,7 +4,7 @@
  * of migration 0003), so that a key revoked by any process, or by SQL by hand, reaches every
  * listener. Knows nothing of the key format, hashing or caching (`core/services/ApiKeys.ts`).
  */
-import { DateTime, Effect, Layer, Option, Schema, Stream } from "effect"
+import { DateTime, Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Permission } from "../../core/domain/ApiKey.ts"
 import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
@@ -18,6 +18,7 @@ import {
   RevocationFeedLost
 } from "../../core/ports/ApiKeyStore.ts"
 import { DirectClient } from "./Database.ts"
+import { isUuid } from "./Uuid.ts"
 
 /** The channel of migration 0003's trigger; its payload is the key's id. */
 export const revocationChannel = "api_key_revoked"
@@ -49,7 +50,6 @@ const toRecord = (row: KeyRow): ApiKeyRecord => ({
 const permissionsLiteral = (key: NewApiKey) => `{${[...new Set(key.permissions ?? [])].sort().join(",")}}`
 
 // Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
-const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 export const layer = Layer.effect(
   ApiKeyStore,

@@ -4,7 +4,7 @@
  * sequence is the row's identity; pages continue by `(at, id)` on the organization's index. The
  * retention deletes in a transaction that says so to the append-only trigger (migration 0018).
  */
-import { DateTime, Effect, Layer, Schema } from "effect"
+import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
 import {
@@ -14,6 +14,7 @@ import {
   type DashboardAuditSearch,
   type StoredDashboardAuditEntry
 } from "../../core/ports/DashboardAuditLog.ts"
+import { isUuid } from "./Uuid.ts"
 
 interface EntryRow {
   readonly id: string
@@ -32,8 +33,6 @@ const toEntry = (row: EntryRow): DashboardAuditEntry => ({
   subject: row.subject,
   clientAddress: row.client_address
 })
-
-const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 export const layer = Layer.effect(
   DashboardAuditLog,

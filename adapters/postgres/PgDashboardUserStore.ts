@@ -9,7 +9,7 @@
  * held sign-ins per user (`dashboard_held_sign_ins`); 0024 the recovery codes, a row each, used up
  * by one DELETE and deleted with the factor in the same transaction.
  */
-import { Array as Arr, DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
+import { Array as Arr, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Role } from "../../core/domain/Dashboard.ts"
 import type { OrgId, UserId } from "../../core/domain/Ids.ts"
@@ -27,6 +27,7 @@ import {
   takesLastAdmin,
   type WrongCode
 } from "../../core/ports/DashboardUserStore.ts"
+import { isUuid } from "./Uuid.ts"
 
 interface UserRow {
   readonly org_id: string
@@ -70,7 +71,6 @@ const toInvite = (row: InviteRow): Invite => ({
 })
 
 // Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
-const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))
 
 export const layer = Layer.effect(
   DashboardUserStore,

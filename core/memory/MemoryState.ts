@@ -18,6 +18,7 @@ import type { DebtorRecord, SyncRunRecord, VendorRecord } from "../ports/Directo
 import type { KeyUsageDay } from "../ports/KeyUsageStore.ts"
 import type { Organization } from "../ports/Organizations.ts"
 import type { Session } from "../ports/SessionStore.ts"
+import type { HeldSecret } from "../ports/ShownOnceStore.ts"
 
 /** A vendor-debtor pair (`integrations`): what the directory, the sync and the read path know of it. */
 export interface PairRow {
@@ -123,6 +124,8 @@ export interface Tables {
   readonly heldSignIns: Map<string, HeldSignIn>
   /** By the hex of their token's digest. */
   readonly sessions: Map<string, Session>
+  /** Secrets held for a page that shows them once, by the hex of their handle's digest. */
+  readonly shownOnce: Map<string, HeldSecret>
   readonly dashboardAudit: Array<DashboardAuditEntry>
   /** Rate limits' TATs in epoch milliseconds, by the limit's name, as `rate_limits` keeps them. */
   readonly rateLimits: Map<string, number>
@@ -216,6 +219,7 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         recoveryCodes: new Map(),
         heldSignIns: new Map(),
         sessions: new Map(),
+        shownOnce: new Map(),
         dashboardAudit: [],
         rateLimits: new Map(),
         inFlightByKey: new Map(),

@@ -20,6 +20,7 @@ import * as PairStore from "./PairStore.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
 import * as ReceivableStore from "./ReceivableStore.ts"
 import * as SessionStore from "./SessionStore.ts"
+import * as ShownOnceStore from "./ShownOnceStore.ts"
 
 export const layer = Layer.mergeAll(
   Organizations.layerMemory,
@@ -32,6 +33,7 @@ export const layer = Layer.mergeAll(
   ReceivableStore.layerMemory,
   DashboardUserStore.layerMemory,
   SessionStore.layerMemory,
+  ShownOnceStore.layerMemory,
   DashboardAuditLog.layerMemory,
   RateLimitStore.layerMemory,
   InFlightStore.layerMemory

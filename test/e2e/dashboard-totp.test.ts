@@ -222,10 +222,23 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         owner.post("/dashboard/account/totp/enable", { csrf: csrfOf(account.body), password, code: code(secret, -1) })
       )
       assert.strictEqual(enabled.headers.get("location"), "/dashboard/account/recovery-codes")
+      const carrying = owner.cookie
       const shown = yield* run(() => owner.get("/dashboard/account/recovery-codes"))
       assert.strictEqual(shown.status, 200)
       const codes = /<textarea[^>]*>([^<]*)<\/textarea>/.exec(shown.body)?.[1]?.split("\n") ?? []
       assert.strictEqual(codes.length, 10)
+      // The codes stayed on the server: the cookie that led to them holds none, in any spelling,
+      // and sent again (copied from the browser) it shows nothing.
+      const cookies = enabled.headers.getSetCookie().join("\n").toLowerCase()
+      for (const each of codes) {
+        assert.notInclude(cookies, each)
+        assert.notInclude(cookies, each.replace("-", ""))
+      }
+      const signedInCookie = owner.cookie
+      owner.cookie = carrying
+      const copied = yield* run(() => owner.get("/dashboard/account/recovery-codes"))
+      assert.strictEqual(copied.status, 303, "a copied cookie shows the codes no more")
+      owner.cookie = signedInCookie
       for (const each of codes) assert.match(each, /^[0-9a-hjkmnp-tv-z]{5}-[0-9a-hjkmnp-tv-z]{5}$/)
       const file = /href="data:text\/plain;charset=utf-8,([^"]+)" download="[^"]+\.txt"/.exec(shown.body)?.[1] ?? ""
       assert.include(decodeURIComponent(file), codes.join("\n"), "the download holds the codes")

@@ -7,6 +7,7 @@
  */
 import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
+import type { OrgId } from "../../../core/domain/Ids.ts"
 import type { CurrentSession } from "../../../core/services/Accounts.ts"
 import { type CodeRefused, type RecoveryCodeSet, SecondFactors } from "../../../core/services/SecondFactors.ts"
 import * as AccountPages from "./AccountPages.ts"
@@ -53,10 +54,11 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           ? waitPage(session, refused, AccountPages.lockedFactor(refused.retryAfterSeconds), 429)
           : accountPage(session, { problem: wrong }, 400)
 
-  const showCodes = (codes: RecoveryCodeSet) =>
+  const showCodes = (orgId: OrgId) => (codes: RecoveryCodeSet) =>
     Effect.flatMap(context, ({ origin }) =>
       ShownOnce.redirect(
         newCodes,
+        orgId,
         seeOther(RecoveryCodePages.recoveryCodesPath),
         Redacted.value(codes).join("."),
         origin.secure
@@ -81,14 +83,15 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     )
   )
 
-  // The new set, once: the cookie is cleared by this answer, and only the user's unused codes show.
+  // The new set, once: taken from the server by the cookie's handle, which this answer clears, and
+  // only the user's unused codes show.
   yield* router.add(
     "GET",
     RecoveryCodePages.recoveryCodesPath,
     signedIn((session) =>
       Effect.gen(function* () {
         const { request, origin } = yield* context
-        const carried = ShownOnce.read(newCodes, request, origin.secure)
+        const carried = yield* ShownOnce.take(newCodes, session.user.orgId, request, origin.secure)
         const codes = (carried.value ?? "").split(".")
         const answer = (yield* twoFactor.areRecoveryCodes(session.user, codes))
           ? htmlPage(RecoveryCodePages.recoveryCodes(viewerOf(session), codes))
@@ -103,7 +106,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     RecoveryCodePages.recoveryCodesPath,
     signedInChange((session, clientAddress, field) =>
       twoFactor.newRecoveryCodes(session.user, Redacted.make(field("password")), clientAddress).pipe(
-        Effect.flatMap(showCodes),
+        Effect.flatMap(showCodes(session.user.orgId)),
         Effect.catchTag("CodeRefused", (refused) =>
           refusedPage(session, refused, "No new recovery codes: wrong password. The ones you have still work.")
         )
@@ -116,7 +119,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     `${AccountPages.accountPath}/totp/enable`,
     signedInChange((session, clientAddress, field) =>
       twoFactor.enable(session.user, Redacted.make(field("password")), field("code"), clientAddress).pipe(
-        Effect.flatMap(showCodes),
+        Effect.flatMap(showCodes(session.user.orgId)),
         Effect.catchTag("CodeRefused", (refused) =>
           refusedPage(
             session,

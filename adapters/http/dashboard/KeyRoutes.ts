@@ -68,6 +68,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           Effect.flatMap(context, ({ origin }) =>
             ShownOnce.redirect(
               newKey,
+              session.user.orgId,
               seeOther(KeyPages.newKeyPath),
               `${created.record.id}.${Redacted.value(created.key)}`,
               origin.secure
@@ -90,7 +91,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     signedIn((session, clientAddress) =>
       Effect.gen(function* () {
         const { request, origin } = yield* context
-        const carried = ShownOnce.read(newKey, request, origin.secure)
+        const carried = yield* ShownOnce.take(newKey, session.user.orgId, request, origin.secure)
         const [id = "", key = ""] = (carried.value ?? "").split(".")
         const records = yield* keys.list({ user: session.user, clientAddress })
         const record = records.find((candidate) => candidate.id === id && candidate.revokedAt === null)

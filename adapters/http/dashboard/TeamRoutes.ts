@@ -65,7 +65,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       return team.invite({ user: session.user, clientAddress }, field("email"), role).pipe(
         Effect.flatMap(({ token }) =>
           Effect.flatMap(context, ({ origin }) =>
-            ShownOnce.redirect(inviteLink, seeOther(TeamPages.invitedPath), Redacted.value(token), origin.secure)
+            ShownOnce.redirect(
+              inviteLink,
+              session.user.orgId,
+              seeOther(TeamPages.invitedPath),
+              Redacted.value(token),
+              origin.secure
+            )
           )
         ),
         Effect.catchTags({
@@ -91,7 +97,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       Effect.gen(function* () {
         if (session.user.role !== "admin") return forbidden(session)
         const { request, origin } = yield* context
-        const carried = ShownOnce.read(inviteLink, request, origin.secure)
+        const carried = yield* ShownOnce.take(inviteLink, session.user.orgId, request, origin.secure)
         const token = carried.value ?? ""
         const invite = yield* Effect.option(access.inviteFor(token))
         // Only a usable link of the admin's own organization is shown.

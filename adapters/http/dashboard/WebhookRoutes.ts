@@ -75,6 +75,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         yield* audit("webhook_endpoint_created", created.endpoint.id)
         return yield* ShownOnce.redirect(
           secretOnce,
+          org,
           seeOther(secretPath),
           `created.${created.endpoint.id}.${Redacted.value(created.secret)}`,
           origin.secure
@@ -99,7 +100,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     signedIn((session) =>
       Effect.gen(function* () {
         const { request, origin } = yield* context
-        const carried = ShownOnce.read(secretOnce, request, origin.secure)
+        const carried = yield* ShownOnce.take(secretOnce, session.user.orgId, request, origin.secure)
         const [kind = "", id = "", secret = ""] = (carried.value ?? "").split(".")
         const endpoint = yield* Effect.option(endpoints.get(session.user.orgId, id))
         const answer =
@@ -211,6 +212,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         yield* audit("webhook_endpoint_secret_rotated", rotated.endpoint.id)
         return yield* ShownOnce.redirect(
           secretOnce,
+          org,
           seeOther(secretPath),
           `rotated.${rotated.endpoint.id}.${Redacted.value(rotated.secret)}`,
           origin.secure

@@ -1,0 +1,10 @@
+import { Layer } from "effect"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
+import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import { layerMemory } from "../../core/memory/ShownOnceStore.ts"
+import { describeShownOnceStore } from "./ShownOnceStore.contract.ts"
+
+describeShownOnceStore(
+  "memory",
+  Layer.mergeAll(layerMemory, MemoryOrganizations.layerMemory).pipe(Layer.provide(MemoryState.layer))
+)
