@@ -4,10 +4,11 @@
  * leaves, and its entry, kept queued, is committed once the database answers again.
  */
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Effect, Fiber, Layer } from "effect"
+import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "../support/Eventually.ts"
 import { insertFixture, keys } from "../support/Fixtures.ts"
+import { lockTable } from "../support/TableLock.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
 
@@ -21,18 +22,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit w
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const base = yield* BaseUrl
-      const held = yield* Deferred.make<void>()
-      const released = yield* Deferred.make<void>()
-      const lock = yield* Effect.forkChild(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`
-            yield* Deferred.succeed(held, undefined)
-            yield* Deferred.await(released)
-          })
-        )
-      )
-      yield* Deferred.await(held)
+      const unlock = yield* lockTable("audit_log")
       const answer = yield* Effect.promise(async () => {
         const response = await fetch(`${base}/v1/vendors`, { headers: { authorization: `Bearer ${keys.orgA}` } })
         return { status: response.status, requestId: response.headers.get("request-id"), body: await response.json() }
@@ -43,8 +33,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit w
       const [before] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_locks
         WHERE relation = 'audit_log'::regclass AND mode = 'AccessExclusiveLock' AND granted`
       assert.strictEqual(before!.n, 1, "the audit table was locked while the answer left")
-      yield* Deferred.succeed(released, undefined)
-      yield* Fiber.join(lock)
+      yield* unlock
       yield* eventually(
         "the entry committed after the lock",
         Effect.map(
@@ -59,18 +48,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit w
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const base = yield* BaseUrl
-      const held = yield* Deferred.make<void>()
-      const released = yield* Deferred.make<void>()
-      const lock = yield* Effect.forkChild(
-        sql.withTransaction(
-          Effect.gen(function* () {
-            yield* sql`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`
-            yield* Deferred.succeed(held, undefined)
-            yield* Deferred.await(released)
-          })
-        )
-      )
-      yield* Deferred.await(held)
+      const unlock = yield* lockTable("audit_log")
       const answers = yield* Effect.promise(() =>
         Promise.all(
           Array.from({ length: 5 }, async () => {
@@ -90,8 +68,7 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a hung audit w
         SELECT pg_terminate_backend(pid), pid FROM pg_locks
         WHERE relation = 'audit_log'::regclass AND NOT granted`
       assert.isAbove(cut.length, 0, "a write was waiting for the table")
-      yield* Deferred.succeed(released, undefined)
-      yield* Fiber.join(lock)
+      yield* unlock
       const ids = answers.map((answer) => answer.requestId)
       yield* eventually(
         "every answered entry committed after the stall",

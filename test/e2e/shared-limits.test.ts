@@ -7,12 +7,13 @@
  * while answering stop counting when their lease ends.
  */
 import { assert, layer } from "@effect/vitest"
-import { Deferred, Duration, Effect, Fiber } from "effect"
+import { Duration, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
 import { healthy, spawnApp } from "../support/AppProcess.ts"
 import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/ports.ts"
+import { lockTable } from "../support/TableLock.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
 const burst = 60
@@ -64,27 +65,6 @@ const get = (base: string, key: string) =>
     body: await r.text()
   }))
 
-/**
- * Locks the receivables in a transaction of the test, so that a request reading them waits; the
- * effect it returns unlocks them.
- */
-const lockReceivables = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const locked = yield* Deferred.make<void>()
-  const unlock = yield* Deferred.make<void>()
-  const holder = yield* Effect.forkChild(
-    sql.withTransaction(
-      Effect.gen(function* () {
-        yield* sql`LOCK TABLE receivables IN ACCESS EXCLUSIVE MODE`
-        yield* Deferred.succeed(locked, undefined)
-        yield* Deferred.await(unlock)
-      })
-    )
-  )
-  yield* Deferred.await(locked)
-  return Effect.andThen(Deferred.succeed(unlock, undefined), Fiber.join(holder))
-})
-
 /** Once exactly one request is in flight, as the database counts them. */
 const oneInFlight = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
@@ -134,7 +114,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("limi
       const key = yield* newKey(23)
       const caps = { KEY_MAX_IN_FLIGHT: "1", ORG_MAX_IN_FLIGHT: "8" }
       const [one, two] = yield* Effect.all([serve(url, caps), serve(url, caps)], { concurrency: 2 })
-      const unlock = yield* lockReceivables
+      const unlock = yield* lockTable("receivables")
       const waiting = yield* Effect.forkChild(Effect.promise(() => get(one.base, key)))
       yield* oneInFlight
       const refused = yield* Effect.promise(() => get(two.base, key))
@@ -153,7 +133,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("limi
       // A lease of 2 s and 5: the dead process's place is free within about 7 s.
       const caps = { KEY_MAX_IN_FLIGHT: "1", REQUEST_DEADLINE_SECONDS: "2", RATE_LIMIT_BURST: "100000" }
       const [one, two] = yield* Effect.all([serve(url, caps), serve(url, caps)], { concurrency: 2 })
-      const unlock = yield* lockReceivables
+      const unlock = yield* lockTable("receivables")
       yield* Effect.forkChild(Effect.promise(() => get(one.base, key).catch(() => undefined)))
       yield* oneInFlight
       one.app.child.kill("SIGKILL")

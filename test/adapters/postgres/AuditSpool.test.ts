@@ -8,12 +8,13 @@ import { mkdtemp, readdir, rm } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Deferred, Duration, Effect, Exit, Fiber, Layer, Scope } from "effect"
+import { DateTime, Duration, Effect, Exit, Layer, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import * as AuditSpool from "../../../adapters/postgres/AuditSpool.ts"
 import * as PgAuditLog from "../../../adapters/postgres/PgAuditLog.ts"
 import { type AuditEntry, AuditLog } from "../../../core/ports/AuditLog.ts"
 import { eventually } from "../../support/Eventually.ts"
+import { lockTable } from "../../support/TableLock.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const entry = (requestId: string): AuditEntry => ({
@@ -52,25 +53,13 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("the a
         const sql = yield* SqlClient.SqlClient
         const dir = yield* temporaryDir
         const ids = Array.from({ length: 3 }, () => `req_${randomUUID()}`)
-        const held = yield* Deferred.make<void>()
-        const released = yield* Deferred.make<void>()
-        const lock = yield* Effect.forkChild(
-          sql.withTransaction(
-            Effect.gen(function* () {
-              yield* sql`LOCK TABLE audit_log IN ACCESS EXCLUSIVE MODE`
-              yield* Deferred.succeed(held, undefined)
-              yield* Deferred.await(released)
-            })
-          )
-        )
-        yield* Deferred.await(held)
+        const unlock = yield* lockTable("audit_log")
         const first = yield* startLog(dir)
         for (const id of ids) yield* first.audit.keep(entry(id))
         yield* first.stop
         const files = yield* Effect.promise(() => readdir(dir))
         assert.lengthOf(files, 1, "one spool file")
-        yield* Deferred.succeed(released, undefined)
-        yield* Fiber.join(lock)
+        yield* unlock
 
         const second = yield* startLog(dir)
         yield* eventually(
