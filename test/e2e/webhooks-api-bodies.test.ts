@@ -30,7 +30,7 @@ const TestLayer = Layer.effectDiscard(setup).pipe(
       settings: {
         // Short, so that a stalled body meets it soon; every other request here takes milliseconds.
         REQUEST_DEADLINE_SECONDS: String(deadlineSeconds),
-        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1",
+        WEBHOOK_ALLOWED_HOSTS: "127.0.0.1:1-65535",
         WEBHOOK_SECRET_KEYS: `1:${randomBytes(32).toString("base64")}`
       }
     })
