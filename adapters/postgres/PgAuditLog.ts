@@ -76,6 +76,13 @@ const defaultStopWait = Duration.seconds(5)
 /** The longest pause between two tries of a kept batch while the database does not answer. */
 const longestRetryPause = Duration.seconds(5)
 
+/**
+ * How long one write may take before it counts as failed: a connection that stalls without an
+ * error (a network gone silent) would otherwise hold the writer, and every entry behind it, until
+ * the operating system gives up on it, hours later. Its entries are then kept and written again.
+ */
+const defaultStalledWrite = Duration.seconds(30)
+
 export interface Options {
   /**
    * Where entries go that the database cannot take at a stop, or past `keptLimit`: committed by
@@ -85,6 +92,8 @@ export interface Options {
   readonly spoolDir?: string | undefined
   /** How long a stop waits for the database to take what is still kept (5 seconds). */
   readonly stopWait?: Duration.Duration | undefined
+  /** How long one write may take before it counts as failed (30 seconds). */
+  readonly stalledWrite?: Duration.Duration | undefined
 }
 
 const make = (options: Options) =>
@@ -96,7 +105,8 @@ const make = (options: Options) =>
     let retrying: ReadonlyArray<AuditEntry> = []
     let writing: ReadonlyArray<Pending> = []
 
-    const store = (entries: ReadonlyArray<AuditEntry>) => storeJson(entries.map(toJson))
+    const store = (entries: ReadonlyArray<AuditEntry>) =>
+      storeJson(entries.map(toJson)).pipe(Effect.timeout(options.stalledWrite ?? defaultStalledWrite))
 
     const storeJson = (entries: ReadonlyArray<ReturnType<typeof toJson> | AuditSpool.SpooledEntry>) => sql`
       WITH entries AS (

@@ -1,5 +1,5 @@
 /**
- * Entries a stop cannot commit are not dropped: with the database unable to take them (another
+ * A write that stalls is bounded, and entries a stop cannot commit are not dropped: with the database unable to take them (another
  * connection holds the audit table), a stopping log spools them to disk, and the next log started
  * with the same folder commits them and deletes the file. A spooled file is claimed by one reader.
  */
@@ -36,11 +36,11 @@ const temporaryDir = Effect.acquireRelease(
 )
 
 /** A log of its own, started in a scope this test closes: a process's life. */
-const startLog = (spoolDir: string) =>
+const startLog = (spoolDir: string, stalledWrite?: Duration.Duration) =>
   Effect.gen(function* () {
     const scope = yield* Scope.make()
     const context = yield* Layer.buildWithScope(
-      PgAuditLog.layerWith({ spoolDir, stopWait: Duration.millis(200) }),
+      PgAuditLog.layerWith({ spoolDir, stopWait: Duration.millis(200), stalledWrite }),
       scope
     )
     return { audit: context.mapUnsafe.get(AuditLog.key) as AuditLog["Service"], stop: Scope.close(scope, Exit.void) }
@@ -79,6 +79,32 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("the a
         yield* second.stop
       })
     )
+  )
+
+  it.effect(
+    "a write that stalls past its bound counts as failed: its entry is kept and written once the database answers",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const sql = yield* SqlClient.SqlClient
+          const dir = yield* temporaryDir
+          const id = `req_${randomUUID()}`
+          const unlock = yield* lockTable("audit_log")
+          const log = yield* startLog(dir, Duration.millis(300))
+          const recorded = yield* Effect.exit(log.audit.record(entry(id)))
+          assert.isTrue(Exit.isFailure(recorded), "the stalled write failed, not hung")
+          yield* log.audit.keep(entry(id))
+          yield* unlock
+          yield* eventually(
+            "the kept entry committed",
+            Effect.map(
+              sql<{ n: number }>`SELECT count(*)::int AS n FROM audit_log WHERE request_id = ${id}`,
+              ([row]) => row?.n === 1
+            )
+          )
+          yield* log.stop
+        })
+      )
   )
 
   it.effect("a spooled file is committed by one of two readers, and released when its commit fails", () =>
