@@ -119,7 +119,7 @@ const main = Effect.gen(function* () {
         Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]]))),
         Layer.succeed(
           WebhookSender,
-          NodeWebhookSender.make({ allowance: parseAllowance("127.0.0.1") as Allowance, timeout })
+          NodeWebhookSender.make({ allowance: parseAllowance("127.0.0.1:1-65535") as Allowance, timeout })
         )
       )
     ),
