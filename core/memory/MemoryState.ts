@@ -96,6 +96,11 @@ export interface Tables {
   readonly vendors: Map<string, VendorRecord>
   readonly debtors: Map<string, DebtorRecord>
   readonly pairs: Map<string, PairRow>
+  /**
+   * The ids of each organization's pairs, as `integrations` is indexed by `org_id`: what a twin
+   * reads of one organization it finds without scanning every organization's rows.
+   */
+  readonly orgPairs: Map<string, Set<string>>
   /** By `rowKey(org, id)`: receivable ids are unique per organization, as the table's key is. */
   readonly receivables: Map<string, ReceivableRow>
   /** A pair's receivables: their row keys by document key. */
@@ -165,6 +170,24 @@ export const addHistory = (tables: Tables, at: string, entry: Omit<HistoryRow, "
   else entries.push(row)
 }
 
+/** Stores a pair's row, or replaces it, and indexes it under its organization. */
+export const putPair = (tables: Tables, row: PairRow) => {
+  const was = tables.pairs.get(row.id)
+  if (was !== undefined && was.orgId !== row.orgId) tables.orgPairs.get(was.orgId)?.delete(row.id)
+  tables.pairs.set(row.id, row)
+  const ids = tables.orgPairs.get(row.orgId)
+  if (ids === undefined) tables.orgPairs.set(row.orgId, new Set([row.id]))
+  else ids.add(row.id)
+}
+
+/** The organization's pairs, in the order they were stored. */
+export const pairsOf = (tables: Tables, org: string): Array<PairRow> =>
+  Array.from(tables.orgPairs.get(idKey(org)) ?? [], (id) => tables.pairs.get(id)!)
+
+/** The pair's receivables, in the order they were first stored. */
+export const receivablesOf = (tables: Tables, pairId: string): Array<ReceivableRow> =>
+  Array.from(tables.documents.get(pairId)?.values() ?? [], (at) => tables.receivables.get(at)!)
+
 /** Changes the pair's row, which is replaced rather than changed in place. */
 export const updatePair = (tables: Tables, id: string, change: Partial<PairRow>) => {
   const row = tables.pairs.get(id)
@@ -202,6 +225,7 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         vendors: new Map(),
         debtors: new Map(),
         pairs: new Map(),
+        orgPairs: new Map(),
         receivables: new Map(),
         documents: new Map(),
         history: new Map(),

@@ -36,8 +36,11 @@ import {
   idKey,
   MemoryState,
   type PairRow,
+  pairsOf,
+  putPair,
   putReceivable,
   type ReceivableRow,
+  receivablesOf,
   rowKey
 } from "./MemoryState.ts"
 
@@ -119,7 +122,7 @@ const make = Effect.gen(function* () {
       for (const p of rows.pairs ?? []) {
         if (vendors.get(idKey(p.vendorId))?.orgId !== idKey(p.orgId)) return fault(`pair ${p.id}: no such vendor`)
         if (!debtors.has(idKey(p.debtorId))) return fault(`pair ${p.id}: no such debtor`)
-        pairs.set(idKey(p.id), {
+        putPair(tables, {
           id: idKey(p.id),
           orgId: idKey(p.orgId),
           vendorId: idKey(p.vendorId),
@@ -187,10 +190,10 @@ const make = Effect.gen(function* () {
     return receivable
   }
 
-  const matches = (org: OrgId, filter: ReceivableFilter) => (r: ReceivableRow) => {
+  // Of the organization's rows, read through its pairs as PostgreSQL reads them through `org_id`.
+  const matches = (filter: ReceivableFilter) => (r: ReceivableRow) => {
     const pair = pairs.get(r.pairId)!
     return (
-      r.orgId === idKey(org) &&
       (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
       (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId)) &&
       (filter.status === undefined || r.state.status === filter.status) &&
@@ -204,13 +207,14 @@ const make = Effect.gen(function* () {
     if (request.startingAfter !== undefined && cursor === undefined) {
       return yield* new StartingAfterNotFound({ id: request.startingAfter })
     }
-    const all = [...receivables.values()].filter(matches(org, request.filter)).sort(inListOrder)
+    const all = pairsOf(tables, org)
+      .flatMap((pair) => receivablesOf(tables, pair.id))
+      .filter(matches(request.filter))
+      .sort(inListOrder)
     const following = cursor === undefined ? all : all.filter((r) => inListOrder(r, cursor) > 0)
     const { offset, limit } = request.window
     const now = yield* DateTime.now
-    const marks = [...pairs.values()].flatMap((p) =>
-      p.orgId === idKey(org) && p.syncStartedAt !== null ? [p.syncStartedAt] : []
-    )
+    const marks = pairsOf(tables, org).flatMap((p) => (p.syncStartedAt !== null ? [p.syncStartedAt] : []))
     return {
       totalCount: all.length,
       followingCount: following.length,
@@ -226,58 +230,64 @@ const make = Effect.gen(function* () {
       )
     )
 
-  // The earliest next sync of the organization's unpaused pairs that `of` selects.
-  const nextUpdate = (org: OrgId, of: (pair: PairRow) => boolean) => {
-    const next = [...pairs.values()]
-      .filter((p) => p.orgId === idKey(org) && !p.paused && p.nextSyncAt !== null && of(p))
-      .map((p) => p.nextSyncAt!)
-    return next.reduce<DateTime.Utc | null>(
-      (earliest, at) => (earliest === null ? at : DateTime.min(earliest, at)),
+  // The earliest next sync of the unpaused pairs among `of`.
+  const nextUpdate = (of: ReadonlyArray<PairRow>) =>
+    of.reduce<DateTime.Utc | null>(
+      (earliest, p) =>
+        p.paused || p.nextSyncAt === null
+          ? earliest
+          : earliest === null
+            ? p.nextSyncAt
+            : DateTime.min(earliest, p.nextSyncAt),
       null
     )
-  }
 
-  const billed = (org: OrgId, vendorId: string | undefined, debtorId: string | undefined) =>
-    [...receivables.values()].some((r) => {
-      const pair = pairs.get(r.pairId)!
-      return (
-        r.orgId === idKey(org) &&
-        (vendorId === undefined || pair.vendorId === idKey(vendorId)) &&
-        (debtorId === undefined || pair.debtorId === idKey(debtorId))
-      )
-    })
+  // The organization's pairs that have receivables, of the vendor and the debtor if given.
+  const billing = (
+    org: OrgId,
+    filter: { readonly vendorId?: string | undefined; readonly debtorId?: string | undefined }
+  ) =>
+    pairsOf(tables, org).filter(
+      (p) =>
+        (filter.vendorId === undefined || p.vendorId === idKey(filter.vendorId)) &&
+        (filter.debtorId === undefined || p.debtorId === idKey(filter.debtorId)) &&
+        (tables.documents.get(p.id)?.size ?? 0) > 0
+    )
 
   const listVendors = (org: OrgId, filter: { readonly debtorId?: DebtorId | undefined }) =>
-    Effect.sync(() =>
-      [...vendors.values()]
-        .filter((v) => v.orgId === idKey(org) && (filter.debtorId === undefined || billed(org, v.id, filter.debtorId)))
+    Effect.sync(() => {
+      const own = pairsOf(tables, org)
+      const billed = filter.debtorId === undefined ? undefined : new Set(billing(org, filter).map((p) => p.vendorId))
+      return [...vendors.values()]
+        .filter((v) => v.orgId === idKey(org) && (billed === undefined || billed.has(v.id)))
         .map(
           (v): Vendor => ({
             id: v.id,
             object: "vendor",
             name: v.name,
             createdAt: v.createdAt,
-            estimatedNextUpdateAt: nextUpdate(org, (p) => p.vendorId === v.id)
+            estimatedNextUpdateAt: nextUpdate(own.filter((p) => p.vendorId === v.id))
           })
         )
         .sort(byNameThenId)
-    )
+    })
 
   const listDebtors = (org: OrgId, filter: { readonly vendorId?: VendorId | undefined }) =>
-    Effect.sync(() =>
-      [...debtors.values()]
-        .filter((d) => billed(org, filter.vendorId, d.id))
+    Effect.sync(() => {
+      const own = pairsOf(tables, org)
+      const billed = new Set(billing(org, filter).map((p) => p.debtorId))
+      return Array.from(billed, (id) => debtors.get(id)!)
         .map(
           (d): Debtor => ({
             id: d.id,
             object: "debtor",
             name: d.name,
             createdAt: d.createdAt,
-            estimatedNextUpdateAt: nextUpdate(org, (p) => p.debtorId === d.id)
+            estimatedNextUpdateAt: nextUpdate(own.filter((p) => p.debtorId === d.id))
           })
         )
         .sort(byNameThenId)
-    )
+    })
 
   // The newest finished run: the latest start, and of runs started together the later stored.
   const lastSync = (pair: PairRow): LastSync | null => {
@@ -295,10 +305,9 @@ const make = Effect.gen(function* () {
 
   const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>
     Effect.sync(() =>
-      [...pairs.values()]
+      pairsOf(tables, org)
         .filter(
           (p) =>
-            p.orgId === idKey(org) &&
             (filter.vendorId === undefined || p.vendorId === idKey(filter.vendorId)) &&
             (filter.debtorId === undefined || p.debtorId === idKey(filter.debtorId))
         )
