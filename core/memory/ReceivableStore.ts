@@ -41,7 +41,8 @@ import {
   putReceivable,
   type ReceivableRow,
   receivablesOf,
-  rowKey
+  rowKey,
+  type Tables
 } from "./MemoryState.ts"
 
 export interface SeedVendor {
@@ -110,6 +111,53 @@ const byNameThenId = (a: Vendor | Debtor, b: Vendor | Debtor) => compareText(a.n
 const inListOrder = (a: ReceivableRow, b: ReceivableRow) =>
   millis(a.detectedAt) - millis(b.detectedAt) || compareText(a.id, b.id)
 
+// Newest first; of entries at the same instant, the later written first.
+const historyOf = (tables: Tables, r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
+  [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
+    .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
+    .slice(0, Math.max(0, limit))
+    .map(({ changedAt, changes }) => ({ changedAt, changes }))
+
+/** A receivable as the read path answers it, with its history and metadata if asked. */
+export const receivableOf = (
+  tables: Tables,
+  r: ReceivableRow,
+  expand: { readonly history: Option.Option<number>; readonly metadata: boolean }
+): Receivable => {
+  const pair = tables.pairs.get(r.pairId)!
+  const { metadata, ...fields } = r.state
+  return {
+    ...fields,
+    id: r.id as ReceivableId,
+    object: "receivable",
+    vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)!.name },
+    debtor: { id: pair.debtorId as DebtorId, name: tables.debtors.get(pair.debtorId)!.name },
+    detectedAt: r.detectedAt,
+    updatedAt: r.updatedAt,
+    estimatedNextUpdateAt: pair.paused ? null : pair.nextSyncAt,
+    ...(Option.isSome(expand.history) ? { history: historyOf(tables, r, expand.history.value) } : {}),
+    ...(expand.metadata ? { metadata } : {})
+  }
+}
+
+/**
+ * The organization's receivables that the filter keeps, in no order: read through its pairs, as
+ * PostgreSQL reads them through `org_id`, so that other organizations' rows cost nothing.
+ */
+export const filteredReceivables = (tables: Tables, org: OrgId, filter: ReceivableFilter): Array<ReceivableRow> =>
+  pairsOf(tables, org)
+    .filter(
+      (pair) =>
+        (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
+        (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId))
+    )
+    .flatMap((pair) => receivablesOf(tables, pair.id))
+    .filter(
+      (r) =>
+        (filter.status === undefined || r.state.status === filter.status) &&
+        (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
+    )
+
 const make = Effect.gen(function* () {
   const tables = yield* MemoryState
   const { vendors, debtors, pairs, receivables } = tables
@@ -165,52 +213,13 @@ const make = Effect.gen(function* () {
       return Effect.void
     })
 
-  // Newest first; of entries at the same instant, the later written first.
-  const historyOf = (r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
-    [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
-      .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
-      .slice(0, Math.max(0, limit))
-      .map(({ changedAt, changes }) => ({ changedAt, changes }))
-
-  const toReceivable = (r: ReceivableRow, expand: { history: Option.Option<number>; metadata: boolean }) => {
-    const pair = pairs.get(r.pairId)!
-    const { metadata, ...fields } = r.state
-    const receivable: Receivable = {
-      ...fields,
-      id: r.id as ReceivableId,
-      object: "receivable",
-      vendor: { id: pair.vendorId as VendorId, name: vendors.get(pair.vendorId)!.name },
-      debtor: { id: pair.debtorId as DebtorId, name: debtors.get(pair.debtorId)!.name },
-      detectedAt: r.detectedAt,
-      updatedAt: r.updatedAt,
-      estimatedNextUpdateAt: pair.paused ? null : pair.nextSyncAt,
-      ...(Option.isSome(expand.history) ? { history: historyOf(r, expand.history.value) } : {}),
-      ...(expand.metadata ? { metadata } : {})
-    }
-    return receivable
-  }
-
-  // Of the organization's rows, read through its pairs as PostgreSQL reads them through `org_id`.
-  const matches = (filter: ReceivableFilter) => (r: ReceivableRow) => {
-    const pair = pairs.get(r.pairId)!
-    return (
-      (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
-      (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId)) &&
-      (filter.status === undefined || r.state.status === filter.status) &&
-      (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
-    )
-  }
-
   const listReceivables = Effect.fnUntraced(function* (org: OrgId, request: ReceivablesPageRequest) {
     // The cursor's place is its own, whatever the filter says of it now.
     const cursor = request.startingAfter === undefined ? undefined : receivables.get(rowKey(org, request.startingAfter))
     if (request.startingAfter !== undefined && cursor === undefined) {
       return yield* new StartingAfterNotFound({ id: request.startingAfter })
     }
-    const all = pairsOf(tables, org)
-      .flatMap((pair) => receivablesOf(tables, pair.id))
-      .filter(matches(request.filter))
-      .sort(inListOrder)
+    const all = filteredReceivables(tables, org, request.filter).sort(inListOrder)
     const following = cursor === undefined ? all : all.filter((r) => inListOrder(r, cursor) > 0)
     const { offset, limit } = request.window
     const now = yield* DateTime.now
@@ -218,7 +227,7 @@ const make = Effect.gen(function* () {
     return {
       totalCount: all.length,
       followingCount: following.length,
-      items: following.slice(offset, offset + limit).map((r) => toReceivable(r, request)),
+      items: following.slice(offset, offset + limit).map((r) => receivableOf(tables, r, request)),
       nextVerifiedSince: nextVerifiedSince(now, marks)
     }
   })
@@ -226,7 +235,7 @@ const make = Effect.gen(function* () {
   const getReceivable = (org: OrgId, id: ReceivableId, historyLimit: number) =>
     Effect.sync(() =>
       Option.map(Option.fromNullishOr(receivables.get(rowKey(org, id))), (r) =>
-        toReceivable(r, { history: Option.some(historyLimit), metadata: true })
+        receivableOf(tables, r, { history: Option.some(historyLimit), metadata: true })
       )
     )
 
