@@ -1,7 +1,8 @@
 /**
- * `MemoryStorage.layer` provides every storage port: the claim docs/embedding.md makes, held
- * against the ports as they are in `core/ports/`, so that a port added there without a twin fails
- * here rather than in an embedder's program.
+ * `MemoryStorage.layer` provides every storage port, and each port's contract suite runs on its
+ * twin and on PostgreSQL: the claims docs/embedding.md makes, held against the ports as they are in
+ * `core/ports/`, so that a port added there without a twin or a contract fails here rather than in
+ * an embedder's program.
  *
  * The rule: a port is storage when it keeps the service's records, what is written through it
  * being read back later, by this process or another; in production PostgreSQL holds them, and the
@@ -10,7 +11,7 @@
  * this process's own health. Those are the embedder's to provide, and each is named below with
  * why it is not storage.
  */
-import { readdirSync } from "node:fs"
+import { existsSync, readdirSync } from "node:fs"
 import { join } from "node:path"
 import { pathToFileURL } from "node:url"
 import { assert, describe, it } from "@effect/vitest"
@@ -29,7 +30,8 @@ const notStorage: Record<string, string> = {
   Readiness: "tells whether this process can serve, asking whatever storage it runs over"
 }
 
-const portsFolder = join(import.meta.dirname, "..", "..", "..", "core", "ports")
+const root = join(import.meta.dirname, "..", "..", "..")
+const portsFolder = join(root, "core", "ports")
 
 /** Every service key that a module of `core/ports/` exports, by its exported name. */
 const ports = Effect.promise(() =>
@@ -66,5 +68,20 @@ describe("the storage ports", () => {
         )
       })
     )
+  )
+
+  it.effect("each storage port's contract suite runs on its memory twin and on PostgreSQL", () =>
+    Effect.gen(function* () {
+      const storage = (yield* ports).filter((port) => !(port.name in notStorage))
+      const runs = storage.flatMap(({ name }) =>
+        [`${name}.contract.ts`, `${name}.memory.test.ts`, `${name}.postgres.test.ts`].map((file) =>
+          join("test", "contracts", file)
+        )
+      )
+      assert.deepStrictEqual(
+        runs.filter((file) => !existsSync(join(root, file))),
+        []
+      )
+    })
   )
 })
