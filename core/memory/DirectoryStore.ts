@@ -18,7 +18,7 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
-import { addRun, compareText, idKey, MemoryState, type PairRow, type Tables } from "./MemoryState.ts"
+import { addRun, compareText, idKey, MemoryState, type PairRow, pairsOf, putPair, type Tables } from "./MemoryState.ts"
 
 /** Seeds the memory store with what other writers (the sync) store. */
 export class MemoryDirectory extends Context.Service<
@@ -87,7 +87,8 @@ const make = Effect.gen(function* () {
     const debtor = Option.getOrUndefined(yield* findDebtor(row.debtor))
     if (vendor === undefined || debtor === undefined)
       return yield* fault("an integration's vendor and debtor are stored first")
-    const taken = [...pairs.values()].some((p) => p.vendorId === vendor.id && p.debtorId === debtor.id)
+    // A vendor is its organization's: its pairs are among the organization's.
+    const taken = pairsOf(tables, vendor.orgId).some((p) => p.vendorId === vendor.id && p.debtorId === debtor.id)
     if (taken) return Option.none<IntegrationRecord>()
     const pair: PairRow = {
       id: newId(),
@@ -106,14 +107,13 @@ const make = Effect.gen(function* () {
       syncStartedAt: null,
       lock: Semaphore.makeUnsafe(1)
     }
-    pairs.set(pair.id, pair)
+    putPair(tables, pair)
     return Option.some(integrationRecord(tables, pair))
   })
 
   const listIntegrations = (org: OrgId) =>
     Effect.sync(() =>
-      [...pairs.values()]
-        .filter((p) => p.orgId === idKey(org))
+      pairsOf(tables, org)
         .map((p) => integrationRecord(tables, p))
         .sort(byPair)
     )

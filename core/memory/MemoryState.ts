@@ -10,6 +10,7 @@ import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Reda
 import type { StoredEvent } from "../domain/Events.ts"
 import type { PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../domain/Resources.ts"
+import type { AttemptTrigger, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../domain/Webhooks.ts"
 import type { ApiKeyRecord } from "../ports/ApiKeyStore.ts"
 import type { StoredAuditEntry } from "../ports/AuditLog.ts"
 import type { DashboardAuditEntry } from "../ports/DashboardAuditLog.ts"
@@ -19,6 +20,7 @@ import type { KeyUsageDay } from "../ports/KeyUsageStore.ts"
 import type { Organization } from "../ports/Organizations.ts"
 import type { Session } from "../ports/SessionStore.ts"
 import type { HeldSecret } from "../ports/ShownOnceStore.ts"
+import type { SealedSecrets } from "../ports/WebhookStore.ts"
 
 /** A vendor-debtor pair (`integrations`): what the directory, the sync and the read path know of it. */
 export interface PairRow {
@@ -84,6 +86,30 @@ export interface HeldSignIn {
   readonly expiresAt: DateTime.Utc
 }
 
+/** A webhook endpoint (`webhook_endpoints`), with its sealed secrets and its place in the feed. */
+export interface WebhookEndpointRow {
+  endpoint: WebhookEndpoint
+  secrets: SealedSecrets
+  /** The newest sequence fanned out to it. */
+  cursor: number
+  failingSince: DateTime.Utc | null
+}
+
+/** A delivery of an event to an endpoint (`webhook_deliveries`), with its attempts. */
+export interface WebhookDeliveryRow {
+  delivery: WebhookDelivery
+  readonly orgId: string
+  readonly body: string
+  lease: { readonly owner: string; readonly until: DateTime.Utc } | null
+  readonly attempts: Array<WebhookAttempt>
+  /** What its next attempt will be recorded as having been made by. */
+  nextTrigger: AttemptTrigger
+  /** Attempts made by manual retries, beside the schedule's. */
+  manualAttempts: number
+  /** While a manual retry waits: when the schedule's next attempt was due (none: it had ended). */
+  resumeAt: DateTime.Utc | null
+}
+
 export interface Tables {
   readonly organizations: Map<string, Organization>
   readonly apiKeys: Map<string, ApiKeyRecord>
@@ -97,6 +123,11 @@ export interface Tables {
   readonly vendors: Map<string, VendorRecord>
   readonly debtors: Map<string, DebtorRecord>
   readonly pairs: Map<string, PairRow>
+  /**
+   * The ids of each organization's pairs, as `integrations` is indexed by `org_id`: what a twin
+   * reads of one organization it finds without scanning every organization's rows.
+   */
+  readonly orgPairs: Map<string, Set<string>>
   /** By `rowKey(org, id)`: receivable ids are unique per organization, as the table's key is. */
   readonly receivables: Map<string, ReceivableRow>
   /** A pair's receivables: their row keys by document key. */
@@ -122,6 +153,13 @@ export interface Tables {
   readonly recoveryCodes: Map<string, Map<string, Uint8Array>>
   /** By the hex of their token's digest. */
   readonly heldSignIns: Map<string, HeldSignIn>
+  /**
+   * Sign-in attempts' times (epoch milliseconds) by throttle (the policy's name), then by key, as
+   * `sign_in_attempts` keeps them; a key's place in its map is the order of its latest write.
+   */
+  readonly signInAttempts: Map<string, Map<string, Array<number>>>
+  /** The addresses that signed in to an account, by account, the most recent last. */
+  readonly trustedAddresses: Map<string, Array<string>>
   /** By the hex of their token's digest. */
   readonly sessions: Map<string, Session>
   /** Secrets held for a page that shows them once, by the hex of their handle's digest. */
@@ -132,6 +170,12 @@ export interface Tables {
   /** Requests in flight per key and per organization, as `requests_in_flight` counts its rows. */
   readonly inFlightByKey: Map<string, number>
   readonly inFlightByOrganization: Map<string, number>
+  /** Webhook endpoints by id. */
+  readonly webhookEndpoints: Map<string, WebhookEndpointRow>
+  /** Webhook deliveries by id. */
+  readonly webhookDeliveries: Map<string, WebhookDeliveryRow>
+  /** Each endpoint's deliveries' ids, as `webhook_deliveries_endpoint_idx` finds them. */
+  readonly endpointDeliveries: Map<string, Set<string>>
   /** A counter for the order of writes where rows need one (history entries). */
   written: number
 }
@@ -167,6 +211,28 @@ export const addHistory = (tables: Tables, at: string, entry: Omit<HistoryRow, "
   if (entries === undefined) tables.history.set(at, [row])
   else entries.push(row)
 }
+
+/** Stores a pair's row, or replaces it, and indexes it under its organization. */
+export const putPair = (tables: Tables, row: PairRow) => {
+  const was = tables.pairs.get(row.id)
+  if (was !== undefined && was.orgId !== row.orgId) tables.orgPairs.get(was.orgId)?.delete(row.id)
+  tables.pairs.set(row.id, row)
+  const ids = tables.orgPairs.get(row.orgId)
+  if (ids === undefined) tables.orgPairs.set(row.orgId, new Set([row.id]))
+  else ids.add(row.id)
+}
+
+/** The organization's pairs, in the order they were stored. */
+export const pairsOf = (tables: Tables, org: string): Array<PairRow> =>
+  Array.from(tables.orgPairs.get(idKey(org)) ?? [], (id) => tables.pairs.get(id)!)
+
+/** The pair's receivables, in the order they were first stored. */
+export const receivablesOf = (tables: Tables, pairId: string): Array<ReceivableRow> =>
+  Array.from(tables.documents.get(pairId)?.values() ?? [], (at) => tables.receivables.get(at)!)
+
+/** The endpoint's deliveries, in the order they were stored. */
+export const deliveriesOf = (tables: Tables, endpointId: string): Array<WebhookDeliveryRow> =>
+  Array.from(tables.endpointDeliveries.get(endpointId) ?? [], (id) => tables.webhookDeliveries.get(id)!)
 
 /** Changes the pair's row, which is replaced rather than changed in place. */
 export const updatePair = (tables: Tables, id: string, change: Partial<PairRow>) => {
@@ -205,6 +271,7 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         vendors: new Map(),
         debtors: new Map(),
         pairs: new Map(),
+        orgPairs: new Map(),
         receivables: new Map(),
         documents: new Map(),
         history: new Map(),
@@ -218,12 +285,17 @@ export class MemoryState extends Context.Service<MemoryState, Tables>()("core/me
         pendingSecrets: new Map(),
         recoveryCodes: new Map(),
         heldSignIns: new Map(),
+        signInAttempts: new Map(),
+        trustedAddresses: new Map(),
         sessions: new Map(),
         shownOnce: new Map(),
         dashboardAudit: [],
         rateLimits: new Map(),
         inFlightByKey: new Map(),
         inFlightByOrganization: new Map(),
+        webhookEndpoints: new Map(),
+        webhookDeliveries: new Map(),
+        endpointDeliveries: new Map(),
         written: 0
       })
     )

@@ -1,9 +1,12 @@
 /**
  * Every storage port in memory, over one fresh `MemoryState`: the one layer an embedder provides
  * to run the whole flow without a database (create an integration, sync it, list its receivables,
- * read its events; create a key, verify it, count its usage). The ports that are not storage
- * (portal connectors, secrets, password hashing, one-time codes, ids) are the embedder's to
- * provide. Also provides the twins' seeding services. Depends on `effect` and core only.
+ * read its events; create a key, verify it, count its usage; deliver webhooks; run the dashboard's
+ * accounts, search and overviews). The ports that are not storage (portal connectors, the webhook
+ * sender and crypto, secrets, password hashing, common passwords, one-time codes, ids, readiness)
+ * are the embedder's to provide; `test/core/memory/StoragePorts.test.ts` holds the rule and that
+ * every storage port is here. Also provides the twins' seeding services. Depends on `effect` and
+ * core only.
  */
 import { Layer } from "effect"
 import * as ApiKeyStore from "./ApiKeyStore.ts"
@@ -18,9 +21,13 @@ import { MemoryState } from "./MemoryState.ts"
 import * as Organizations from "./Organizations.ts"
 import * as PairStore from "./PairStore.ts"
 import * as RateLimitStore from "./RateLimitStore.ts"
+import * as ReceivableSearch from "./ReceivableSearch.ts"
 import * as ReceivableStore from "./ReceivableStore.ts"
 import * as SessionStore from "./SessionStore.ts"
 import * as ShownOnceStore from "./ShownOnceStore.ts"
+import * as SignInThrottleStore from "./SignInThrottleStore.ts"
+import * as WebhookOverview from "./WebhookOverview.ts"
+import * as WebhookStore from "./WebhookStore.ts"
 
 export const layer = Layer.mergeAll(
   Organizations.layerMemory,
@@ -31,10 +38,14 @@ export const layer = Layer.mergeAll(
   PairStore.layerMemory,
   EventFeed.layerMemory,
   ReceivableStore.layerMemory,
+  ReceivableSearch.layerMemory,
   DashboardUserStore.layerMemory,
   SessionStore.layerMemory,
   ShownOnceStore.layerMemory,
+  SignInThrottleStore.layerMemory,
   DashboardAuditLog.layerMemory,
   RateLimitStore.layerMemory,
-  InFlightStore.layerMemory
+  InFlightStore.layerMemory,
+  WebhookStore.layerMemory,
+  WebhookOverview.layerMemory
 ).pipe(Layer.provideMerge(MemoryState.layer))

@@ -15,8 +15,10 @@ import {
   idKey,
   MemoryState,
   type PairRow,
+  putPair,
   putReceivable,
   type RunRow,
+  receivablesOf,
   rowKey,
   type Tables,
   updatePair
@@ -121,8 +123,6 @@ const make = Effect.gen(function* () {
   const update = (id: string, change: Partial<PairRow>) => updatePair(tables, id, change)
   const leaseHeld = (pair: PairRow, now: DateTime.Utc) =>
     pair.lease !== undefined && !DateTime.isLessThan(pair.lease.expiresAt, now)
-  const receivablesOf = (pairId: string) =>
-    [...(tables.documents.get(pairId)?.values() ?? [])].map((at) => tables.receivables.get(at)!)
 
   const put = (pair: MemoryPair) =>
     Effect.map(DateTime.now, (now) => {
@@ -137,7 +137,7 @@ const make = Effect.gen(function* () {
         tables.debtors.set(idKey(debtor.id), { id: idKey(debtor.id), name: debtor.name, createdAt: now })
       }
       const existing = pairs.get(id)
-      pairs.set(id, {
+      putPair(tables, {
         id,
         orgId,
         vendorId: idKey(vendor.id),
@@ -168,7 +168,7 @@ const make = Effect.gen(function* () {
 
   const contents = (id: PairId) =>
     Effect.map(rowOf(id), (pair) => {
-      const receivables = receivablesOf(pair.id)
+      const receivables = receivablesOf(tables, pair.id)
       return {
         pair: {
           integration: integrationOf(tables, pair),

@@ -36,9 +36,13 @@ import {
   idKey,
   MemoryState,
   type PairRow,
+  pairsOf,
+  putPair,
   putReceivable,
   type ReceivableRow,
-  rowKey
+  receivablesOf,
+  rowKey,
+  type Tables
 } from "./MemoryState.ts"
 
 export interface SeedVendor {
@@ -107,6 +111,53 @@ const byNameThenId = (a: Vendor | Debtor, b: Vendor | Debtor) => compareText(a.n
 const inListOrder = (a: ReceivableRow, b: ReceivableRow) =>
   millis(a.detectedAt) - millis(b.detectedAt) || compareText(a.id, b.id)
 
+// Newest first; of entries at the same instant, the later written first.
+const historyOf = (tables: Tables, r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
+  [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
+    .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
+    .slice(0, Math.max(0, limit))
+    .map(({ changedAt, changes }) => ({ changedAt, changes }))
+
+/** A receivable as the read path answers it, with its history and metadata if asked. */
+export const receivableOf = (
+  tables: Tables,
+  r: ReceivableRow,
+  expand: { readonly history: Option.Option<number>; readonly metadata: boolean }
+): Receivable => {
+  const pair = tables.pairs.get(r.pairId)!
+  const { metadata, ...fields } = r.state
+  return {
+    ...fields,
+    id: r.id as ReceivableId,
+    object: "receivable",
+    vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)!.name },
+    debtor: { id: pair.debtorId as DebtorId, name: tables.debtors.get(pair.debtorId)!.name },
+    detectedAt: r.detectedAt,
+    updatedAt: r.updatedAt,
+    estimatedNextUpdateAt: pair.paused ? null : pair.nextSyncAt,
+    ...(Option.isSome(expand.history) ? { history: historyOf(tables, r, expand.history.value) } : {}),
+    ...(expand.metadata ? { metadata } : {})
+  }
+}
+
+/**
+ * The organization's receivables that the filter keeps, in no order: read through its pairs, as
+ * PostgreSQL reads them through `org_id`, so that other organizations' rows cost nothing.
+ */
+export const filteredReceivables = (tables: Tables, org: OrgId, filter: ReceivableFilter): Array<ReceivableRow> =>
+  pairsOf(tables, org)
+    .filter(
+      (pair) =>
+        (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
+        (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId))
+    )
+    .flatMap((pair) => receivablesOf(tables, pair.id))
+    .filter(
+      (r) =>
+        (filter.status === undefined || r.state.status === filter.status) &&
+        (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
+    )
+
 const make = Effect.gen(function* () {
   const tables = yield* MemoryState
   const { vendors, debtors, pairs, receivables } = tables
@@ -119,7 +170,7 @@ const make = Effect.gen(function* () {
       for (const p of rows.pairs ?? []) {
         if (vendors.get(idKey(p.vendorId))?.orgId !== idKey(p.orgId)) return fault(`pair ${p.id}: no such vendor`)
         if (!debtors.has(idKey(p.debtorId))) return fault(`pair ${p.id}: no such debtor`)
-        pairs.set(idKey(p.id), {
+        putPair(tables, {
           id: idKey(p.id),
           orgId: idKey(p.orgId),
           vendorId: idKey(p.vendorId),
@@ -162,59 +213,21 @@ const make = Effect.gen(function* () {
       return Effect.void
     })
 
-  // Newest first; of entries at the same instant, the later written first.
-  const historyOf = (r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
-    [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
-      .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
-      .slice(0, Math.max(0, limit))
-      .map(({ changedAt, changes }) => ({ changedAt, changes }))
-
-  const toReceivable = (r: ReceivableRow, expand: { history: Option.Option<number>; metadata: boolean }) => {
-    const pair = pairs.get(r.pairId)!
-    const { metadata, ...fields } = r.state
-    const receivable: Receivable = {
-      ...fields,
-      id: r.id as ReceivableId,
-      object: "receivable",
-      vendor: { id: pair.vendorId as VendorId, name: vendors.get(pair.vendorId)!.name },
-      debtor: { id: pair.debtorId as DebtorId, name: debtors.get(pair.debtorId)!.name },
-      detectedAt: r.detectedAt,
-      updatedAt: r.updatedAt,
-      estimatedNextUpdateAt: pair.paused ? null : pair.nextSyncAt,
-      ...(Option.isSome(expand.history) ? { history: historyOf(r, expand.history.value) } : {}),
-      ...(expand.metadata ? { metadata } : {})
-    }
-    return receivable
-  }
-
-  const matches = (org: OrgId, filter: ReceivableFilter) => (r: ReceivableRow) => {
-    const pair = pairs.get(r.pairId)!
-    return (
-      r.orgId === idKey(org) &&
-      (filter.vendorId === undefined || pair.vendorId === idKey(filter.vendorId)) &&
-      (filter.debtorId === undefined || pair.debtorId === idKey(filter.debtorId)) &&
-      (filter.status === undefined || r.state.status === filter.status) &&
-      (filter.updatedSince === undefined || millis(r.updatedAt) >= millis(filter.updatedSince))
-    )
-  }
-
   const listReceivables = Effect.fnUntraced(function* (org: OrgId, request: ReceivablesPageRequest) {
     // The cursor's place is its own, whatever the filter says of it now.
     const cursor = request.startingAfter === undefined ? undefined : receivables.get(rowKey(org, request.startingAfter))
     if (request.startingAfter !== undefined && cursor === undefined) {
       return yield* new StartingAfterNotFound({ id: request.startingAfter })
     }
-    const all = [...receivables.values()].filter(matches(org, request.filter)).sort(inListOrder)
+    const all = filteredReceivables(tables, org, request.filter).sort(inListOrder)
     const following = cursor === undefined ? all : all.filter((r) => inListOrder(r, cursor) > 0)
     const { offset, limit } = request.window
     const now = yield* DateTime.now
-    const marks = [...pairs.values()].flatMap((p) =>
-      p.orgId === idKey(org) && p.syncStartedAt !== null ? [p.syncStartedAt] : []
-    )
+    const marks = pairsOf(tables, org).flatMap((p) => (p.syncStartedAt !== null ? [p.syncStartedAt] : []))
     return {
       totalCount: all.length,
       followingCount: following.length,
-      items: following.slice(offset, offset + limit).map((r) => toReceivable(r, request)),
+      items: following.slice(offset, offset + limit).map((r) => receivableOf(tables, r, request)),
       nextVerifiedSince: nextVerifiedSince(now, marks)
     }
   })
@@ -222,62 +235,68 @@ const make = Effect.gen(function* () {
   const getReceivable = (org: OrgId, id: ReceivableId, historyLimit: number) =>
     Effect.sync(() =>
       Option.map(Option.fromNullishOr(receivables.get(rowKey(org, id))), (r) =>
-        toReceivable(r, { history: Option.some(historyLimit), metadata: true })
+        receivableOf(tables, r, { history: Option.some(historyLimit), metadata: true })
       )
     )
 
-  // The earliest next sync of the organization's unpaused pairs that `of` selects.
-  const nextUpdate = (org: OrgId, of: (pair: PairRow) => boolean) => {
-    const next = [...pairs.values()]
-      .filter((p) => p.orgId === idKey(org) && !p.paused && p.nextSyncAt !== null && of(p))
-      .map((p) => p.nextSyncAt!)
-    return next.reduce<DateTime.Utc | null>(
-      (earliest, at) => (earliest === null ? at : DateTime.min(earliest, at)),
+  // The earliest next sync of the unpaused pairs among `of`.
+  const nextUpdate = (of: ReadonlyArray<PairRow>) =>
+    of.reduce<DateTime.Utc | null>(
+      (earliest, p) =>
+        p.paused || p.nextSyncAt === null
+          ? earliest
+          : earliest === null
+            ? p.nextSyncAt
+            : DateTime.min(earliest, p.nextSyncAt),
       null
     )
-  }
 
-  const billed = (org: OrgId, vendorId: string | undefined, debtorId: string | undefined) =>
-    [...receivables.values()].some((r) => {
-      const pair = pairs.get(r.pairId)!
-      return (
-        r.orgId === idKey(org) &&
-        (vendorId === undefined || pair.vendorId === idKey(vendorId)) &&
-        (debtorId === undefined || pair.debtorId === idKey(debtorId))
-      )
-    })
+  // The organization's pairs that have receivables, of the vendor and the debtor if given.
+  const billing = (
+    org: OrgId,
+    filter: { readonly vendorId?: string | undefined; readonly debtorId?: string | undefined }
+  ) =>
+    pairsOf(tables, org).filter(
+      (p) =>
+        (filter.vendorId === undefined || p.vendorId === idKey(filter.vendorId)) &&
+        (filter.debtorId === undefined || p.debtorId === idKey(filter.debtorId)) &&
+        (tables.documents.get(p.id)?.size ?? 0) > 0
+    )
 
   const listVendors = (org: OrgId, filter: { readonly debtorId?: DebtorId | undefined }) =>
-    Effect.sync(() =>
-      [...vendors.values()]
-        .filter((v) => v.orgId === idKey(org) && (filter.debtorId === undefined || billed(org, v.id, filter.debtorId)))
+    Effect.sync(() => {
+      const own = pairsOf(tables, org)
+      const billed = filter.debtorId === undefined ? undefined : new Set(billing(org, filter).map((p) => p.vendorId))
+      return [...vendors.values()]
+        .filter((v) => v.orgId === idKey(org) && (billed === undefined || billed.has(v.id)))
         .map(
           (v): Vendor => ({
             id: v.id,
             object: "vendor",
             name: v.name,
             createdAt: v.createdAt,
-            estimatedNextUpdateAt: nextUpdate(org, (p) => p.vendorId === v.id)
+            estimatedNextUpdateAt: nextUpdate(own.filter((p) => p.vendorId === v.id))
           })
         )
         .sort(byNameThenId)
-    )
+    })
 
   const listDebtors = (org: OrgId, filter: { readonly vendorId?: VendorId | undefined }) =>
-    Effect.sync(() =>
-      [...debtors.values()]
-        .filter((d) => billed(org, filter.vendorId, d.id))
+    Effect.sync(() => {
+      const own = pairsOf(tables, org)
+      const billed = new Set(billing(org, filter).map((p) => p.debtorId))
+      return Array.from(billed, (id) => debtors.get(id)!)
         .map(
           (d): Debtor => ({
             id: d.id,
             object: "debtor",
             name: d.name,
             createdAt: d.createdAt,
-            estimatedNextUpdateAt: nextUpdate(org, (p) => p.debtorId === d.id)
+            estimatedNextUpdateAt: nextUpdate(own.filter((p) => p.debtorId === d.id))
           })
         )
         .sort(byNameThenId)
-    )
+    })
 
   // The newest finished run: the latest start, and of runs started together the later stored.
   const lastSync = (pair: PairRow): LastSync | null => {
@@ -295,10 +314,9 @@ const make = Effect.gen(function* () {
 
   const listIntegrations = (org: OrgId, filter: IntegrationFilter) =>
     Effect.sync(() =>
-      [...pairs.values()]
+      pairsOf(tables, org)
         .filter(
           (p) =>
-            p.orgId === idKey(org) &&
             (filter.vendorId === undefined || p.vendorId === idKey(filter.vendorId)) &&
             (filter.debtorId === undefined || p.debtorId === idKey(filter.debtorId))
         )

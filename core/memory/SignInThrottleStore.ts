@@ -1,6 +1,8 @@
 /**
  * `SignInThrottleStore` in this process's memory, by this process's clock, held to the same
- * contract as `sign_in_attempts` (`test/contracts/SignInThrottleStore.contract.ts`). Each table
+ * contract as `sign_in_attempts` (`test/contracts/SignInThrottleStore.contract.ts`): over the
+ * shared `MemoryState` (`layerMemory`, as `MemoryStorage.layer` provides it), or over tables of
+ * its own (`layerOwnState`, what the service runs without a database). Each table
  * keeps at most `capacity` keys; a new key past it takes the place of the key with the fewest
  * times still counting (the least recently written among equals), never of a locked one: to push
  * out a key with n failures, a flood must first give every other key more than n, which costs more
@@ -15,6 +17,10 @@ import {
   type Settlement,
   SignInThrottleStore
 } from "../ports/SignInThrottleStore.ts"
+import { MemoryState, type Tables } from "./MemoryState.ts"
+
+/** The tables the throttles keep: the shared state's, or their own. */
+export type ThrottleTables = Pick<Tables, "signInAttempts" | "trustedAddresses">
 
 /** Keys kept per table. */
 export const defaultCapacity = 10_000
@@ -23,9 +29,8 @@ export const defaultCapacity = 10_000
 export const trustedPerAccount = 16
 
 /** Times per key within its policy's window, at most `capacity` keys. */
-const failureTable = (policy: ThrottlePolicy, capacity: number) => {
+const failureTable = (policy: ThrottlePolicy, capacity: number, times: Map<string, Array<number>>) => {
   // A Map iterates in insertion order; a write re-inserts, so the first key is the least recent.
-  const times = new Map<string, Array<number>>()
   const windowMillis = Duration.toMillis(policy.window)
 
   /** Seconds until a key can be added: 0 when it is known, there is room, or room was made. */
@@ -56,14 +61,7 @@ const failureTable = (policy: ThrottlePolicy, capacity: number) => {
       const kept = (times.get(key) ?? []).filter((at) => at > nowMillis - windowMillis)
       times.delete(key)
       times.set(key, [...kept, nowMillis])
-    },
-    takeBack: (key: string, at: number) => {
-      const kept = times.get(key)
-      const index = kept?.indexOf(at) ?? -1
-      if (kept !== undefined && index >= 0) kept.splice(index, 1)
-    },
-    clear: (key: string) => times.delete(key),
-    size: () => times.size
+    }
   }
 }
 
@@ -73,17 +71,19 @@ const failureTable = (policy: ThrottlePolicy, capacity: number) => {
  * accounts are real ones and memory is bounded by them; one account's sign-ins never push out
  * another's addresses.
  */
-export const makeMemoryThrottleState = (capacity = defaultCapacity) => {
-  const tables = new Map<string, ReturnType<typeof failureTable>>()
-  const trusted = new Map<string, Array<string>>()
-  const table = (name: string, policy?: ThrottlePolicy) => {
-    let found = tables.get(name)
-    if (found === undefined && policy !== undefined) {
-      found = failureTable(policy, capacity)
-      tables.set(name, found)
-    }
-    return found
+export const makeMemoryThrottleState = (
+  capacity = defaultCapacity,
+  held: ThrottleTables = { signInAttempts: new Map(), trustedAddresses: new Map() }
+) => {
+  const { signInAttempts, trustedAddresses: trusted } = held
+  const timesOf = (name: string) => {
+    const found = signInAttempts.get(name)
+    if (found !== undefined) return found
+    const made = new Map<string, Array<number>>()
+    signInAttempts.set(name, made)
+    return made
   }
+  const table = (name: string, policy: ThrottlePolicy) => failureTable(policy, capacity, timesOf(name))
 
   const record = (attempt: AttemptToRecord, nowMillis: number): Recording => {
     const isTrusted =
@@ -92,7 +92,7 @@ export const makeMemoryThrottleState = (capacity = defaultCapacity) => {
       .filter((counted) => !(counted.unlessTrusted && isTrusted))
       .map((counted) => ({
         policy: counted.policy,
-        times: table(counted.table, counted.policy)!
+        times: table(counted.table, counted.policy)
           .counting(counted.key, nowMillis)
           .toSorted((a, b) => b - a)
       }))
@@ -101,16 +101,20 @@ export const makeMemoryThrottleState = (capacity = defaultCapacity) => {
     // Room is made in every table before any is written, so that a refused attempt counts nowhere.
     const waitSeconds = Math.max(
       0,
-      ...attempt.counted.map((counted) => table(counted.table, counted.policy)!.roomFor(counted.key, nowMillis))
+      ...attempt.counted.map((counted) => table(counted.table, counted.policy).roomFor(counted.key, nowMillis))
     )
     if (waitSeconds > 0) return { _tag: "Refused", nowMillis, full: [], waitSeconds }
-    for (const counted of attempt.counted) table(counted.table, counted.policy)!.add(counted.key, nowMillis)
+    for (const counted of attempt.counted) table(counted.table, counted.policy).add(counted.key, nowMillis)
     return { _tag: "Recorded", at: nowMillis }
   }
 
   const settle = (settlement: Settlement) => {
-    for (const { table: name, key } of settlement.takeBack) table(name)?.takeBack(key, settlement.at)
-    if (settlement.clear !== undefined) table(settlement.clear.table)?.clear(settlement.clear.key)
+    for (const { table: name, key } of settlement.takeBack) {
+      const kept = signInAttempts.get(name)?.get(key)
+      const index = kept?.indexOf(settlement.at) ?? -1
+      if (kept !== undefined && index >= 0) kept.splice(index, 1)
+    }
+    if (settlement.clear !== undefined) signInAttempts.get(settlement.clear.table)?.delete(settlement.clear.key)
     if (settlement.trust !== undefined) {
       const { account, address } = settlement.trust
       const kept = (trusted.get(account) ?? []).filter((known) => known !== address)
@@ -119,17 +123,23 @@ export const makeMemoryThrottleState = (capacity = defaultCapacity) => {
   }
 
   /** Keys held per table, for tests of the memory bound. */
-  const sizes = () => Object.fromEntries([...tables].map(([name, held]) => [name, held.size()]))
+  const sizes = () => Object.fromEntries(Array.from(signInAttempts, ([name, times]) => [name, times.size]))
 
   return { record, settle, sizes }
 }
 
+const storeOver = (state: ReturnType<typeof makeMemoryThrottleState>) =>
+  SignInThrottleStore.of({
+    record: (attempt) => Effect.map(Clock.currentTimeMillis, (now) => state.record(attempt, now)),
+    settle: (settlement) => Effect.sync(() => state.settle(settlement))
+  })
+
+/** The twin over the shared state, beside the other twins. */
+export const layerMemory: Layer.Layer<SignInThrottleStore, never, MemoryState> = Layer.effect(
+  SignInThrottleStore,
+  Effect.map(Effect.service(MemoryState), (tables) => storeOver(makeMemoryThrottleState(defaultCapacity, tables)))
+)
+
 /** The twin over a state of its own: throttles in this process alone. */
 export const layerOwnState = (capacity = defaultCapacity): Layer.Layer<SignInThrottleStore> =>
-  Layer.sync(SignInThrottleStore, () => {
-    const state = makeMemoryThrottleState(capacity)
-    return SignInThrottleStore.of({
-      record: (attempt) => Effect.map(Clock.currentTimeMillis, (now) => state.record(attempt, now)),
-      settle: (settlement) => Effect.sync(() => state.settle(settlement))
-    })
-  })
+  Layer.sync(SignInThrottleStore, () => storeOver(makeMemoryThrottleState(capacity)))

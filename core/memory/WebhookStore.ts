@@ -1,21 +1,14 @@
 /**
  * `WebhookStore` in memory, over the shared `MemoryState`: endpoints, deliveries and attempts in
- * tables of their own beside the state (kept per state, so that each fresh state starts without
- * any), fanned out from the memory feed the memory `PairStore` numbers. Held to the port's
+ * the state's webhook tables, an endpoint's deliveries found through their index, fanned out from
+ * the memory feed the memory `PairStore` numbers. Held to the port's
  * contract (`test/contracts/WebhookStore.contract.ts`) as the PostgreSQL adapter is.
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import type { StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../domain/Ids.ts"
-import type {
-  AttemptTrigger,
-  SubscribableEventType,
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookEndpoint,
-  WebhookEndpointId
-} from "../domain/Webhooks.ts"
+import type { SubscribableEventType, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
@@ -26,62 +19,22 @@ import {
   type Lease,
   type NewDelivery,
   type NewEndpoint,
-  type SealedSecrets,
   WebhookStore
 } from "../ports/WebhookStore.ts"
-import { feedOf, idKey, MemoryState, type Tables } from "./MemoryState.ts"
-
-interface EndpointRow {
-  endpoint: WebhookEndpoint
-  secrets: SealedSecrets
-  /** The newest sequence fanned out to it. */
-  cursor: number
-  failingSince: DateTime.Utc | null
-}
-
-interface DeliveryRow {
-  delivery: WebhookDelivery
-  readonly orgId: string
-  readonly body: string
-  lease: { readonly owner: string; readonly until: DateTime.Utc } | null
-  readonly attempts: Array<WebhookAttempt>
-  /** What its next attempt will be recorded as having been made by. */
-  nextTrigger: AttemptTrigger
-  /** Attempts made by manual retries, beside the schedule's. */
-  manualAttempts: number
-  /** While a manual retry waits: when the schedule's next attempt was due (none: it had ended). */
-  resumeAt: DateTime.Utc | null
-}
-
-interface WebhookTables {
-  readonly endpoints: Map<string, EndpointRow>
-  readonly deliveries: Map<string, DeliveryRow>
-}
-
-// Kept beside the shared state rather than in it: webhooks are the only readers of these tables.
-const byState = new WeakMap<Tables, WebhookTables>()
-
-const tablesOf = (state: Tables): WebhookTables => {
-  const found = byState.get(state)
-  if (found !== undefined) return found
-  const made: WebhookTables = { endpoints: new Map(), deliveries: new Map() }
-  byState.set(state, made)
-  return made
-}
+import { deliveriesOf, feedOf, idKey, MemoryState, type WebhookDeliveryRow } from "./MemoryState.ts"
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 
 const make = Effect.gen(function* () {
   const state = yield* MemoryState
-  const tables = tablesOf(state)
 
   const ownRow = (org: OrgId, id: string) => {
-    const row = tables.endpoints.get(id)
+    const row = state.webhookEndpoints.get(id)
     return row !== undefined && sameOrg(row.endpoint.orgId, org) ? row : undefined
   }
 
   const ownDelivery = (org: OrgId, id: string) => {
-    const row = tables.deliveries.get(id)
+    const row = state.webhookDeliveries.get(id)
     return row !== undefined && sameOrg(row.orgId, org) ? row : undefined
   }
 
@@ -100,7 +53,7 @@ const make = Effect.gen(function* () {
         createdAt: input.at,
         updatedAt: input.at
       }
-      tables.endpoints.set(input.id, {
+      state.webhookEndpoints.set(input.id, {
         endpoint,
         secrets: { current: input.sealedSecret, previous: null, previousExpiresAt: null },
         cursor: feedOf(state, input.orgId).latestSequence,
@@ -112,7 +65,7 @@ const make = Effect.gen(function* () {
   const list = (org: OrgId, page: { readonly after?: string | undefined; readonly limit: number }) =>
     Effect.sync(() => {
       const after = page.after
-      const rows = [...tables.endpoints.values()]
+      const rows = [...state.webhookEndpoints.values()]
         .filter((row) => sameOrg(row.endpoint.orgId, org) && (after === undefined || row.endpoint.id > after))
         .sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1))
       return { items: rows.slice(0, page.limit).map((row) => row.endpoint), hasMore: rows.length > page.limit }
@@ -143,9 +96,9 @@ const make = Effect.gen(function* () {
       // waited for it is due now rather than at the back-off its failures had set.
       if (enabled?.enabled === true) {
         row.failingSince = null
-        for (const waiting of tables.deliveries.values()) {
+        for (const waiting of deliveriesOf(state, id)) {
           const due = waiting.delivery.nextAttemptAt
-          if (waiting.delivery.endpointId === id && waiting.delivery.status === "pending" && due !== null) {
+          if (waiting.delivery.status === "pending" && due !== null) {
             waiting.delivery = { ...waiting.delivery, nextAttemptAt: DateTime.min(due, at) }
           }
         }
@@ -156,8 +109,9 @@ const make = Effect.gen(function* () {
   const remove = (org: OrgId, id: WebhookEndpointId) =>
     Effect.sync(() => {
       if (ownRow(org, id) === undefined) return false
-      tables.endpoints.delete(id)
-      for (const [key, row] of tables.deliveries) if (row.delivery.endpointId === id) tables.deliveries.delete(key)
+      state.webhookEndpoints.delete(id)
+      for (const key of state.endpointDeliveries.get(id) ?? []) state.webhookDeliveries.delete(key)
+      state.endpointDeliveries.delete(id)
       return true
     })
 
@@ -178,7 +132,7 @@ const make = Effect.gen(function* () {
     endpoint: WebhookEndpointId,
     delivery: NewDelivery,
     at: DateTime.Utc,
-    lease: DeliveryRow["lease"]
+    lease: WebhookDeliveryRow["lease"]
   ): WebhookDelivery => {
     const made: WebhookDelivery = {
       id: delivery.id,
@@ -192,7 +146,7 @@ const make = Effect.gen(function* () {
       lastAttemptAt: null,
       createdAt: at
     }
-    tables.deliveries.set(delivery.id, {
+    state.webhookDeliveries.set(delivery.id, {
       delivery: made,
       orgId: org,
       body: delivery.body,
@@ -202,6 +156,9 @@ const make = Effect.gen(function* () {
       manualAttempts: 0,
       resumeAt: null
     })
+    const ids = state.endpointDeliveries.get(endpoint)
+    if (ids === undefined) state.endpointDeliveries.set(endpoint, new Set([delivery.id]))
+    else ids.add(delivery.id)
     return made
   }
 
@@ -223,10 +180,7 @@ const make = Effect.gen(function* () {
   ) =>
     Effect.sync((): Option.Option<WebhookDelivery> | "busy" => {
       if (ownRow(org, id) === undefined) return Option.none()
-      let held = 0
-      for (const row of tables.deliveries.values()) {
-        if (row.delivery.endpointId === id && holds(row, options.at)) held += 1
-      }
+      const held = deliveriesOf(state, id).filter((row) => holds(row, options.at)).length
       if (held >= options.lease.perEndpoint) return "busy"
       const { owner, until } = options.lease
       return Option.some(add(org, id, delivery, options.at, { owner, until }))
@@ -256,11 +210,10 @@ const make = Effect.gen(function* () {
   const deliveries = (org: OrgId, endpoint: WebhookEndpointId, filter: DeliveryFilter) =>
     Effect.sync(() => {
       const after = filter.after
-      const rows = [...tables.deliveries.values()]
+      const rows = deliveriesOf(state, endpoint)
         .filter(
           (row) =>
             sameOrg(row.orgId, org) &&
-            row.delivery.endpointId === endpoint &&
             (filter.status === undefined || row.delivery.status === filter.status) &&
             (filter.eventType === undefined || row.delivery.eventType === filter.eventType) &&
             (after === undefined || row.delivery.id < after)
@@ -294,7 +247,7 @@ const make = Effect.gen(function* () {
 
   const behind = (limit: number) =>
     Effect.sync(() =>
-      [...tables.endpoints.values()]
+      [...state.webhookEndpoints.values()]
         .filter((row) => row.endpoint.enabled && row.cursor < feedOf(state, row.endpoint.orgId).latestSequence)
         .slice(0, limit)
         .map(
@@ -322,12 +275,12 @@ const make = Effect.gen(function* () {
     })
 
   // A claimed delivery's next attempt is when its lease ends: due again then, should its worker die.
-  const isDue = (row: DeliveryRow, now: DateTime.Utc) =>
+  const isDue = (row: WebhookDeliveryRow, now: DateTime.Utc) =>
     (row.delivery.status === "pending" || row.delivery.status === "sending") &&
     row.delivery.nextAttemptAt !== null &&
     !DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
 
-  const holds = (row: DeliveryRow, now: DateTime.Utc) =>
+  const holds = (row: WebhookDeliveryRow, now: DateTime.Utc) =>
     row.delivery.status === "sending" &&
     row.delivery.nextAttemptAt !== null &&
     DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
@@ -335,8 +288,8 @@ const make = Effect.gen(function* () {
   const claim = (request: Claim) =>
     Effect.sync(() => {
       const claimed: Array<ClaimedDelivery> = []
-      const firstAttempt = (row: DeliveryRow) => (row.delivery.attempts === 0 ? 1 : 0)
-      const rows = [...tables.deliveries.values()].sort(
+      const firstAttempt = (row: WebhookDeliveryRow) => (row.delivery.attempts === 0 ? 1 : 0)
+      const rows = [...state.webhookDeliveries.values()].sort(
         (a, b) =>
           firstAttempt(a) - firstAttempt(b) ||
           DateTime.toEpochMillis(a.delivery.nextAttemptAt ?? a.delivery.createdAt) -
@@ -350,7 +303,7 @@ const make = Effect.gen(function* () {
       }
       for (const row of rows) {
         if (claimed.length >= request.limit) break
-        const endpoint = tables.endpoints.get(row.delivery.endpointId)
+        const endpoint = state.webhookEndpoints.get(row.delivery.endpointId)
         if (endpoint === undefined || !endpoint.endpoint.enabled || !isDue(row, request.now)) continue
         const held = inFlight.get(endpoint.endpoint.id) ?? 0
         if (held >= request.perEndpoint) continue
@@ -374,7 +327,7 @@ const make = Effect.gen(function* () {
 
   const complete = (result: AttemptResult) =>
     Effect.sync(() => {
-      const row = tables.deliveries.get(result.attempt.deliveryId)
+      const row = state.webhookDeliveries.get(result.attempt.deliveryId)
       if (row === undefined || !sameOrg(row.orgId, result.orgId) || row.lease?.owner !== result.owner) {
         return { disabledEndpoint: false }
       }
@@ -391,7 +344,7 @@ const make = Effect.gen(function* () {
         lastAttemptAt: result.attempt.startedAt,
         nextAttemptAt: next.status === "pending" ? next.dueAt : null
       }
-      const endpoint = tables.endpoints.get(row.delivery.endpointId)
+      const endpoint = state.webhookEndpoints.get(row.delivery.endpointId)
       if (endpoint === undefined) return { disabledEndpoint: false }
       const health = result.endpoint
       if (health.health === "healthy") endpoint.failingSince = null
@@ -412,14 +365,16 @@ const make = Effect.gen(function* () {
   const prune = (before: { readonly finishedBefore: DateTime.Utc; readonly waitingBefore: DateTime.Utc }) =>
     Effect.sync(() => {
       let removed = 0
-      for (const [key, row] of tables.deliveries) {
+      for (const [key, row] of state.webhookDeliveries) {
         const finished = row.delivery.status === "succeeded" || row.delivery.status === "failed"
-        const waitingOnDisabled = !finished && tables.endpoints.get(row.delivery.endpointId)?.endpoint.enabled === false
+        const waitingOnDisabled =
+          !finished && state.webhookEndpoints.get(row.delivery.endpointId)?.endpoint.enabled === false
         if (
           (finished && DateTime.isLessThan(row.delivery.createdAt, before.finishedBefore)) ||
           (waitingOnDisabled && DateTime.isLessThan(row.delivery.createdAt, before.waitingBefore))
         ) {
-          tables.deliveries.delete(key)
+          state.webhookDeliveries.delete(key)
+          state.endpointDeliveries.get(row.delivery.endpointId)?.delete(key)
           removed += 1
         }
       }

@@ -20,14 +20,18 @@ export class ReceivableSeed extends Context.Service<
   { readonly seed: (rows: MemoryReceivableStore.ReceivableRows) => Effect.Effect<void> }
 >()("test/contracts/ReceivableSeed") {}
 
-export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.effect(
+/** The memory twin's seeding, with the memory store, over the state the test gives. */
+export const memorySeed: Layer.Layer<ReceivableStore | ReceivableSeed, never, MemoryState> = Layer.effect(
   ReceivableSeed,
   Effect.map(Effect.service(MemoryReceivableStore.MemoryReceivables), ({ seed }) => ReceivableSeed.of({ seed }))
-).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory), Layer.provide(MemoryState.layer))
+).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory))
+
+export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = memorySeed.pipe(Layer.provide(MemoryState.layer))
 
 const date = (at: DateTime.Utc | null) => (at === null ? null : DateTime.toDateUtc(at))
 
-const seedSql = Layer.effect(
+/** Plain SQL inserts, into the database the test gives. */
+export const seedSql = Layer.effect(
   ReceivableSeed,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
@@ -121,13 +125,13 @@ export const postgres: Layer.Layer<ReceivableStore | ReceivableSeed> = Layer.mer
 export type Services = ReceivableStore | ReceivableSeed
 
 /** Seeds a world for each generated case and runs `body` on it; fails with the counterexample. */
-export const forAll = <T>(
+export const forAll = <T, R = Services>(
   arbitrary: fc.Arbitrary<T>,
-  body: (world: World, value: T) => Effect.Effect<void, never, Services>,
+  body: (world: World, value: T) => Effect.Effect<void, never, R | ReceivableSeed>,
   numRuns = 50
 ) =>
   Effect.gen(function* () {
-    const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+    const run = Effect.runPromiseWith(yield* Effect.context<R | ReceivableSeed>())
     yield* Effect.promise(() =>
       fc.assert(
         fc.asyncProperty(worldPlan, arbitrary, (plan, value) =>

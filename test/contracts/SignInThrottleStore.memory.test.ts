@@ -1,4 +1,9 @@
-import { layerOwnState } from "../../core/memory/SignInThrottleStore.ts"
+import { Layer } from "effect"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
+import { layerMemory, layerOwnState } from "../../core/memory/SignInThrottleStore.ts"
 import { describeSignInThrottleStore } from "./SignInThrottleStore.contract.ts"
 
-describeSignInThrottleStore("memory", layerOwnState())
+// Over the shared state, as `MemoryStorage.layer` provides it, and over tables of its own, as the
+// service runs without a database.
+describeSignInThrottleStore("memory", layerMemory.pipe(Layer.provide(MemoryState.layer)))
+describeSignInThrottleStore("memory, own state", layerOwnState())

@@ -1,8 +1,8 @@
 /**
  * The library as an embedder gets it: `partner-receivables` packed, installed from its tarball
  * beside `effect` (its one dependency) in a new project. A program that imports nothing else
- * builds every exported service's layer over the memory twins (`MemoryStorage.layer`, and the
- * webhooks' store) and the few ports that are the embedder's to provide (password hashing, common
+ * builds every exported service's layer over the memory twins (`MemoryStorage.layer`, the webhooks'
+ * store among them) and the few ports that are the embedder's to provide (password hashing, common
  * passwords, one-time codes, connectors, secrets, ids, webhooks' crypto and sender); and the
  * in-memory example of docs/embedding.md, taken from the page as written,
  * runs the whole flow. Both type-check against the package's declarations and run under Node.
@@ -27,7 +27,7 @@ import * as Library from "partner-receivables"
 
 const {
   Accounts, ApiClient, ApiKeys, CommonPasswords, Directory, Feed, IdSource, Ids, IntegrationAdministration,
-  KeyAdministration, MemoryStorage, MemoryWebhookStore, OneTimeCodes, OrganizationAudit, OrganizationUsage,
+  KeyAdministration, MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage,
   PasswordHasher, PortalConnector, Receivables, SecondFactors, Secrets, SyncEngine, Team, VerifiedKeyCache,
   WebhookCrypto, WebhookDelivery, WebhookEndpoints, WebhookSender
 } = Library
@@ -89,7 +89,6 @@ const services = Layer.mergeAll(
     )
   ),
   Layer.provideMerge(SecondFactors.SecondFactors.layer),
-  Layer.provideMerge(MemoryWebhookStore.layerMemory),
   Layer.provideMerge(MemoryStorage.layer),
   Layer.provideMerge(embedder)
 )

@@ -1,0 +1,10 @@
+import { Layer } from "effect"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
+import * as MemoryReceivableSearch from "../../core/memory/ReceivableSearch.ts"
+import { describeReceivableSearch } from "./ReceivableSearch.contract.ts"
+import { memorySeed } from "./ReceivableStore.seed.ts"
+
+describeReceivableSearch(
+  "memory",
+  Layer.merge(MemoryReceivableSearch.layerMemory, memorySeed).pipe(Layer.provide(MemoryState.layer))
+)
