@@ -26,12 +26,13 @@ export interface Decision {
 }
 
 /**
- * TATs are epoch milliseconds in doubles, exact to about a quarter of a microsecond: a burst's
- * sum of intervals (1000 / 3 is not exact) drifts by that much per request. So a request may pass
- * up to 0.1 ms early; without the allowance the hundredth request of a burst of 100 could be
- * refused, or reported as leaving one fewer, for a rounding error.
+ * TATs are epoch milliseconds in doubles, exact to a quarter of a microsecond today and half of one
+ * past 2^41 ms (the year 2039): a burst's sum of intervals (1000 / 3 is not exact) drifts by up to
+ * half that per request. So a request may pass a little early, 0.1 ms and a microsecond per request
+ * of the burst; without the allowance the last request of a burst could be refused, or reported as
+ * leaving one fewer, for a rounding error (a burst of 498 near 2^41 drifted 0.11 ms).
  */
-const rounding = 0.1
+const roundingMillis = (policy: RateLimitPolicy): number => 0.1 + policy.burst * 0.001
 
 /** Milliseconds between requests at the policy's rate: what one request adds to the TAT. */
 export const intervalMillis = (policy: RateLimitPolicy): number => 1000 / policy.perSecond
@@ -40,7 +41,8 @@ export const intervalMillis = (policy: RateLimitPolicy): number => 1000 / policy
  * How far past now the TAT may reach after a request that passes: `burst` intervals, and the
  * rounding allowance. The PostgreSQL twin compares with this very number.
  */
-export const ceilingMillis = (policy: RateLimitPolicy): number => policy.burst * intervalMillis(policy) + rounding
+export const ceilingMillis = (policy: RateLimitPolicy): number =>
+  policy.burst * intervalMillis(policy) + roundingMillis(policy)
 
 /**
  * Where a request stands once decided: from the TAT after it and whether it passed. Shared by
@@ -55,7 +57,7 @@ export const standing = (policy: RateLimitPolicy, allowed: boolean, tatMillis: n
     allowed,
     tatMillis,
     remaining: Math.max(0, Math.floor((ceiling - used) / interval)),
-    resetSeconds: Math.max(0, Math.ceil((used - rounding) / 1000)),
+    resetSeconds: Math.max(0, Math.ceil((used - roundingMillis(policy)) / 1000)),
     retryAfterSeconds: allowed ? 0 : Math.max(1, Math.ceil((used + interval - ceiling) / 1000))
   }
 }

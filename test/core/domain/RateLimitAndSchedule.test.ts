@@ -32,6 +32,17 @@ const gaps = fc.array(fc.integer({ min: 0, max: 2_000 }), { maxLength: 200 })
 describe("rate limit (GCRA)", () => {
   // At any instant, epoch milliseconds of today included, where a double's rounding of the TAT
   // is a quarter of a microsecond and must not cost a request.
+  it("a burst near 2^41 ms, where doubles are half as exact, is allowed whole (a counterexample once)", () => {
+    const p = { perSecond: 418.68, burst: 498 }
+    let tat: number | undefined
+    for (let i = 0; i < p.burst; i++) {
+      const decision = take(p, tat, 2199023255550.96)
+      assert.isTrue(decision.allowed)
+      assert.strictEqual(decision.remaining, p.burst - i - 1)
+      tat = decision.tatMillis
+    }
+  })
+
   it("allows exactly a burst at once, then refuses with a positive Retry-After", () =>
     fc.assert(
       fc.property(policy, fc.double({ min: 0, max: 4e12, noNaN: true }), (p, now) => {
