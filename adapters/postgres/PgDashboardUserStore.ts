@@ -121,10 +121,19 @@ export const layer = Layer.effect(
         if (invite === undefined) return Option.none<DashboardUser>()
         // The same organization's user of that address takes the new password and role, and loses
         // its second factor (a new invite is how an operator lets in someone who lost either); another
-        // organization's keeps its own, and the redemption is rolled back.
+        // organization's keeps its own, and the redemption is rolled back. The role is a team change
+        // like any other: under the organization's lock, it never takes away the last admin (who
+        // stays one, with the new password).
+        yield* sql`SELECT 1 FROM organizations WHERE id = ${invite.org_id} FOR NO KEY UPDATE`
+        const team = (yield* sql<UserRow>`
+          SELECT * FROM dashboard_users
+          WHERE org_id = ${invite.org_id} AND (role = 'admin' OR email = ${invite.email})`).map(toMember)
+        const existing = team.find((member) => member.email === invite.email && member.removedAt === null)
+        const role =
+          existing !== undefined && takesLastAdmin(team, existing.id, invite.role as Role) ? "admin" : invite.role
         const [user] = yield* sql<UserRow>`
           INSERT INTO dashboard_users (org_id, email, role, password_hash, created_at)
-          VALUES (${invite.org_id}, ${invite.email}, ${invite.role}, ${passwordHash}, ${at})
+          VALUES (${invite.org_id}, ${invite.email}, ${role}, ${passwordHash}, ${at})
           ON CONFLICT (email) DO UPDATE SET role = excluded.role, password_hash = excluded.password_hash,
             totp_secret = NULL, totp_last_step = NULL, totp_pending_secret = NULL, removed_at = NULL
             WHERE dashboard_users.org_id = excluded.org_id

@@ -86,11 +86,16 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
       }
       if (takenElsewhere(invite.email, invite.orgId)) return yield* new EmailTaken({ email: invite.email })
       const existing = byEmail.get(invite.email)
+      // As a role change: never taking away the last admin, who stays one with the new password.
+      const keepsAdmin =
+        existing !== undefined &&
+        !isRemoved(existing.user) &&
+        takesLastAdmin(membersOf(invite.orgId), existing.user.id, invite.role)
       const user: DashboardUser = {
         id: existing?.user.id ?? (SecureRandom.uuidV4Unsafe() as UserId),
         orgId: invite.orgId,
         email: invite.email,
-        role: invite.role,
+        role: keepsAdmin ? "admin" : invite.role,
         createdAt: existing?.user.createdAt ?? now
       }
       // The address's older links stop working: the password is now the one just set.

@@ -209,6 +209,11 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
         assert.strictEqual(yield* store.removeUser(admin.orgId, member.id, yield* DateTime.now), "done")
         const orphans = yield* newUser({ role: "member" })
         assert.strictEqual(yield* store.changeRole(orphans.orgId, orphans.id, "admin"), "done", "an admin restored")
+        // A re-invite as member is a role change too: the last admin redeems it and stays admin.
+        const reinvite = yield* invite(admin.orgId, "member", Duration.hours(1), admin.email)
+        const redeemed = Option.getOrThrow(yield* store.redeemInvite(reinvite.tokenHash, "hash-2", yield* DateTime.now))
+        assert.strictEqual(redeemed.role, "admin")
+        assert.strictEqual(Option.getOrThrow(yield* store.findUser(admin.orgId, admin.id)).role, "admin")
       })
     )
 
