@@ -6,7 +6,7 @@
  * cost of one statement per batch rather than per request.
  */
 import { join } from "node:path"
-import { DateTime, Deferred, Duration, Effect, Fiber, Layer, Queue } from "effect"
+import { Cause, DateTime, Deferred, Duration, Effect, Fiber, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
 import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
 import {
@@ -104,9 +104,12 @@ const make = (options: Options) =>
     const kept = yield* Queue.unbounded<AuditEntry>()
     let retrying: ReadonlyArray<AuditEntry> = []
     let writing: ReadonlyArray<Pending> = []
+    /** Kept entries past `keptLimit`, spooled a batch at a time rather than a file each. */
+    let overflow: Array<AuditEntry> = []
 
-    const store = (entries: ReadonlyArray<AuditEntry>) =>
-      storeJson(entries.map(toJson)).pipe(Effect.timeout(options.stalledWrite ?? defaultStalledWrite))
+    const bounded = <A, E, R>(write: Effect.Effect<A, E, R>) =>
+      write.pipe(Effect.timeout(options.stalledWrite ?? defaultStalledWrite))
+    const store = (entries: ReadonlyArray<AuditEntry>) => bounded(storeJson(entries.map(toJson)))
 
     const storeJson = (entries: ReadonlyArray<ReturnType<typeof toJson> | AuditSpool.SpooledEntry>) => sql`
       WITH entries AS (
@@ -154,7 +157,7 @@ const make = (options: Options) =>
       yield* Effect.forEach(writing, (pending) => Deferred.complete(pending.done, result), { discard: true })
       writing = []
     })
-    yield* Effect.forkScoped(Effect.forever(writeBatch))
+    const writer = yield* Effect.forkDetach(Effect.forever(writeBatch))
 
     // One batch of kept entries, tried until the database takes it; then, with nothing else
     // kept, whatever was spooled (a backlog past the limit, or an earlier process's stop).
@@ -175,24 +178,47 @@ const make = (options: Options) =>
           yield* Effect.logWarning(`${retrying.length} audit entries kept: the database did not take them, retrying`)
         yield* Effect.sleep(Duration.min(Duration.millis(200 * 2 ** Math.min(attempt, 5)), longestRetryPause))
       }
+      // Room again: what overflowed is kept in memory once more, so it is not left until the stop.
+      if (overflow.length > 0 && (yield* Queue.size(kept)) + overflow.length <= keptLimit) {
+        yield* Queue.offerAll(kept, overflow)
+        overflow = []
+      }
       if (options.spoolDir !== undefined && (yield* Queue.size(kept)) === 0) yield* drainSpool(options.spoolDir)
     })
 
     const drainSpool = (dir: string) =>
-      AuditSpool.drain(dir, storeJson).pipe(
+      AuditSpool.drain(dir, (entries) => bounded(storeJson(entries))).pipe(
         Effect.tap((count) => (count > 0 ? Effect.logInfo(`${count} spooled audit entries committed`) : Effect.void))
       )
 
-    const keeper = yield* Effect.forkDetach(Effect.forever(keepBatch))
+    // Nothing but a stop ends the keeper: whatever else goes wrong is logged, and it goes on.
+    const keeper = yield* Effect.forkDetach(
+      Effect.forever(
+        keepBatch.pipe(
+          Effect.catchCause((cause) =>
+            Cause.hasInterruptsOnly(cause)
+              ? Effect.failCause(cause)
+              : Effect.andThen(Effect.logError("audit keeper failed; going on", cause), Effect.sleep(longestRetryPause))
+          )
+        )
+      )
+    )
     if (options.spoolDir !== undefined) yield* Effect.forkScoped(Effect.ignore(drainSpool(options.spoolDir)))
 
-    // At a stop the requests are answered already (the HTTP server drains before this): what is
-    // still kept or being written gets one bounded try, then the spool.
+    // At a stop the requests are answered already (the HTTP server drains before this): both
+    // writers stop first, so that nothing is written twice, and what is still kept or being
+    // written gets one bounded try, then the spool.
     yield* Effect.addFinalizer(() =>
       Effect.gen(function* () {
+        yield* Fiber.interrupt(writer)
         yield* Fiber.interrupt(keeper)
         const unresolved = [...writing, ...(yield* Queue.clear(queue))]
-        const left = [...retrying, ...(yield* Queue.clear(kept)), ...unresolved.map((pending) => pending.entry)]
+        const left = [
+          ...retrying,
+          ...(yield* Queue.clear(kept)),
+          ...overflow,
+          ...unresolved.map((pending) => pending.entry)
+        ]
         if (left.length > 0) {
           // A finalizer runs uninterruptibly: the write must be made interruptible for the bound to cut it.
           const flushed = yield* Effect.exit(
@@ -211,11 +237,14 @@ const make = (options: Options) =>
     })
 
     const keep = (entry: AuditEntry) =>
-      Effect.flatMap(Queue.size(kept), (size) =>
-        size < keptLimit
-          ? Effect.asVoid(Queue.offer(kept, entry))
-          : spool([entry], "more entries kept than memory holds")
-      )
+      Effect.flatMap(Queue.size(kept), (size) => {
+        if (size < keptLimit) return Effect.asVoid(Queue.offer(kept, entry))
+        overflow.push(entry)
+        if (overflow.length < batchLimit) return Effect.void
+        const batch = overflow
+        overflow = []
+        return spool(batch, "more entries kept than memory holds")
+      })
 
     const recent = Effect.fn("PgAuditLog.recent")(function* (options: {
       readonly orgId?: string | undefined
@@ -268,7 +297,7 @@ const make = (options: Options) =>
 
     const pending = Effect.map(
       Effect.all([Queue.size(queue), Queue.size(kept)]),
-      ([waiting, keptCount]) => waiting + keptCount + retrying.length
+      ([waiting, keptCount]) => waiting + keptCount + retrying.length + overflow.length
     )
 
     return AuditLog.of({ record, keep, recent, search, pending })

@@ -4,7 +4,7 @@
  * with the same folder commits them and deletes the file. A spooled file is claimed by one reader.
  */
 import { randomUUID } from "node:crypto"
-import { mkdtemp, readdir, rm } from "node:fs/promises"
+import { mkdtemp, readdir, rm, utimes, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
@@ -125,5 +125,31 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("the a
         assert.lengthOf(yield* Effect.promise(() => readdir(dir)), 0)
       })
     )
+  )
+
+  it.effect(
+    "a claim left by a process that died is taken over once stale, a fresh one is not; an unreadable file is set aside",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const dir = yield* temporaryDir
+          const seen: Array<unknown> = []
+          const commit = (entries: ReadonlyArray<AuditSpool.SpooledEntry>) => Effect.sync(() => seen.push(...entries))
+          yield* Effect.promise(async () => {
+            // Claims named as another process names them (pid 1 in a container, whatever this one's is).
+            await writeFile(join(dir, "audit-0a.jsonl.00000000000a.claimed"), '{"request_id":"stale"}\n')
+            const old = new Date(Date.now() - 3_600_000)
+            await utimes(join(dir, "audit-0a.jsonl.00000000000a.claimed"), old, old)
+            await writeFile(join(dir, "audit-0b.jsonl.00000000000b.claimed"), '{"request_id":"in progress"}\n')
+            await writeFile(join(dir, "audit-0c.jsonl"), "not json\n")
+          })
+          assert.strictEqual(yield* AuditSpool.drain(dir, commit), 1)
+          assert.deepStrictEqual(seen, [{ request_id: "stale" }])
+          assert.sameMembers(yield* Effect.promise(() => readdir(dir)), [
+            "audit-0b.jsonl.00000000000b.claimed",
+            "audit-0c.jsonl.unreadable"
+          ])
+        })
+      )
   )
 })
