@@ -145,7 +145,13 @@ describe("redactKeys", () => {
           const secret = makeApiKey(b, bytes).slice(prefix(b).length)
           const shown = redactKeys(`q=${stuckBefore}${secret}${stuckAfter}&limit=5`, b)
           assert.notInclude(fullyDecoded(shown), secret.slice(0, 33))
-          assert.strictEqual(shown, `q=${stuckBefore}[redacted]${stuckAfter}&limit=5`)
+          // A few characters stuck to it stay; a longer run goes whole.
+          assert.strictEqual(
+            shown,
+            stuckBefore.length + stuckAfter.length <= 3
+              ? `q=${stuckBefore}[redacted]${stuckAfter}&limit=5`
+              : "q=[redacted]&limit=5"
+          )
         }
       )
     ))
