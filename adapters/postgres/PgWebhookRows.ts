@@ -3,6 +3,7 @@
  * The columns of secrets are never read here: only `PgWebhookStore.secrets` and claims read them.
  */
 import { DateTime } from "effect"
+import { answerExcerpt } from "../../core/domain/AnswerExcerpt.ts"
 import type { OrgId } from "../../core/domain/Ids.ts"
 import type {
   AttemptOutcome,
@@ -102,6 +103,7 @@ export const toAttempt = (row: AttemptRow): WebhookAttempt => ({
   durationMs: row.duration_ms,
   outcome: row.outcome as AttemptOutcome,
   responseStatus: row.response_status,
-  responseBody: row.response_body,
+  // Attempts recorded before answers were cut to an excerpt kept up to 4 KiB: cut them as they are read.
+  responseBody: row.response_body === null ? null : answerExcerpt(row.response_body),
   error: row.error
 })
