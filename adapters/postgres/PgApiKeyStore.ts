@@ -49,8 +49,6 @@ const toRecord = (row: KeyRow): ApiKeyRecord => ({
 // each once, so that a key's permissions read back as one value whatever order they were given in.
 const permissionsLiteral = (key: NewApiKey) => `{${[...new Set(key.permissions ?? [])].sort().join(",")}}`
 
-// Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
-
 export const layer = Layer.effect(
   ApiKeyStore,
   Effect.gen(function* () {

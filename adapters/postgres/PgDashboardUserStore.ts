@@ -70,8 +70,6 @@ const toInvite = (row: InviteRow): Invite => ({
   usedAt: row.used_at === null ? null : DateTime.fromDateUnsafe(row.used_at)
 })
 
-// Ids are uuid columns: anything else names no row, and must not reach the database as a cast error.
-
 export const layer = Layer.effect(
   DashboardUserStore,
   Effect.gen(function* () {

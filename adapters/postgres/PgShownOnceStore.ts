@@ -24,11 +24,13 @@ export const layer = Layer.effect(
     const take = (handleHash: Uint8Array, kind: string, orgId: OrgId, now: DateTime.Utc) =>
       Effect.gen(function* () {
         if (!isUuid(orgId)) return Option.none<string>()
+        // The expired go as well, so that no sealed secret outlives its minute for want of another.
         const [taken] = yield* sql<{ readonly sealed: string }>`
           DELETE FROM dashboard_shown_once
-          WHERE handle_hash = ${handleHash} AND kind = ${kind} AND org_id = ${orgId}
-          RETURNING sealed, expires_at > ${DateTime.toDateUtc(now)} AS fresh`.pipe(
-          Effect.map((rows) => rows.filter((row) => (row as unknown as { fresh: boolean }).fresh))
+          WHERE (handle_hash = ${handleHash} AND kind = ${kind} AND org_id = ${orgId})
+            OR expires_at <= ${DateTime.toDateUtc(now)}
+          RETURNING sealed, handle_hash = ${handleHash} AND expires_at > ${DateTime.toDateUtc(now)} AS mine`.pipe(
+          Effect.map((rows) => rows.filter((row) => (row as unknown as { mine: boolean }).mine))
         )
         return Option.fromNullishOr(taken?.sealed)
       }).pipe(Effect.orDie, Effect.withSpan("PgShownOnceStore.take"))

@@ -1,4 +1,7 @@
-/** Whether a text is a UUID: what a `uuid` column can be compared with, so a lookup by anything else finds nothing rather than failing. */
+/**
+ * Whether a text is a UUID: ids are `uuid` columns, so anything else names no row, and must not
+ * reach the database as a cast error.
+ */
 import { Schema } from "effect"
 
 export const isUuid = Schema.is(Schema.String.check(Schema.isUUID()))

@@ -28,6 +28,7 @@ export const layerMemory: Layer.Layer<ShownOnceStore, never, MemoryState> = Laye
       Effect.sync(() => {
         const digest = Hex.encode(handleHash)
         const held = shownOnce.get(digest)
+        dropExpired(now)
         if (held === undefined || held.kind !== kind || held.orgId.toLowerCase() !== orgId.toLowerCase()) {
           return Option.none<string>()
         }

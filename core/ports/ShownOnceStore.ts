@@ -24,7 +24,8 @@ export class ShownOnceStore extends Context.Service<
     readonly hold: (held: HeldSecret, now: DateTime.Utc) => Effect.Effect<void>
     /**
      * The sealed secret under that handle, of that kind and organization, unexpired at `now`: gone
-     * afterwards, so that a second look (a reload, a copied cookie) finds nothing.
+     * afterwards, so that a second look (a reload, a copied cookie) finds nothing. What has expired
+     * by `now` goes too.
      */
     readonly take: (
       handleHash: Uint8Array,

@@ -81,6 +81,10 @@ export const describeShownOnceStore = <E>(name: string, storeLayer: Layer.Layer<
           later
         )
         assert.isTrue(Option.isNone(yield* store.take(stale, "k", org, now)), "cleared when another was held")
+        const unread = digest()
+        yield* store.hold({ handleHash: unread, kind: "k", orgId: org, sealed: "unread", expiresAt: later }, now)
+        yield* store.take(digest(), "k", org, later)
+        assert.isTrue(Option.isNone(yield* store.take(unread, "k", org, now)), "cleared when another was taken")
       })
     )
   })

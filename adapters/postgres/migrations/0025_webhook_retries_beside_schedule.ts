@@ -24,6 +24,6 @@ export default Effect.gen(function* () {
     WHERE next_trigger = 'manual_retry' AND status IN ('pending', 'sending')`
   yield* sql`
     CREATE INDEX webhook_deliveries_retries_first_idx
-      ON webhook_deliveries (endpoint_id, (attempts = 0), next_attempt_at, sequence)
+      ON webhook_deliveries (endpoint_id, (attempts = 0), next_attempt_at, sequence NULLS FIRST)
       WHERE status IN ('pending', 'sending')`
 })
