@@ -205,11 +205,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         const answers = yield* run(() => Promise.all([act(first, b!.id), act(second, a!.id)]))
         const admins = yield* sql<{ id: string }>`
           SELECT id FROM dashboard_users WHERE org_id = ${org} AND role = 'admin' AND removed_at IS NULL`
+        // One of the two is refused (409), or finds its session ended by the other's change (a
+        // redirect to sign in); either way one admin is left.
         assert.lengthOf(admins, 1, `round ${round}: answered ${answers.map((answer) => answer.status)}`)
-        assert.include(
-          answers.map((answer) => answer.status),
-          409
-        )
       }
     })
   )
