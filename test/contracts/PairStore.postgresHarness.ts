@@ -10,7 +10,7 @@ import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
 import type { ReceivableId } from "../../core/domain/Ids.ts"
 import type { ReceivableState } from "../../core/domain/Resources.ts"
 import { type Pair, PairStore } from "../../core/ports/PairStore.ts"
-import { eventually } from "../support/Eventually.ts"
+import { waitingForLock } from "../support/LockWaits.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { PairStoreHarness, type StoredPair } from "./PairStore.harness.ts"
 
@@ -111,19 +111,10 @@ const harness = Layer.effect(
       stored,
       expireLease: (pair) =>
         Effect.orDie(sql`UPDATE integrations SET lease_expires_at = now() - interval '1 second' WHERE id = ${pair.id}`),
-      // A connection of the test file's own database blocked by another's lock: whatever lock the
-      // store takes, it is the waiting session, as the file's tests run one at a time.
+      // Whatever lock the store takes, the session waits for it.
       sessionWaiting: (pair) =>
-        eventually(
-          `a session of pair ${pair.id} waiting for another`,
-          Effect.orDie(
-            Effect.map(
-              sql<{ waiting: boolean }>`
-                SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-                  WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0) AS waiting`,
-              ([row]) => row!.waiting
-            )
-          )
+        waitingForLock(`a session of pair ${pair.id} waiting for another`).pipe(
+          Effect.provideService(SqlClient.SqlClient, sql)
         )
     })
   })

@@ -11,6 +11,7 @@ import fc from "fast-check"
 import * as Database from "../../adapters/postgres/Database.ts"
 import { ResourceMissing } from "../../core/api/Errors.ts"
 import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { eventually } from "../support/Eventually.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import { TestDatabaseUrl } from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer, layer as testServer } from "../support/TestServer.ts"
@@ -167,9 +168,15 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("security", (i
       assert.strictEqual((yield* fetchJson(otherBase, "/v1/vendors", `Bearer ${key}`)).status, 200)
       // Revoked by hand on the database, as an operator might; no process of the app is told.
       yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${row!.id}`
-      // The announcement travels asynchronously (well under a millisecond here); allow for a slow machine.
-      yield* Effect.sleep("500 millis")
-      const refused = yield* fetchJson(otherBase, "/v1/vendors", `Bearer ${key}`)
+      // The announcement travels asynchronously: the other instance refuses the key once it arrives.
+      let refused = { status: 0, text: "" }
+      yield* eventually(
+        "the other instance refusing the revoked key",
+        Effect.map(fetchJson(otherBase, "/v1/vendors", `Bearer ${key}`), (answer) => {
+          refused = answer
+          return answer.status !== 200
+        })
+      )
       assert.strictEqual(refused.status, 401)
       assert.strictEqual(JSON.parse(refused.text).error.code, "api_key_revoked")
     })

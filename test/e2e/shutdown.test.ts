@@ -62,8 +62,13 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("grac
             if (result.kind === "refused") return
           }
         })
-        await new Promise((resolve) => setTimeout(resolve, 500))
-        // The signal arrives with a request in flight on every client; no client starts another.
+        // Under load, seen rather than assumed: the signal comes once more than 20 requests were
+        // answered (however long a slow machine takes), with a request in flight on every client;
+        // no client starts another.
+        const answeredSoFar = () => all.filter((r) => r.kind === "answered").length
+        for (let i = 0; i < 3000 && answeredSoFar() <= 20; i++) {
+          await new Promise((resolve) => setTimeout(resolve, 10))
+        }
         running = false
         child.kill("SIGTERM")
         await Promise.all(workers)

@@ -19,6 +19,7 @@ import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { eventually } from "../support/Eventually.ts"
+import { deliverDue } from "./support/Deliver.ts"
 import { verifyWithPython } from "./support/PythonVerifier.ts"
 import { type Received, receiver, webhookHeaders } from "./support/Receiver.ts"
 import { senderLayer, services, workerOptions } from "./support/Services.ts"
@@ -29,13 +30,6 @@ const attemptTimeout = Duration.seconds(1)
 
 const verify = (secret: Redacted.Redacted<string>, received: Received) =>
   new Webhook(Redacted.value(secret)).verify(received.body, webhookHeaders(received.headers))
-
-/** Fans out and attempts until nothing is due. */
-const deliverAll = Effect.gen(function* () {
-  const worker = yield* WebhookDelivery
-  while ((yield* worker.fanOut) > 0) {}
-  yield* worker.drain(workerOptions())
-})
 
 export const describeDelivery = (
   name: string,
@@ -55,9 +49,9 @@ export const describeDelivery = (
           const pair = yield* harness.addPair({ dueInSeconds: 3600 })
           yield* syncEvents(pair, 2)
           // Created after the first sync: it receives what follows only.
-          const { secret } = yield* endpoints.create(pair.orgId, { url: hooks.url })
+          const { endpoint, secret } = yield* endpoints.create(pair.orgId, { url: hooks.url })
           const tags = [...(yield* syncEvents(pair, 5)), ...(yield* syncEvents(pair, 3))]
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           assert.deepStrictEqual(
             hooks.received.map((r) => tagOf(r.body)),
             tags
@@ -151,7 +145,7 @@ export const describeDelivery = (
           assert.notStrictEqual(Redacted.value(rotated.secret), Redacted.value(created.secret))
           assert.match(Redacted.value(rotated.secret), /^whsec_[A-Za-z0-9+/]{43}=$/)
           yield* syncEvents(pair, 2)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, created.endpoint.id)
           assert.lengthOf(hooks.received, 2)
           for (const secret of [created.secret, rotated.secret]) {
             assert.deepStrictEqual(
@@ -235,7 +229,7 @@ export const describeDelivery = (
           // A token in the query is the receiver's secret: the audit names the endpoint without it.
           const { endpoint } = yield* endpoints.create(pair.orgId, { url: `${hooks.url}?token=abc` })
           const tags = yield* syncEvents(pair, 3)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
           assert.isFalse(disabled.enabled)
           assert.strictEqual(disabled.disabledReason, "gone")
@@ -257,11 +251,11 @@ export const describeDelivery = (
           const attempted = hooks.received.length
           assert.isAtMost(attempted, workerOptions().perEndpoint)
           const more = yield* syncEvents(pair, 1)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           assert.lengthOf(hooks.received, attempted)
           hooks.answer = (_, response) => response.writeHead(200).end()
           yield* endpoints.update(pair.orgId, endpoint.id, { enabled: true })
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           const delivered = new Set(hooks.received.slice(attempted).map((r) => tagOf(r.body)))
           assert.deepStrictEqual([...delivered].sort(), [...tags, ...more].sort())
         })
@@ -278,15 +272,15 @@ export const describeDelivery = (
           const since = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
           const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
           yield* syncEvents(pair, 1)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           const [fromFeed] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
           yield* endpoints.retry(pair.orgId, fromFeed!.id)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           const triggers = (id: string) =>
             Effect.map(endpoints.delivery(pair.orgId, id), ({ attempts }) => attempts.map((a) => a.trigger))
           assert.deepStrictEqual(yield* triggers(fromFeed!.id), ["scheduled", "manual_retry"])
           yield* endpoints.replay(pair.orgId, endpoint.id, { since })
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id)
           const [replayed] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
           assert.notStrictEqual(replayed!.id, fromFeed!.id)
           assert.deepStrictEqual(yield* triggers(replayed!.id), ["replay"])
@@ -307,10 +301,13 @@ export const describeDelivery = (
           const since = DateTime.subtract(yield* DateTime.now, { seconds: 1 })
           const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
           const tags = yield* syncEvents(pair, 4)
-          yield* deliverAll
+          // One attempt at a time, so that arrival order is claim order: with several in flight,
+          // first attempts start in sequence order but may arrive out of it (docs/consumers.md).
+          const oneAtATime = workerOptions({ concurrency: 1, perEndpoint: 1 })
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           const replayed = yield* endpoints.replay(pair.orgId, endpoint.id, { since })
           assert.strictEqual(replayed.queued, 4)
-          yield* deliverAll
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           assert.deepStrictEqual(
             hooks.received.map((r) => tagOf(r.body)),
             [...tags, ...tags]

@@ -15,6 +15,7 @@ import type { WebhookStore } from "../../core/ports/WebhookStore.ts"
 import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
+import { deliverDue } from "./support/Deliver.ts"
 import { services, workerOptions } from "./support/Services.ts"
 import { syncEvents } from "./support/Sync.ts"
 
@@ -63,17 +64,16 @@ export const describeRetries = (
       it.effect("a retry that came due goes before the endpoint's backlog of new events", () =>
         Effect.gen(function* () {
           const worker = yield* WebhookDelivery
-          const { pair, posted } = yield* setUp("backlog")
+          const { pair, endpoint, posted } = yield* setUp("backlog")
           answer = 500
           yield* syncEvents(pair, 1)
-          yield* worker.fanOut
-          yield* worker.drain(oneAtATime)
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           const failed = posted()[0]!.eventId
           // A burst arrives while the retry waits: its first attempts came due before the retry did.
           yield* syncEvents(pair, 6)
           yield* worker.fanOut
           yield* TestClock.adjust(Duration.seconds(10))
-          yield* worker.drain(oneAtATime)
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           assert.lengthOf(posted(), 8)
           assert.strictEqual(posted()[1]!.eventId, failed)
           assert.notInclude(
@@ -89,21 +89,19 @@ export const describeRetries = (
         "a manual retry that fails leaves the next automatic attempt where it was, and the delay after it",
         () =>
           Effect.gen(function* () {
-            const worker = yield* WebhookDelivery
             const endpoints = yield* WebhookEndpoints
-            const { pair, onlyDelivery, posted } = yield* setUp("manual")
+            const { pair, endpoint, onlyDelivery, posted } = yield* setUp("manual")
             answer = 500
             yield* syncEvents(pair, 1)
-            yield* worker.fanOut
-            yield* worker.drain(oneAtATime)
+            yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
             yield* TestClock.setTime(DateTime.toEpochMillis((yield* onlyDelivery).nextAttemptAt!))
-            yield* worker.drain(oneAtATime)
+            yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
             const scheduled = yield* onlyDelivery
             assert.strictEqual(scheduled.attempts, 2)
             // A minute into the 5 minutes before the third attempt, "Retry now", and it fails.
             yield* TestClock.adjust(Duration.minutes(1))
             yield* endpoints.retry(pair.orgId, scheduled.id)
-            yield* worker.drain(oneAtATime)
+            yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
             assert.lengthOf(posted(), 3)
             const after = yield* onlyDelivery
             assert.strictEqual(after.status, "pending")
@@ -113,10 +111,10 @@ export const describeRetries = (
             // schedule's third (30 minutes), as if no manual retry had been made.
             const due = DateTime.toEpochMillis(scheduled.nextAttemptAt!)
             yield* TestClock.setTime(due - 1)
-            yield* worker.drain(oneAtATime)
+            yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
             assert.lengthOf(posted(), 3)
             yield* TestClock.setTime(due)
-            yield* worker.drain(oneAtATime)
+            yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
             assert.lengthOf(posted(), 4)
             const next = yield* onlyDelivery
             const gap = DateTime.toEpochMillis(next.nextAttemptAt!) - due
@@ -132,22 +130,20 @@ export const describeRetries = (
 
       it.effect("a manual retry of a delivery that had succeeded, failing, ends it failed with nothing scheduled", () =>
         Effect.gen(function* () {
-          const worker = yield* WebhookDelivery
           const endpoints = yield* WebhookEndpoints
-          const { pair, onlyDelivery, posted } = yield* setUp("succeeded")
+          const { pair, endpoint, onlyDelivery, posted } = yield* setUp("succeeded")
           answer = 200
           yield* syncEvents(pair, 1)
-          yield* worker.fanOut
-          yield* worker.drain(oneAtATime)
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           assert.strictEqual((yield* onlyDelivery).status, "succeeded")
           answer = 500
           yield* endpoints.retry(pair.orgId, (yield* onlyDelivery).id)
-          yield* worker.drain(oneAtATime)
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           const after = yield* onlyDelivery
           assert.strictEqual(after.status, "failed")
           assert.isNull(after.nextAttemptAt)
           yield* TestClock.adjust(Duration.days(4))
-          yield* worker.drain(oneAtATime)
+          yield* deliverDue(pair.orgId, endpoint.id, oneAtATime)
           assert.lengthOf(posted(), 2)
         })
       )

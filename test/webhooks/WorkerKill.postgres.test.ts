@@ -15,6 +15,7 @@ import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { spawnApp } from "../support/AppProcess.ts"
 import { eventually } from "../support/Eventually.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
+import { deliverDue } from "./support/Deliver.ts"
 import { ok, receiver } from "./support/Receiver.ts"
 import { postgresStorage, senderLayer, workerOptions } from "./support/Services.ts"
 import { syncEvents, tagOf } from "./support/Sync.ts"
@@ -33,13 +34,12 @@ withLayer(services, { timeout: 120_000, excludeTestServices: true })("a killed w
       Effect.gen(function* () {
         const harness = yield* PairStoreHarness
         const endpoints = yield* WebhookEndpoints
-        const worker = yield* WebhookDelivery
         const sql = yield* SqlClient.SqlClient
         const url = yield* TestDatabase.TestDatabaseUrl
         // Holds every request unanswered until told otherwise.
         const hooks = yield* receiver(() => {})
         const pair = yield* harness.addPair({ dueInSeconds: 3600 })
-        yield* endpoints.create(pair.orgId, { url: hooks.url })
+        const { endpoint } = yield* endpoints.create(pair.orgId, { url: hooks.url })
         const tags = yield* syncEvents(pair, 6)
         const app = spawnApp(
           {
@@ -69,7 +69,7 @@ withLayer(services, { timeout: 120_000, excludeTestServices: true })("a killed w
         // Past the dead worker's leases (one minute), another worker delivers everything.
         yield* Effect.andThen(
           TestClock.setTime(Date.now() + Duration.toMillis(Duration.minutes(2))),
-          worker.drain(workerOptions({ worker: "survivor" }))
+          deliverDue(pair.orgId, endpoint.id, workerOptions({ worker: "survivor" }))
         ).pipe(Effect.provide(TestClock.layer()))
         const delivered = new Set(hooks.received.map((r) => tagOf(r.body)))
         assert.deepStrictEqual([...delivered].sort(), [...tags].sort())

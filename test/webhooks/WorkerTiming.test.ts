@@ -11,10 +11,10 @@ import { TestClock } from "effect/testing"
 import { nextDelay, retryDelays } from "../../core/domain/WebhookSchedule.ts"
 import { DashboardAuditLog } from "../../core/ports/DashboardAuditLog.ts"
 import { WebhookSender } from "../../core/ports/WebhookSender.ts"
-import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
-import { memoryStorage, services, workerOptions } from "./support/Services.ts"
+import { deliverDue } from "./support/Deliver.ts"
+import { memoryStorage, services } from "./support/Services.ts"
 import { syncEvents } from "./support/Sync.ts"
 
 let answer = 500
@@ -43,16 +43,14 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingRec
         Effect.gen(function* () {
           const harness = yield* PairStoreHarness
           const endpoints = yield* WebhookEndpoints
-          const worker = yield* WebhookDelivery
           const pair = yield* harness.addPair({ dueInSeconds: 3600 })
           const { endpoint } = yield* endpoints.create(pair.orgId, { url: "https://hooks.example/in" })
           yield* syncEvents(pair, 1)
-          yield* worker.fanOut
           const deliveryOf = Effect.gen(function* () {
             const [delivery] = (yield* endpoints.deliveries(pair.orgId, endpoint.id, { limit: 1 })).items
             return delivery!
           })
-          yield* worker.drain(workerOptions())
+          yield* deliverDue(pair.orgId, endpoint.id)
           for (let made = 1; made < retryDelays.length; made++) {
             const delivery = yield* deliveryOf
             assert.strictEqual(delivery.attempts, made)
@@ -64,10 +62,10 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingRec
             assert.isAtMost(gap, Math.ceil(base * 1.2))
             // Not a moment before it is due.
             yield* TestClock.setTime(due - 1)
-            yield* worker.drain(workerOptions())
+            yield* deliverDue(pair.orgId, endpoint.id)
             assert.lengthOf(posted, made)
             yield* TestClock.setTime(due)
-            yield* worker.drain(workerOptions())
+            yield* deliverDue(pair.orgId, endpoint.id)
             assert.lengthOf(posted, made + 1)
           }
           const exhausted = yield* deliveryOf
@@ -84,8 +82,7 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingRec
           assert.isTrue((yield* endpoints.get(pair.orgId, endpoint.id)).enabled)
           yield* TestClock.setTime(posted[0]! + Duration.toMillis(Duration.days(5)))
           yield* syncEvents(pair, 1)
-          yield* worker.fanOut
-          yield* worker.drain(workerOptions())
+          yield* deliverDue(pair.orgId, endpoint.id)
           const disabled = yield* endpoints.get(pair.orgId, endpoint.id)
           assert.isFalse(disabled.enabled)
           assert.strictEqual(disabled.disabledReason, "failing")
@@ -97,11 +94,11 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingRec
           // Disabled, nothing is attempted, however long it waits; enabled again, what waited is sent.
           const sent = posted.length
           yield* TestClock.adjust(Duration.days(2))
-          yield* worker.drain(workerOptions())
+          yield* deliverDue(pair.orgId, endpoint.id)
           assert.lengthOf(posted, sent)
           answer = 200
           yield* endpoints.update(pair.orgId, endpoint.id, { enabled: true })
-          yield* worker.drain(workerOptions())
+          yield* deliverDue(pair.orgId, endpoint.id)
           assert.lengthOf(posted, sent + 1)
           const last = yield* deliveryOf
           assert.strictEqual(last.status, "succeeded")
@@ -113,14 +110,12 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, failingRec
       Effect.gen(function* () {
         const harness = yield* PairStoreHarness
         const endpoints = yield* WebhookEndpoints
-        const worker = yield* WebhookDelivery
         answer = 200
         const pair = yield* harness.addPair({ dueInSeconds: 3600 })
         const { endpoint } = yield* endpoints.create(pair.orgId, { url: "https://hooks.example/in" })
         const send = Effect.gen(function* () {
           yield* syncEvents(pair, 1)
-          yield* worker.fanOut
-          yield* worker.drain(workerOptions())
+          yield* deliverDue(pair.orgId, endpoint.id)
           return signatures.at(-1)
         })
         assert.strictEqual(yield* send, 1)

@@ -3,6 +3,7 @@ import { Deferred, Effect, Fiber, Redacted } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import * as Database from "../../../adapters/postgres/Database.ts"
 import * as Migrations from "../../../adapters/postgres/Migrations.ts"
+import { backendPid, waitingForLock } from "../../support/LockWaits.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const tables = [
@@ -216,24 +217,25 @@ layer(TestDatabase.layer, { excludeTestServices: true })("migrations", (it) => {
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
       const ids = yield* seedPair
-      const inserted = yield* Deferred.make<void>()
+      // The writer's backend, once its receivable is inserted and its transaction still open.
+      const inserted = yield* Deferred.make<number>()
       const release = yield* Deferred.make<void>()
       const writer = yield* sql
         .withTransaction(
           Effect.gen(function* () {
             yield* insertReceivable(ids)
-            yield* Deferred.succeed(inserted, undefined)
+            yield* Deferred.succeed(inserted, yield* backendPid)
             yield* Deferred.await(release)
           })
         )
         .pipe(Effect.forkChild)
-      yield* Deferred.await(inserted)
+      const writerPid = yield* Deferred.await(inserted)
       const deletion = yield* sql`DELETE FROM integrations WHERE id = ${ids.integration}`.pipe(
         Effect.flip,
         Effect.forkChild
       )
       // The deletion is blocked by the writer's lock on the pair, not refused before it commits.
-      yield* Effect.sleep("200 millis")
+      yield* waitingForLock("the deletion waiting for the writer's lock", { blockedBy: writerPid })
       assert.isUndefined(deletion.pollUnsafe())
       yield* Deferred.succeed(release, undefined)
       yield* Fiber.join(writer)

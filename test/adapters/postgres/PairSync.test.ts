@@ -22,6 +22,7 @@ import type { Changes } from "../../../core/domain/Resources.ts"
 import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/services/SyncEngine.ts"
 import { noCounts } from "../../contracts/PairStore.harness.ts"
+import { idleInTransaction, waitingForLock } from "../../support/LockWaits.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const start = Date.UTC(2026, 0, 1)
@@ -257,11 +258,9 @@ layer(TestLayer, {
             yield* session.writeChunk(plan)
             // A read after the write sends it, so the kill falls between two statements.
             assert.strictEqual((yield* session.receivablesByKeys(documents.map((d) => d.documentKey))).length, 60)
-            const terminated = yield* sql<{ pid: number }>`
-              SELECT pid FROM pg_stat_activity
-              WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`
+            const terminated = yield* idleInTransaction
             assert.strictEqual(terminated.length, 1)
-            yield* sql`SELECT pg_terminate_backend(${terminated[0]!.pid})`
+            yield* sql`SELECT pg_terminate_backend(${terminated[0]!})`
             yield* session.finish({
               counts: { fetched: 60, created: 0, updated: 0, unchanged: 0, quarantined: 0 },
               quarantine: [],
@@ -341,8 +340,11 @@ layer(TestLayer, {
           const first = yield* openSession("first", firstFails)
           const firstMark = yield* Deferred.await(first.opened)
           assert.isNotNull(firstMark)
+          // The first holds the pair's row in its open transaction: the one backend idle in one.
+          const holders = yield* idleInTransaction
+          assert.lengthOf(holders, 1)
           const second = yield* openSession("second", false)
-          yield* Effect.sleep("200 millis")
+          yield* waitingForLock("the second sync waiting for the first's lock", { blockedBy: holders[0]! })
           assert.isFalse(yield* Deferred.isDone(second.opened), "the second sync waits for the first")
           assert.strictEqual(yield* markOf(pair.id), firstMark)
 

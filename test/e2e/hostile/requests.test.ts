@@ -11,6 +11,7 @@ import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { eventually } from "../../support/Eventually.ts"
 import { insertFixture, keys } from "../../support/Fixtures.ts"
+import { waitingForLock } from "../../support/LockWaits.ts"
 import { abandon, exchange, rawGet } from "../../support/RawHttp.ts"
 import { BaseUrl, layerWith, MetricsUrl } from "../../support/TestServer.ts"
 
@@ -187,15 +188,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("hostile reque
         }),
         "127.0.0.3"
       )
-      // The file's tests run one at a time: a connection of its database kept waiting is the list's.
-      yield* eventually(
-        "the list waiting for the locked receivables",
-        Effect.map(
-          sql<{ waiting: boolean }>`SELECT EXISTS (SELECT 1 FROM pg_stat_activity
-            WHERE datname = current_database() AND cardinality(pg_blocking_pids(pid)) > 0) AS waiting`,
-          ([row]) => row!.waiting
-        )
-      )
+      yield* waitingForLock("the list waiting for the locked receivables")
       hangUp()
       yield* Effect.promise(() => hungUp)
       const statuses = sql<{ status: number }>`SELECT status FROM audit_log WHERE query LIKE ${`%${marker}%`}`
