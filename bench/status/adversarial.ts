@@ -466,29 +466,6 @@ const notForMoney: ReadonlyArray<Row> = [
   ["Not a draft - approved", APPROVED]
 ]
 
-// Found by a review of the "not for money" rules (2026-11-29), then answered by the rules: so a
-// development figure, no held-out one. The last five are texts the rules must leave APPROVED.
-const notToPay: ReadonlyArray<Row> = [
-  ["Approved – do not pay", PENDING],
-  ["Approved, don't pay", PENDING],
-  ["Approved - not to pay", PENDING],
-  ["Approved - no payment", PENDING],
-  ["Approved - payment not due", PENDING],
-  ["Approved for payment - do not pay", PENDING],
-  ["Approved – do not remit", PENDING],
-  ["Validée, à valider", PENDING],
-  ["Approved, validation required", PENDING],
-  ["Approved - approval pending", PENDING],
-  ["Validated - approval needed", PENDING],
-  ["Approuvée - ne pas payer", PENDING],
-  ["Requires approval - factored", PENDING],
-  ["Approved, not paid", APPROVED],
-  ["Approved - no payment received", APPROVED],
-  ["Approved, payment not yet due", APPROVED],
-  ["Approved, pending", APPROVED],
-  ["À payer", APPROVED]
-]
-
 export const adversarialCases: ReadonlyArray<AdversarialCase> = [
   ...group("negated payment", notPaid),
   ...group("negated payment, API forms", apiForms(notPaid.slice(0, 14))),
@@ -505,6 +482,5 @@ export const adversarialCases: ReadonlyArray<AdversarialCase> = [
   ...group("French and mixed", french),
   ...group("ambiguous", ambiguous),
   ...group("written after the rules", unseen),
-  ...group("not for money", notForMoney),
-  ...group("not to pay", notToPay)
+  ...group("not for money", notForMoney)
 ]

@@ -17,7 +17,6 @@ import {
   FILLER,
   FULL,
   IMPERATIVE,
-  infinitives,
   NEG,
   PARTIAL,
   PURPOSE,
@@ -63,12 +62,6 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
     negation = undefined
   }
   for (let k = 0; k < reads.length; k++) {
-    const marked = infinitiveAt(reads, k)
-    if (marked !== undefined) {
-      reads[k] = { ...reads[k]!, roles: marked }
-      // "To approve", "à valider": the infinitive names an act still to happen, as "to be" does.
-      if (!isNegation(reads[k - 1]!.roles)) awaiting = true
-    }
     const read = reads[k]!
     if (read.mark !== undefined) {
       if (read.mark === "%") continue
@@ -146,15 +139,6 @@ export const readStatusText = (canonical: string, work: ReadingWork = { steps: 0
   settle()
   endDisputes(reads)
   return reads
-}
-
-/** The roles of the infinitive at `k` when the word before it marks one ("à payer"), else none. */
-const infinitiveAt = (reads: ReadonlyArray<Read>, k: number): number | undefined => {
-  const read = reads[k]!
-  const infinitive = read.mark === undefined ? infinitives.get(read.word) : undefined
-  const before = reads[k - 1]
-  if (infinitive === undefined || before === undefined || before.mark !== undefined) return undefined
-  return infinitive.after.has(before.word) ? infinitive.roles : undefined
 }
 
 /**

@@ -10,17 +10,13 @@ import { isContent, type Read, readStatusText, type WordRead } from "./StatusRea
 import {
   ACK,
   AMOUNT,
-  AWAITS,
   CHECK,
   DECISION,
   DONE,
   DRAFT,
   DUPLICATE,
-  FILLER,
   FINANCING,
-  isPaymentNoun,
   MODAL,
-  NEG,
   OFFER,
   PAID,
   PARTIAL,
@@ -86,28 +82,6 @@ const blocksInFlight = blocksPaid | SOLD | FINANCING | OFFER | MODAL | WAITER | 
 const moneyPurpose = PAID | PAYMENT | SOLD | FINANCING
 const isPurposeOnly = (read: Read) => (read.roles & PURPOSE) !== 0 && (read.roles & moneyPurpose) === 0
 
-// "Not yet due", "no payment yet": a "yet" next to a negated word (not "never", a negation itself).
-const notYet = (reads: ReadonlyArray<Read>, i: number) =>
-  [reads[i - 1], reads[i + 1]].some(
-    (near) => near !== undefined && (near.roles & YET) !== 0 && (near.roles & NEG) === 0
-  )
-// What happens to a payment: received, made, completed, paid. After a negated payment noun
-// it is what the negation denies ("no payment received": not paid yet), and no purpose is negated.
-// Only the next word that carries meaning, before any mark, is read so, and never a word that is
-// an approval or a check by itself: "no payment - posted" and "no payment posted" are one text.
-const happens = DONE | PAID
-const happenedAfter = (reads: ReadonlyArray<Read>, i: number) => {
-  for (let j = i + 1; j < reads.length; j++) {
-    const next = reads[j]!
-    // Fillers only between them ("no payment has been received"): a mark, a degree or an amount
-    // ends the phrase ("no disbursement - partly paid").
-    if (next.mark === undefined && (next.roles & ~FILLER) === 0) continue
-    const denied = isContent(next) && next.reading === "asserted" && (next.roles & happens) !== 0
-    return denied && (next.roles & (PURPOSE | DECISION | CHECK)) === 0
-  }
-  return false
-}
-
 const asWordRead = (read: Read): WordRead => ({ word: read.word, reading: read.reading, at: read.at })
 
 /** Decides a canonical text (`canonicalStatusText`) by the rules. */
@@ -128,9 +102,7 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   // The purpose words ("for", "to be", "needs") right before this word, and whether one is negated.
   let purposeNegated: boolean | undefined
   let moneyBefore: Read | undefined // the money word right before those purpose words, if any
-  let stepAt = -100 // index (in content words) of the last step named as a noun ("approval")
-  for (let i = 0; i < reads.length; i++) {
-    const read = reads[i]!
+  for (const read of reads) {
     if (read.roles & YET) yet = true
     if (read.reading === "ended") ended = true
     if (read.roles & PARTIAL && read.mark === undefined && !isContent(read)) {
@@ -143,18 +115,14 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
     }
     if (!isContent(read)) continue
     if (read.roles & DRAFT && read.reading !== "negated") draft = true
-    // "Not yet due", "no payment yet": what is not so yet will be, so its purpose stands.
-    const negatedHere = read.reading === "negated" && !notYet(reads, i)
+    const negatedHere = read.reading === "negated"
     if (isPurposeOnly(read)) {
       // "Payment not required", "no payment needed": the need after the money word is negated.
       purposeNegated = (purposeNegated ?? false) || negatedHere
       if (moneyBefore !== undefined && (purposeNegated || moneyBefore.reading === "negated")) notForMoney = true
     } else if (read.roles & moneyPurpose) {
       // "Not for payment", "no need for payment", "cannot be paid", "not payable".
-      // A negated act of paying is one not to be made ("no payment", "do not pay"), unless the
-      // word after it says what did not happen to it ("no payment received").
-      const happened = isPaymentNoun(read.word) && happenedAfter(reads, i)
-      const purpose = purposeNegated !== undefined || ((read.roles & PURPOSE) !== 0 && !happened)
+      const purpose = purposeNegated !== undefined || (read.roles & PURPOSE) !== 0
       if (purposeNegated || (purpose && negatedHere)) notForMoney = true
       moneyBefore = read
       purposeNegated = undefined
@@ -166,10 +134,6 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
       seen |= read.roles
       if (read.roles & STEP && content - waiterAt <= 3) awaiting = true
       if (read.roles & WAITER) waiterAt = content
-      // "Validation required", "approval pending": the step, a noun, is still to happen whichever
-      // side the word that says so stands ("Approved, pending" names no step: it stays approved).
-      if (read.roles & AWAITS && content - stepAt === 1) awaiting = true
-      if (read.roles & STEP) stepAt = content
     } else if (read.reading !== "ended") {
       doubted |= read.roles
       if (read.reading === "negated") negated |= read.roles
@@ -192,9 +156,7 @@ export const decideStatusRule = (canonical: string): StatusDecision => {
   }
   // A draft, or a document the text says is not for payment or financing, supports no money
   // status whatever its other words say ("Draft - approved", "Approved - not for payment").
-  // A step still to happen ("requires approval", "approval pending") is an approval not given:
-  // like an awaited approval word, it supports no money status beside it.
-  const unfit = draft || notForMoney || awaiting
+  const unfit = draft || notForMoney
   const allBlocked = unfit || (doubted & blocksAll) !== 0
   const paidBlocked = unfit || (doubted & blocksPaid) !== 0
   const soldBlocked = unfit || (doubted & blocksSold) !== 0

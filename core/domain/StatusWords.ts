@@ -56,15 +56,6 @@ export const DRAFT = 1 << 29
  */
 export const AWAITS = 1 << 30
 
-const paymentNouns = "PAYMENT PAYMENTS PAIEMENT REMITTANCE DISBURSEMENT REGLEMENT"
-/**
- * Nouns of the act of paying. Negated, one is a payment not to be made ("no payment"), unless the
- * word after it says what did not happen to it ("no payment received"): a noun, unlike "payable"
- * or "pay", heads a phrase that a negation before it governs whole.
- */
-export const isPaymentNoun = (word: string) => paymentNounSet.has(word)
-const paymentNounSet = new Set(paymentNouns.split(" "))
-
 const words: ReadonlyArray<readonly [number, string]> = [
   [NEG, "NOT NO NON WITHOUT FALSE ISNT HASNT HAVENT WASNT WERENT ARENT DONT DOESNT DIDNT CANNOT CANT PAS AUCUN SANS"],
   [NEG | YET, "NEVER JAMAIS"],
@@ -72,7 +63,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [YES, "YES TRUE OUI"],
   [
     FILLER,
-    "BEEN EVER FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL ON AT TO COMME EN DE MARKED DECLARED"
+    "BEEN FULLY COMPLETELY TOTALLY LONGER IS HAS HAVE A AN THE AS BY OF AND OR YOUR FULL ON AT TO COMME EN DE MARKED DECLARED"
   ],
   [PARTIAL, "PARTIALLY PARTLY PARTIAL PART SHORT UNDERPAID PARTIELLEMENT PARTIELLE PARTIEL"],
   [MODAL, "EXPECTED UPCOMING PLANNED"],
@@ -88,8 +79,7 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [OFFER, "AVAILABLE OFFERED OFFER PROPOSED"],
   [OFFER | CHECK, "ELIGIBLE CLEARING"],
   [MODAL | WAITER | PENDING | AWAITS, "PENDING AWAITING WAITING ATTENTE"],
-  // "Payment not due": what a payment is due for, like "payable", is a purpose its negation denies.
-  [MODAL | PENDING | PURPOSE, "DUE"],
+  [MODAL | PENDING, "DUE"],
   [MODAL | CHECK, "SCHEDULED SCHEDULING"],
   [WAITER, "IN UNDER"],
   [WAITER | PURPOSE, "FOR"],
@@ -98,13 +88,14 @@ const words: ReadonlyArray<readonly [number, string]> = [
   [PAID | ENDS, "SETTLED"],
   // "Non payée": the French paid is spelt like the English payee, so only the negated form is known.
   [PAID | NEG, "IMPAYEE IMPAYE NONPAYEE"],
-  [PAYMENT, "PAYING REMITTED DISBURSED FUNDS TRANSIT SETTLEMENT"],
-  // The act of paying, named by a noun or a verb rather than a participle: negated, it says the
-  // document is not to be paid ("no payment", "do not pay"), where "not paid" says it was not yet.
-  [PAYMENT | PURPOSE, `${paymentNouns} PAYABLE`],
+  [
+    PAYMENT,
+    "PAYMENT PAYMENTS PAYING PAIEMENT REMITTANCE REMITTED DISBURSEMENT DISBURSED FUNDS TRANSIT REGLEMENT SETTLEMENT"
+  ],
+  [PAYMENT | PURPOSE, "PAYABLE"],
   // "Pay now", "Pay invoice": the verb first is an action offered, not a payment under way.
-  [PAYMENT | PURPOSE | IMPERATIVE, "PAY REMIT DISBURSE"],
-  [DONE, "MADE COMPLETED COMPLETE CONFIRMED SUCCEEDED SUCCESSFUL SUCCESS DONE RECONCILED EXECUTED EFFECTUE EFFECTUEE"],
+  [PAYMENT | IMPERATIVE, "PAY"],
+  [DONE, "COMPLETED COMPLETE CONFIRMED SUCCEEDED SUCCESSFUL SUCCESS DONE RECONCILED EXECUTED EFFECTUE EFFECTUEE"],
   [DONE | ENDS, "CLEARED"],
   [DONE | PENDING, "RECEIVED RECU RECUE"],
   [DONE | CHECK, "POSTED"],
@@ -139,17 +130,14 @@ const words: ReadonlyArray<readonly [number, string]> = [
       "REVIEWED PROCESSING PROCESS PROGRESS APPROVING RECONCILING MATCHED UNMATCHED ENTERED SAVED QUEUED " +
       "DELIVERED DELIVERY VIEWED ISSUED ISSUING EMISE DEPOSEE OVERDUE EXCEPTION EXCEPTIONS ERROR ERRORS INCOMPLETE " +
       "WORKFLOW FLOW CREATED COMPLETEE TRAITEMENT SCANNING ROUTING ROUTED INVOICED FINALIZED FINAL UPLOADED " +
-      "IMPORTED IMPORT BALANCE MAINTENANCE ENTRY EDIT CHANGE CHANGES POST PRISE DISPOSITION DELAYED " +
+      "IMPORTED IMPORT BALANCE OUTSTANDING MAINTENANCE ENTRY EDIT CHANGE CHANGES POST PRISE DISPOSITION DELAYED " +
       "INCORRECT PREAPPROVED PREAPPROVAL UNASSIGNED MADEAVAILABLE TAKENINTOACCOUNT INHAND TRAITEE"
   ],
-  // "Approval outstanding", "Outstanding approval": what it stands next to is still to happen.
-  [PENDING | AWAITS, "OUTSTANDING"],
   // SAP parks a document it saves unposted: a draft, whatever step it reached ("Parked and released").
   [PENDING | DRAFT, "DRAFT BROUILLON PARKED"],
   [
     IMPERATIVE,
-    "MARK SET PLEASE CLICK APPROVE ACCEPT AUTHORIZE VALIDATE SELL FACTOR CONFIRM RECORD MARQUER APPROUVER VALIDER " +
-      "ACCEPTER REGLER"
+    "MARK SET PLEASE CLICK APPROVE ACCEPT AUTHORIZE VALIDATE SELL FACTOR CONFIRM RECORD MARQUER APPROUVER VALIDER REGLER"
   ],
   [ACK, "ACKNOWLEDGED ACKNOWLEDGMENT ACKNOWLEDGE SYNCED ARCHIVED ARCHIVE HISTORICAL"],
   // Known words with no role, so that longest match does not find roles inside them ("NOTICE",
@@ -162,26 +150,6 @@ const words: ReadonlyArray<readonly [number, string]> = [
       "REMARK REMARKS MARKET SELLER APPROVER APPROVERS SETTINGS SETUP RECORDED INSTALLMENT INSTALLMENTS PASSED PASSE LEVEL EXTENDED AMENDED"
   ]
 ]
-
-/**
- * Infinitives, read as the act they name only after the word that marks an infinitive in their
- * language ("to approve", "à valider", "ne pas payer"). Elsewhere they keep their own reading:
- * alone, "approve" asks for an approval and "payer" is one who pays. So marked, an approval or a
- * check is still to happen ("Validée, à valider") and a payment is one to be made, in flight
- * ("à payer", as "to be paid") or, negated, refused ("ne pas payer", as "do not pay").
- */
-export const infinitives: ReadonlyMap<string, { readonly roles: number; readonly after: ReadonlySet<string> }> =
-  new Map([
-    ...["APPROVE", "ACCEPT", "AUTHORIZE"].map((word) => [word, { roles: DECISION, after: new Set(["TO"]) }] as const),
-    ["VALIDATE", { roles: CHECK, after: new Set(["TO"]) }] as const,
-    ...["APPROUVER", "ACCEPTER"].map(
-      (word) => [word, { roles: DECISION, after: new Set(["A", "PAS", "JAMAIS"]) }] as const
-    ),
-    ["VALIDER", { roles: CHECK, after: new Set(["A", "PAS", "JAMAIS"]) }] as const,
-    ...["PAYER", "REGLER"].map(
-      (word) => [word, { roles: PAYMENT | PURPOSE, after: new Set(["A", "PAS", "JAMAIS"]) }] as const
-    )
-  ])
 
 export interface WordNode {
   readonly next: Array<WordNode | undefined>
