@@ -5,7 +5,7 @@
  */
 import { Config, DateTime, Effect, Layer, Schedule, Schema } from "effect"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
-import { DashboardAuditLog } from "../core/ports/DashboardAuditLog.ts"
+import { DashboardAuditLog } from "../core/accounts/ports/DashboardAuditLog.ts"
 
 export const retentionDays = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(31)),

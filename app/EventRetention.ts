@@ -4,7 +4,7 @@
  * longer ago are removed; a client whose cursor falls in the removed range is told to reload.
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
-import { Feed, retentionDays } from "../core/services/Feed.ts"
+import { Feed, retentionDays } from "../core/receivables/services/Feed.ts"
 
 /** Applies the retention once, logging what it removed. */
 export const apply = Effect.gen(function* () {

@@ -1,12 +1,12 @@
 /**
  * Expired dashboard sessions are deleted, not only refused: at start and every 15 minutes, the
- * sessions past the policy's absolute limit or idle limit (`core/domain/Dashboard.ts`) are
+ * sessions past the policy's absolute limit or idle limit (`core/accounts/domain/Dashboard.ts`) are
  * removed, so the table holds live sessions only and a stolen table holds no old ones.
  */
 import { DateTime, Duration, Effect, Layer, Schedule } from "effect"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
-import { sessionPolicy } from "../core/domain/Dashboard.ts"
-import { SessionStore } from "../core/ports/SessionStore.ts"
+import { sessionPolicy } from "../core/accounts/domain/Dashboard.ts"
+import { SessionStore } from "../core/accounts/ports/SessionStore.ts"
 
 /** Removes the expired sessions once; how many. */
 export const apply = Effect.gen(function* () {

@@ -7,8 +7,8 @@
  */
 import { hostname } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
-import * as Scheduler from "../core/services/Scheduler.ts"
-import { endpointConcurrency, WebhookDelivery } from "../core/services/WebhookDelivery.ts"
+import * as Scheduler from "../core/receivables/services/Scheduler.ts"
+import { endpointConcurrency, WebhookDelivery } from "../core/webhooks/services/WebhookDelivery.ts"
 import { EngineLive, WebhooksLive } from "./Layers.ts"
 import * as WebhookRetention from "./WebhookRetention.ts"
 

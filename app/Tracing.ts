@@ -10,7 +10,7 @@ import { Config, Effect, Layer, Option } from "effect"
 import { FetchHttpClient, HttpMiddleware } from "effect/http"
 import { OtlpSerialization, OtlpTracer } from "effect/observability"
 import { redactSecrets } from "../adapters/http/pipeline/RequestPath.ts"
-import * as ApiKeys from "../core/services/ApiKeys.ts"
+import * as ApiKeys from "../core/access/services/ApiKeys.ts"
 
 export const settings = Config.all({
   endpoint: Config.option(Config.URL("OTEL_EXPORTER_OTLP_ENDPOINT")),

@@ -6,8 +6,8 @@
  */
 import { randomFillSync } from "node:crypto"
 import { Layer } from "effect"
-import { receivableIdFromBytes } from "../../core/domain/Ids.ts"
-import { IdSource } from "../../core/ports/IdSource.ts"
+import { receivableIdFromBytes } from "../../core/shared/domain/Ids.ts"
+import { IdSource } from "../../core/shared/ports/IdSource.ts"
 
 /**
  * `size` fresh random bytes per call, from a pool refilled when used up; each byte is handed out

@@ -9,7 +9,7 @@
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
 import { Config, Effect, Layer, Redacted, Schema } from "effect"
-import { HashingBusy, PasswordHasher } from "../../core/ports/PasswordHasher.ts"
+import { HashingBusy, PasswordHasher } from "../../core/accounts/ports/PasswordHasher.ts"
 
 export interface ScryptCost {
   readonly log2N: number

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs"
 import { fileURLToPath } from "node:url"
 import { Effect, Layer } from "effect"
-import { CommonPasswords } from "../../core/ports/CommonPasswords.ts"
+import { CommonPasswords } from "../../core/accounts/ports/CommonPasswords.ts"
 
 export const layerOf = (entries: Iterable<string>) => {
   const listed = new Set(Array.from(entries, (entry) => entry.toLowerCase()))

@@ -3,7 +3,7 @@
  * poll an API reach it through the runtime's `fetch`.
  */
 import { Layer, Option } from "effect"
-import { PortalConnectors } from "../../core/ports/PortalConnector.ts"
+import { PortalConnectors } from "../../core/receivables/ports/PortalConnector.ts"
 import * as Coupa from "./coupa/CoupaConnector.ts"
 import * as Cxml from "./cxml/CxmlConnector.ts"
 import * as File from "./file/FileConnector.ts"

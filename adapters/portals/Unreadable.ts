@@ -4,7 +4,7 @@
  * quarantines it with the reasons, so nothing a portal sent is dropped without a word. Its key
  * is a locator (`orders.csv row 7`), never taken for a receivable's.
  */
-import type { FetchedDocument } from "../../core/domain/PairSync.ts"
+import type { FetchedDocument } from "../../core/receivables/domain/PairSync.ts"
 
 export const unreadableDocument = (
   locator: string,

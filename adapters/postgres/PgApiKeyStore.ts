@@ -2,12 +2,12 @@
  * `ApiKeyStore` over PostgreSQL: the `api_keys` table, looked up by the
  * key's digest. Revocations are announced by the database itself (the `api_key_revoked` trigger
  * of migration 0003), so that a key revoked by any process, or by SQL by hand, reaches every
- * listener. Knows nothing of the key format, hashing or caching (`core/services/ApiKeys.ts`).
+ * listener. Knows nothing of the key format, hashing or caching (`core/access/services/ApiKeys.ts`).
  */
 import { DateTime, Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Permission } from "../../core/domain/ApiKey.ts"
-import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
+import type { Permission } from "../../core/access/domain/ApiKey.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -16,7 +16,7 @@ import {
   type NewApiKey,
   OrganizationNotFound,
   RevocationFeedLost
-} from "../../core/ports/ApiKeyStore.ts"
+} from "../../core/access/ports/ApiKeyStore.ts"
 import { DirectClient } from "./Database.ts"
 import { isUuid } from "./Uuid.ts"
 

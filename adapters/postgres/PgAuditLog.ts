@@ -8,14 +8,14 @@
 import { join } from "node:path"
 import { Cause, DateTime, Deferred, Duration, Effect, Fiber, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import {
   type AuditEntry,
   AuditLog,
   AuditLogUnavailable,
   type AuditSearch,
   type StoredAuditEntry
-} from "../../core/ports/AuditLog.ts"
+} from "../../core/access/ports/AuditLog.ts"
 import * as AuditSpool from "./AuditSpool.ts"
 import * as Database from "./Database.ts"
 import { countUsage } from "./PgKeyUsageStore.ts"

@@ -6,14 +6,14 @@
  */
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId, UserId } from "../../core/domain/Ids.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import {
   type DashboardAction,
   type DashboardAuditEntry,
   DashboardAuditLog,
   type DashboardAuditSearch,
   type StoredDashboardAuditEntry
-} from "../../core/ports/DashboardAuditLog.ts"
+} from "../../core/accounts/ports/DashboardAuditLog.ts"
 import { isUuid } from "./Uuid.ts"
 
 interface EntryRow {

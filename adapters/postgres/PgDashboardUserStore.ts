@@ -11,9 +11,9 @@
  */
 import { Array as Arr, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Role } from "../../core/domain/Dashboard.ts"
-import type { OrgId, UserId } from "../../core/domain/Ids.ts"
-import { OrganizationNotFound } from "../../core/ports/ApiKeyStore.ts"
+import type { Role } from "../../core/accounts/domain/Dashboard.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
+import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
 import {
   type DashboardUser,
   DashboardUserStore,
@@ -26,7 +26,7 @@ import {
   type TeamMember,
   takesLastAdmin,
   type WrongCode
-} from "../../core/ports/DashboardUserStore.ts"
+} from "../../core/accounts/ports/DashboardUserStore.ts"
 import { isUuid } from "./Uuid.ts"
 
 interface UserRow {

@@ -6,7 +6,7 @@
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, OrgId, PairId, VendorId } from "../../core/domain/Ids.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -15,7 +15,7 @@ import {
   quarantineShown,
   type SyncRunRecord,
   type VendorRecord
-} from "../../core/ports/DirectoryStore.ts"
+} from "../../core/receivables/ports/DirectoryStore.ts"
 import type { PairRow } from "./Rows.ts"
 
 const utc = (date: Date) => DateTime.fromDateUnsafe(date)

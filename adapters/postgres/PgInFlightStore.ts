@@ -8,7 +8,7 @@
  */
 import { Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { InFlightStore, InFlightStoreUnavailable } from "../../core/ports/InFlightStore.ts"
+import { InFlightStore, InFlightStoreUnavailable } from "../../core/access/ports/InFlightStore.ts"
 import { innermostMessage } from "./Database.ts"
 
 /** Past the request deadline, for the answer to leave and its row to be deleted. */

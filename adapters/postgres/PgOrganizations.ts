@@ -4,9 +4,9 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/domain/Ids.ts"
-import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
-import { type Organization, Organizations } from "../../core/ports/Organizations.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import type { RateLimitPolicy } from "../../core/shared/domain/RateLimit.ts"
+import { type Organization, Organizations } from "../../core/shared/ports/Organizations.ts"
 
 interface OrgRow {
   readonly id: string

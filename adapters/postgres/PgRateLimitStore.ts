@@ -2,21 +2,21 @@
  * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request (a
  * key's limit and its organization's together, and whether the key is revoked by now), so
  * that every process on the database counts against the same limits. The statement is the twin of
- * `take` in `core/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
+ * `take` in `core/shared/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
  * process), moves the TAT on when the request passes and returns it with the decision; the
  * headers' figures are computed from those by the domain. One statement and no session state, so
  * it runs unchanged through a transaction-mode pooler. Full limits are swept every minute.
  */
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
-import * as RateLimit from "../../core/domain/RateLimit.ts"
+import * as RateLimit from "../../core/shared/domain/RateLimit.ts"
 import {
   type KeyRef,
   type KeyStep,
   type NamedLimit,
   RateLimitStore,
   RateLimitStoreUnavailable
-} from "../../core/ports/RateLimitStore.ts"
+} from "../../core/access/ports/RateLimitStore.ts"
 import { innermostMessage } from "./Database.ts"
 
 /** The database's clock in epoch milliseconds; `clock_timestamp()`, not the transaction's start. */

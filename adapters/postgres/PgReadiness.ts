@@ -4,7 +4,7 @@
  */
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { Readiness } from "../../core/ports/Readiness.ts"
+import { Readiness } from "../../core/shared/ports/Readiness.ts"
 import { latestMigrationId, migrationsTable } from "./Migrations.ts"
 
 export const layer = Layer.effect(

@@ -6,17 +6,17 @@
  */
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/domain/Ids.ts"
-import { syncMarkStaleAfter } from "../../core/domain/ListQuery.ts"
-import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/domain/Resources.ts"
-import * as RunError from "../../core/domain/RunError.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
+import { syncMarkStaleAfter } from "../../core/shared/domain/ListQuery.ts"
+import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/receivables/domain/Resources.ts"
+import * as RunError from "../../core/receivables/domain/RunError.ts"
 import {
   type IntegrationFilter,
   type ReceivableFilter,
   ReceivableStore,
   type ReceivablesPageRequest,
   StartingAfterNotFound
-} from "../../core/ports/ReceivableStore.ts"
+} from "../../core/receivables/ports/ReceivableStore.ts"
 import type { ReceivableFieldsRow } from "./Rows.ts"
 
 export interface ReceivableRow extends ReceivableFieldsRow {
@@ -194,7 +194,7 @@ export const makeStatements = (sql: SqlClient.SqlClient) => {
           found: sql`EXISTS (SELECT 1 FROM cursor)`
         }
 
-  // The safe watermark (`nextVerifiedSince` in core/domain/ListQuery.ts) on the database's clock,
+  // The safe watermark (`nextVerifiedSince` in core/shared/domain/ListQuery.ts) on the database's clock,
   // the one that writes `updated_at` and the pairs' in-flight marks: the earliest of this
   // statement's start and the fresh marks of the organization's pairs (`least` skips the NULL of
   // none). Why no change committed after this read can carry an `updated_at` before it: a sync

@@ -7,12 +7,12 @@
  */
 import { Duration, Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
-import { trustedPerAccount } from "../../core/memory/SignInThrottleStore.ts"
+import { trustedPerAccount } from "../../core/accounts/memory/SignInThrottleStore.ts"
 import {
   type CountedKey,
   SignInThrottleStore,
   SignInThrottleStoreUnavailable
-} from "../../core/ports/SignInThrottleStore.ts"
+} from "../../core/accounts/ports/SignInThrottleStore.ts"
 import { innermostMessage } from "./Database.ts"
 import { texts } from "./PgPairRows.ts"
 import { databaseClock } from "./PgRateLimitStore.ts"

@@ -7,9 +7,9 @@
  */
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/domain/Ids.ts"
-import type { AttemptOutcome, DisabledReason, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
-import { pendingCountCap, recentAttempts, WebhookOverview } from "../../core/ports/WebhookOverview.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import type { AttemptOutcome, DisabledReason, WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
+import { pendingCountCap, recentAttempts, WebhookOverview } from "../../core/webhooks/ports/WebhookOverview.ts"
 import { texts } from "./PgPairRows.ts"
 
 interface DisabledRow {

@@ -3,8 +3,8 @@
  * The columns of secrets are never read here: only `PgWebhookStore.secrets` and claims read them.
  */
 import { DateTime } from "effect"
-import { answerExcerpt } from "../../core/domain/AnswerExcerpt.ts"
-import type { OrgId } from "../../core/domain/Ids.ts"
+import { answerExcerpt } from "../../core/webhooks/domain/AnswerExcerpt.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import type {
   AttemptOutcome,
   AttemptTrigger,
@@ -18,7 +18,7 @@ import type {
   WebhookEndpoint,
   WebhookEndpointId,
   WebhookEventType
-} from "../../core/domain/Webhooks.ts"
+} from "../../core/webhooks/domain/Webhooks.ts"
 
 const instant = (date: Date) => DateTime.fromDateUnsafe(date)
 const maybeInstant = (date: Date | null) => (date === null ? null : instant(date))

@@ -8,9 +8,9 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { EventType, StoredEvent } from "../../core/domain/Events.ts"
-import type { OrgId } from "../../core/domain/Ids.ts"
-import type { AttemptTrigger, SubscribableEventType, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import type { EventType, StoredEvent } from "../../core/receivables/domain/Events.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import type { AttemptTrigger, SubscribableEventType, WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
@@ -22,7 +22,7 @@ import {
   type NewDelivery,
   type NewEndpoint,
   WebhookStore
-} from "../../core/ports/WebhookStore.ts"
+} from "../../core/webhooks/ports/WebhookStore.ts"
 import { texts } from "./PgPairRows.ts"
 import {
   type AttemptRow,

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises"
 import { Effect, Layer, Redacted } from "effect"
-import { describeReference, type SecretReference, Secrets, SecretUnavailable } from "../../core/ports/Secrets.ts"
+import { describeReference, type SecretReference, Secrets, SecretUnavailable } from "../../core/shared/ports/Secrets.ts"
 
 const unavailable = (reference: SecretReference, why: string) =>
   new SecretUnavailable({ message: `${describeReference(reference)} ${why}` })

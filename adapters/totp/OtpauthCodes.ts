@@ -5,7 +5,7 @@
  */
 import { Effect, Layer, Redacted } from "effect"
 import * as OTPAuth from "otpauth"
-import { OneTimeCodes } from "../../core/ports/OneTimeCodes.ts"
+import { OneTimeCodes } from "../../core/accounts/ports/OneTimeCodes.ts"
 
 const totp = (secret: Redacted.Redacted<string>, issuer = "", label = "") =>
   new OTPAuth.TOTP({

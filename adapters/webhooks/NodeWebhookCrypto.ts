@@ -5,8 +5,8 @@
  */
 import { createCipheriv, createDecipheriv, createHmac, randomBytes } from "node:crypto"
 import { Effect, Layer, Redacted } from "effect"
-import { secretPrefix } from "../../core/domain/WebhookSigning.ts"
-import { WebhookCrypto } from "../../core/ports/WebhookCrypto.ts"
+import { secretPrefix } from "../../core/webhooks/domain/WebhookSigning.ts"
+import { WebhookCrypto } from "../../core/webhooks/ports/WebhookCrypto.ts"
 import { type KeyRing, keyRing } from "./SecretKeyRing.ts"
 
 const nonceBytes = 12

@@ -14,9 +14,9 @@ import * as https from "node:https"
 import type { LookupFunction } from "node:net"
 import { networkInterfaces } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
-import { attemptTimeout } from "../../core/domain/WebhookSchedule.ts"
-import { WebhookUrlRejected } from "../../core/domain/Webhooks.ts"
-import { type OutboundRequest, type SendOutcome, WebhookSender } from "../../core/ports/WebhookSender.ts"
+import { attemptTimeout } from "../../core/webhooks/domain/WebhookSchedule.ts"
+import { WebhookUrlRejected } from "../../core/webhooks/domain/Webhooks.ts"
+import { type OutboundRequest, type SendOutcome, WebhookSender } from "../../core/webhooks/ports/WebhookSender.ts"
 import {
   type Address,
   type Allowance,

@@ -8,7 +8,7 @@
  * applies this to every address a name resolves to, at connect time. Depends on nothing but the
  * language and the domain's bound on a URL.
  */
-import { webhookUrlMaximum } from "../../core/domain/Webhooks.ts"
+import { webhookUrlMaximum } from "../../core/webhooks/domain/Webhooks.ts"
 
 /** An address as a number: 32 bits for IPv4, 128 for IPv6. */
 export type Address = { readonly family: 4; readonly value: bigint } | { readonly family: 6; readonly value: bigint }

@@ -5,7 +5,7 @@
  */
 import { Console, DateTime, Effect, Layer } from "effect"
 import { Command, Flag } from "effect/cli"
-import { inertJson, visible } from "../../core/domain/VisibleText.ts"
+import { inertJson, visible } from "../../core/shared/domain/VisibleText.ts"
 
 export const json = Flag.Boolean("json").pipe(Flag.withDescription("Print JSON for scripts"), Flag.withDefault(false))
 

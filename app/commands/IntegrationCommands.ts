@@ -4,8 +4,8 @@
  */
 import { Duration, Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import type { IntegrationRecord } from "../../core/ports/DirectoryStore.ts"
-import { Directory, DirectoryRefused } from "../../core/services/Directory.ts"
+import type { IntegrationRecord } from "../../core/receivables/ports/DirectoryStore.ts"
+import { Directory, DirectoryRefused } from "../../core/receivables/services/Directory.ts"
 import { json, orgFlag, print, time } from "./Common.ts"
 
 export const integrationJson = (i: IntegrationRecord) => ({

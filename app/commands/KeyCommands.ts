@@ -1,9 +1,9 @@
 /** `key create|list|revoke|usage`, with their presenters: a key is printed once, at creation. */
 import { Effect, Redacted } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { permissions } from "../../core/domain/ApiKey.ts"
-import type { ApiKeyRecord } from "../../core/ports/ApiKeyStore.ts"
-import { ApiKeys } from "../../core/services/ApiKeys.ts"
+import { permissions } from "../../core/access/domain/ApiKey.ts"
+import type { ApiKeyRecord } from "../../core/access/ports/ApiKeyStore.ts"
+import { ApiKeys } from "../../core/access/services/ApiKeys.ts"
 import { json, print, time } from "./Common.ts"
 
 const keyJson = (record: ApiKeyRecord) => ({

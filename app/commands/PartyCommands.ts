@@ -1,8 +1,8 @@
 /** `vendor create|list` and `debtor create|list`, with their presenters. */
 import { Effect } from "effect"
 import { Command, Flag } from "effect/cli"
-import type { DebtorRecord, VendorRecord } from "../../core/ports/DirectoryStore.ts"
-import { Directory } from "../../core/services/Directory.ts"
+import type { DebtorRecord, VendorRecord } from "../../core/receivables/ports/DirectoryStore.ts"
+import { Directory } from "../../core/receivables/services/Directory.ts"
 import { json, orgFlag, print, time } from "./Common.ts"
 
 const vendorJson = (v: VendorRecord) => ({ id: v.id, org_id: v.orgId, name: v.name, created_at: time(v.createdAt) })

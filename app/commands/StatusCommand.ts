@@ -5,8 +5,8 @@
  */
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { explainStatus, type StatusExplanation } from "../../core/domain/Status.ts"
-import { DirectoryRefused } from "../../core/services/Directory.ts"
+import { explainStatus, type StatusExplanation } from "../../core/receivables/domain/Status.ts"
+import { DirectoryRefused } from "../../core/receivables/services/Directory.ts"
 import { print } from "./Common.ts"
 
 const decidedBy = (explanation: StatusExplanation) => {

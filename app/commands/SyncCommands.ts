@@ -1,14 +1,14 @@
 /**
  * `sync run`: sync every due integration; `sync now`: sync one integration outside its schedule,
  * refused while it synced less than `MANUAL_SYNC_MIN_SECONDS` ago or its portal's `Retry-After`
- * has not passed (`core/services/ManualSync.ts`). Each run's counts are printed.
+ * has not passed (`core/receivables/services/ManualSync.ts`). Each run's counts are printed.
  */
 import { Console, Effect } from "effect"
 import { Argument, Command } from "effect/cli"
-import { inertJson } from "../../core/domain/VisibleText.ts"
-import { ManualSync } from "../../core/services/ManualSync.ts"
-import * as Scheduler from "../../core/services/Scheduler.ts"
-import type { RunOutcome } from "../../core/services/SyncEngine.ts"
+import { inertJson } from "../../core/shared/domain/VisibleText.ts"
+import { ManualSync } from "../../core/receivables/services/ManualSync.ts"
+import * as Scheduler from "../../core/receivables/services/Scheduler.ts"
+import type { RunOutcome } from "../../core/receivables/services/SyncEngine.ts"
 import { json, show, time } from "./Common.ts"
 
 const outcomeLine = (outcome: RunOutcome) =>

@@ -8,7 +8,7 @@
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
-import { OrgId } from "../../core/domain/Ids.ts"
+import { OrgId } from "../../core/shared/domain/Ids.ts"
 import {
   DeliveryStatus,
   SubscribableEventType,
@@ -16,10 +16,10 @@ import {
   type WebhookDelivery,
   type WebhookEndpoint,
   WebhookReplayRejected
-} from "../../core/domain/Webhooks.ts"
-import { OrganizationNotFound } from "../../core/ports/ApiKeyStore.ts"
-import { Organizations } from "../../core/ports/Organizations.ts"
-import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
+} from "../../core/webhooks/domain/Webhooks.ts"
+import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
+import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { json, orgFlag, print, time } from "./Common.ts"
 
 const endpointJson = (e: WebhookEndpoint) => ({

@@ -10,7 +10,7 @@ import { readFileSync } from "node:fs"
 import http from "node:http"
 import { resolve } from "node:path"
 import { Effect } from "effect"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
 import { quantile, seedOrganization, startServer } from "../support/OneOrganization.ts"
 

@@ -17,7 +17,7 @@
 import http from "node:http"
 import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
 import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"

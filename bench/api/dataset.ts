@@ -8,7 +8,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { sized } from "../support/Smoke.ts"
 
 export const organizations = sized(100, 3)

@@ -16,7 +16,7 @@ import { Effect, Schema } from "effect"
 import * as Compression from "../../adapters/http/transport/Compression.ts"
 import * as EntityTag from "../../adapters/http/transport/EntityTag.ts"
 import * as Wire from "../../core/api/Wire.ts"
-import { Receivable } from "../../core/domain/Resources.ts"
+import { Receivable } from "../../core/receivables/domain/Resources.ts"
 import { processCpuSeconds } from "../ProcessCpu.ts"
 import { option, sized, smoke } from "../support/Smoke.ts"
 

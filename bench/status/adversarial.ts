@@ -5,7 +5,7 @@
  * them this way on purpose, so they are kept apart from the real wordings (`cases.ts`):
  * `bench:status` scores them separately and counts false APPROVED, PAID and SOLD first.
  */
-import type { Status } from "../../core/domain/Status.ts"
+import type { Status } from "../../core/receivables/domain/Status.ts"
 
 export interface AdversarialCase {
   readonly group: string

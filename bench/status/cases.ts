@@ -4,8 +4,8 @@
  * wordings from the same sources), each labelled by the status policy. It is split by product into
  * a development half and a test half; only the development half may be used to tune the rules.
  */
-import type { Status } from "../../core/domain/Status.ts"
-import { statusVocabulary } from "../../core/domain/StatusVocabulary.ts"
+import type { Status } from "../../core/receivables/domain/Status.ts"
+import { statusVocabulary } from "../../core/receivables/domain/StatusVocabulary.ts"
 
 export interface StatusCase {
   readonly product: string

@@ -6,9 +6,9 @@
  * adversarial set (`bench/status/adversarial.ts`): false APPROVED, PAID and SOLD first.
  * Run: `node bench/status/run.ts`.
  */
-import { canonicalStatusText, normalizeStatus, type Status, statuses } from "../../core/domain/Status.ts"
-import { decideStatusRule, statusRules } from "../../core/domain/StatusRules.ts"
-import { statusVocabulary } from "../../core/domain/StatusVocabulary.ts"
+import { canonicalStatusText, normalizeStatus, type Status, statuses } from "../../core/receivables/domain/Status.ts"
+import { decideStatusRule, statusRules } from "../../core/receivables/domain/StatusRules.ts"
+import { statusVocabulary } from "../../core/receivables/domain/StatusVocabulary.ts"
 import { adversarialCases } from "./adversarial.ts"
 import { halfOf, type StatusCase, statusCases } from "./cases.ts"
 

@@ -11,7 +11,7 @@ import { join } from "node:path"
 import { promisify } from "node:util"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/domain/Ids.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 
 export const seedOrganization = (options: {
   readonly name: string

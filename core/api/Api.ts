@@ -16,7 +16,7 @@ import {
   Receivable,
   ReceivableList,
   Vendor
-} from "../domain/Resources.ts"
+} from "../receivables/domain/Resources.ts"
 import { ErrorBody, ResourceMissing } from "./Errors.ts"
 import { EventsGroup } from "./EventsApi.ts"
 import * as OpenApiDocument from "./openapi/Document.ts"

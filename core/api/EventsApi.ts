@@ -4,7 +4,7 @@
  */
 import { Schema } from "effect"
 import { HttpApiEndpoint, HttpApiGroup, OpenApi } from "effect/http-api"
-import { Event, EventType, eventTypes } from "../domain/Events.ts"
+import { Event, EventType, eventTypes } from "../receivables/domain/Events.ts"
 import { ResourceMissing } from "./Errors.ts"
 import { IntegerParam, Limit } from "./Query.ts"
 

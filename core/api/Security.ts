@@ -5,8 +5,8 @@
  */
 import { Context } from "effect"
 import { HttpApiMiddleware, HttpApiSecurity, OpenApi } from "effect/http-api"
-import type { Permission } from "../domain/ApiKey.ts"
-import type { OrgId } from "../domain/Ids.ts"
+import type { Permission } from "../access/domain/ApiKey.ts"
+import type { OrgId } from "../shared/domain/Ids.ts"
 import { AuthenticationFailed, InvalidRequest, RateLimited } from "./Errors.ts"
 
 /** Who is calling: the organization that owns the key, the key itself (for audit), and what it may do beyond reading. */

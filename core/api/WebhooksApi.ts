@@ -2,7 +2,7 @@
  * The webhooks' part of the contract: endpoints an organization registers (`/v1/webhook_endpoints`)
  * and the deliveries to them (`/v1/webhook_deliveries`). Every endpoint of the group needs a key
  * with the `webhooks` permission (`WebhooksPermission`): a read-only key gets 403. A secret is in
- * the answers to create and rotate only. Wire shapes only; the domain is `core/domain/Webhooks.ts`.
+ * the answers to create and rotate only. Wire shapes only; the domain is `core/webhooks/domain/Webhooks.ts`.
  */
 import { Schema } from "effect"
 import { HttpApi, HttpApiEndpoint, HttpApiGroup, HttpApiMiddleware, OpenApi } from "effect/http-api"
@@ -15,7 +15,7 @@ import {
   WebhookEndpointId,
   WebhookEventType,
   webhookUrlMaximum
-} from "../domain/Webhooks.ts"
+} from "../webhooks/domain/Webhooks.ts"
 import {
   InvalidRequest,
   PermissionDenied,

@@ -5,7 +5,7 @@
  * to `Schema.encode` of the contract's schemas, so the wire format has one definition.
  */
 import { DateTime } from "effect"
-import { isoInstant } from "../domain/IsoText.ts"
+import { isoInstant } from "../shared/domain/IsoText.ts"
 import {
   type Debtor,
   type HistoryEntry,
@@ -13,7 +13,7 @@ import {
   type ReceivableList,
   receivableWireFields,
   type Vendor
-} from "../domain/Resources.ts"
+} from "../receivables/domain/Resources.ts"
 
 const iso = (instant: DateTime.Utc) => isoInstant(DateTime.toEpochMillis(instant))
 const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : iso(instant))

@@ -7,8 +7,8 @@
 import { assert, layer } from "@effect/vitest"
 import { ConfigProvider, Context, Effect, Layer, Redacted } from "effect"
 import { AccountsLive } from "../../app/Layers.ts"
-import { pairThrottle } from "../../core/domain/Dashboard.ts"
-import { Accounts } from "../../core/services/Accounts.ts"
+import { pairThrottle } from "../../core/accounts/domain/Dashboard.ts"
+import { Accounts } from "../../core/accounts/services/Accounts.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
 /** An instance of the accounts of its own, as a process builds it, with its limits' store. */

@@ -13,9 +13,9 @@ import type * as Errors from "../../core/api/Errors.ts"
 import { type EventList, eventsQuery } from "../../core/api/EventsApi.ts"
 import * as Query from "../../core/api/Query.ts"
 import type * as Webhooks from "../../core/api/WebhooksApi.ts"
-import type { Event } from "../../core/domain/Events.ts"
-import type { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../../core/domain/Resources.ts"
-import { statuses } from "../../core/domain/Status.ts"
+import type { Event } from "../../core/receivables/domain/Events.ts"
+import type { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../../core/receivables/domain/Resources.ts"
+import { statuses } from "../../core/receivables/domain/Status.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false
 /** Compiles only for `true`; does nothing when run. */

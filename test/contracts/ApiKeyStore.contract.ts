@@ -8,9 +8,9 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option, Stream } from "effect"
 import fc from "fast-check"
-import { permissions } from "../../core/domain/ApiKey.ts"
-import { ApiKeyStore, LiveKeyLimitReached } from "../../core/ports/ApiKeyStore.ts"
-import { Organizations } from "../../core/ports/Organizations.ts"
+import { permissions } from "../../core/access/domain/ApiKey.ts"
+import { ApiKeyStore, LiveKeyLimitReached } from "../../core/access/ports/ApiKeyStore.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { arbitraryRateLimit } from "../support/arbitraries.ts"
 
 type Services = ApiKeyStore | Organizations

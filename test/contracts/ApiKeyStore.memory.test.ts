@@ -1,7 +1,7 @@
 import { Layer } from "effect"
-import { layerMemory } from "../../core/memory/ApiKeyStore.ts"
+import { layerMemory } from "../../core/access/memory/ApiKeyStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
 import { describeApiKeyStore } from "./ApiKeyStore.contract.ts"
 
 describeApiKeyStore(

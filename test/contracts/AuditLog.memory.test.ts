@@ -1,7 +1,7 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer } from "effect"
-import type { ApiKeyId } from "../../core/domain/Ids.ts"
-import { layerMemory } from "../../core/memory/AuditLog.ts"
+import type { ApiKeyId } from "../../core/shared/domain/Ids.ts"
+import { layerMemory } from "../../core/access/memory/AuditLog.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { describeAuditLog } from "./AuditLog.contract.ts"
 

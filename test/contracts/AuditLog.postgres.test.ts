@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgAuditLog from "../../adapters/postgres/PgAuditLog.ts"
-import type { ApiKeyId } from "../../core/domain/Ids.ts"
+import type { ApiKeyId } from "../../core/shared/domain/Ids.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { describeAuditLog } from "./AuditLog.contract.ts"
 

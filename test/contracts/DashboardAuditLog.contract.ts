@@ -13,9 +13,9 @@ import {
   type DashboardAction,
   DashboardAuditLog,
   type DashboardAuditPosition
-} from "../../core/ports/DashboardAuditLog.ts"
-import type { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
-import type { Organizations } from "../../core/ports/Organizations.ts"
+} from "../../core/accounts/ports/DashboardAuditLog.ts"
+import type { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { newUser } from "./DashboardUsers.setup.ts"
 
 type Services = DashboardAuditLog | DashboardUserStore | Organizations

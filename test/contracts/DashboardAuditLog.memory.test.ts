@@ -1,8 +1,8 @@
 import { Layer } from "effect"
-import { layerMemory } from "../../core/memory/DashboardAuditLog.ts"
-import * as MemoryDashboardUserStore from "../../core/memory/DashboardUserStore.ts"
+import { layerMemory } from "../../core/accounts/memory/DashboardAuditLog.ts"
+import * as MemoryDashboardUserStore from "../../core/accounts/memory/DashboardUserStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
 import { describeDashboardAuditLog } from "./DashboardAuditLog.contract.ts"
 
 describeDashboardAuditLog(

@@ -4,9 +4,9 @@
  */
 import { randomBytes } from "node:crypto"
 import { DateTime, Duration, Effect, Option } from "effect"
-import type { Role } from "../../core/domain/Dashboard.ts"
-import { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
-import { Organizations } from "../../core/ports/Organizations.ts"
+import type { Role } from "../../core/accounts/domain/Dashboard.ts"
+import { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 export const digest = () => new Uint8Array(randomBytes(32))
 

@@ -9,15 +9,15 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { DebtorId, PairId, VendorId } from "../../core/domain/Ids.ts"
-import type { Quarantined } from "../../core/domain/PairSync.ts"
+import type { DebtorId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
+import type { Quarantined } from "../../core/receivables/domain/PairSync.ts"
 import {
   DirectoryStore,
   type IntegrationRecord,
   quarantineShown,
   type SyncRunRecord
-} from "../../core/ports/DirectoryStore.ts"
-import { Organizations } from "../../core/ports/Organizations.ts"
+} from "../../core/receivables/ports/DirectoryStore.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 type Services = DirectoryStore | Organizations
 

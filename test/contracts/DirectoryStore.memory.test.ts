@@ -1,7 +1,7 @@
 import { Effect, Layer } from "effect"
-import * as MemoryDirectoryStore from "../../core/memory/DirectoryStore.ts"
+import * as MemoryDirectoryStore from "../../core/receivables/memory/DirectoryStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../core/memory/Organizations.ts"
+import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
 import { describeDirectoryStore } from "./DirectoryStore.contract.ts"
 
 describeDirectoryStore(

@@ -7,9 +7,9 @@
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option, Scope } from "effect"
 import fc from "fast-check"
-import type { StoredEvent } from "../../core/domain/Events.ts"
-import { EventFeed } from "../../core/ports/EventFeed.ts"
-import { type Pair, type PairSession, PairStore } from "../../core/ports/PairStore.ts"
+import type { StoredEvent } from "../../core/receivables/domain/Events.ts"
+import { EventFeed } from "../../core/receivables/ports/EventFeed.ts"
+import { type Pair, type PairSession, PairStore } from "../../core/receivables/ports/PairStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 import { eventTag, noCounts, PairStoreHarness, writesFor } from "./PairStore.harness.ts"
 

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import fc from "fast-check"
-import { type InFlightAdmission, InFlightStore } from "../../core/ports/InFlightStore.ts"
+import { type InFlightAdmission, InFlightStore } from "../../core/access/ports/InFlightStore.ts"
 
 const released = (admission: InFlightAdmission) =>
   admission._tag === "Admitted" ? admission.release : Effect.die("refused")

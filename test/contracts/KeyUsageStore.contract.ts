@@ -9,11 +9,11 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { ApiKeyId, OrgId } from "../../core/domain/Ids.ts"
-import { ApiKeyStore } from "../../core/ports/ApiKeyStore.ts"
-import { AuditLog } from "../../core/ports/AuditLog.ts"
-import { type KeyRequest, type KeyUsageDay, KeyUsageStore } from "../../core/ports/KeyUsageStore.ts"
-import { Organizations } from "../../core/ports/Organizations.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
+import { ApiKeyStore } from "../../core/access/ports/ApiKeyStore.ts"
+import { AuditLog } from "../../core/access/ports/AuditLog.ts"
+import { type KeyRequest, type KeyUsageDay, KeyUsageStore } from "../../core/access/ports/KeyUsageStore.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 type Services = KeyUsageStore | ApiKeyStore | Organizations | AuditLog
 

@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { OrgId } from "../../core/domain/Ids.ts"
-import { type Organization, Organizations } from "../../core/ports/Organizations.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import { type Organization, Organizations } from "../../core/shared/ports/Organizations.ts"
 import { arbitraryRateLimit } from "../support/arbitraries.ts"
 
 /** Runs `body` for generated values against the store under test; fails with the counterexample. */

@@ -6,7 +6,7 @@
 import { assert } from "@effect/vitest"
 import { DateTime, Duration, Effect } from "effect"
 import fc from "fast-check"
-import { type FinishedRun, PairStore } from "../../core/ports/PairStore.ts"
+import { type FinishedRun, PairStore } from "../../core/receivables/ports/PairStore.ts"
 import { noCounts, PairStoreHarness } from "./PairStore.harness.ts"
 
 const finishing = (now: DateTime.Utc): FinishedRun => ({

@@ -5,11 +5,11 @@
  * contract holds storage to its word without planning anything.
  */
 import { Context, DateTime, type Effect, Option } from "effect"
-import { historyEntry } from "../../core/domain/History.ts"
-import type { ReceivableId } from "../../core/domain/Ids.ts"
-import type { PairReceivable, PlannedEvent } from "../../core/domain/PairSync.ts"
-import type { Changes, ReceivableState } from "../../core/domain/Resources.ts"
-import type { Pair, PairWrites, RunCounts } from "../../core/ports/PairStore.ts"
+import { historyEntry } from "../../core/receivables/domain/History.ts"
+import type { ReceivableId } from "../../core/shared/domain/Ids.ts"
+import type { PairReceivable, PlannedEvent } from "../../core/receivables/domain/PairSync.ts"
+import type { Changes, ReceivableState } from "../../core/receivables/domain/Resources.ts"
+import type { Pair, PairWrites, RunCounts } from "../../core/receivables/ports/PairStore.ts"
 
 export interface StoredRun {
   readonly worker: string

@@ -7,9 +7,9 @@
 import { assert } from "@effect/vitest"
 import { DateTime, Effect, Exit } from "effect"
 import fc from "fast-check"
-import type { PairReceivable } from "../../core/domain/PairSync.ts"
-import type { ReceivableState } from "../../core/domain/Resources.ts"
-import { type Pair, PairStore, type PairWrites } from "../../core/ports/PairStore.ts"
+import type { PairReceivable } from "../../core/receivables/domain/PairSync.ts"
+import type { ReceivableState } from "../../core/receivables/domain/Resources.ts"
+import { type Pair, PairStore, type PairWrites } from "../../core/receivables/ports/PairStore.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 import { eventTag, noCounts, PairStoreHarness, type StoredPair, writesFor } from "./PairStore.harness.ts"
 

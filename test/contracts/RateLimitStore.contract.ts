@@ -8,7 +8,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect, type Layer } from "effect"
 import fc from "fast-check"
-import { type KeyStep, RateLimitStore } from "../../core/ports/RateLimitStore.ts"
+import { type KeyStep, RateLimitStore } from "../../core/access/ports/RateLimitStore.ts"
 
 const slow = (burst: number) => ({ perSecond: 0.001, burst })
 

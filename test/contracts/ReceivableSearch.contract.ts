@@ -9,9 +9,9 @@
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Schema } from "effect"
 import fc from "fast-check"
-import { Receivable } from "../../core/domain/Resources.ts"
-import { statuses } from "../../core/domain/Status.ts"
-import { ReceivableSearch, type SearchOrder, sortKeys } from "../../core/ports/ReceivableSearch.ts"
+import { Receivable } from "../../core/receivables/domain/Resources.ts"
+import { statuses } from "../../core/receivables/domain/Status.ts"
+import { ReceivableSearch, type SearchOrder, sortKeys } from "../../core/receivables/ports/ReceivableSearch.ts"
 import { filterOf, filterPlan, modelList, modelReceivable, type World } from "./ReceivableStore.model.ts"
 import { forAll, type ReceivableSeed } from "./ReceivableStore.seed.ts"
 

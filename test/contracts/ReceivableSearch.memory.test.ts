@@ -1,6 +1,6 @@
 import { Layer } from "effect"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
-import * as MemoryReceivableSearch from "../../core/memory/ReceivableSearch.ts"
+import * as MemoryReceivableSearch from "../../core/receivables/memory/ReceivableSearch.ts"
 import { describeReceivableSearch } from "./ReceivableSearch.contract.ts"
 import { memorySeed } from "./ReceivableStore.seed.ts"
 

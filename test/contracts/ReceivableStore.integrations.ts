@@ -5,8 +5,8 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Schema } from "effect"
-import { Integration } from "../../core/domain/Resources.ts"
-import { ReceivableStore } from "../../core/ports/ReceivableStore.ts"
+import { Integration } from "../../core/receivables/domain/Resources.ts"
+import { ReceivableStore } from "../../core/receivables/ports/ReceivableStore.ts"
 import { filterOf, filterPlan, modelIntegrations } from "./ReceivableStore.model.ts"
 import { forAll } from "./ReceivableStore.seed.ts"
 

@@ -7,9 +7,9 @@
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { DashboardUserStore } from "../../core/ports/DashboardUserStore.ts"
-import type { Organizations } from "../../core/ports/Organizations.ts"
-import { SessionStore } from "../../core/ports/SessionStore.ts"
+import type { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import type { Organizations } from "../../core/shared/ports/Organizations.ts"
+import { SessionStore } from "../../core/accounts/ports/SessionStore.ts"
 import { digest, newOrg, newUser } from "./DashboardUsers.setup.ts"
 
 type Services = SessionStore | DashboardUserStore | Organizations

@@ -7,9 +7,9 @@
 import { randomInt, randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect, type Layer } from "effect"
-import { accountThrottle, addressThrottle, pairThrottle } from "../../core/domain/Dashboard.ts"
-import type { SignInThrottleStore } from "../../core/ports/SignInThrottleStore.ts"
-import { type Admission, addressAttempts, makeThrottle } from "../../core/services/SignInThrottle.ts"
+import { accountThrottle, addressThrottle, pairThrottle } from "../../core/accounts/domain/Dashboard.ts"
+import type { SignInThrottleStore } from "../../core/accounts/ports/SignInThrottleStore.ts"
+import { type Admission, addressAttempts, makeThrottle } from "../../core/accounts/services/SignInThrottle.ts"
 
 const freshAccount = () => `${randomUUID()}@example.com`
 const freshAddress = () => `10.${randomInt(256)}.${randomInt(256)}.${randomInt(256)}`

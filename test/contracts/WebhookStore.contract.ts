@@ -11,15 +11,15 @@
 import { randomBytes } from "node:crypto"
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import type { OrgId } from "../../core/domain/Ids.ts"
-import { attemptId, deliveryId, endpointId } from "../../core/domain/WebhookSigning.ts"
-import type { AttemptTrigger, WebhookDeliveryId, WebhookEndpointId } from "../../core/domain/Webhooks.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import { attemptId, deliveryId, endpointId } from "../../core/webhooks/domain/WebhookSigning.ts"
+import type { AttemptTrigger, WebhookDeliveryId, WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
 import {
   type AttemptResult,
   type ClaimedDelivery,
   type NewDelivery,
   WebhookStore
-} from "../../core/ports/WebhookStore.ts"
+} from "../../core/webhooks/ports/WebhookStore.ts"
 import { PairStoreHarness } from "./PairStore.harness.ts"
 
 const newEndpoint = (org: OrgId, at: DateTime.Utc) =>

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { type AppProcess, healthy, spawnApp } from "../support/AppProcess.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"

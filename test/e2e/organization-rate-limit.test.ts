@@ -8,7 +8,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { insertFixture, keys } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"

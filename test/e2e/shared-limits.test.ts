@@ -9,7 +9,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { healthy, spawnApp } from "../support/AppProcess.ts"
 import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/ports.ts"

@@ -9,7 +9,7 @@ import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 

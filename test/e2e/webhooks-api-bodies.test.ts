@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { exchange } from "../support/RawHttp.ts"
 import { BaseUrl, layerWith } from "../support/TestServer.ts"
 

@@ -5,7 +5,7 @@
  */
 import { assert } from "@effect/vitest"
 import { Effect, Redacted } from "effect"
-import { Accounts } from "../../core/services/Accounts.ts"
+import { Accounts } from "../../core/accounts/services/Accounts.ts"
 
 export interface Answer {
   readonly status: number

@@ -6,7 +6,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 
 const testKey = (seed: number) => makeApiKey("pr", new Uint8Array(secretBytes).fill(seed))
 

@@ -5,8 +5,8 @@
  */
 import { DateTime, Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { type FetchedDocument, planPairSync } from "../../core/domain/PairSync.ts"
-import { PairStore } from "../../core/ports/PairStore.ts"
+import { type FetchedDocument, planPairSync } from "../../core/receivables/domain/PairSync.ts"
+import { PairStore } from "../../core/receivables/ports/PairStore.ts"
 
 /** A portal document of the key and status text, the other fields fixed. */
 export const document = (key: string, portalStatus: string, source = "e2e"): FetchedDocument => ({

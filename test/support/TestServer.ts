@@ -12,7 +12,7 @@ import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
-import type { RateLimitPolicy } from "../../core/domain/RateLimit.ts"
+import type { RateLimitPolicy } from "../../core/shared/domain/RateLimit.ts"
 import { freePort } from "./ports.ts"
 import * as TestDatabase from "./TestDatabase.ts"
 

@@ -5,9 +5,9 @@
 import { assert, layer as withLayer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import * as MemoryWebhookStore from "../../core/memory/WebhookStore.ts"
-import { WebhookStore } from "../../core/ports/WebhookStore.ts"
-import { WebhookDelivery } from "../../core/services/WebhookDelivery.ts"
+import * as MemoryWebhookStore from "../../core/webhooks/memory/WebhookStore.ts"
+import { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import { WebhookDelivery } from "../../core/webhooks/services/WebhookDelivery.ts"
 import { memoryStorage, senderLayer, services, workerOptions } from "./support/Services.ts"
 
 let claims = 0

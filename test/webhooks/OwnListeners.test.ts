@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer } from "effect"
 import { WebhookSenderLive } from "../../app/Layers.ts"
 import * as Settings from "../../app/Settings.ts"
-import { WebhookSender } from "../../core/ports/WebhookSender.ts"
+import { WebhookSender } from "../../core/webhooks/ports/WebhookSender.ts"
 import { receiver } from "./support/Receiver.ts"
 
 const withEnv = (env: Record<string, string>) =>

@@ -5,8 +5,8 @@
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
-import { WebhookStore } from "../../core/ports/WebhookStore.ts"
-import { WebhookEndpoints } from "../../core/services/WebhookEndpoints.ts"
+import { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { receiver } from "./support/Receiver.ts"
 import { memoryStorage, senderLayer, services } from "./support/Services.ts"

@@ -9,7 +9,7 @@ import {
   nextDelay,
   retryAfterCeiling,
   retryDelays
-} from "../../core/domain/WebhookSchedule.ts"
+} from "../../core/webhooks/domain/WebhookSchedule.ts"
 
 const unit = fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true })
 const madeAttempts = fc.integer({ min: 1, max: maxAttempts - 1 })

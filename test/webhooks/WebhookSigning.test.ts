@@ -9,7 +9,7 @@ import { Cause, Effect, Exit, Redacted } from "effect"
 import fc from "fast-check"
 import { Webhook } from "standardwebhooks"
 import * as NodeWebhookCrypto from "../../adapters/webhooks/NodeWebhookCrypto.ts"
-import { deliveryHeaders, secretFromBytes, signedContent } from "../../core/domain/WebhookSigning.ts"
+import { deliveryHeaders, secretFromBytes, signedContent } from "../../core/webhooks/domain/WebhookSigning.ts"
 
 const crypto = NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]]))
 

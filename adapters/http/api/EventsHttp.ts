@@ -8,8 +8,8 @@ import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
 import { InvalidRequest, ResourceMissing } from "../../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../../core/api/Security.ts"
-import { toWire } from "../../../core/domain/Events.ts"
-import { Feed } from "../../../core/services/Feed.ts"
+import { toWire } from "../../../core/receivables/domain/Events.ts"
+import { Feed } from "../../../core/receivables/services/Feed.ts"
 
 export const layer = HttpApiBuilder.group(
   Api,

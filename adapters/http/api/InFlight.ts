@@ -10,9 +10,9 @@
  */
 import { Config, Context, Effect, Exit, Layer, Option, Schema, Scope } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { layerOwnState as memoryStore } from "../../../core/memory/InFlightStore.ts"
-import { type InFlightCaps, InFlightStore } from "../../../core/ports/InFlightStore.ts"
-import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
+import { layerOwnState as memoryStore } from "../../../core/access/memory/InFlightStore.ts"
+import { type InFlightCaps, InFlightStore } from "../../../core/access/ports/InFlightStore.ts"
+import type { KeyOwner } from "../../../core/access/services/ApiKeys.ts"
 
 export type InFlightPolicy = InFlightCaps
 

@@ -1,5 +1,5 @@
 /**
- * Rate limits, by the generic cell rate algorithm (`core/domain/RateLimit.ts`): one limit per key
+ * Rate limits, by the generic cell rate algorithm (`core/shared/domain/RateLimit.ts`): one limit per key
  * (`RATE_LIMIT_PER_SECOND`, default 20, and `RATE_LIMIT_BURST`, default 100), and one per
  * organization, all its keys together (`ORG_RATE_LIMIT_PER_SECOND`, default 50, and
  * `ORG_RATE_LIMIT_BURST`, default 250, or the organization's own limit that an operator set).
@@ -11,9 +11,9 @@
  * anyway, and a limiter that refused everything would hide that answer behind a 429.
  */
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
-import type * as RateLimit from "../../../core/domain/RateLimit.ts"
-import { layerOwnState as memoryStore } from "../../../core/memory/RateLimitStore.ts"
-import { RateLimitStore } from "../../../core/ports/RateLimitStore.ts"
+import type * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
+import { layerOwnState as memoryStore } from "../../../core/access/memory/RateLimitStore.ts"
+import { RateLimitStore } from "../../../core/access/ports/RateLimitStore.ts"
 
 /** The shared store found the key revoked when its request arrived: however recently it was verified. */
 export class KeyFoundRevoked extends Schema.TaggedError<KeyFoundRevoked>()("KeyFoundRevoked", {}) {}

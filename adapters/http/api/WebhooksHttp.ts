@@ -21,8 +21,8 @@ import type {
   WebhookEndpointRejected,
   WebhookReplayRejected,
   WebhookUrlRejected
-} from "../../../core/domain/Webhooks.ts"
-import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
+} from "../../../core/webhooks/domain/Webhooks.ts"
+import { WebhookEndpoints } from "../../../core/webhooks/services/WebhookEndpoints.ts"
 
 const iso = (instant: DateTime.Utc | null) => (instant === null ? null : DateTime.formatIso(instant))
 

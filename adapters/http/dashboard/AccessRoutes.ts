@@ -5,7 +5,7 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Accounts } from "../../../core/services/Accounts.ts"
+import { Accounts } from "../../../core/accounts/services/Accounts.ts"
 import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"

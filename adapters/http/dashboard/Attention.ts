@@ -5,7 +5,7 @@
  * followed by the organization's disabled webhook endpoints (`WebhookOverview.disabled`).
  */
 import { DateTime, Duration } from "effect"
-import type { Integration } from "../../../core/domain/Resources.ts"
+import type { Integration } from "../../../core/receivables/domain/Resources.ts"
 
 /** The most disabled webhook endpoints the overview lists by name. */
 export const disabledEndpointsListed = 20

@@ -10,8 +10,8 @@ import {
   type DashboardAction,
   type DashboardAuditEntry,
   type StoredDashboardAuditEntry
-} from "../../../core/ports/DashboardAuditLog.ts"
-import type { TeamMember } from "../../../core/ports/DashboardUserStore.ts"
+} from "../../../core/accounts/ports/DashboardAuditLog.ts"
+import type { TeamMember } from "../../../core/accounts/ports/DashboardUserStore.ts"
 import { auditPath } from "./AuditPages.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert, when } from "./Parts.ts"

@@ -5,17 +5,17 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
-import type { UserId } from "../../../core/domain/Ids.ts"
+import type { UserId } from "../../../core/shared/domain/Ids.ts"
 import {
   DashboardAction as Actions,
   type DashboardAction,
   type DashboardAuditPosition
-} from "../../../core/ports/DashboardAuditLog.ts"
-import type { Actor, CurrentSession } from "../../../core/services/Accounts.ts"
-import { IntegrationAdministration } from "../../../core/services/IntegrationAdministration.ts"
-import { KeyAdministration } from "../../../core/services/KeyAdministration.ts"
-import { type ActionFilters, OrganizationAudit } from "../../../core/services/OrganizationAudit.ts"
-import { Team } from "../../../core/services/Team.ts"
+} from "../../../core/accounts/ports/DashboardAuditLog.ts"
+import type { Actor, CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import { IntegrationAdministration } from "../../../core/admin/services/IntegrationAdministration.ts"
+import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
+import { type ActionFilters, OrganizationAudit } from "../../../core/admin/services/OrganizationAudit.ts"
+import { Team } from "../../../core/admin/services/Team.ts"
 import {
   type ActionFilterFields,
   actionLabel,

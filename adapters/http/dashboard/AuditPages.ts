@@ -5,8 +5,8 @@
  * of what they show; preact escapes the text. A key is named, never shown: the log holds none.
  */
 import { html } from "htm/preact"
-import type { ApiKeyRecord } from "../../../core/ports/ApiKeyStore.ts"
-import type { StoredAuditEntry } from "../../../core/ports/AuditLog.ts"
+import type { ApiKeyRecord } from "../../../core/access/ports/ApiKeyStore.ts"
+import type { StoredAuditEntry } from "../../../core/access/ports/AuditLog.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert, when } from "./Parts.ts"
 

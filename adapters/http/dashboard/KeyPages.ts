@@ -5,8 +5,8 @@
  * JavaScript; every field has a label.
  */
 import { html } from "htm/preact"
-import type { ApiKeyRecord } from "../../../core/ports/ApiKeyStore.ts"
-import type { KeyUsage, UsageDay } from "../../../core/services/OrganizationUsage.ts"
+import type { ApiKeyRecord } from "../../../core/access/ports/ApiKeyStore.ts"
+import type { KeyUsage, UsageDay } from "../../../core/admin/services/OrganizationUsage.ts"
 import { keysPath } from "./Handlers.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, notice, when } from "./Parts.ts"

@@ -8,7 +8,7 @@
 import { DateTime } from "effect"
 import { html } from "htm/preact"
 import type { ComponentChildren } from "preact"
-import type { Status } from "../../../core/domain/Status.ts"
+import type { Status } from "../../../core/receivables/domain/Status.ts"
 
 /** An instant on one line: `2026-11-26 08:15 UTC`, which the script makes "3 hours ago". */
 export const when = (instant: DateTime.Utc | null, otherwise: string) => {

@@ -6,9 +6,9 @@
  * Functions of what they show; preact escapes the text.
  */
 import { html } from "htm/preact"
-import type { Debtor, FieldValue, Receivable, Vendor } from "../../../core/domain/Resources.ts"
-import { statuses } from "../../../core/domain/Status.ts"
-import { type SortKey, sortKeys } from "../../../core/ports/ReceivableSearch.ts"
+import type { Debtor, FieldValue, Receivable, Vendor } from "../../../core/receivables/domain/Resources.ts"
+import { statuses } from "../../../core/receivables/domain/Status.ts"
+import { type SortKey, sortKeys } from "../../../core/receivables/ports/ReceivableSearch.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert, formatMoney, money, statusBadge, when } from "./Parts.ts"
 

@@ -5,7 +5,7 @@
  * the notice after signing in with one. The codes are rendered by preact, which escapes all text.
  */
 import { html } from "htm/preact"
-import { fewLeft } from "../../../core/domain/RecoveryCodes.ts"
+import { fewLeft } from "../../../core/accounts/domain/RecoveryCodes.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 
 export const recoveryCodesPath = "/dashboard/account/recovery-codes"

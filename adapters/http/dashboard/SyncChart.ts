@@ -5,7 +5,7 @@
  * allows; the same numbers are in the runs table beside it, and the chart's label sums them up.
  */
 import { html } from "htm/preact"
-import type { SyncRunRecord } from "../../../core/ports/DirectoryStore.ts"
+import type { SyncRunRecord } from "../../../core/receivables/ports/DirectoryStore.ts"
 
 const width = 24
 const gap = 4

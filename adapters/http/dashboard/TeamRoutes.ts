@@ -5,9 +5,9 @@
  */
 import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
-import { Role } from "../../../core/domain/Dashboard.ts"
-import { Accounts, type CurrentSession } from "../../../core/services/Accounts.ts"
-import { Team } from "../../../core/services/Team.ts"
+import { Role } from "../../../core/accounts/domain/Dashboard.ts"
+import { Accounts, type CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import { Team } from "../../../core/admin/services/Team.ts"
 import { type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 import * as ShownOnce from "./ShownOnce.ts"

@@ -5,7 +5,7 @@
  * screen readers, for axe, and for browsers without JavaScript.
  */
 import { html } from "htm/preact"
-import type { UsageDay } from "../../../core/services/OrganizationUsage.ts"
+import type { UsageDay } from "../../../core/admin/services/OrganizationUsage.ts"
 
 /** `whose`: whose requests they are, as the section's text names them. */
 export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => html`

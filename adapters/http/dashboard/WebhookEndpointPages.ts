@@ -5,14 +5,14 @@
  * members read. Attempts' answers are shown as text, escaped by preact like every text.
  */
 import { html } from "htm/preact"
-import { eventTypes } from "../../../core/domain/Events.ts"
+import { eventTypes } from "../../../core/receivables/domain/Events.ts"
 import {
   type DeliveryStatus,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookEndpoint,
   webhookEventTypes
-} from "../../../core/domain/Webhooks.ts"
+} from "../../../core/webhooks/domain/Webhooks.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, notice, stateBadge, table, when } from "./Parts.ts"
 import { endpointPath, endpointState, webhooksPath } from "./WebhookPages.ts"

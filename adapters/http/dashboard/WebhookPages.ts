@@ -6,10 +6,10 @@
  * reaches no view but `secretShown`. Deliveries' own views are in `WebhookDeliveryPages.ts`.
  */
 import { html } from "htm/preact"
-import { eventTypes } from "../../../core/domain/Events.ts"
-import type { DisabledReason, WebhookEndpoint } from "../../../core/domain/Webhooks.ts"
-import type { EndpointHealth } from "../../../core/ports/WebhookOverview.ts"
-import { pendingCountCap } from "../../../core/ports/WebhookOverview.ts"
+import { eventTypes } from "../../../core/receivables/domain/Events.ts"
+import type { DisabledReason, WebhookEndpoint } from "../../../core/webhooks/domain/Webhooks.ts"
+import type { EndpointHealth } from "../../../core/webhooks/ports/WebhookOverview.ts"
+import { pendingCountCap } from "../../../core/webhooks/ports/WebhookOverview.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, notice, stateBadge, table, when } from "./Parts.ts"
 

@@ -6,7 +6,7 @@
  * default 50). Requests with an accepted key are limited per key instead (`RateLimiter.ts`).
  */
 import { Clock, Config, Context, Effect, Layer, Schema } from "effect"
-import * as RateLimit from "../../../core/domain/RateLimit.ts"
+import * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
 
 export class AddressLimiter extends Context.Service<
   AddressLimiter,

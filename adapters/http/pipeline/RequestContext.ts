@@ -6,7 +6,7 @@
  * the dashboard's pages) read it as `CurrentRequest`. It lives exactly as long as its request.
  */
 import { Context } from "effect"
-import type { KeyOwner } from "../../../core/services/ApiKeys.ts"
+import type { KeyOwner } from "../../../core/access/services/ApiKeys.ts"
 import * as RequestPath from "./RequestPath.ts"
 
 export interface RateLimitState {

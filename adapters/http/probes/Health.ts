@@ -5,7 +5,7 @@
  */
 import { Effect } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
-import { Readiness } from "../../../core/ports/Readiness.ts"
+import { Readiness } from "../../../core/shared/ports/Readiness.ts"
 
 export const routes = HttpRouter.use(
   Effect.fn(function* (router) {

@@ -9,8 +9,8 @@
 import { Duration, Effect, Metric } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
-import { AuditLog } from "../../../core/ports/AuditLog.ts"
-import { PairStore } from "../../../core/ports/PairStore.ts"
+import { AuditLog } from "../../../core/access/ports/AuditLog.ts"
+import { PairStore } from "../../../core/receivables/ports/PairStore.ts"
 
 const requests = Metric.counter("http_requests_total", {
   description: "HTTP requests answered, by route, method and status.",

@@ -8,7 +8,7 @@
 import { Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { RateLimited } from "../../../core/api/Errors.ts"
-import type { RateLimitPolicy } from "../../../core/domain/RateLimit.ts"
+import type { RateLimitPolicy } from "../../../core/shared/domain/RateLimit.ts"
 import * as AddressLimiter from "../pipeline/AddressLimiter.ts"
 import * as Refusals from "../pipeline/Refusals.ts"
 import type { Step } from "../pipeline/Step.ts"

@@ -7,7 +7,7 @@
  */
 import { Stream } from "effect"
 import * as Wire from "../../../core/api/Wire.ts"
-import type { PageInParts, PagePart } from "../../../core/services/PageParts.ts"
+import type { PageInParts, PagePart } from "../../../core/receivables/services/PageParts.ts"
 
 /** What the envelope says before its items: `object`, then `data` opened. */
 export const head = '{"object":"list","data":['

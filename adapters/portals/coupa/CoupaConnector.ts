@@ -10,11 +10,11 @@
  * approval state, and its portal status reads `approved; paid`.
  */
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping, type Status } from "../../../core/domain/Status.ts"
-import { configOf, type PairToFetch, permanentFailure } from "../../../core/ports/PortalConnector.ts"
-import { SecretReference } from "../../../core/ports/Secrets.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
+import { makeStatusMapping, type Status } from "../../../core/receivables/domain/Status.ts"
+import { configOf, type PairToFetch, permanentFailure } from "../../../core/receivables/ports/PortalConnector.ts"
+import { SecretReference } from "../../../core/shared/ports/Secrets.ts"
 import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import { jsonText, PortalUrl, requestJson, valueAt } from "../portal-client/PortalHttp.ts"
 import { unreadableDocument } from "../Unreadable.ts"

@@ -16,9 +16,9 @@
  */
 import { readdir } from "node:fs/promises"
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping } from "../../../core/domain/Status.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
+import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
 import {
   type ConnectorFailed,
   configOf,
@@ -26,7 +26,7 @@ import {
   type PortalConnector,
   permanentFailure,
   retryableFailure
-} from "../../../core/ports/PortalConnector.ts"
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { knownEncoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"

@@ -11,9 +11,9 @@
  */
 import { readdir } from "node:fs/promises"
 import { Duration, Effect, Schema, Stream } from "effect"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping, StatusWording } from "../../../core/domain/Status.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
+import { makeStatusMapping, StatusWording } from "../../../core/receivables/domain/Status.ts"
 import {
   type ConnectorFailed,
   configOf,
@@ -21,7 +21,7 @@ import {
   type PairToFetch,
   type PortalConnector,
   permanentFailure
-} from "../../../core/ports/PortalConnector.ts"
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { Encoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile, type PortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"

@@ -8,16 +8,16 @@
  */
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
 import { Headers } from "effect/http"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
-import { makeStatusMapping, StatusWording } from "../../../core/domain/Status.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
+import { makeStatusMapping, StatusWording } from "../../../core/receivables/domain/Status.ts"
 import {
   configOf,
   configuredStatusMapping,
   type PairToFetch,
   permanentFailure
-} from "../../../core/ports/PortalConnector.ts"
-import { SecretReference } from "../../../core/ports/Secrets.ts"
+} from "../../../core/receivables/ports/PortalConnector.ts"
+import { SecretReference } from "../../../core/shared/ports/Secrets.ts"
 import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import {
   defaultMaxBodyBytes,

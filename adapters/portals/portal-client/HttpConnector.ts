@@ -7,8 +7,8 @@
  */
 import { type Layer, Stream } from "effect"
 import { FetchHttpClient, type HttpClient } from "effect/http"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import type { ConnectorFailed, PairToFetch, PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import type { ConnectorFailed, PairToFetch, PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 
 /** A `PortalConnector` whose fetch may need an `HttpClient`. */
 export interface HttpPortalConnector extends Omit<PortalConnector, "fetch"> {

@@ -20,7 +20,7 @@ import {
   HttpClientRequest,
   type HttpClientResponse
 } from "effect/http"
-import { ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/ports/PortalConnector.ts"
+import { ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/receivables/ports/PortalConnector.ts"
 import { knownEncoding, textDecoding } from "../text/Decoding.ts"
 
 /** A portal's base URL: https, or plain http to a loopback address (a local mock or tunnel). */

@@ -6,10 +6,10 @@
  * tests, the demo and the benchmarks can rely on it.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
-import { isoDay } from "../../../core/domain/IsoText.ts"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { makeStatusMapping } from "../../../core/domain/Status.ts"
-import { type PairToFetch, type PortalConnector, permanentFailure } from "../../../core/ports/PortalConnector.ts"
+import { isoDay } from "../../../core/shared/domain/IsoText.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
+import { type PairToFetch, type PortalConnector, permanentFailure } from "../../../core/receivables/ports/PortalConnector.ts"
 
 export const SimulatorConfig = Schema.Struct({
   seed: Schema.Int,

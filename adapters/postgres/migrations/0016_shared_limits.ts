@@ -1,7 +1,7 @@
 /**
  * Limits shared by every process on the database.
  *
- * `rate_limits`: one row per rate limit with its theoretical arrival time (`core/domain/RateLimit.ts`)
+ * `rate_limits`: one row per rate limit with its theoretical arrival time (`core/shared/domain/RateLimit.ts`)
  * in epoch milliseconds of the database's clock, and whether the latest request passed (what the
  * statement that moved it returns). A row whose TAT has passed is a full limit and may be deleted
  * at any time. The fill factor leaves room on each page so that a row's update stays on its page

@@ -1,5 +1,5 @@
 /**
- * Sign-in throttles shared by every process on the database (`core/services/SignInThrottle.ts`).
+ * Sign-in throttles shared by every process on the database (`core/accounts/services/SignInThrottle.ts`).
  *
  * `sign_in_attempts`: one row per attempt counted against a key (a throttle's table and its key:
  * an address, an account, an account and address), at `at_ms` in epoch milliseconds of the

@@ -1,6 +1,6 @@
 /**
  * Secrets a dashboard page shows once, held on the server between a form's answer and the page
- * its redirect leads to (`core/ports/ShownOnceStore.ts`): sealed, under the SHA-256 of the handle
+ * its redirect leads to (`core/accounts/ports/ShownOnceStore.ts`): sealed, under the SHA-256 of the handle
  * the browser's cookie carries, deleted when taken or once expired. Before, the cookie carried the
  * secret itself.
  */

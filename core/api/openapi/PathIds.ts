@@ -5,8 +5,8 @@
  * documents the form without the service refusing anything by it.
  */
 import { Schema } from "effect"
-import { ReceivableId } from "../../domain/Ids.ts"
-import { WebhookDeliveryId, WebhookEndpointId } from "../../domain/Webhooks.ts"
+import { ReceivableId } from "../../shared/domain/Ids.ts"
+import { WebhookDeliveryId, WebhookEndpointId } from "../../webhooks/domain/Webhooks.ts"
 
 export interface PathId {
   readonly pattern: string

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Deferred, Effect, Fiber } from "effect"
 import fc from "fast-check"
 import * as InFlight from "../../../adapters/http/api/InFlight.ts"
-import type { ApiKeyId, OrgId } from "../../../core/domain/Ids.ts"
+import type { ApiKeyId, OrgId } from "../../../core/shared/domain/Ids.ts"
 
 const owner = (key: number, org: number) => ({ keyId: `key-${key}` as ApiKeyId, orgId: `org-${org}` as OrgId })
 const refused = (scope: "key" | "organization") => Effect.fail(scope)

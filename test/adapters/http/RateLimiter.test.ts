@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { makeOver, RateLimiter } from "../../../adapters/http/api/RateLimiter.ts"
-import { layerOwnState } from "../../../core/memory/RateLimitStore.ts"
-import { RateLimitStore, RateLimitStoreUnavailable } from "../../../core/ports/RateLimitStore.ts"
+import { layerOwnState } from "../../../core/access/memory/RateLimitStore.ts"
+import { RateLimitStore, RateLimitStoreUnavailable } from "../../../core/access/ports/RateLimitStore.ts"
 
 const limits = { perSecond: 0.001, burst: 3 }
 

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect } from "effect"
 import fc from "fast-check"
 import * as RandomIds from "../../../adapters/ids/RandomIds.ts"
-import { IdSource } from "../../../core/ports/IdSource.ts"
+import { IdSource } from "../../../core/shared/ports/IdSource.ts"
 
 const { randomSource, timeOrdered } = RandomIds
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")

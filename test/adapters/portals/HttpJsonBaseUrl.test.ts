@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import fc from "fast-check"
 import * as HttpJson from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
-import { validateConfig } from "../../../core/ports/PortalConnector.ts"
+import { validateConfig } from "../../../core/receivables/ports/PortalConnector.ts"
 import { configFor } from "./fixtures/http-json.ts"
 
 const notation = { decimalSeparator: ".", groupsThousands: false } as const

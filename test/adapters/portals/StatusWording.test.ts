@@ -7,8 +7,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Result } from "effect"
 import * as File from "../../../adapters/portals/file/FileConnector.ts"
 import * as HttpJson from "../../../adapters/portals/http-json/HttpJsonConnector.ts"
-import { normalizeStatus } from "../../../core/domain/Status.ts"
-import { configuredStatusMapping, validateConfig } from "../../../core/ports/PortalConnector.ts"
+import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
+import { configuredStatusMapping, validateConfig } from "../../../core/receivables/ports/PortalConnector.ts"
 import { configFor } from "./fixtures/http-json.ts"
 
 const fileConfig = {

@@ -8,7 +8,7 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
-import { PairStore } from "../../../core/ports/PairStore.ts"
+import { PairStore } from "../../../core/receivables/ports/PairStore.ts"
 import { noCounts } from "../../contracts/PairStore.harness.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 

@@ -6,7 +6,7 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
 import * as PgInFlightStore from "../../../adapters/postgres/PgInFlightStore.ts"
-import { InFlightStore } from "../../../core/ports/InFlightStore.ts"
+import { InFlightStore } from "../../../core/access/ports/InFlightStore.ts"
 import { eventually } from "../../support/Eventually.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 

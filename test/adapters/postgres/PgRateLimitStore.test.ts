@@ -1,5 +1,5 @@
 /**
- * The statement of `PgRateLimitStore` against the arithmetic it twins (`core/domain/RateLimit.ts`):
+ * The statement of `PgRateLimitStore` against the arithmetic it twins (`core/shared/domain/RateLimit.ts`):
  * on random policies and schedules, given the same instants, it passes and refuses the same
  * requests and leaves the same TAT, to the bit. A key's step finds a key revoked by then and takes
  * nothing. And the sweep forgets only limits that are full.
@@ -11,8 +11,8 @@ import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import * as PgRateLimitStore from "../../../adapters/postgres/PgRateLimitStore.ts"
 import { databaseClock, sweep, takeStatement } from "../../../adapters/postgres/PgRateLimitStore.ts"
-import * as RateLimit from "../../../core/domain/RateLimit.ts"
-import { RateLimitStore } from "../../../core/ports/RateLimitStore.ts"
+import * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
+import { RateLimitStore } from "../../../core/access/ports/RateLimitStore.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const schedule = fc.record({

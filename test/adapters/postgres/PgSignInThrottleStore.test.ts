@@ -7,8 +7,8 @@ import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgSignInThrottleStore from "../../../adapters/postgres/PgSignInThrottleStore.ts"
-import { addressThrottle } from "../../../core/domain/Dashboard.ts"
-import { makeThrottle } from "../../../core/services/SignInThrottle.ts"
+import { addressThrottle } from "../../../core/accounts/domain/Dashboard.ts"
+import { makeThrottle } from "../../../core/accounts/services/SignInThrottle.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const rowsLike = (pattern: string) =>

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { toAttempt } from "../../../adapters/postgres/PgWebhookRows.ts"
-import { answerExcerpt, excerptCharacters } from "../../../core/domain/AnswerExcerpt.ts"
+import { answerExcerpt, excerptCharacters } from "../../../core/webhooks/domain/AnswerExcerpt.ts"
 
 const row = (body: string | null) => ({
   id: "wa_0",

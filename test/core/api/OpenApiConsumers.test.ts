@@ -12,8 +12,8 @@ import { OpenApi } from "effect/http-api"
 import fc from "fast-check"
 import { Api } from "../../../core/api/Api.ts"
 import { preferredScheme } from "../../../core/api/openapi/SecuritySchemes.ts"
-import { eventId, parseEventId } from "../../../core/domain/Events.ts"
-import { ReceivableId, receivableIdFromBytes } from "../../../core/domain/Ids.ts"
+import { eventId, parseEventId } from "../../../core/receivables/domain/Events.ts"
+import { ReceivableId, receivableIdFromBytes } from "../../../core/shared/domain/Ids.ts"
 
 const document = OpenApi.fromApi(Api)
 const operation = (path: string) => document.paths[path]!.get!

@@ -11,7 +11,7 @@ import { OpenApi } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
 import { ErrorBody } from "../../../core/api/Errors.ts"
 import { examples } from "../../../core/api/openapi/Examples.ts"
-import { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../../core/domain/Resources.ts"
+import { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../../core/receivables/domain/Resources.ts"
 
 const document = OpenApi.fromApi(Api)
 const schemas = document.components.schemas as Record<string, Record<string, unknown>>

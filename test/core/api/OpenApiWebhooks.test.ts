@@ -11,9 +11,9 @@ import { Schema } from "effect"
 import { OpenApi } from "effect/http-api"
 import fc from "fast-check"
 import { Api } from "../../../core/api/Api.ts"
-import { RunErrorClass } from "../../../core/domain/RunError.ts"
-import { deliveryId, endpointId } from "../../../core/domain/WebhookSigning.ts"
-import { WebhookDeliveryId, WebhookEndpointId, webhookUrlMaximum } from "../../../core/domain/Webhooks.ts"
+import { RunErrorClass } from "../../../core/receivables/domain/RunError.ts"
+import { deliveryId, endpointId } from "../../../core/webhooks/domain/WebhookSigning.ts"
+import { WebhookDeliveryId, WebhookEndpointId, webhookUrlMaximum } from "../../../core/webhooks/domain/Webhooks.ts"
 
 const document = OpenApi.fromApi(Api)
 const schemas = document.components.schemas as Record<string, { readonly properties: Record<string, object> }>

@@ -2,7 +2,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import fc from "fast-check"
 import * as Wire from "../../../core/api/Wire.ts"
-import { Debtor, ListOf, PageOf, Receivable, Vendor } from "../../../core/domain/Resources.ts"
+import { Debtor, ListOf, PageOf, Receivable, Vendor } from "../../../core/receivables/domain/Resources.ts"
 import { arbitraryInstant as instant, arbitraryReceivable as receivable } from "../../support/arbitraries.ts"
 
 const uuid = fc.uuid({ version: 4 })

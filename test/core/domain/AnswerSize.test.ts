@@ -1,7 +1,7 @@
 /** A receivable's size on the wire is counted in UTF-8 bytes, as the answer is sent. */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { utf8Bytes } from "../../../core/domain/AnswerSize.ts"
+import { utf8Bytes } from "../../../core/receivables/domain/AnswerSize.ts"
 
 describe("utf8Bytes", () => {
   it("is the length of the text encoded as UTF-8, whatever its characters", () =>

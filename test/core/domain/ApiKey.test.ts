@@ -9,7 +9,7 @@ import {
   prefix,
   redactKeys,
   secretBytes
-} from "../../../core/domain/ApiKey.ts"
+} from "../../../core/access/domain/ApiKey.ts"
 
 const random = fc.uint8Array({ minLength: secretBytes, maxLength: secretBytes })
 const brand = fc.stringMatching(/^[a-z][a-z0-9]{1,14}$/)

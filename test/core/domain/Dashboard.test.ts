@@ -18,7 +18,7 @@ import {
   throttledForSeconds,
   tokenBytes,
   tokenFromBytes
-} from "../../../core/domain/Dashboard.ts"
+} from "../../../core/accounts/domain/Dashboard.ts"
 
 const idle = Duration.toMillis(sessionPolicy.idle)
 const absolute = Duration.toMillis(sessionPolicy.absolute)

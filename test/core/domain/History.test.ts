@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Option, Schema } from "effect"
 import fc from "fast-check"
-import { applyChanges, diffReceivable, historyEntry, revertChanges } from "../../../core/domain/History.ts"
-import { HistoryEntry, type ReceivableState } from "../../../core/domain/Resources.ts"
+import { applyChanges, diffReceivable, historyEntry, revertChanges } from "../../../core/receivables/domain/History.ts"
+import { HistoryEntry, type ReceivableState } from "../../../core/receivables/domain/Resources.ts"
 import { arbitraryState } from "../../support/arbitraries.ts"
 
 const pairOfStates = fc.tuple(arbitraryState, arbitraryState)

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { isoDay, isoInstant } from "../../../core/domain/IsoText.ts"
+import { isoDay, isoInstant } from "../../../core/shared/domain/IsoText.ts"
 
 // Every instant a Date can hold, with the years this service sees drawn far more often.
 const anyInstant = fc.oneof(

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Option } from "effect"
 import fc from "fast-check"
-import { defaultVerifiedSince, parseVerifiedSince } from "../../../core/domain/ListQuery.ts"
+import { defaultVerifiedSince, parseVerifiedSince } from "../../../core/shared/domain/ListQuery.ts"
 
 const sinceOf = (text: string) =>
   Option.map(parseVerifiedSince(text), (value) => (value._tag === "All" ? "all" : DateTime.formatIso(value.at)))

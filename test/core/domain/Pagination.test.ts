@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { hasMore, limitMaximum, pageWindow } from "../../../core/domain/Pagination.ts"
+import { hasMore, limitMaximum, pageWindow } from "../../../core/shared/domain/Pagination.ts"
 
 const slice = (total: number, page: number, limit: number) => {
   const { offset } = pageWindow(page, limit)

@@ -1,9 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
-import { Event, toWire } from "../../../core/domain/Events.ts"
-import { historyEntry, revertChanges } from "../../../core/domain/History.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../../core/domain/Ids.ts"
+import { Event, toWire } from "../../../core/receivables/domain/Events.ts"
+import { historyEntry, revertChanges } from "../../../core/receivables/domain/History.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import {
   type FetchedDocument,
   isStorableText,
@@ -12,10 +12,10 @@ import {
   type PlanContext,
   planPairSync,
   validateDocument
-} from "../../../core/domain/PairSync.ts"
-import type { HistoryEntry, ReceivableState } from "../../../core/domain/Resources.ts"
-import { canonicalStatusText, type StatusMapping, statuses } from "../../../core/domain/Status.ts"
-import { textLimits } from "../../../core/domain/TextLimits.ts"
+} from "../../../core/receivables/domain/PairSync.ts"
+import type { HistoryEntry, ReceivableState } from "../../../core/receivables/domain/Resources.ts"
+import { canonicalStatusText, type StatusMapping, statuses } from "../../../core/receivables/domain/Status.ts"
+import { textLimits } from "../../../core/shared/domain/TextLimits.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
 
 const refs = {

@@ -13,8 +13,8 @@ import {
   predictableRuns,
   repeatedUnit,
   verifyTyped
-} from "../../../core/domain/PasswordRules.ts"
-import { CommonPasswords } from "../../../core/ports/CommonPasswords.ts"
+} from "../../../core/accounts/domain/PasswordRules.ts"
+import { CommonPasswords } from "../../../core/accounts/ports/CommonPasswords.ts"
 
 const listed = new Set(["password", "letmein", "qwerty123456"])
 const isListed = (text: string) => listed.has(text)

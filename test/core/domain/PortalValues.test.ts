@@ -1,6 +1,6 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { addDays, parseAmountCents, parseDate } from "../../../core/domain/PortalValues.ts"
+import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 
 /** Writes cents the way a portal with the given conventions would. */
 const write = (cents: number, decimal: "." | ",", grouping: string, decimals: 0 | 1 | 2) => {

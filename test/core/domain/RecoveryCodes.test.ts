@@ -7,7 +7,7 @@ import {
   codesPerSet,
   normalize,
   symbolsPerCode
-} from "../../../core/domain/RecoveryCodes.ts"
+} from "../../../core/accounts/domain/RecoveryCodes.ts"
 
 const setBytes = fc.uint8Array({ minLength: bytesPerSet, maxLength: bytesPerSet })
 

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Schema } from "effect"
 import fc from "fast-check"
-import { classOf, consumerMessages, forConsumers, RunErrorClass } from "../../../core/domain/RunError.ts"
+import { classOf, consumerMessages, forConsumers, RunErrorClass } from "../../../core/receivables/domain/RunError.ts"
 
 describe("RunError.forConsumers", () => {
   it("tells a failure only by its class's sentence: nothing of the detail passes", () =>

@@ -8,10 +8,10 @@ import {
   normalizeStatus,
   type Status,
   statuses
-} from "../../../core/domain/Status.ts"
-import { readStatusText } from "../../../core/domain/StatusReading.ts"
-import { statusVocabulary } from "../../../core/domain/StatusVocabulary.ts"
-import { longestWord } from "../../../core/domain/StatusWords.ts"
+} from "../../../core/receivables/domain/Status.ts"
+import { readStatusText } from "../../../core/receivables/domain/StatusReading.ts"
+import { statusVocabulary } from "../../../core/receivables/domain/StatusVocabulary.ts"
+import { longestWord } from "../../../core/receivables/domain/StatusWords.ts"
 
 const tableEntries = Object.entries(defaultStatusTable).flatMap(([status, texts]) =>
   texts.map((text) => [text, status as Status] as const)

@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { canonicalStatusText, explainStatus, normalizeStatus, type Status } from "../../../core/domain/Status.ts"
-import { decideStatusRule, statusRules } from "../../../core/domain/StatusRules.ts"
-import { statusVocabulary } from "../../../core/domain/StatusVocabulary.ts"
+import { canonicalStatusText, explainStatus, normalizeStatus, type Status } from "../../../core/receivables/domain/Status.ts"
+import { decideStatusRule, statusRules } from "../../../core/receivables/domain/StatusRules.ts"
+import { statusVocabulary } from "../../../core/receivables/domain/StatusVocabulary.ts"
 
 const money: ReadonlyArray<Status> = ["APPROVED", "PAID", "SOLD"]
 

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { explainStatus, normalizeStatus, type Status } from "../../../core/domain/Status.ts"
-import { statusVocabulary } from "../../../core/domain/StatusVocabulary.ts"
+import { explainStatus, normalizeStatus, type Status } from "../../../core/receivables/domain/Status.ts"
+import { statusVocabulary } from "../../../core/receivables/domain/StatusVocabulary.ts"
 
 const money: ReadonlyArray<Status> = ["APPROVED", "PAID", "SOLD"]
 

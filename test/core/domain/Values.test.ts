@@ -1,6 +1,6 @@
 import { describe, expect, it } from "@effect/vitest"
 import fc from "fast-check"
-import { isCalendarDate } from "../../../core/domain/Values.ts"
+import { isCalendarDate } from "../../../core/shared/domain/Values.ts"
 
 // The calendar as the platform knows it, for any year from 1 (Date.UTC maps years below 100 to
 // the 1900s, so the year is set on its own).

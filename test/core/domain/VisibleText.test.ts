@@ -1,7 +1,7 @@
 /** Hostile text made visible: the laws of what a person is shown of a name or a path. */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { inertJson, isHidden, visible, visibleMarkup } from "../../../core/domain/VisibleText.ts"
+import { inertJson, isHidden, visible, visibleMarkup } from "../../../core/shared/domain/VisibleText.ts"
 
 // Text rich in what a probe sends: controls, bidirectional overrides, separators, and plain text.
 const hostile = fc

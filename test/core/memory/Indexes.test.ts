@@ -9,8 +9,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import fc from "fast-check"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryReceivableStore from "../../../core/memory/ReceivableStore.ts"
-import { ReceivableStore } from "../../../core/ports/ReceivableStore.ts"
+import * as MemoryReceivableStore from "../../../core/receivables/memory/ReceivableStore.ts"
+import { ReceivableStore } from "../../../core/receivables/ports/ReceivableStore.ts"
 import { buildWorld, worldPlan } from "../../contracts/ReceivableStore.model.ts"
 
 /** A table that counts how often it is walked whole. */

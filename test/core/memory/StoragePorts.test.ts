@@ -1,7 +1,7 @@
 /**
  * `MemoryStorage.layer` provides every storage port, and each port's contract suite runs on its
  * twin and on PostgreSQL: the claims docs/embedding.md makes, held against the ports as they are in
- * `core/ports/`, so that a port added there without a twin or a contract fails here rather than in
+ * each context's `ports/` folder (`core/<context>/ports/`), so that a port added there without a twin or a contract fails here rather than in
  * an embedder's program.
  *
  * The rule: a port is storage when it keeps the service's records, what is written through it
@@ -31,24 +31,29 @@ const notStorage: Record<string, string> = {
 }
 
 const root = join(import.meta.dirname, "..", "..", "..")
-const portsFolder = join(root, "core", "ports")
+const portFiles = readdirSync(join(root, "core"), { withFileTypes: true })
+  .filter((context) => context.isDirectory() && existsSync(join(root, "core", context.name, "ports")))
+  .flatMap((context) => {
+    const folder = join(root, "core", context.name, "ports")
+    return readdirSync(folder)
+      .filter((file) => file.endsWith(".ts"))
+      .map((file) => join(folder, file))
+  })
 
-/** Every service key that a module of `core/ports/` exports, by its exported name. */
+/** Every service key that a module of a context's `ports/` exports, by its exported name. */
 const ports = Effect.promise(() =>
   Promise.all(
-    readdirSync(portsFolder)
-      .filter((file) => file.endsWith(".ts"))
-      .map(async (file) => {
-        const module: Record<string, unknown> = await import(pathToFileURL(join(portsFolder, file)).href)
-        return Object.entries(module).flatMap(([name, value]) =>
-          Context.isKey(value) ? [{ name, key: value as Context.Key<unknown, unknown> }] : []
-        )
-      })
+    portFiles.map(async (file) => {
+      const module: Record<string, unknown> = await import(pathToFileURL(file).href)
+      return Object.entries(module).flatMap(([name, value]) =>
+        Context.isKey(value) ? [{ name, key: value as Context.Key<unknown, unknown> }] : []
+      )
+    })
   ).then((found) => found.flat())
 )
 
 describe("the storage ports", () => {
-  it.effect("each port of core/ports is storage, or named here with why it is not", () =>
+  it.effect("each port of a context's ports/ folder is storage, or named here with why it is not", () =>
     Effect.gen(function* () {
       const names = (yield* ports).map((port) => port.name)
       assert.includeMembers(names, ["ReceivableStore", "WebhookStore"], "the ports are found")

@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Fiber } from "effect"
 import { TestClock } from "effect/testing"
-import type { Pair } from "../../../core/ports/PairStore.ts"
-import * as Scheduler from "../../../core/services/Scheduler.ts"
-import { type RunOutcome, SyncEngine } from "../../../core/services/SyncEngine.ts"
+import type { Pair } from "../../../core/receivables/ports/PairStore.ts"
+import * as Scheduler from "../../../core/receivables/services/Scheduler.ts"
+import { type RunOutcome, SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
 import { addPair, contents, document, engineLayer } from "./SyncKit.ts"
 
 const quick = { documents: [document("a"), document("b")] }

@@ -13,15 +13,15 @@ import * as OTPAuth from "otpauth"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
 import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedCommonPasswords.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
-import { pairThrottle } from "../../../core/domain/Dashboard.ts"
-import { layerMemory as AuditMemory } from "../../../core/memory/DashboardAuditLog.ts"
-import { layerMemory as UsersMemory } from "../../../core/memory/DashboardUserStore.ts"
+import { pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
+import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
+import { layerMemory as UsersMemory } from "../../../core/accounts/memory/DashboardUserStore.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../../core/memory/Organizations.ts"
-import { layerMemory as SessionsMemory } from "../../../core/memory/SessionStore.ts"
-import { DashboardAuditLog } from "../../../core/ports/DashboardAuditLog.ts"
-import { Organizations } from "../../../core/ports/Organizations.ts"
-import { Accounts } from "../../../core/services/Accounts.ts"
+import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
+import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
+import { DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
+import { Accounts } from "../../../core/accounts/services/Accounts.ts"
 import {
   firstLock,
   heldSignInLifetime,
@@ -30,7 +30,7 @@ import {
   maxWrongCodes,
   SecondFactors,
   stepMillis
-} from "../../../core/services/SecondFactors.ts"
+} from "../../../core/accounts/services/SecondFactors.ts"
 
 const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),

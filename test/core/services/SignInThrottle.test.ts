@@ -6,15 +6,15 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
-import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/domain/Dashboard.ts"
-import { defaultCapacity, makeMemoryThrottleState } from "../../../core/memory/SignInThrottleStore.ts"
-import { SignInThrottleStore, SignInThrottleStoreUnavailable } from "../../../core/ports/SignInThrottleStore.ts"
+import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
+import { defaultCapacity, makeMemoryThrottleState } from "../../../core/accounts/memory/SignInThrottleStore.ts"
+import { SignInThrottleStore, SignInThrottleStoreUnavailable } from "../../../core/accounts/ports/SignInThrottleStore.ts"
 import {
   addressAttempts,
   makeThrottle as makeThrottleOverStore,
   planAttempt,
   retryAfterSeconds
-} from "../../../core/services/SignInThrottle.ts"
+} from "../../../core/accounts/services/SignInThrottle.ts"
 
 const now = 1_000_000
 

@@ -8,8 +8,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Fiber, Metric } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import type { FetchedDocument } from "../../../core/domain/PairSync.ts"
-import { quarantineKept, SyncEngine } from "../../../core/services/SyncEngine.ts"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { quarantineKept, SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
 import { addPair, contents, document, engineLayer, rescript } from "./SyncKit.ts"
 
 const secondsFromNow = (at: DateTime.Utc) =>

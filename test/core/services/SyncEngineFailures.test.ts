@@ -9,9 +9,9 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import { layerMemory } from "../../../core/memory/PairStore.ts"
-import { PairStore, StoreUnavailable } from "../../../core/ports/PairStore.ts"
-import { SyncEngine } from "../../../core/services/SyncEngine.ts"
+import { layerMemory } from "../../../core/receivables/memory/PairStore.ts"
+import { PairStore, StoreUnavailable } from "../../../core/receivables/ports/PairStore.ts"
+import { SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
 import { addPair, contents, document, engineLayer, rescript } from "./SyncKit.ts"
 
 const secondsFromNow = (at: DateTime.Utc) =>

@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { prefix } from "../../../core/domain/ApiKey.ts"
+import { prefix } from "../../../core/access/domain/ApiKey.ts"
 import { insertFixture, keys } from "../../support/Fixtures.ts"
 import { exchange, rawGet } from "../../support/RawHttp.ts"
 import { BaseUrl, layerWith } from "../../support/TestServer.ts"

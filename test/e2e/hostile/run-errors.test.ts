@@ -6,7 +6,7 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import { consumerMessages } from "../../../core/domain/RunError.ts"
+import { consumerMessages } from "../../../core/receivables/domain/RunError.ts"
 import { configFor } from "../../adapters/portals/fixtures/http-json.ts"
 import { jsonOf, runCli } from "../../support/Cli.ts"
 import { insertFixture, keys } from "../../support/Fixtures.ts"

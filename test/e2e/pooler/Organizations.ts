@@ -4,7 +4,7 @@
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
-import { makeApiKey, secretBytes } from "../../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../../core/access/domain/ApiKey.ts"
 
 export const newOrganization = (name: string, keySeed: number) =>
   Effect.gen(function* () {

@@ -10,7 +10,7 @@
 import { Effect, Layer, type Scope } from "effect"
 import { FetchHttpClient } from "effect/http"
 import * as HttpConnector from "../../../adapters/portals/portal-client/HttpConnector.ts"
-import type { PortalConnector } from "../../../core/ports/PortalConnector.ts"
+import type { PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { type Handler, type MockPortal, mockPortal } from "../MockPortal.ts"
 
 interface Served {

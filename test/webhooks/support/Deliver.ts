@@ -9,10 +9,10 @@
  * the endpoint's deliveries, the condition the test needs, and drains again while any is due.
  */
 import { DateTime, Effect } from "effect"
-import type { OrgId } from "../../../core/domain/Ids.ts"
-import type { WebhookDelivery as Delivery } from "../../../core/domain/Webhooks.ts"
-import { type DeliveryOptions, WebhookDelivery } from "../../../core/services/WebhookDelivery.ts"
-import { WebhookEndpoints } from "../../../core/services/WebhookEndpoints.ts"
+import type { OrgId } from "../../../core/shared/domain/Ids.ts"
+import type { WebhookDelivery as Delivery } from "../../../core/webhooks/domain/Webhooks.ts"
+import { type DeliveryOptions, WebhookDelivery } from "../../../core/webhooks/services/WebhookDelivery.ts"
+import { WebhookEndpoints } from "../../../core/webhooks/services/WebhookEndpoints.ts"
 import { workerOptions } from "./Services.ts"
 
 // A round ends early only when a claim raced an attempt or a lock: a few are plenty.

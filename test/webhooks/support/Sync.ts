@@ -5,8 +5,8 @@
  */
 import { DateTime, Effect } from "effect"
 import fc from "fast-check"
-import type { PlannedEvent } from "../../../core/domain/PairSync.ts"
-import { type Pair, PairStore } from "../../../core/ports/PairStore.ts"
+import type { PlannedEvent } from "../../../core/receivables/domain/PairSync.ts"
+import { type Pair, PairStore } from "../../../core/receivables/ports/PairStore.ts"
 import { noCounts, receivableId } from "../../contracts/PairStore.harness.ts"
 import { arbitraryState } from "../../support/arbitraries.ts"
 

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration } from "effect"
 import fc from "fast-check"
 import { needingAttention, staleAfter } from "../../../../adapters/http/dashboard/Attention.ts"
-import type { Integration } from "../../../../core/domain/Resources.ts"
+import type { Integration } from "../../../../core/receivables/domain/Resources.ts"
 
 const now = DateTime.makeUnsafe("2026-11-26T12:00:00Z")
 const minutes = (n: number) => DateTime.addDuration(now, Duration.minutes(n))

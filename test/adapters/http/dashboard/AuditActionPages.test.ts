@@ -6,9 +6,9 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import { actions } from "../../../../adapters/http/dashboard/AuditActionPages.ts"
-import type { OrgId, UserId } from "../../../../core/domain/Ids.ts"
-import type { StoredDashboardAuditEntry } from "../../../../core/ports/DashboardAuditLog.ts"
-import { disabledEndpointSubject } from "../../../../core/services/WebhookDelivery.ts"
+import type { OrgId, UserId } from "../../../../core/shared/domain/Ids.ts"
+import type { StoredDashboardAuditEntry } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
+import { disabledEndpointSubject } from "../../../../core/webhooks/services/WebhookDelivery.ts"
 
 const at = DateTime.makeUnsafe("2026-11-26T12:00:00Z")
 const orgId = "7d0d7c3e-4a8e-4c55-9a4f-0c2b1f1f7e01" as OrgId

@@ -1,7 +1,7 @@
 /** The request as the pipeline decides it once on arrival: its route, and its path as logs keep it. */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { makeApiKey, secretBytes } from "../../../../core/domain/ApiKey.ts"
+import { makeApiKey, secretBytes } from "../../../../core/access/domain/ApiKey.ts"
 import { requestFor } from "./Requests.ts"
 
 describe("RequestContext", () => {

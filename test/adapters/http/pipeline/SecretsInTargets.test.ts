@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import { redactSecrets } from "../../../../adapters/http/pipeline/RequestPath.ts"
-import { makeApiKey, prefix, secretBytes } from "../../../../core/domain/ApiKey.ts"
+import { makeApiKey, prefix, secretBytes } from "../../../../core/access/domain/ApiKey.ts"
 import { requestFor } from "./Requests.ts"
 
 const token = fc.stringMatching(/^[A-Za-z0-9_-]{43}$/)

@@ -7,7 +7,7 @@ import { Effect, Stream } from "effect"
 import fc from "fast-check"
 import * as StreamedPage from "../../../../adapters/http/transport/StreamedPage.ts"
 import * as Wire from "../../../../core/api/Wire.ts"
-import type { PagePart } from "../../../../core/services/PageParts.ts"
+import type { PagePart } from "../../../../core/receivables/services/PageParts.ts"
 import { arbitraryInstant, arbitraryReceivable } from "../../../support/arbitraries.ts"
 
 /** Items split into reads of the given sizes (an empty read among them), as the parts of a page. */

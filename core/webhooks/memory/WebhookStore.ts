@@ -1,0 +1,406 @@
+/**
+ * `WebhookStore` in memory, over the shared `MemoryState`: endpoints, deliveries and attempts in
+ * the state's webhook tables, an endpoint's deliveries found through their index, fanned out from
+ * the memory feed the memory `PairStore` numbers. Held to the port's
+ * contract (`test/contracts/WebhookStore.contract.ts`) as the PostgreSQL adapter is.
+ * Depends on `effect` and core only.
+ */
+import { DateTime, Effect, Layer, Option } from "effect"
+import type { StoredEvent } from "../../receivables/domain/Events.ts"
+import type { OrgId } from "../../shared/domain/Ids.ts"
+import type { SubscribableEventType, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
+import {
+  type AttemptResult,
+  type BehindEndpoint,
+  type Claim,
+  type ClaimedDelivery,
+  type DeliveryFilter,
+  type EndpointChange,
+  type Lease,
+  type NewDelivery,
+  type NewEndpoint,
+  WebhookStore
+} from "../ports/WebhookStore.ts"
+import { deliveriesOf, feedOf, idKey, MemoryState, type WebhookDeliveryRow } from "../../memory/MemoryState.ts"
+
+const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
+
+const make = Effect.gen(function* () {
+  const state = yield* MemoryState
+
+  const ownRow = (org: OrgId, id: string) => {
+    const row = state.webhookEndpoints.get(id)
+    return row !== undefined && sameOrg(row.endpoint.orgId, org) ? row : undefined
+  }
+
+  const ownDelivery = (org: OrgId, id: string) => {
+    const row = state.webhookDeliveries.get(id)
+    return row !== undefined && sameOrg(row.orgId, org) ? row : undefined
+  }
+
+  const create = (input: NewEndpoint) =>
+    Effect.sync(() => {
+      const endpoint: WebhookEndpoint = {
+        id: input.id,
+        orgId: input.orgId,
+        url: input.url,
+        description: input.description,
+        eventTypes: input.eventTypes,
+        enabled: input.enabled,
+        disabledReason: input.enabled ? null : "manual",
+        disabledAt: input.enabled ? null : input.at,
+        previousSecretExpiresAt: null,
+        createdAt: input.at,
+        updatedAt: input.at
+      }
+      state.webhookEndpoints.set(input.id, {
+        endpoint,
+        secrets: { current: input.sealedSecret, previous: null, previousExpiresAt: null },
+        cursor: feedOf(state, input.orgId).latestSequence,
+        failingSince: null
+      })
+      return endpoint
+    })
+
+  const list = (org: OrgId, page: { readonly after?: string | undefined; readonly limit: number }) =>
+    Effect.sync(() => {
+      const after = page.after
+      const rows = [...state.webhookEndpoints.values()]
+        .filter((row) => sameOrg(row.endpoint.orgId, org) && (after === undefined || row.endpoint.id > after))
+        .sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1))
+      return { items: rows.slice(0, page.limit).map((row) => row.endpoint), hasMore: rows.length > page.limit }
+    })
+
+  const find = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.endpoint))
+
+  const update = (org: OrgId, id: WebhookEndpointId, change: EndpointChange, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownRow(org, id)
+      if (row === undefined) return Option.none()
+      const was = row.endpoint
+      const enabled = change.enabled
+      row.endpoint = {
+        ...was,
+        url: change.url ?? was.url,
+        description: change.description === undefined ? was.description : change.description,
+        eventTypes: change.eventTypes ?? was.eventTypes,
+        ...(enabled === undefined
+          ? {}
+          : enabled.enabled
+            ? { enabled: true, disabledReason: null, disabledAt: null }
+            : { enabled: false, disabledReason: enabled.reason, disabledAt: at }),
+        updatedAt: at
+      }
+      // Enabled again, it starts afresh: its failures before were what disabled it, and what
+      // waited for it is due now rather than at the back-off its failures had set.
+      if (enabled?.enabled === true) {
+        row.failingSince = null
+        for (const waiting of deliveriesOf(state, id)) {
+          const due = waiting.delivery.nextAttemptAt
+          if (waiting.delivery.status === "pending" && due !== null) {
+            waiting.delivery = { ...waiting.delivery, nextAttemptAt: DateTime.min(due, at) }
+          }
+        }
+      }
+      return Option.some(row.endpoint)
+    })
+
+  const remove = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => {
+      if (ownRow(org, id) === undefined) return false
+      state.webhookEndpoints.delete(id)
+      for (const key of state.endpointDeliveries.get(id) ?? []) state.webhookDeliveries.delete(key)
+      state.endpointDeliveries.delete(id)
+      return true
+    })
+
+  const rotate = (org: OrgId, id: WebhookEndpointId, sealed: string, previousUntil: DateTime.Utc, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownRow(org, id)
+      if (row === undefined) return Option.none()
+      row.secrets = { current: sealed, previous: row.secrets.current, previousExpiresAt: previousUntil }
+      row.endpoint = { ...row.endpoint, previousSecretExpiresAt: previousUntil, updatedAt: at }
+      return Option.some(row.endpoint)
+    })
+
+  const secrets = (org: OrgId, id: WebhookEndpointId) =>
+    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.secrets))
+
+  const add = (
+    org: string,
+    endpoint: WebhookEndpointId,
+    delivery: NewDelivery,
+    at: DateTime.Utc,
+    lease: WebhookDeliveryRow["lease"]
+  ): WebhookDelivery => {
+    const made: WebhookDelivery = {
+      id: delivery.id,
+      endpointId: endpoint,
+      eventId: delivery.eventId,
+      eventType: delivery.eventType,
+      sequence: delivery.sequence,
+      status: lease === null ? "pending" : "sending",
+      attempts: 0,
+      nextAttemptAt: lease === null ? delivery.dueAt : lease.until,
+      lastAttemptAt: null,
+      createdAt: at
+    }
+    state.webhookDeliveries.set(delivery.id, {
+      delivery: made,
+      orgId: org,
+      body: delivery.body,
+      lease,
+      attempts: [],
+      nextTrigger: delivery.trigger,
+      manualAttempts: 0,
+      resumeAt: null
+    })
+    const ids = state.endpointDeliveries.get(endpoint)
+    if (ids === undefined) state.endpointDeliveries.set(endpoint, new Set([delivery.id]))
+    else ids.add(delivery.id)
+    return made
+  }
+
+  const enqueue = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    deliveries: ReadonlyArray<NewDelivery>,
+    options: { readonly at: DateTime.Utc }
+  ) =>
+    Effect.sync(() =>
+      ownRow(org, id) === undefined ? [] : deliveries.map((delivery) => add(org, id, delivery, options.at, null))
+    )
+
+  const enqueueClaimed = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    delivery: NewDelivery,
+    options: { readonly at: DateTime.Utc; readonly lease: Lease }
+  ) =>
+    Effect.sync((): Option.Option<WebhookDelivery> | "busy" => {
+      if (ownRow(org, id) === undefined) return Option.none()
+      const held = deliveriesOf(state, id).filter((row) => holds(row, options.at)).length
+      if (held >= options.lease.perEndpoint) return "busy"
+      const { owner, until } = options.lease
+      return Option.some(add(org, id, delivery, options.at, { owner, until }))
+    })
+
+  const eventsBetween = (
+    org: OrgId,
+    window: {
+      readonly from: DateTime.Utc
+      readonly until: DateTime.Utc
+      readonly types: ReadonlyArray<SubscribableEventType>
+      readonly limit: number
+    }
+  ) =>
+    Effect.sync(() =>
+      feedOf(state, org)
+        .events.filter(
+          (event) =>
+            window.types.includes(event.type) &&
+            !DateTime.isLessThan(event.createdAt, window.from) &&
+            DateTime.isLessThan(event.createdAt, window.until)
+        )
+        .slice(0, window.limit)
+        .map(({ committedAt: _, ...event }): StoredEvent => event)
+    )
+
+  const deliveries = (org: OrgId, endpoint: WebhookEndpointId, filter: DeliveryFilter) =>
+    Effect.sync(() => {
+      const after = filter.after
+      const rows = deliveriesOf(state, endpoint)
+        .filter(
+          (row) =>
+            sameOrg(row.orgId, org) &&
+            (filter.status === undefined || row.delivery.status === filter.status) &&
+            (filter.eventType === undefined || row.delivery.eventType === filter.eventType) &&
+            (after === undefined || row.delivery.id < after)
+        )
+        .sort((a, b) => (a.delivery.id < b.delivery.id ? 1 : -1))
+      return { items: rows.slice(0, filter.limit).map((row) => row.delivery), hasMore: rows.length > filter.limit }
+    })
+
+  const delivery = (org: OrgId, id: string) =>
+    Effect.sync(() =>
+      Option.map(Option.fromNullishOr(ownDelivery(org, id)), (row) => ({
+        delivery: row.delivery,
+        attempts: [...row.attempts]
+      }))
+    )
+
+  const retry = (org: OrgId, id: string, at: DateTime.Utc) =>
+    Effect.sync(() => {
+      const row = ownDelivery(org, id)
+      if (row === undefined) return Option.none()
+      if (row.delivery.status !== "sending") {
+        // A manual retry already waiting holds the schedule as it stood before it.
+        if (row.nextTrigger !== "manual_retry") {
+          row.resumeAt = row.delivery.status === "pending" ? row.delivery.nextAttemptAt : null
+        }
+        row.delivery = { ...row.delivery, status: "pending", nextAttemptAt: at }
+        row.nextTrigger = "manual_retry"
+      }
+      return Option.some(row.delivery)
+    })
+
+  const behind = (limit: number) =>
+    Effect.sync(() =>
+      [...state.webhookEndpoints.values()]
+        .filter((row) => row.endpoint.enabled && row.cursor < feedOf(state, row.endpoint.orgId).latestSequence)
+        .slice(0, limit)
+        .map(
+          (row): BehindEndpoint => ({
+            orgId: row.endpoint.orgId,
+            id: row.endpoint.id,
+            cursor: row.cursor,
+            eventTypes: row.endpoint.eventTypes
+          })
+        )
+    )
+
+  const advance = (
+    org: OrgId,
+    id: WebhookEndpointId,
+    move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+    deliveries: ReadonlyArray<NewDelivery>
+  ) =>
+    Effect.sync(() => {
+      const row = ownRow(org, id)
+      if (row === undefined || row.cursor !== move.from) return false
+      for (const delivery of deliveries) add(org, id, delivery, move.at, null)
+      row.cursor = move.to
+      return true
+    })
+
+  // A claimed delivery's next attempt is when its lease ends: due again then, should its worker die.
+  const isDue = (row: WebhookDeliveryRow, now: DateTime.Utc) =>
+    (row.delivery.status === "pending" || row.delivery.status === "sending") &&
+    row.delivery.nextAttemptAt !== null &&
+    !DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
+
+  const holds = (row: WebhookDeliveryRow, now: DateTime.Utc) =>
+    row.delivery.status === "sending" &&
+    row.delivery.nextAttemptAt !== null &&
+    DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
+
+  const claim = (request: Claim) =>
+    Effect.sync(() => {
+      const claimed: Array<ClaimedDelivery> = []
+      const firstAttempt = (row: WebhookDeliveryRow) => (row.delivery.attempts === 0 ? 1 : 0)
+      const rows = [...state.webhookDeliveries.values()].sort(
+        (a, b) =>
+          firstAttempt(a) - firstAttempt(b) ||
+          DateTime.toEpochMillis(a.delivery.nextAttemptAt ?? a.delivery.createdAt) -
+            DateTime.toEpochMillis(b.delivery.nextAttemptAt ?? b.delivery.createdAt) ||
+          (a.delivery.sequence ?? 0) - (b.delivery.sequence ?? 0)
+      )
+      const inFlight = new Map<string, number>()
+      for (const row of rows) {
+        if (holds(row, request.now))
+          inFlight.set(row.delivery.endpointId, (inFlight.get(row.delivery.endpointId) ?? 0) + 1)
+      }
+      for (const row of rows) {
+        if (claimed.length >= request.limit) break
+        const endpoint = state.webhookEndpoints.get(row.delivery.endpointId)
+        if (endpoint === undefined || !endpoint.endpoint.enabled || !isDue(row, request.now)) continue
+        const held = inFlight.get(endpoint.endpoint.id) ?? 0
+        if (held >= request.perEndpoint) continue
+        inFlight.set(endpoint.endpoint.id, held + 1)
+        row.lease = { owner: request.owner, until: request.leaseUntil }
+        row.delivery = { ...row.delivery, status: "sending", nextAttemptAt: request.leaseUntil }
+        claimed.push({
+          delivery: row.delivery,
+          orgId: row.orgId as OrgId,
+          url: endpoint.endpoint.url,
+          body: row.body,
+          secrets: endpoint.secrets,
+          trigger: row.nextTrigger,
+          failingSince: endpoint.failingSince,
+          scheduledAttempts: row.delivery.attempts - row.manualAttempts,
+          resumeAt: row.resumeAt
+        })
+      }
+      return claimed
+    })
+
+  const complete = (result: AttemptResult) =>
+    Effect.sync(() => {
+      const row = state.webhookDeliveries.get(result.attempt.deliveryId)
+      if (row === undefined || !sameOrg(row.orgId, result.orgId) || row.lease?.owner !== result.owner) {
+        return { disabledEndpoint: false }
+      }
+      const next = result.next
+      row.attempts.push(result.attempt)
+      row.lease = null
+      if (result.attempt.trigger === "manual_retry") row.manualAttempts += 1
+      row.resumeAt = null
+      row.nextTrigger = "retry"
+      row.delivery = {
+        ...row.delivery,
+        status: next.status,
+        attempts: row.delivery.attempts + 1,
+        lastAttemptAt: result.attempt.startedAt,
+        nextAttemptAt: next.status === "pending" ? next.dueAt : null
+      }
+      const endpoint = state.webhookEndpoints.get(row.delivery.endpointId)
+      if (endpoint === undefined) return { disabledEndpoint: false }
+      const health = result.endpoint
+      if (health.health === "healthy") endpoint.failingSince = null
+      else endpoint.failingSince ??= result.attempt.startedAt
+      if (health.health === "disable" && endpoint.endpoint.enabled) {
+        endpoint.endpoint = {
+          ...endpoint.endpoint,
+          enabled: false,
+          disabledReason: health.reason,
+          disabledAt: result.attempt.startedAt,
+          updatedAt: result.attempt.startedAt
+        }
+        return { disabledEndpoint: true }
+      }
+      return { disabledEndpoint: false }
+    })
+
+  const prune = (before: { readonly finishedBefore: DateTime.Utc; readonly waitingBefore: DateTime.Utc }) =>
+    Effect.sync(() => {
+      let removed = 0
+      for (const [key, row] of state.webhookDeliveries) {
+        const finished = row.delivery.status === "succeeded" || row.delivery.status === "failed"
+        const waitingOnDisabled =
+          !finished && state.webhookEndpoints.get(row.delivery.endpointId)?.endpoint.enabled === false
+        if (
+          (finished && DateTime.isLessThan(row.delivery.createdAt, before.finishedBefore)) ||
+          (waitingOnDisabled && DateTime.isLessThan(row.delivery.createdAt, before.waitingBefore))
+        ) {
+          state.webhookDeliveries.delete(key)
+          state.endpointDeliveries.get(row.delivery.endpointId)?.delete(key)
+          removed += 1
+        }
+      }
+      return removed
+    })
+
+  return WebhookStore.of({
+    create,
+    list,
+    find,
+    update,
+    remove,
+    rotate,
+    secrets,
+    enqueue,
+    enqueueClaimed,
+    eventsBetween,
+    deliveries,
+    delivery,
+    retry,
+    behind,
+    advance,
+    claim,
+    complete,
+    prune
+  })
+})
+
+export const layerMemory: Layer.Layer<WebhookStore, never, MemoryState> = Layer.effect(WebhookStore, make)

@@ -1,0 +1,250 @@
+/**
+ * What webhooks need from storage: endpoints with their sealed secrets, the fan-out of the events
+ * feed to deliveries from a cursor per endpoint, the claim of due deliveries under a lease with a
+ * cap per endpoint that holds across processes, and the attempts' record. No operation holds a
+ * transaction across an HTTP call: a claim commits before the request, its outcome after. Every
+ * read and change of an organization's rows filters by the organization.
+ */
+import { Context, type DateTime, type Effect, type Option } from "effect"
+import type { StoredEvent } from "../../receivables/domain/Events.ts"
+import type { OrgId } from "../../shared/domain/Ids.ts"
+import type {
+  AttemptTrigger,
+  DeliveryStatus,
+  DisabledReason,
+  FirstTrigger,
+  KeysetPage,
+  SubscribableEventType,
+  WebhookAttempt,
+  WebhookDelivery,
+  WebhookDeliveryId,
+  WebhookEndpoint,
+  WebhookEndpointId,
+  WebhookEventType
+} from "../domain/Webhooks.ts"
+
+export interface NewEndpoint {
+  readonly id: WebhookEndpointId
+  readonly orgId: OrgId
+  readonly url: string
+  readonly description: string | null
+  readonly eventTypes: ReadonlyArray<SubscribableEventType>
+  readonly enabled: boolean
+  /** The secret as the `SecretBox` sealed it: never the secret itself. */
+  readonly sealedSecret: string
+  readonly at: DateTime.Utc
+}
+
+/** What an update changes; an absent field stays as it is. */
+export interface EndpointChange {
+  readonly url?: string | undefined
+  readonly description?: string | null | undefined
+  readonly eventTypes?: ReadonlyArray<SubscribableEventType> | undefined
+  /** Enabling clears the reason and the failures, and makes the waiting deliveries due; disabling sets the reason. */
+  readonly enabled?:
+    | { readonly enabled: true }
+    | { readonly enabled: false; readonly reason: DisabledReason }
+    | undefined
+}
+
+/** An endpoint's sealed secrets: the current one, and the previous while its overlap lasts. */
+export interface SealedSecrets {
+  readonly current: string
+  readonly previous: string | null
+  readonly previousExpiresAt: DateTime.Utc | null
+}
+
+export interface DeliveryFilter {
+  readonly status?: DeliveryStatus | undefined
+  readonly eventType?: WebhookEventType | undefined
+  /** Only deliveries whose id sorts before this (the last of the previous page): newest first. */
+  readonly after?: string | undefined
+  readonly limit: number
+}
+
+/** A delivery to make: its body is the event's wire form, as written once at fan-out. */
+export interface NewDelivery {
+  readonly id: WebhookDeliveryId
+  readonly eventId: string
+  readonly eventType: WebhookEventType
+  readonly sequence: number | null
+  readonly body: string
+  readonly dueAt: DateTime.Utc
+  /** What its first attempt will be recorded as having been made by. */
+  readonly trigger: FirstTrigger
+}
+
+/** A delivery a worker holds under its lease, with what it needs to send it. */
+export interface ClaimedDelivery {
+  readonly delivery: WebhookDelivery
+  readonly orgId: OrgId
+  readonly url: string
+  readonly body: string
+  readonly secrets: SealedSecrets
+  /** What made the attempt it is claimed for. */
+  readonly trigger: AttemptTrigger
+  /** When the endpoint's current run of failures began; null when its last attempt succeeded. */
+  readonly failingSince: DateTime.Utc | null
+  /** The attempts the schedule made, the first included: the next delay follows these, never a manual retry. */
+  readonly scheduledAttempts: number
+  /**
+   * For a manual retry, when the schedule's next attempt was due as the retry was asked for: a
+   * failed manual retry leaves it there. Null when the schedule had none (the delivery had ended).
+   */
+  readonly resumeAt: DateTime.Utc | null
+}
+
+/** A claim made as deliveries are added: by `owner` until `until`, within the endpoint's cap. */
+export interface Lease {
+  readonly owner: string
+  readonly until: DateTime.Utc
+  /** At most this many deliveries of the endpoint under live leases, these included. */
+  readonly perEndpoint: number
+}
+
+export interface Claim {
+  readonly owner: string
+  readonly now: DateTime.Utc
+  readonly leaseUntil: DateTime.Utc
+  readonly limit: number
+  /** At most this many deliveries of one endpoint under live leases, across every worker. */
+  readonly perEndpoint: number
+}
+
+/** What follows an attempt: the delivery's next state, and the endpoint's where it changes. */
+export interface AttemptResult {
+  readonly owner: string
+  readonly orgId: OrgId
+  readonly attempt: WebhookAttempt
+  readonly next:
+    | { readonly status: "succeeded" | "failed" }
+    | { readonly status: "pending"; readonly dueAt: DateTime.Utc }
+  /** The endpoint's health after the attempt: failing since when, or disabled now. */
+  readonly endpoint:
+    | { readonly health: "healthy" }
+    | { readonly health: "failing" }
+    | { readonly health: "disable"; readonly reason: DisabledReason }
+}
+
+/** An enabled endpoint whose cursor is behind its organization's feed. */
+export interface BehindEndpoint {
+  readonly orgId: OrgId
+  readonly id: WebhookEndpointId
+  /** The newest sequence fanned out to it. */
+  readonly cursor: number
+  readonly eventTypes: ReadonlyArray<SubscribableEventType>
+}
+
+export class WebhookStore extends Context.Service<
+  WebhookStore,
+  {
+    /** Adds the endpoint; its cursor starts at its organization's newest event (it receives what follows). */
+    readonly create: (endpoint: NewEndpoint) => Effect.Effect<WebhookEndpoint>
+    /** The organization's endpoints in id order (oldest first), whose ids sort after `after`. */
+    readonly list: (
+      org: OrgId,
+      page: { readonly after?: string | undefined; readonly limit: number }
+    ) => Effect.Effect<KeysetPage<WebhookEndpoint>>
+    readonly find: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    readonly update: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      change: EndpointChange,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    /** Removes the endpoint with its deliveries and attempts; false when there was none. */
+    readonly remove: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<boolean>
+    /** Makes `sealed` the current secret; the current one becomes the previous until `previousUntil`. */
+    readonly rotate: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      sealed: string,
+      previousUntil: DateTime.Utc,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
+    readonly secrets: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<SealedSecrets>>
+    /** Adds deliveries to the endpoint (a replay), pending from their `dueAt`. */
+    readonly enqueue: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      deliveries: ReadonlyArray<NewDelivery>,
+      options: { readonly at: DateTime.Utc }
+    ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+    /**
+     * Adds a delivery claimed by `lease.owner` as it is made (a test, attempted by the request that
+     * asked for it), counted against the endpoint's cap as a worker's claim is: when the cap
+     * leaves no room, nothing is added and the answer is `"busy"`; none when there is no such endpoint.
+     */
+    readonly enqueueClaimed: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      delivery: NewDelivery,
+      options: { readonly at: DateTime.Utc; readonly lease: Lease }
+    ) => Effect.Effect<Option.Option<WebhookDelivery> | "busy">
+    /** The organization's events of `types` with `from <= created_at < until`, in sequence order, at most `limit`. */
+    readonly eventsBetween: (
+      org: OrgId,
+      window: {
+        readonly from: DateTime.Utc
+        readonly until: DateTime.Utc
+        readonly types: ReadonlyArray<SubscribableEventType>
+        readonly limit: number
+      }
+    ) => Effect.Effect<ReadonlyArray<StoredEvent>>
+    readonly deliveries: (
+      org: OrgId,
+      endpoint: WebhookEndpointId,
+      filter: DeliveryFilter
+    ) => Effect.Effect<KeysetPage<WebhookDelivery>>
+    /** The organization's delivery of that id, whichever its endpoint, with its attempts oldest first. */
+    readonly delivery: (
+      org: OrgId,
+      id: WebhookDeliveryId
+    ) => Effect.Effect<
+      Option.Option<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<WebhookAttempt> }>
+    >
+    /**
+     * Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight;
+     * its next attempt is a `manual_retry`, claimed with the schedule's next attempt as it stood
+     * (`resumeAt`): asking again before it is made keeps the first one's.
+     */
+    readonly retry: (
+      org: OrgId,
+      id: WebhookDeliveryId,
+      at: DateTime.Utc
+    ) => Effect.Effect<Option.Option<WebhookDelivery>>
+    /** Enabled endpoints behind their organization's feed, at most `limit`, the longest waiting first. */
+    readonly behind: (limit: number) => Effect.Effect<ReadonlyArray<BehindEndpoint>>
+    /**
+     * Adds the deliveries of the events after the endpoint's cursor, through `to`, and moves the
+     * cursor there, in one commit, if the cursor is still at `from` (another worker may have
+     * fanned it out meanwhile: then nothing changes and the answer is false).
+     */
+    readonly advance: (
+      org: OrgId,
+      id: WebhookEndpointId,
+      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+      deliveries: ReadonlyArray<NewDelivery>
+    ) => Effect.Effect<boolean>
+    /**
+     * Claims due deliveries of enabled endpoints. Per endpoint, due retries (of deliveries attempted
+     * before) come before first attempts, so that a backlog of new events does not hold back the
+     * schedule's next attempts; each kind in the order it came due, first attempts in sequence order.
+     */
+    readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
+    /**
+     * Records an attempt of a claimed delivery (a `manual_retry` counted apart from the schedule's
+     * attempts); ignored when the lease was lost to another worker.
+     * Answers whether this attempt disabled the endpoint (false when it was disabled already).
+     */
+    readonly complete: (result: AttemptResult) => Effect.Effect<{ readonly disabledEndpoint: boolean }>
+    /**
+     * Removes, with their attempts, finished deliveries created before `finishedBefore`, and
+     * deliveries still waiting for a disabled endpoint created before `waitingBefore`; answers how many.
+     */
+    readonly prune: (before: {
+      readonly finishedBefore: DateTime.Utc
+      readonly waitingBefore: DateTime.Utc
+    }) => Effect.Effect<number>
+  }
+>()("core/WebhookStore") {}

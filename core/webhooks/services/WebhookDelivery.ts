@@ -1,0 +1,311 @@
+/**
+ * The webhook worker: fans the events feed out to deliveries (a cursor per endpoint) and attempts
+ * due deliveries in `concurrency` slots, each attempt signed, posted, and recorded with what
+ * follows it (success, the next attempt on the schedule, failure once it is exhausted, and the
+ * endpoint disabled when it has failed for 5 days or answered `410 Gone`). A claim commits before
+ * the request and the outcome after it, so no transaction is open across an HTTP call; a worker
+ * that dies leaves leases that expire, and its deliveries are attempted again (at least once).
+ * Depends on `effect` and core only.
+ */
+import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
+import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
+import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
+import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
+import type { DisabledReason, FirstTrigger, WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
+import { DashboardAuditLog } from "../../accounts/ports/DashboardAuditLog.ts"
+import { EventFeed } from "../../receivables/ports/EventFeed.ts"
+import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
+import type { SendOutcome } from "../ports/WebhookSender.ts"
+import { WebhookSender } from "../ports/WebhookSender.ts"
+import {
+  type AttemptResult,
+  type BehindEndpoint,
+  type ClaimedDelivery,
+  type NewDelivery,
+  WebhookStore
+} from "../ports/WebhookStore.ts"
+
+export interface DeliveryOptions {
+  /** The worker's name in its leases. */
+  readonly worker: string
+  /** Attempts in flight at once in this worker. */
+  readonly concurrency: number
+  /** Attempts in flight at once to one endpoint, across every worker. */
+  readonly perEndpoint: number
+  /** How long a claimed delivery is the worker's: past it, another worker attempts it again. */
+  readonly lease: Duration.Duration
+  /** The wait between rounds when nothing is due. */
+  readonly pollInterval: Duration.Duration
+}
+
+/**
+ * `WEBHOOK_ENDPOINT_CONCURRENCY`: attempts in flight to one endpoint across every worker (default
+ * 4), a test's included.
+ */
+export const endpointConcurrency = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 64 })),
+  "WEBHOOK_ENDPOINT_CONCURRENCY"
+).pipe(Config.withDefault(4))
+
+/**
+ * What the organization's audit says of an endpoint the service disabled: where it was, without
+ * its query (a receiver may carry a token there), and why.
+ */
+export const disabledEndpointSubject = (url: string, reason: Exclude<DisabledReason, "manual">) => {
+  const parsed = URL.parse(url)
+  const where = parsed === null ? url : `${parsed.origin}${parsed.pathname}`
+  return `${where}: ${reason === "gone" ? "it answered 410 Gone" : "it failed for 5 days"}`
+}
+
+/** Events fanned out per endpoint per round, and endpoints per round. */
+const fanOutBatch = 500
+const fanOutEndpoints = 50
+
+const claimsPerSlot = 2
+
+/** A delivery of a feed event, due at `at`; its body is the event exactly as `GET /v1/events/{id}` answers it. */
+export const deliveryOf = (
+  event: StoredEvent,
+  id: WebhookDeliveryId,
+  at: DateTime.Utc,
+  trigger: FirstTrigger
+): NewDelivery => {
+  const wire = toWire(event)
+  return {
+    id,
+    eventId: wire.id,
+    eventType: event.type,
+    sequence: event.sequence,
+    body: JSON.stringify(wire),
+    dueAt: at,
+    trigger
+  }
+}
+
+/** The attempt's record and the delivery's next state, from how the post ended. */
+const judge = (
+  claimed: ClaimedDelivery,
+  sent: SendOutcome,
+  startedAt: DateTime.Utc,
+  unit: number
+): Pick<AttemptResult, "next" | "endpoint"> & {
+  readonly outcome: WebhookAttempt["outcome"]
+  readonly status: number | null
+} => {
+  const status = sent.kind === "answered" ? sent.status : null
+  if (status !== null && isSuccess(status)) {
+    return { outcome: "succeeded", status, next: { status: "succeeded" }, endpoint: { health: "healthy" } }
+  }
+  const outcome = sent.kind === "answered" ? "http_error" : sent.kind
+  const failingSince = claimed.failingSince ?? startedAt
+  const endpoint: AttemptResult["endpoint"] =
+    status !== null && isGone(status)
+      ? { health: "disable", reason: "gone" }
+      : Duration.isGreaterThanOrEqualTo(
+            Duration.millis(DateTime.toEpochMillis(startedAt) - DateTime.toEpochMillis(failingSince)),
+            disableAfter
+          )
+        ? { health: "disable", reason: "failing" }
+        : { health: "failing" }
+  // A retry asked for stands beside the schedule: failing, it leaves the schedule's next attempt
+  // where it was (and a delivery that had ended, ended), so asking cannot push a retry back.
+  if (claimed.trigger === "manual_retry") {
+    const resumeAt = claimed.resumeAt
+    return {
+      outcome,
+      status,
+      next: resumeAt === null ? { status: "failed" } : { status: "pending", dueAt: resumeAt },
+      endpoint
+    }
+  }
+  const delay = nextDelay(claimed.scheduledAttempts + 1, unit)
+  if (delay === undefined) return { outcome, status, next: { status: "failed" }, endpoint }
+  const wait = honourRetryAfter(delay, sent.kind === "answered" ? sent.retryAfterSeconds : null)
+  return { outcome, status, next: { status: "pending", dueAt: DateTime.addDuration(startedAt, wait) }, endpoint }
+}
+
+export class WebhookDelivery extends Context.Service<
+  WebhookDelivery,
+  {
+    /** Signs and posts a delivery the worker holds, and records the attempt; answers it. */
+    readonly attempt: (claimed: ClaimedDelivery, worker: string) => Effect.Effect<WebhookAttempt>
+    /** One round of fan-out; answers how many events the endpoints' cursors moved past (0: none behind). */
+    readonly fanOut: Effect.Effect<number>
+    /** Attempts what is due now, in slots, and returns once nothing is. */
+    readonly drain: (options: DeliveryOptions) => Effect.Effect<void>
+    /** Fans out and delivers for as long as it runs. */
+    readonly run: (options: DeliveryOptions) => Effect.Effect<never>
+  }
+>()("core/WebhookDelivery") {
+  static readonly layer = Layer.effect(
+    WebhookDelivery,
+    Effect.gen(function* () {
+      const store = yield* WebhookStore
+      const crypto = yield* WebhookCrypto
+      const sender = yield* WebhookSender
+      const feed = yield* EventFeed
+      const audit = yield* DashboardAuditLog
+
+      const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
+        const startedAt = yield* DateTime.now
+        const timestamp = Math.floor(DateTime.toEpochMillis(startedAt) / 1000)
+        const content = signedContent(claimed.delivery.eventId, timestamp, claimed.body)
+        // While a rotation overlaps, the previous secret signs too: a receiver that has not yet
+        // taken the new one still verifies.
+        const secrets = [claimed.secrets.current]
+        const { previous, previousExpiresAt } = claimed.secrets
+        if (previous !== null && previousExpiresAt !== null && DateTime.isGreaterThan(previousExpiresAt, startedAt)) {
+          secrets.push(previous)
+        }
+        const signatures: Array<string> = []
+        for (const sealed of secrets) signatures.push(crypto.sign(yield* crypto.open(sealed), content))
+        const sent = yield* sender.send({
+          url: claimed.url,
+          headers: deliveryHeaders(claimed.delivery.eventId, timestamp, signatures),
+          body: claimed.body
+        })
+        const verdict = judge(claimed, sent, startedAt, yield* Random.next)
+        const record: WebhookAttempt = {
+          id: attemptId(crypto.randomBytes(16), DateTime.toEpochMillis(startedAt)),
+          deliveryId: claimed.delivery.id,
+          trigger: claimed.trigger,
+          startedAt,
+          durationMs: sent.durationMs,
+          outcome: verdict.outcome,
+          responseStatus: verdict.status,
+          responseBody: sent.kind === "answered" ? answerExcerpt(sent.body) : null,
+          error: sent.kind === "answered" ? (isSuccess(sent.status) ? null : `answered ${sent.status}`) : sent.message
+        }
+        const { disabledEndpoint } = yield* store.complete({
+          owner: worker,
+          orgId: claimed.orgId,
+          attempt: record,
+          next: verdict.next,
+          endpoint: verdict.endpoint
+        })
+        // Told once, by the attempt that disabled it: the organization's audit shows it with no
+        // user. Recorded after the endpoint's commit; should this process die between the two,
+        // the endpoint's `disabled_reason` and the log still say it.
+        if (disabledEndpoint && verdict.endpoint.health === "disable" && verdict.endpoint.reason !== "manual") {
+          yield* audit.record({
+            at: startedAt,
+            user: { orgId: claimed.orgId, userId: null },
+            action: "webhook_endpoint_disabled",
+            subject: disabledEndpointSubject(claimed.url, verdict.endpoint.reason),
+            clientAddress: null
+          })
+          yield* Effect.logWarning("webhook endpoint disabled").pipe(
+            Effect.annotateLogs({
+              org: claimed.orgId,
+              endpoint: claimed.delivery.endpointId,
+              reason: verdict.endpoint.reason
+            })
+          )
+        }
+        return record
+      })
+
+      // One endpoint's new events, read through the feed (so their bodies are the feed's, and
+      // durable before they are sent), made deliveries and the cursor moved in one commit.
+      const fanOutEndpoint = (endpoint: BehindEndpoint) =>
+        Effect.gen(function* () {
+          const page = yield* feed.after(endpoint.orgId, { after: endpoint.cursor, limit: fanOutBatch }).pipe(
+            // Retention removed events the endpoint never got: it goes on from the oldest kept.
+            Effect.catchTag("EventCursorExpired", () => feed.after(endpoint.orgId, { limit: fanOutBatch })),
+            Effect.orDie
+          )
+          const last = page.events.at(-1)
+          if (last === undefined) return 0
+          const at = yield* DateTime.now
+          const deliveries = page.events
+            .filter((event) => endpoint.eventTypes.includes(event.type))
+            .map((event) =>
+              deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(at)), at, "scheduled")
+            )
+          const moved = yield* store.advance(
+            endpoint.orgId,
+            endpoint.id,
+            { from: endpoint.cursor, to: last.sequence, at },
+            deliveries
+          )
+          // Busy while it moved past events, whether or not the endpoint wanted them.
+          return moved ? page.events.length : 0
+        })
+
+      const fanOut = Effect.flatMap(store.behind(fanOutEndpoints), (endpoints) =>
+        Effect.map(Effect.forEach(endpoints, fanOutEndpoint), (made) => made.reduce((a, b) => a + b, 0))
+      ).pipe(Effect.withSpan("WebhookDelivery.fanOut"))
+
+      /** `concurrency` slots, each attempting the next claimed delivery; `slot` decides when to stop. */
+      const inSlots = (options: DeliveryOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>
+        Effect.gen(function* () {
+          const claiming = yield* Semaphore.make(1)
+          const waiting: Array<ClaimedDelivery> = []
+          // After a claim that found nothing, the idle slots do not ask again until the poll interval
+          // has passed or an attempt of this worker has ended (freeing room under an endpoint's cap):
+          // an idle worker makes one claim per interval, not one per slot.
+          let quietUntil = Number.NEGATIVE_INFINITY
+          const nextDelivery = claiming.withPermits(1)(
+            Effect.gen(function* () {
+              if (waiting.length === 0) {
+                const now = yield* DateTime.now
+                if (DateTime.toEpochMillis(now) < quietUntil) return undefined
+                const claimed = yield* store.claim({
+                  owner: options.worker,
+                  now,
+                  leaseUntil: DateTime.addDuration(now, options.lease),
+                  limit: options.concurrency * claimsPerSlot,
+                  perEndpoint: options.perEndpoint
+                })
+                waiting.push(...claimed)
+                if (claimed.length === 0) {
+                  quietUntil = DateTime.toEpochMillis(now) + Duration.toMillis(options.pollInterval)
+                }
+              }
+              return waiting.shift()
+            })
+          )
+          const next = Effect.gen(function* () {
+            const claimed = yield* nextDelivery
+            if (claimed === undefined) return false
+            yield* attempt(claimed, options.worker)
+            quietUntil = Number.NEGATIVE_INFINITY
+            return true
+          })
+          yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
+            concurrency: "unbounded",
+            discard: true
+          })
+        })
+
+      const drain = (options: DeliveryOptions) =>
+        inSlots(options, (next) =>
+          Effect.gen(function* () {
+            while (yield* next) {}
+          })
+        ).pipe(Effect.withSpan("WebhookDelivery.drain"))
+
+      const pausing = (options: DeliveryOptions, what: string) => (round: Effect.Effect<boolean>) =>
+        Effect.forever(
+          round.pipe(
+            Effect.catchCause((cause) =>
+              Effect.logError(`webhook ${what} failed; retrying after a pause`, cause).pipe(Effect.as(false))
+            ),
+            Effect.flatMap((busy) => (busy ? Effect.void : Effect.sleep(options.pollInterval)))
+          )
+        )
+
+      const run = (options: DeliveryOptions): Effect.Effect<never> =>
+        Effect.all(
+          [
+            pausing(options, "fan-out")(Effect.map(fanOut, (made) => made > 0)),
+            inSlots(options, (next) => pausing(options, "delivery")(next))
+          ],
+          { concurrency: "unbounded", discard: true }
+        ).pipe(Effect.andThen(Effect.never))
+
+      return WebhookDelivery.of({ attempt, fanOut, drain, run })
+    })
+  )
+}
