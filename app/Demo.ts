@@ -5,12 +5,12 @@
  * on; `npm run cli -- demo seed` adds one on demand.
  */
 import { Config, Duration, Effect, Redacted } from "effect"
-import { Organizations } from "../core/shared/ports/Organizations.ts"
-import { PairStore } from "../core/receivables/ports/PairStore.ts"
-import { Accounts } from "../core/accounts/services/Accounts.ts"
 import { ApiKeys } from "../core/access/services/ApiKeys.ts"
+import { Accounts } from "../core/accounts/services/Accounts.ts"
+import { PairStore } from "../core/receivables/ports/PairStore.ts"
 import { Directory } from "../core/receivables/services/Directory.ts"
 import { SyncEngine } from "../core/receivables/services/SyncEngine.ts"
+import { Organizations } from "../core/shared/ports/Organizations.ts"
 
 export const enabled = Config.Boolean("DEMO_SEED").pipe(Config.withDefault(true))
 

@@ -6,8 +6,8 @@
  * (`EVENT_RETENTION_DAYS`): past it a replay could not re-create them either.
  */
 import { Config, DateTime, Duration, Effect, Layer, Schedule, Schema } from "effect"
-import { WebhookStore } from "../core/webhooks/ports/WebhookStore.ts"
 import { retentionDays as eventRetentionDays } from "../core/receivables/services/Feed.ts"
+import { WebhookStore } from "../core/webhooks/ports/WebhookStore.ts"
 
 export const retentionDays = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(7)),

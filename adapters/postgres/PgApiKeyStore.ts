@@ -7,7 +7,6 @@
 import { DateTime, Effect, Layer, Option, Stream } from "effect"
 import { SqlClient } from "effect/sql"
 import type { Permission } from "../../core/access/domain/ApiKey.ts"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -17,6 +16,7 @@ import {
   OrganizationNotFound,
   RevocationFeedLost
 } from "../../core/access/ports/ApiKeyStore.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { DirectClient } from "./Database.ts"
 import { isUuid } from "./Uuid.ts"
 

@@ -8,7 +8,6 @@
 import { join } from "node:path"
 import { Cause, DateTime, Deferred, Duration, Effect, Fiber, Layer, Queue } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import {
   type AuditEntry,
   AuditLog,
@@ -16,6 +15,7 @@ import {
   type AuditSearch,
   type StoredAuditEntry
 } from "../../core/access/ports/AuditLog.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import * as AuditSpool from "./AuditSpool.ts"
 import * as Database from "./Database.ts"
 import { countUsage } from "./PgKeyUsageStore.ts"

@@ -6,7 +6,6 @@
  */
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import {
   type DashboardAction,
   type DashboardAuditEntry,
@@ -14,6 +13,7 @@ import {
   type DashboardAuditSearch,
   type StoredDashboardAuditEntry
 } from "../../core/accounts/ports/DashboardAuditLog.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import { isUuid } from "./Uuid.ts"
 
 interface EntryRow {

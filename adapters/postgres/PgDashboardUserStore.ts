@@ -11,9 +11,8 @@
  */
 import { Array as Arr, DateTime, Effect, Layer, Option, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
-import type { Role } from "../../core/accounts/domain/Dashboard.ts"
-import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
+import type { Role } from "../../core/accounts/domain/Dashboard.ts"
 import {
   type DashboardUser,
   DashboardUserStore,
@@ -27,6 +26,7 @@ import {
   takesLastAdmin,
   type WrongCode
 } from "../../core/accounts/ports/DashboardUserStore.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import { isUuid } from "./Uuid.ts"
 
 interface UserRow {

@@ -6,7 +6,6 @@
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, OrgId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -16,6 +15,7 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../../core/receivables/ports/DirectoryStore.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import type { PairRow } from "./Rows.ts"
 
 const utc = (date: Date) => DateTime.fromDateUnsafe(date)

@@ -13,8 +13,13 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { EventType, StoredEvent } from "../../core/receivables/domain/Events.ts"
+import {
+  EventCursorAhead,
+  EventCursorExpired,
+  EventFeed,
+  type EventsAfter
+} from "../../core/receivables/ports/EventFeed.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
-import { EventCursorAhead, EventCursorExpired, EventFeed, type EventsAfter } from "../../core/receivables/ports/EventFeed.ts"
 import { texts } from "./PgPairRows.ts"
 
 interface EventRow {

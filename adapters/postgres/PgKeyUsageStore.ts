@@ -6,8 +6,8 @@
  */
 import { DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { type KeyRequest, KeyUsageStore } from "../../core/access/ports/KeyUsageStore.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 
 /**
  * `counted` and `used`: the usage of the rows of `entries` (`at`, `key_id`, `org_id`, `status`)

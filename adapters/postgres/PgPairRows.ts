@@ -6,10 +6,10 @@
 import { PgTypes } from "@effect/sql-pg"
 import { DateTime, Duration, Result } from "effect"
 import type { SqlClient, Statement } from "effect/sql"
-import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 import type { PairReceivable } from "../../core/receivables/domain/PairSync.ts"
 import type { ReceivableState } from "../../core/receivables/domain/Resources.ts"
 import type { Pair, PairWrites } from "../../core/receivables/ports/PairStore.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 import type { PairRow, ReceivableFieldsRow } from "./Rows.ts"
 
 export interface IntegrationRow extends PairRow {

@@ -14,9 +14,9 @@
 import { randomBytes } from "node:crypto"
 import { DateTime, Duration, Effect, type Scope, Semaphore } from "effect"
 import { SqlClient } from "effect/sql"
-import { syncMarkStaleAfter } from "../../core/shared/domain/ListQuery.ts"
 import type { PairReceivable } from "../../core/receivables/domain/PairSync.ts"
 import type { FinishedRun, Pair, PairSession, PairWrites } from "../../core/receivables/ports/PairStore.ts"
+import { syncMarkStaleAfter } from "../../core/shared/domain/ListQuery.ts"
 import { type PairWritesSql, pairWritesSql, type ReceivableRow, texts, toPairReceivable } from "./PgPairRows.ts"
 
 /** Which tables a sync's creations grew by half since they were last analyzed. */

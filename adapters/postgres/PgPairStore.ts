@@ -6,8 +6,14 @@
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
+import {
+  type FailedRun,
+  type Pair,
+  PairNotFound,
+  PairStore,
+  StoreUnavailable
+} from "../../core/receivables/ports/PairStore.ts"
 import type { PairId } from "../../core/shared/domain/Ids.ts"
-import { type FailedRun, type Pair, PairNotFound, PairStore, StoreUnavailable } from "../../core/receivables/ports/PairStore.ts"
 import { type IntegrationRow, toIntegration } from "./PgPairRows.ts"
 import { makeSessions } from "./PgPairSession.ts"
 

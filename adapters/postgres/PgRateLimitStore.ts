@@ -9,7 +9,6 @@
  */
 import { Effect, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"
-import * as RateLimit from "../../core/shared/domain/RateLimit.ts"
 import {
   type KeyRef,
   type KeyStep,
@@ -17,6 +16,7 @@ import {
   RateLimitStore,
   RateLimitStoreUnavailable
 } from "../../core/access/ports/RateLimitStore.ts"
+import * as RateLimit from "../../core/shared/domain/RateLimit.ts"
 import { innermostMessage } from "./Database.ts"
 
 /** The database's clock in epoch milliseconds; `clock_timestamp()`, not the transaction's start. */

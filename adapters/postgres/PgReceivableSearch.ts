@@ -6,10 +6,10 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { type Status, statuses } from "../../core/receivables/domain/Status.ts"
 import { ReceivableSearch, type SearchRequest, type SortKey } from "../../core/receivables/ports/ReceivableSearch.ts"
 import type { ReceivableFilter } from "../../core/receivables/ports/ReceivableStore.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { makeStatements, type ReceivableRow, toReceivable } from "./PgReceivableStore.ts"
 
 interface SearchRow extends ReceivableRow {

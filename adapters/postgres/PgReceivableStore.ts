@@ -6,8 +6,6 @@
  */
 import { DateTime, Duration, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
-import { syncMarkStaleAfter } from "../../core/shared/domain/ListQuery.ts"
 import type { Debtor, HistoryEntry, Integration, Receivable, Vendor } from "../../core/receivables/domain/Resources.ts"
 import * as RunError from "../../core/receivables/domain/RunError.ts"
 import {
@@ -17,6 +15,8 @@ import {
   type ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../../core/receivables/ports/ReceivableStore.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
+import { syncMarkStaleAfter } from "../../core/shared/domain/ListQuery.ts"
 import type { ReceivableFieldsRow } from "./Rows.ts"
 
 export interface ReceivableRow extends ReceivableFieldsRow {

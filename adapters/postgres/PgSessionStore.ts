@@ -5,8 +5,8 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import { type Session, SessionStore } from "../../core/accounts/ports/SessionStore.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 
 interface SessionRow {
   readonly org_id: string

@@ -4,8 +4,8 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { type HeldSecret, ShownOnceStore } from "../../core/accounts/ports/ShownOnceStore.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { isUuid } from "./Uuid.ts"
 
 export const layer = Layer.effect(

@@ -3,8 +3,8 @@
  * The columns of secrets are never read here: only `PgWebhookStore.secrets` and claims read them.
  */
 import { DateTime } from "effect"
-import { answerExcerpt } from "../../core/webhooks/domain/AnswerExcerpt.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
+import { answerExcerpt } from "../../core/webhooks/domain/AnswerExcerpt.ts"
 import type {
   AttemptOutcome,
   AttemptTrigger,

@@ -1,9 +1,9 @@
 /** `audit tail|prune`: the most recent requests, and the retention applied now. */
 import { Effect, Option, Schema } from "effect"
 import { Command, Flag } from "effect/cli"
-import { OrgId } from "../../core/shared/domain/Ids.ts"
 import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
 import { AuditLog } from "../../core/access/ports/AuditLog.ts"
+import { OrgId } from "../../core/shared/domain/Ids.ts"
 import { json, print, time } from "./Common.ts"
 
 const auditTail = Command.make(

@@ -4,9 +4,9 @@
  */
 import { Effect, Option } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { Directory, DirectoryRefused } from "../../core/receivables/services/Directory.ts"
 import type { Organization } from "../../core/shared/ports/Organizations.ts"
 import { Organizations } from "../../core/shared/ports/Organizations.ts"
-import { Directory, DirectoryRefused } from "../../core/receivables/services/Directory.ts"
 import { json, print, time } from "./Common.ts"
 
 const orgJson = (org: Organization) => ({

@@ -5,10 +5,10 @@
  */
 import { Console, Effect } from "effect"
 import { Argument, Command } from "effect/cli"
-import { inertJson } from "../../core/shared/domain/VisibleText.ts"
 import { ManualSync } from "../../core/receivables/services/ManualSync.ts"
 import * as Scheduler from "../../core/receivables/services/Scheduler.ts"
 import type { RunOutcome } from "../../core/receivables/services/SyncEngine.ts"
+import { inertJson } from "../../core/shared/domain/VisibleText.ts"
 import { json, show, time } from "./Common.ts"
 
 const outcomeLine = (outcome: RunOutcome) =>

@@ -6,9 +6,9 @@
  */
 import { DateTime, Effect, Redacted } from "effect"
 import { Command, Flag } from "effect/cli"
-import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { Accounts } from "../../core/accounts/services/Accounts.ts"
 import { Team } from "../../core/admin/services/Team.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { baseUrl, inviteLink } from "../PublicUrl.ts"
 import { json, orgFlag, print } from "./Common.ts"
 

@@ -8,7 +8,9 @@
  */
 import { DateTime, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Argument, Command, Flag } from "effect/cli"
+import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
 import { OrgId } from "../../core/shared/domain/Ids.ts"
+import { Organizations } from "../../core/shared/ports/Organizations.ts"
 import {
   DeliveryStatus,
   SubscribableEventType,
@@ -17,8 +19,6 @@ import {
   type WebhookEndpoint,
   WebhookReplayRejected
 } from "../../core/webhooks/domain/Webhooks.ts"
-import { OrganizationNotFound } from "../../core/access/ports/ApiKeyStore.ts"
-import { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { json, orgFlag, print, time } from "./Common.ts"
 

@@ -4,10 +4,10 @@
  * The parameter names are the wire names, case-sensitive as the spec writes them.
  */
 import { Effect, Option, Schema, SchemaTransformation } from "effect"
+import { Status, statuses } from "../receivables/domain/Status.ts"
 import { DebtorId, ReceivableId, VendorId } from "../shared/domain/Ids.ts"
 import { parseVerifiedSince } from "../shared/domain/ListQuery.ts"
 import * as Pagination from "../shared/domain/Pagination.ts"
-import { Status, statuses } from "../receivables/domain/Status.ts"
 
 /**
  * A whole number in decimal digits within `[minimum, maximum]`, defaulting to `fallback`. The

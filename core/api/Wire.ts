@@ -5,7 +5,6 @@
  * to `Schema.encode` of the contract's schemas, so the wire format has one definition.
  */
 import { DateTime } from "effect"
-import { isoInstant } from "../shared/domain/IsoText.ts"
 import {
   type Debtor,
   type HistoryEntry,
@@ -14,6 +13,7 @@ import {
   receivableWireFields,
   type Vendor
 } from "../receivables/domain/Resources.ts"
+import { isoInstant } from "../shared/domain/IsoText.ts"
 
 const iso = (instant: DateTime.Utc) => isoInstant(DateTime.toEpochMillis(instant))
 const isoOrNull = (instant: DateTime.Utc | null) => (instant === null ? null : iso(instant))

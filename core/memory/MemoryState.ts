@@ -7,19 +7,19 @@
  * `uuid` type compares them. Depends on `effect` and core only.
  */
 import { Context, type DateTime, type Duration, Effect, Layer, PubSub, type Redacted, type Semaphore } from "effect"
+import type { ApiKeyRecord } from "../access/ports/ApiKeyStore.ts"
+import type { StoredAuditEntry } from "../access/ports/AuditLog.ts"
+import type { KeyUsageDay } from "../access/ports/KeyUsageStore.ts"
+import type { DashboardAuditEntry } from "../accounts/ports/DashboardAuditLog.ts"
+import type { Credentials, Invite, SecondFactor } from "../accounts/ports/DashboardUserStore.ts"
+import type { Session } from "../accounts/ports/SessionStore.ts"
+import type { HeldSecret } from "../accounts/ports/ShownOnceStore.ts"
 import type { StoredEvent } from "../receivables/domain/Events.ts"
 import type { PlannedEvent } from "../receivables/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../receivables/domain/Resources.ts"
-import type { AttemptTrigger, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../webhooks/domain/Webhooks.ts"
-import type { ApiKeyRecord } from "../access/ports/ApiKeyStore.ts"
-import type { StoredAuditEntry } from "../access/ports/AuditLog.ts"
-import type { DashboardAuditEntry } from "../accounts/ports/DashboardAuditLog.ts"
-import type { Credentials, Invite, SecondFactor } from "../accounts/ports/DashboardUserStore.ts"
 import type { DebtorRecord, SyncRunRecord, VendorRecord } from "../receivables/ports/DirectoryStore.ts"
-import type { KeyUsageDay } from "../access/ports/KeyUsageStore.ts"
 import type { Organization } from "../shared/ports/Organizations.ts"
-import type { Session } from "../accounts/ports/SessionStore.ts"
-import type { HeldSecret } from "../accounts/ports/ShownOnceStore.ts"
+import type { AttemptTrigger, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../webhooks/domain/Webhooks.ts"
 import type { SealedSecrets } from "../webhooks/ports/WebhookStore.ts"
 
 /** A vendor-debtor pair (`integrations`): what the directory, the sync and the read path know of it. */

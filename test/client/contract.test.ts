@@ -14,7 +14,14 @@ import { type EventList, eventsQuery } from "../../core/api/EventsApi.ts"
 import * as Query from "../../core/api/Query.ts"
 import type * as Webhooks from "../../core/api/WebhooksApi.ts"
 import type { Event } from "../../core/receivables/domain/Events.ts"
-import type { Debtor, Integration, ListOf, Receivable, ReceivableList, Vendor } from "../../core/receivables/domain/Resources.ts"
+import type {
+  Debtor,
+  Integration,
+  ListOf,
+  Receivable,
+  ReceivableList,
+  Vendor
+} from "../../core/receivables/domain/Resources.ts"
 import { statuses } from "../../core/receivables/domain/Status.ts"
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false

@@ -10,8 +10,8 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer } from "effect"
 import fc from "fast-check"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { type AuditEntry, AuditLog } from "../../core/access/ports/AuditLog.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { describeSearch } from "./AuditLog.search.ts"
 
 export const forAll = <T, R>(arbitrary: fc.Arbitrary<T>, body: (value: T) => Effect.Effect<void, unknown, R>) =>

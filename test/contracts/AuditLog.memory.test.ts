@@ -1,8 +1,8 @@
 import { randomUUID } from "node:crypto"
 import { Effect, Layer } from "effect"
-import type { ApiKeyId } from "../../core/shared/domain/Ids.ts"
 import { layerMemory } from "../../core/access/memory/AuditLog.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
+import type { ApiKeyId } from "../../core/shared/domain/Ids.ts"
 import { describeAuditLog } from "./AuditLog.contract.ts"
 
 // The memory log counts usage on any key id, stored or not, so any will do.

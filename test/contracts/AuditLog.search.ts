@@ -7,8 +7,8 @@ import { randomUUID } from "node:crypto"
 import { assert, type Vitest } from "@effect/vitest"
 import { DateTime, Effect } from "effect"
 import fc from "fast-check"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { type AuditEntry, AuditLog, type AuditSearch, type StoredAuditEntry } from "../../core/access/ports/AuditLog.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { forAll, nextCase, plain } from "./AuditLog.contract.ts"
 
 const paths = ["/v1/receivables", "/v1/receivables/rcv_1", "/v1/events", "/dashboard/keys"] as const

@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, Exit, type Layer, Option, Redacted } from "effect"
-import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { digest, freshEmail, newOrg, newUser } from "./DashboardUsers.setup.ts"
 

@@ -9,7 +9,6 @@ import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { DebtorId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import type { Quarantined } from "../../core/receivables/domain/PairSync.ts"
 import {
   DirectoryStore,
@@ -17,6 +16,7 @@ import {
   quarantineShown,
   type SyncRunRecord
 } from "../../core/receivables/ports/DirectoryStore.ts"
+import type { DebtorId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 type Services = DirectoryStore | Organizations

@@ -1,6 +1,6 @@
 import { Effect, Layer } from "effect"
-import * as MemoryDirectoryStore from "../../core/receivables/memory/DirectoryStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
+import * as MemoryDirectoryStore from "../../core/receivables/memory/DirectoryStore.ts"
 import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
 import { describeDirectoryStore } from "./DirectoryStore.contract.ts"
 

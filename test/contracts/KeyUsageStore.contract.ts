@@ -9,10 +9,10 @@ import { randomBytes } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { ApiKeyStore } from "../../core/access/ports/ApiKeyStore.ts"
 import { AuditLog } from "../../core/access/ports/AuditLog.ts"
 import { type KeyRequest, type KeyUsageDay, KeyUsageStore } from "../../core/access/ports/KeyUsageStore.ts"
+import type { ApiKeyId, OrgId } from "../../core/shared/domain/Ids.ts"
 import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 type Services = KeyUsageStore | ApiKeyStore | Organizations | AuditLog

@@ -6,10 +6,10 @@
  */
 import { Context, DateTime, type Effect, Option } from "effect"
 import { historyEntry } from "../../core/receivables/domain/History.ts"
-import type { ReceivableId } from "../../core/shared/domain/Ids.ts"
 import type { PairReceivable, PlannedEvent } from "../../core/receivables/domain/PairSync.ts"
 import type { Changes, ReceivableState } from "../../core/receivables/domain/Resources.ts"
 import type { Pair, PairWrites, RunCounts } from "../../core/receivables/ports/PairStore.ts"
+import type { ReceivableId } from "../../core/shared/domain/Ids.ts"
 
 export interface StoredRun {
   readonly worker: string

@@ -4,11 +4,11 @@
  * one `MemoryState`.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
-import type { DebtorId, OrgId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
-import * as MemoryEventFeed from "../../core/receivables/memory/EventFeed.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
+import * as MemoryEventFeed from "../../core/receivables/memory/EventFeed.ts"
 import { layerMemory, MemoryPairs } from "../../core/receivables/memory/PairStore.ts"
 import type { Pair } from "../../core/receivables/ports/PairStore.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../core/shared/domain/Ids.ts"
 import { eventTag, PairStoreHarness } from "./PairStore.harness.ts"
 
 // Far more turns than a session takes to open when nothing holds its pair.

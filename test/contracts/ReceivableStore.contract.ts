@@ -8,9 +8,9 @@
 import { assert, layer } from "@effect/vitest"
 import { Effect, type Layer, Option, Schema } from "effect"
 import fc from "fast-check"
-import type { OrgId, ReceivableId } from "../../core/shared/domain/Ids.ts"
 import { Debtor, Receivable, Vendor } from "../../core/receivables/domain/Resources.ts"
 import { ReceivableStore } from "../../core/receivables/ports/ReceivableStore.ts"
+import type { OrgId, ReceivableId } from "../../core/shared/domain/Ids.ts"
 import { integrationsLaw } from "./ReceivableStore.integrations.ts"
 import { keysetSliceLaw, keysetWalkLaw, unknownCursorLaw, watermarkLaw } from "./ReceivableStore.keyset.ts"
 import {

@@ -8,12 +8,12 @@
 import { randomBytes, randomUUID } from "node:crypto"
 import { DateTime, Schema } from "effect"
 import fc from "fast-check"
-import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 import { Integration, Receivable } from "../../core/receivables/domain/Resources.ts"
 import * as RunError from "../../core/receivables/domain/RunError.ts"
 import { statuses } from "../../core/receivables/domain/Status.ts"
 import type { ReceivableRows, SeedReceivable, SeedSyncRun } from "../../core/receivables/memory/ReceivableStore.ts"
 import type { IntegrationFilter, ReceivableFilter } from "../../core/receivables/ports/ReceivableStore.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 
 const base = DateTime.makeUnsafe("2026-03-01T00:00:00Z")

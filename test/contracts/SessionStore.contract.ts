@@ -8,8 +8,8 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
 import type { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
-import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { SessionStore } from "../../core/accounts/ports/SessionStore.ts"
+import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { digest, newOrg, newUser } from "./DashboardUsers.setup.ts"
 
 type Services = SessionStore | DashboardUserStore | Organizations

@@ -1,8 +1,8 @@
 import { Layer } from "effect"
 import * as MemoryDashboardUserStore from "../../core/accounts/memory/DashboardUserStore.ts"
+import { layerMemory } from "../../core/accounts/memory/SessionStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
-import { layerMemory } from "../../core/accounts/memory/SessionStore.ts"
 import { describeSessionStore } from "./SessionStore.contract.ts"
 
 describeSessionStore(

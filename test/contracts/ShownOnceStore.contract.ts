@@ -7,9 +7,9 @@
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
+import { ShownOnceStore } from "../../core/accounts/ports/ShownOnceStore.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
-import { ShownOnceStore } from "../../core/accounts/ports/ShownOnceStore.ts"
 import { digest, newOrg } from "./DashboardUsers.setup.ts"
 
 type Services = ShownOnceStore | Organizations

@@ -1,7 +1,7 @@
 import { Layer } from "effect"
+import { layerMemory } from "../../core/accounts/memory/ShownOnceStore.ts"
 import { MemoryState } from "../../core/memory/MemoryState.ts"
 import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
-import { layerMemory } from "../../core/accounts/memory/ShownOnceStore.ts"
 import { describeShownOnceStore } from "./ShownOnceStore.contract.ts"
 
 describeShownOnceStore(

@@ -1,6 +1,6 @@
 import { Layer } from "effect"
-import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { layerMemory, layerOwnState } from "../../core/accounts/memory/SignInThrottleStore.ts"
+import { MemoryState } from "../../core/memory/MemoryState.ts"
 import { describeSignInThrottleStore } from "./SignInThrottleStore.contract.ts"
 
 // Over the shared state, as `MemoryStorage.layer` provides it, and over tables of its own, as the

@@ -1,9 +1,9 @@
 /** fast-check generators of domain values, shared by the property tests. */
 import { DateTime } from "effect"
 import fc from "fast-check"
-import type { DebtorId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 import type { HistoryEntry, Receivable, ReceivableState } from "../../core/receivables/domain/Resources.ts"
 import { statuses } from "../../core/receivables/domain/Status.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../core/shared/domain/Ids.ts"
 
 export const arbitraryIsoDate = fc
   .date({ min: new Date("2000-01-01T00:00:00Z"), max: new Date("2099-12-31T00:00:00Z"), noInvalidDate: true })

@@ -4,8 +4,8 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { answerExcerpt, excerptCharacters } from "../../core/webhooks/domain/AnswerExcerpt.ts"
 import { isHidden } from "../../core/shared/domain/VisibleText.ts"
+import { answerExcerpt, excerptCharacters } from "../../core/webhooks/domain/AnswerExcerpt.ts"
 
 const token = fc.stringMatching(/^[A-Za-z0-9]{12,40}$/)
 

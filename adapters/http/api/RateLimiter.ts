@@ -11,9 +11,9 @@
  * anyway, and a limiter that refused everything would hide that answer behind a 429.
  */
 import { Config, Context, Effect, Layer, Option, Schema } from "effect"
-import type * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
 import { layerOwnState as memoryStore } from "../../../core/access/memory/RateLimitStore.ts"
 import { RateLimitStore } from "../../../core/access/ports/RateLimitStore.ts"
+import type * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
 
 /** The shared store found the key revoked when its request arrived: however recently it was verified. */
 export class KeyFoundRevoked extends Schema.TaggedError<KeyFoundRevoked>()("KeyFoundRevoked", {}) {}

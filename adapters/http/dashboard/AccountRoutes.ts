@@ -7,9 +7,9 @@
  */
 import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
-import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { type CodeRefused, type RecoveryCodeSet, SecondFactors } from "../../../core/accounts/services/SecondFactors.ts"
+import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { type Guards, htmlPage, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import { qrDataUri } from "./QrCode.ts"

@@ -5,7 +5,6 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
-import type { UserId } from "../../../core/shared/domain/Ids.ts"
 import {
   DashboardAction as Actions,
   type DashboardAction,
@@ -16,6 +15,7 @@ import { IntegrationAdministration } from "../../../core/admin/services/Integrat
 import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
 import { type ActionFilters, OrganizationAudit } from "../../../core/admin/services/OrganizationAudit.ts"
 import { Team } from "../../../core/admin/services/Team.ts"
+import type { UserId } from "../../../core/shared/domain/Ids.ts"
 import {
   type ActionFilterFields,
   actionLabel,

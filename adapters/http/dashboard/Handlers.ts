@@ -6,8 +6,8 @@
  */
 import { ByteSize, Clock, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
-import { WebhookOverview } from "../../../core/webhooks/ports/WebhookOverview.ts"
 import { Accounts, type CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import { WebhookOverview } from "../../../core/webhooks/ports/WebhookOverview.ts"
 import { RateLimiter } from "../api/RateLimiter.ts"
 import * as Refusals from "../pipeline/Refusals.ts"
 import { CurrentRequest } from "../pipeline/RequestContext.ts"

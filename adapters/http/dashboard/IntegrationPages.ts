@@ -7,12 +7,12 @@
  */
 import type { DateTime } from "effect"
 import { html } from "htm/preact"
+import type { IntegrationDetail } from "../../../core/admin/services/IntegrationAdministration.ts"
 import type { Integration } from "../../../core/receivables/domain/Resources.ts"
 import * as RunError from "../../../core/receivables/domain/RunError.ts"
 import type { SyncRunRecord } from "../../../core/receivables/ports/DirectoryStore.ts"
 import type { StatusTotal } from "../../../core/receivables/ports/ReceivableSearch.ts"
 import type { DisabledEndpoint } from "../../../core/webhooks/ports/WebhookOverview.ts"
-import type { IntegrationDetail } from "../../../core/admin/services/IntegrationAdministration.ts"
 import { type Attention, needingAttention } from "./Attention.ts"
 import { csrfField, page, type Viewer } from "./Layout.ts"
 import { alert, money, notice, stateBadge, statusBadge, table, when } from "./Parts.ts"

@@ -7,11 +7,11 @@
  */
 import { DateTime, Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { WebhookOverview } from "../../../core/webhooks/ports/WebhookOverview.ts"
 import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../core/admin/services/IntegrationAdministration.ts"
 import { PairSyncNow } from "../../../core/admin/services/PairSyncNow.ts"
 import { ReceivableFinder } from "../../../core/receivables/services/ReceivableFinder.ts"
+import { WebhookOverview } from "../../../core/webhooks/ports/WebhookOverview.ts"
 import { disabledEndpointsListed } from "./Attention.ts"
 import { type Guards, htmlPage, notFound, overviewPath, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"

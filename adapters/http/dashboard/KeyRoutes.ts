@@ -7,8 +7,8 @@
  */
 import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
-import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { liveKeyLimitMessage } from "../../../core/access/services/ApiKeys.ts"
+import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { KeyAdministration, namesakes } from "../../../core/admin/services/KeyAdministration.ts"
 import { OrganizationUsage } from "../../../core/admin/services/OrganizationUsage.ts"
 import { type Guards, htmlPage, keysPath, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"

@@ -8,8 +8,8 @@
 import { html } from "htm/preact"
 import type { VNode } from "preact"
 import { render } from "preact-render-to-string"
-import { visibleMarkup } from "../../../core/shared/domain/VisibleText.ts"
 import type { DashboardUser } from "../../../core/accounts/ports/DashboardUserStore.ts"
+import { visibleMarkup } from "../../../core/shared/domain/VisibleText.ts"
 import { assetPath } from "./Assets.ts"
 
 export interface Viewer {

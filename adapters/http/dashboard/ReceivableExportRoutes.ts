@@ -6,11 +6,11 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
-import { DebtorId, type ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import type { Receivable } from "../../../core/receivables/domain/Resources.ts"
 import { Status } from "../../../core/receivables/domain/Status.ts"
 import { defaultOrder, ReceivableFinder } from "../../../core/receivables/services/ReceivableFinder.ts"
 import { Receivables } from "../../../core/receivables/services/Receivables.ts"
+import { DebtorId, type ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import * as Csv from "./Csv.ts"
 import { type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"

@@ -7,12 +7,12 @@
  */
 import { Effect, Option, Schema } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import { DebtorId, VendorId } from "../../../core/shared/domain/Ids.ts"
-import { parseVerifiedSince } from "../../../core/shared/domain/ListQuery.ts"
 import { Status } from "../../../core/receivables/domain/Status.ts"
 import { sortKeys } from "../../../core/receivables/ports/ReceivableSearch.ts"
 import { ReceivableFinder, searchTextMaximum } from "../../../core/receivables/services/ReceivableFinder.ts"
 import { Receivables } from "../../../core/receivables/services/Receivables.ts"
+import { DebtorId, VendorId } from "../../../core/shared/domain/Ids.ts"
+import { parseVerifiedSince } from "../../../core/shared/domain/ListQuery.ts"
 import { type Guards, htmlPage, notFound, queryOf, viewerOf } from "./Handlers.ts"
 import * as ReceivablePages from "./ReceivablePages.ts"
 

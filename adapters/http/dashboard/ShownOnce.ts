@@ -11,8 +11,8 @@ import { createHash, randomBytes } from "node:crypto"
 import { DateTime, Duration, Effect, Option, Redacted } from "effect"
 import type { HttpServerRequest, HttpServerResponse } from "effect/http"
 import { HttpServerResponse as Response } from "effect/http"
-import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import { ShownOnceStore } from "../../../core/accounts/ports/ShownOnceStore.ts"
+import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import { WebhookCrypto } from "../../../core/webhooks/ports/WebhookCrypto.ts"
 
 /** Long enough for the redirect; a secret not looked at by then is gone. */

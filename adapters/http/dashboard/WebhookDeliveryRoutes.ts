@@ -5,8 +5,8 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import { WebhookDeliveryNotFound } from "../../../core/webhooks/domain/Webhooks.ts"
 import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import { WebhookDeliveryNotFound } from "../../../core/webhooks/domain/Webhooks.ts"
 import { type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import { deliveryPage, deliveryPath } from "./WebhookEndpointPages.ts"
 import type { WebhookHandlers } from "./WebhookHandlers.ts"

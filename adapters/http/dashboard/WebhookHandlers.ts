@@ -5,10 +5,10 @@
  */
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
-import type { OrgId } from "../../../core/shared/domain/Ids.ts"
-import { webhookEventTypes } from "../../../core/webhooks/domain/Webhooks.ts"
 import type { DashboardAction } from "../../../core/accounts/ports/DashboardAuditLog.ts"
 import { Accounts, type CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import type { OrgId } from "../../../core/shared/domain/Ids.ts"
+import { webhookEventTypes } from "../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookEndpoints } from "../../../core/webhooks/services/WebhookEndpoints.ts"
 import { type Guards, htmlPage, notFound, queryOf, type Response, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"

@@ -9,10 +9,10 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { HttpRouter } from "effect/http"
+import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { eventTypes } from "../../../core/receivables/domain/Events.ts"
 import type { SubscribableEventType } from "../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookOverview } from "../../../core/webhooks/ports/WebhookOverview.ts"
-import type { CurrentSession } from "../../../core/accounts/services/Accounts.ts"
 import { formValuesOf, type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "./Handlers.ts"
 import * as ShownOnce from "./ShownOnce.ts"
 import * as WebhookDeliveryRoutes from "./WebhookDeliveryRoutes.ts"

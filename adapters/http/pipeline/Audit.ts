@@ -14,8 +14,8 @@
  */
 import { Cause, Clock, Config, DateTime, Effect, Exit, Option, Schema, Scope, Stream } from "effect"
 import { HttpBody, HttpServerResponse } from "effect/http"
-import { ServiceUnavailable } from "../../../core/api/Errors.ts"
 import { type AuditEntry, AuditLog } from "../../../core/access/ports/AuditLog.ts"
+import { ServiceUnavailable } from "../../../core/api/Errors.ts"
 import { clientClosedRequest } from "./Failures.ts"
 import * as Refusals from "./Refusals.ts"
 import type { RequestContext } from "./RequestContext.ts"

@@ -10,8 +10,8 @@
  */
 import { Clock, Effect, type Types } from "effect"
 import { HttpRouter, HttpServerRequest, type HttpServerResponse } from "effect/http"
-import { IdSource } from "../../../core/shared/ports/IdSource.ts"
 import * as ApiKeys from "../../../core/access/services/ApiKeys.ts"
+import { IdSource } from "../../../core/shared/ports/IdSource.ts"
 import * as ReadyBudget from "../probes/ReadyBudget.ts"
 import * as AddressBudget from "./AddressBudget.ts"
 import * as Audit from "./Audit.ts"

@@ -9,8 +9,8 @@
  */
 import { Context } from "effect"
 import { HttpApi } from "effect/http-api"
-import { Api } from "../../../core/api/Api.ts"
 import { redactKeys } from "../../../core/access/domain/ApiKey.ts"
+import { Api } from "../../../core/api/Api.ts"
 import * as Redaction from "../../../core/shared/domain/Redaction.ts"
 
 /** A route: its pattern (as metrics label it) and the methods it answers. */

@@ -6,10 +6,14 @@
  * tests, the demo and the benchmarks can rely on it.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
-import { isoDay } from "../../../core/shared/domain/IsoText.ts"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
-import { type PairToFetch, type PortalConnector, permanentFailure } from "../../../core/receivables/ports/PortalConnector.ts"
+import {
+  type PairToFetch,
+  type PortalConnector,
+  permanentFailure
+} from "../../../core/receivables/ports/PortalConnector.ts"
+import { isoDay } from "../../../core/shared/domain/IsoText.ts"
 
 export const SimulatorConfig = Schema.Struct({
   seed: Schema.Int,

@@ -9,7 +9,11 @@ import { constants, type Stats } from "node:fs"
 import { open } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Result, type Scope, Stream } from "effect"
-import { type ConnectorFailed, permanentFailure, retryableFailure } from "../../../core/receivables/ports/PortalConnector.ts"
+import {
+  type ConnectorFailed,
+  permanentFailure,
+  retryableFailure
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { type NotDecodable, textDecoding } from "./Decoding.ts"
 
 /** A file in a portal's directory: its text as a stream, or what it is instead of a regular file. */

@@ -8,6 +8,7 @@
 import { DateTime, Effect, Layer, Option, PubSub, Stream } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
+import { idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
 import {
   ApiKeyNotFound,
@@ -17,7 +18,6 @@ import {
   type NewApiKey,
   OrganizationNotFound
 } from "../ports/ApiKeyStore.ts"
-import { idKey, MemoryState } from "../../memory/MemoryState.ts"
 
 const byCreation = (a: ApiKeyRecord, b: ApiKeyRecord) =>
   DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)

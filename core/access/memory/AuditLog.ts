@@ -7,6 +7,7 @@
  * removed (retention is the database's concern). Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
+import { MemoryState } from "../../memory/MemoryState.ts"
 import {
   type AuditEntry,
   AuditLog,
@@ -15,7 +16,6 @@ import {
   type StoredAuditEntry
 } from "../ports/AuditLog.ts"
 import { countUsage } from "./KeyUsageStore.ts"
-import { MemoryState } from "../../memory/MemoryState.ts"
 
 // Organization and key ids are UUIDs, compared without regard to case as PostgreSQL's `uuid` type does.
 const sameId = (a: string | null, b: string) => a !== null && a.toLowerCase() === b.toLowerCase()

@@ -5,8 +5,8 @@
  * the process, so no lease is needed. Depends on `effect` and core only.
  */
 import { Effect, Layer } from "effect"
-import { InFlightStore } from "../ports/InFlightStore.ts"
 import { MemoryState } from "../../memory/MemoryState.ts"
+import { InFlightStore } from "../ports/InFlightStore.ts"
 
 const add = (counts: Map<string, number>, id: string, delta: number) => {
   const next = (counts.get(id) ?? 0) + delta

@@ -5,9 +5,9 @@
  * its own statement. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
+import { idKey, MemoryState, rowKey, type Tables } from "../../memory/MemoryState.ts"
 import type { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
 import { type KeyRequest, type KeyUsageDay, KeyUsageStore } from "../ports/KeyUsageStore.ts"
-import { idKey, MemoryState, rowKey, type Tables } from "../../memory/MemoryState.ts"
 
 /** Counts each request on its key's UTC day and moves the key's last use to its latest request. */
 export const countUsage = (tables: Tables, requests: ReadonlyArray<KeyRequest>): void => {

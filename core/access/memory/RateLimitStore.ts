@@ -6,9 +6,9 @@
  * Depends on `effect` and core only.
  */
 import { Clock, Effect, Layer } from "effect"
+import { MemoryState } from "../../memory/MemoryState.ts"
 import * as RateLimit from "../../shared/domain/RateLimit.ts"
 import { type KeyStep, RateLimitStore } from "../ports/RateLimitStore.ts"
-import { MemoryState } from "../../memory/MemoryState.ts"
 
 /** Limits held before the full ones are forgotten. */
 export const sweepAbove = 100_000

@@ -5,9 +5,9 @@
  * and know nothing of the key format, hashing or caching: that policy is `core/access/services/ApiKeys`.
  */
 import { Context, type DateTime, type Effect, type Option, Schema, type Scope, type Stream } from "effect"
-import type { Permission } from "../domain/ApiKey.ts"
 import type { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
 import type { RateLimitPolicy } from "../../shared/domain/RateLimit.ts"
+import type { Permission } from "../domain/ApiKey.ts"
 
 export interface ApiKeyRecord {
   readonly id: ApiKeyId

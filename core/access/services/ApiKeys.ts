@@ -7,9 +7,9 @@
  */
 import { Config, Context, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
-import * as ApiKey from "../domain/ApiKey.ts"
 import { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
 import type { RateLimitPolicy } from "../../shared/domain/RateLimit.ts"
+import * as ApiKey from "../domain/ApiKey.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,

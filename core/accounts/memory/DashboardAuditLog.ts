@@ -5,6 +5,7 @@
  * organization's reading. Depends on effect and the core.
  */
 import { DateTime, Effect, Layer } from "effect"
+import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import {
   type DashboardAuditEntry,
@@ -12,7 +13,6 @@ import {
   type DashboardAuditSearch,
   type StoredDashboardAuditEntry
 } from "../ports/DashboardAuditLog.ts"
-import { MemoryState } from "../../memory/MemoryState.ts"
 
 /** Newest first; of entries at the same instant, the later recorded first. */
 const newestFirst = (a: StoredDashboardAuditEntry, b: StoredDashboardAuditEntry) =>

@@ -6,8 +6,9 @@
 import { DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
-import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
+import { idKey, MemoryState, rowKey } from "../../memory/MemoryState.ts"
+import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import {
   type DashboardUser,
   DashboardUserStore,
@@ -20,7 +21,6 @@ import {
   takesLastAdmin,
   type WrongCode
 } from "../ports/DashboardUserStore.ts"
-import { idKey, MemoryState, rowKey } from "../../memory/MemoryState.ts"
 
 export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = Layer.effect(
   DashboardUserStore,

@@ -4,9 +4,9 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
+import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
-import { MemoryState } from "../../memory/MemoryState.ts"
 
 const make = Effect.gen(function* () {
   const { sessions } = yield* MemoryState

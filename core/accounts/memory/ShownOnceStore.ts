@@ -4,9 +4,9 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
+import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { type HeldSecret, ShownOnceStore } from "../ports/ShownOnceStore.ts"
-import { MemoryState } from "../../memory/MemoryState.ts"
 
 export const layerMemory: Layer.Layer<ShownOnceStore, never, MemoryState> = Layer.effect(
   ShownOnceStore,

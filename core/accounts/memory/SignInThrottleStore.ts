@@ -10,6 +10,7 @@
  * first lock ends. Depends on `effect` and core only.
  */
 import { Clock, Duration, Effect, Layer } from "effect"
+import { MemoryState, type Tables } from "../../memory/MemoryState.ts"
 import { recentFailures, type ThrottlePolicy, throttledForSeconds } from "../domain/Dashboard.ts"
 import {
   type AttemptToRecord,
@@ -17,7 +18,6 @@ import {
   type Settlement,
   SignInThrottleStore
 } from "../ports/SignInThrottleStore.ts"
-import { MemoryState, type Tables } from "../../memory/MemoryState.ts"
 
 /** The tables the throttles keep: the shared state's, or their own. */
 export type ThrottleTables = Pick<Tables, "signInAttempts" | "trustedAddresses">

@@ -6,9 +6,9 @@
  * (`core/accounts/services/Accounts.ts`, `SecondFactors.ts`); implementations hold digests and hashes only.
  */
 import { Context, type DateTime, type Effect, type Option, type Redacted, Schema } from "effect"
-import type { Role } from "../domain/Dashboard.ts"
-import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import type { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
+import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
+import type { Role } from "../domain/Dashboard.ts"
 
 export interface DashboardUser {
   readonly id: UserId

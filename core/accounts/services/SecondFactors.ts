@@ -18,8 +18,8 @@
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
-import * as Policy from "../domain/Dashboard.ts"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
+import * as Policy from "../domain/Dashboard.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
 import * as RecoveryCodes from "../domain/RecoveryCodes.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"

@@ -7,12 +7,12 @@
  * core alone.
  */
 import { Context, Effect, Layer, Schema } from "effect"
+import { Accounts, type Actor } from "../../accounts/services/Accounts.ts"
 import type { Integration } from "../../receivables/domain/Resources.ts"
 import type { SyncRunRecord } from "../../receivables/ports/DirectoryStore.ts"
-import { Accounts, type Actor } from "../../accounts/services/Accounts.ts"
 import { Directory } from "../../receivables/services/Directory.ts"
-import { NotPermitted } from "./KeyAdministration.ts"
 import { Receivables } from "../../receivables/services/Receivables.ts"
+import { NotPermitted } from "./KeyAdministration.ts"
 
 /** No pair of the user's organization has the id. */
 export class IntegrationNotFound extends Schema.TaggedError<IntegrationNotFound>()("IntegrationNotFound", {

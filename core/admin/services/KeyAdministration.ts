@@ -8,8 +8,8 @@
 import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
 import type { Permission } from "../../access/domain/ApiKey.ts"
 import { ApiKeyNotFound, type ApiKeyRecord, type LiveKeyLimitReached } from "../../access/ports/ApiKeyStore.ts"
-import { Accounts, type Actor } from "../../accounts/services/Accounts.ts"
 import { ApiKeys } from "../../access/services/ApiKeys.ts"
+import { Accounts, type Actor } from "../../accounts/services/Accounts.ts"
 
 /** The user's role does not allow the action. */
 export class NotPermitted extends Schema.TaggedError<NotPermitted>()("NotPermitted", {

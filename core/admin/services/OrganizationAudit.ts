@@ -6,7 +6,6 @@
  * the core alone.
  */
 import { Context, DateTime, Duration, Effect, Layer } from "effect"
-import type { ApiKeyId } from "../../shared/domain/Ids.ts"
 import { AuditLog, type AuditPosition, type AuditSearch, type StoredAuditEntry } from "../../access/ports/AuditLog.ts"
 import {
   DashboardAuditLog,
@@ -15,6 +14,7 @@ import {
   type StoredDashboardAuditEntry
 } from "../../accounts/ports/DashboardAuditLog.ts"
 import type { Actor } from "../../accounts/services/Accounts.ts"
+import type { ApiKeyId } from "../../shared/domain/Ids.ts"
 import { KeyAdministration, NotPermitted } from "./KeyAdministration.ts"
 
 /** Requests per page. */

@@ -8,10 +8,10 @@
 import { Context, Effect, Layer } from "effect"
 import { Accounts, type Actor } from "../../accounts/services/Accounts.ts"
 import type { DirectoryRefused } from "../../receivables/services/Directory.ts"
-import { IntegrationAdministration, type IntegrationNotFound } from "./IntegrationAdministration.ts"
-import { NotPermitted } from "./KeyAdministration.ts"
 import { ManualSync } from "../../receivables/services/ManualSync.ts"
 import type { RunOutcome } from "../../receivables/services/SyncEngine.ts"
+import { IntegrationAdministration, type IntegrationNotFound } from "./IntegrationAdministration.ts"
+import { NotPermitted } from "./KeyAdministration.ts"
 
 export class PairSyncNow extends Context.Service<
   PairSyncNow,

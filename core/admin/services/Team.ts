@@ -5,9 +5,8 @@
  * changes are recorded in the `DashboardAuditLog`. Depends on effect and the core alone.
  */
 import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
-import type { Role } from "../../accounts/domain/Dashboard.ts"
-import type { OrgId } from "../../shared/domain/Ids.ts"
 import type { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
+import type { Role } from "../../accounts/domain/Dashboard.ts"
 import {
   DashboardUserStore,
   type EmailTaken,
@@ -17,6 +16,7 @@ import {
 } from "../../accounts/ports/DashboardUserStore.ts"
 import { SessionStore } from "../../accounts/ports/SessionStore.ts"
 import { Accounts, type Actor, type InvalidEmail } from "../../accounts/services/Accounts.ts"
+import type { OrgId } from "../../shared/domain/Ids.ts"
 import { NotPermitted } from "./KeyAdministration.ts"
 
 /** Not a user of the organization (or one already removed). */

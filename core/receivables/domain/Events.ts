@@ -13,9 +13,9 @@
  */
 import { DateTime, Schema } from "effect"
 import { type DebtorId, ReceivableId, type VendorId } from "../../shared/domain/Ids.ts"
+import { CurrencyCode, IsoDate, Metadata } from "../../shared/domain/Values.ts"
 import { Changes, DebtorRef, type ReceivableState, receivableWireFields, VendorRef } from "./Resources.ts"
 import { Status } from "./Status.ts"
-import { CurrencyCode, IsoDate, Metadata } from "../../shared/domain/Values.ts"
 
 export const eventTypes = ["receivable.created", "receivable.updated", "receivable.status_changed"] as const
 export const EventType = Schema.Literals(eventTypes)

@@ -4,9 +4,9 @@
  * backwards along it, so stored history can always be replayed.
  */
 import { Option } from "effect"
+import type { Timestamp } from "../../shared/domain/Values.ts"
 import type { Changes, FieldValue, HistoryEntry, ReceivableState } from "./Resources.ts"
 import { trackedFieldNames } from "./Resources.ts"
-import type { Timestamp } from "../../shared/domain/Values.ts"
 
 type TrackedField = keyof typeof trackedFieldNames
 

@@ -5,13 +5,13 @@
  * spec section 6. Applying a plan is the store's job, in one transaction.
  */
 import { DateTime, Option, Schema, SchemaIssue } from "effect"
+import type { DebtorId, ReceivableId, VendorId } from "../../shared/domain/Ids.ts"
+import { oversizeFields, oversizeKey, shownKey } from "../../shared/domain/TextLimits.ts"
 import { type EventType, receivableSnapshot } from "./Events.ts"
 import { historyEntry, sameMetadata } from "./History.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../shared/domain/Ids.ts"
 import type { HistoryEntry, ReceivableState } from "./Resources.ts"
 import { ReceivableState as ReceivableStateSchema, trackedFieldNames } from "./Resources.ts"
 import { normalizeStatus, type StatusMapping } from "./Status.ts"
-import { oversizeFields, oversizeKey, shownKey } from "../../shared/domain/TextLimits.ts"
 
 /** A receivable as a portal reports it, before any validation. */
 export interface FetchedDocument {

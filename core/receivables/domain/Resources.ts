@@ -7,9 +7,9 @@
 import { DateTime, Schema, SchemaTransformation } from "effect"
 import { DebtorId, PairId, ReceivableId, VendorId } from "../../shared/domain/Ids.ts"
 import { isoInstant } from "../../shared/domain/IsoText.ts"
+import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "../../shared/domain/Values.ts"
 import { RunErrorClass } from "./RunError.ts"
 import { Status } from "./Status.ts"
-import { AmountCents, CurrencyCode, IsoDate, Metadata, Timestamp } from "../../shared/domain/Values.ts"
 
 const partyFields = {
   name: Schema.String,

@@ -8,6 +8,16 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Semaphore } from "effect"
 import { SecureRandom } from "effect/crypto"
+import {
+  addRun,
+  compareText,
+  idKey,
+  MemoryState,
+  type PairRow,
+  pairsOf,
+  putPair,
+  type Tables
+} from "../../memory/MemoryState.ts"
 import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
 import {
   type DebtorRecord,
@@ -18,7 +28,6 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
-import { addRun, compareText, idKey, MemoryState, type PairRow, pairsOf, putPair, type Tables } from "../../memory/MemoryState.ts"
 
 /** Seeds the memory store with what other writers (the sync) store. */
 export class MemoryDirectory extends Context.Service<

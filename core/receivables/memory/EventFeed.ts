@@ -6,8 +6,9 @@
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
-import type { StoredEvent } from "../domain/Events.ts"
+import { type EventRow, feedOf, idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import type { StoredEvent } from "../domain/Events.ts"
 import {
   EventCursorAhead,
   EventCursorExpired,
@@ -15,7 +16,6 @@ import {
   type EventPage,
   type EventsAfter
 } from "../ports/EventFeed.ts"
-import { type EventRow, feedOf, idKey, MemoryState } from "../../memory/MemoryState.ts"
 
 const plain = ({ committedAt: _, ...event }: EventRow): StoredEvent => event
 

@@ -6,10 +6,6 @@
  * closes without `finish` leaves the tables as they were. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Random } from "effect"
-import type { ReceivableId } from "../../shared/domain/Ids.ts"
-import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
-import type { Changes } from "../domain/Resources.ts"
-import type { FinishedRun, PairSession, PairWrites } from "../ports/PairStore.ts"
 import {
   addHistory,
   addRun,
@@ -21,6 +17,10 @@ import {
   type Tables,
   updatePair
 } from "../../memory/MemoryState.ts"
+import type { ReceivableId } from "../../shared/domain/Ids.ts"
+import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
+import type { Changes } from "../domain/Resources.ts"
+import type { FinishedRun, PairSession, PairWrites } from "../ports/PairStore.ts"
 
 /** A stored receivable as the sync reads it, with the time it last changed. */
 export const asPairReceivable = (row: ReceivableRow): PairReceivable & { readonly updatedAt: DateTime.Utc } => ({

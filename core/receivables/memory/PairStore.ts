@@ -6,10 +6,6 @@
  * and core only.
  */
 import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
-import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
-import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
-import type { Changes } from "../domain/Resources.ts"
-import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"
 import {
   addRun,
   idKey,
@@ -23,6 +19,10 @@ import {
   type Tables,
   updatePair
 } from "../../memory/MemoryState.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
+import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
+import type { Changes } from "../domain/Resources.ts"
+import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"
 import { asPairReceivable, openSession } from "./PairSession.ts"
 
 /** A pair's schedule and lease as the store keeps them. */

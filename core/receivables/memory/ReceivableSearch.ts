@@ -6,10 +6,10 @@
  * without history or metadata. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
+import { compareText, MemoryState, type ReceivableRow } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { type Status, statuses } from "../domain/Status.ts"
 import { ReceivableSearch, type SearchOrder, type SearchRequest, type StatusTotal } from "../ports/ReceivableSearch.ts"
-import { compareText, MemoryState, type ReceivableRow } from "../../memory/MemoryState.ts"
 import { filteredReceivables, receivableOf } from "./ReceivableStore.ts"
 
 /** Letter case folded as the embedded server's C locale folds it in `lower()`: ASCII letters only. */

@@ -9,6 +9,21 @@
  * finds them.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
+import {
+  addHistory,
+  addRun,
+  compareText,
+  idKey,
+  MemoryState,
+  type PairRow,
+  pairsOf,
+  putPair,
+  putReceivable,
+  type ReceivableRow,
+  receivablesOf,
+  rowKey,
+  type Tables
+} from "../../memory/MemoryState.ts"
 import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../shared/domain/Ids.ts"
 import { nextVerifiedSince } from "../../shared/domain/ListQuery.ts"
 import type {
@@ -29,21 +44,6 @@ import {
   type ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
-import {
-  addHistory,
-  addRun,
-  compareText,
-  idKey,
-  MemoryState,
-  type PairRow,
-  pairsOf,
-  putPair,
-  putReceivable,
-  type ReceivableRow,
-  receivablesOf,
-  rowKey,
-  type Tables
-} from "../../memory/MemoryState.ts"
 
 export interface SeedVendor {
   readonly id: VendorId

@@ -4,8 +4,8 @@
  * given by the pair sessions that write the events (`PairSession`), in the order they commit.
  */
 import { Context, type DateTime, type Effect, type Option, Schema } from "effect"
-import type { EventType, StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import type { EventType, StoredEvent } from "../domain/Events.ts"
 
 export interface EventsAfter {
   /**

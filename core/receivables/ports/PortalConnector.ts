@@ -18,9 +18,9 @@ import {
   type Stream
 } from "effect"
 import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
+import type { SecretReference, SecretUnavailable } from "../../shared/ports/Secrets.ts"
 import type { FetchedDocument } from "../domain/PairSync.ts"
 import { makeStatusMapping, type StatusMapping, StatusWording } from "../domain/Status.ts"
-import type { SecretReference, SecretUnavailable } from "../../shared/ports/Secrets.ts"
 
 export class ConnectorFailed extends Schema.TaggedError<ConnectorFailed>()("ConnectorFailed", {
   message: Schema.String,

@@ -8,6 +8,7 @@
 import { Context, DateTime, Duration, Effect, Layer, Option, Result, Schema } from "effect"
 import { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
 import type { RateLimitPolicy } from "../../shared/domain/RateLimit.ts"
+import { type Organization, Organizations } from "../../shared/ports/Organizations.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -15,7 +16,6 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
-import { type Organization, Organizations } from "../../shared/ports/Organizations.ts"
 import { PortalConnectors, validateConfig } from "../ports/PortalConnector.ts"
 import { isDeadline, leaseDuration, maxDeadline, minDeadline } from "./SyncEngine.ts"
 

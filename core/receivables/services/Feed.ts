@@ -3,8 +3,8 @@
  * position, finds one by its id, and applies the retention (`EVENT_RETENTION_DAYS`).
  */
 import { Config, Context, DateTime, type Duration, Effect, Layer, Option, Schema } from "effect"
-import { type EventType, parseEventId, type StoredEvent } from "../domain/Events.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import { type EventType, parseEventId, type StoredEvent } from "../domain/Events.ts"
 import { type EventCursorAhead, type EventCursorExpired, EventFeed, type EventPage } from "../ports/EventFeed.ts"
 
 export class EventNotFound extends Schema.TaggedError<EventNotFound>()("EventNotFound", { id: Schema.String }) {}

@@ -7,8 +7,8 @@
  * `ReceivableStore` port only.
  */
 import { type DateTime, Effect, Option, Stream } from "effect"
-import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { OrgId, ReceivableId } from "../../shared/domain/Ids.ts"
+import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { Receivable } from "../domain/Resources.ts"
 import type {
   ReceivableStore,

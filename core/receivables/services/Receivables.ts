@@ -7,11 +7,11 @@
  * the heaviest receivables the portals may send is never held whole in memory.
  */
 import { Context, DateTime, Effect, Layer, Option, Schema } from "effect"
-import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { DebtorId, OrgId, VendorId } from "../../shared/domain/Ids.ts"
 import { ReceivableId } from "../../shared/domain/Ids.ts"
 import { defaultVerifiedSince, parseVerifiedSince } from "../../shared/domain/ListQuery.ts"
 import { hasMore, pageWindow } from "../../shared/domain/Pagination.ts"
+import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { Debtor, Integration, Receivable, Vendor } from "../domain/Resources.ts"
 import type { Status } from "../domain/Status.ts"
 import {

@@ -9,6 +9,8 @@
  * honoured up to a cap. Depends on ports only.
  */
 import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule, Stream } from "effect"
+import { IdSource } from "../../shared/ports/IdSource.ts"
+import { Secrets } from "../../shared/ports/Secrets.ts"
 import {
   type FetchedDocument,
   isStorableText,
@@ -18,7 +20,6 @@ import {
 } from "../domain/PairSync.ts"
 import type { StatusMapping } from "../domain/Status.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
-import { IdSource } from "../../shared/ports/IdSource.ts"
 import { type Pair, PairStore, type RunCounts } from "../ports/PairStore.ts"
 import {
   type PortalConnector,
@@ -27,7 +28,6 @@ import {
   retryableFailure,
   secretReader
 } from "../ports/PortalConnector.ts"
-import { Secrets } from "../../shared/ports/Secrets.ts"
 
 export type RunOutcome =
   | { readonly _tag: "Succeeded"; readonly integrationId: string; readonly counts: RunCounts }

@@ -6,10 +6,10 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
+import { compareText, idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import { type Organization, Organizations } from "../ports/Organizations.ts"
-import { compareText, idKey, MemoryState } from "../../memory/MemoryState.ts"
 
 const byNameThenId = (a: Organization, b: Organization) => compareText(a.name, b.name) || compareText(a.id, b.id)
 

@@ -5,6 +5,7 @@
  * index, as `webhook_deliveries_endpoint_idx` finds them. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
+import { compareText, deliveriesOf, idKey, MemoryState, type WebhookEndpointRow } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import type { DisabledReason, WebhookEndpointId } from "../domain/Webhooks.ts"
 import {
@@ -14,7 +15,6 @@ import {
   recentAttempts,
   WebhookOverview
 } from "../ports/WebhookOverview.ts"
-import { compareText, deliveriesOf, idKey, MemoryState, type WebhookEndpointRow } from "../../memory/MemoryState.ts"
 
 const byId = (a: WebhookEndpointRow, b: WebhookEndpointRow) => compareText(a.endpoint.id, b.endpoint.id)
 

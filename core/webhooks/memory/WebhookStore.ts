@@ -6,6 +6,7 @@
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
+import { deliveriesOf, feedOf, idKey, MemoryState, type WebhookDeliveryRow } from "../../memory/MemoryState.ts"
 import type { StoredEvent } from "../../receivables/domain/Events.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import type { SubscribableEventType, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
@@ -21,7 +22,6 @@ import {
   type NewEndpoint,
   WebhookStore
 } from "../ports/WebhookStore.ts"
-import { deliveriesOf, feedOf, idKey, MemoryState, type WebhookDeliveryRow } from "../../memory/MemoryState.ts"
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 

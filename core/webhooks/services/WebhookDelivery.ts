@@ -8,13 +8,13 @@
  * Depends on `effect` and core only.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
-import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
+import { DashboardAuditLog } from "../../accounts/ports/DashboardAuditLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
+import { EventFeed } from "../../receivables/ports/EventFeed.ts"
+import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
 import type { DisabledReason, FirstTrigger, WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
-import { DashboardAuditLog } from "../../accounts/ports/DashboardAuditLog.ts"
-import { EventFeed } from "../../receivables/ports/EventFeed.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import type { SendOutcome } from "../ports/WebhookSender.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"

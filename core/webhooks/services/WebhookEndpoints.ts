@@ -8,6 +8,7 @@
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
 import { eventTypes } from "../../receivables/domain/Events.ts"
+import { retentionDays } from "../../receivables/services/Feed.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { deliveryId, endpointId, secretBytes, secretFromBytes, testEventId } from "../domain/WebhookSigning.ts"
 import {
@@ -31,7 +32,6 @@ import {
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 import { type EndpointChange, WebhookStore } from "../ports/WebhookStore.ts"
-import { retentionDays } from "../../receivables/services/Feed.ts"
 import { deliveryOf, endpointConcurrency, WebhookDelivery } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {

@@ -6,8 +6,8 @@ import { DateTime, Effect, Stream } from "effect"
 import fc from "fast-check"
 import { csvReader, parseCsv } from "../../../adapters/portals/file/Csv.ts"
 import { connector } from "../../../adapters/portals/file/FileConnector.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { planPairSync } from "../../../core/receivables/domain/PairSync.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { pairToFetch, temporaryDirectory } from "../../support/conformance/Conformance.ts"
 
 const pair = (config: unknown) => pairToFetch(config)

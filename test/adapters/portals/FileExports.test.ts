@@ -10,8 +10,8 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Effect, Stream } from "effect"
 import { maxRecordCharacters } from "../../../adapters/portals/file/Csv.ts"
 import { connector, maxJsonBytes } from "../../../adapters/portals/file/FileConnector.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { type FetchedDocument, planPairSync } from "../../../core/receivables/domain/PairSync.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { pairToFetch, temporaryDirectory } from "../../support/conformance/Conformance.ts"
 
 const csvConfig = (directory: string, extra: Readonly<Record<string, unknown>> = {}) => ({

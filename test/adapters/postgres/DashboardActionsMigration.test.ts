@@ -8,8 +8,8 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Exit, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgDashboardAuditLog from "../../../adapters/postgres/PgDashboardAuditLog.ts"
-import type { OrgId, UserId } from "../../../core/shared/domain/Ids.ts"
 import { DashboardAction, DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
+import type { OrgId, UserId } from "../../../core/shared/domain/Ids.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const TestLayer = PgDashboardAuditLog.layer.pipe(Layer.provideMerge(TestDatabase.layer))

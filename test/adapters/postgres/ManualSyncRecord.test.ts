@@ -10,9 +10,9 @@ import * as PgDirectoryStore from "../../../adapters/postgres/PgDirectoryStore.t
 import * as PgOrganizations from "../../../adapters/postgres/PgOrganizations.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
 import { DirectoryStore } from "../../../core/receivables/ports/DirectoryStore.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import { PairStore } from "../../../core/receivables/ports/PairStore.ts"
 import { manualSyncNotBefore } from "../../../core/receivables/services/ManualSync.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const TestLayer = Layer.mergeAll(PgDirectoryStore.layer, PgOrganizations.layer, PgPairStore.layer).pipe(

@@ -11,8 +11,8 @@ import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import * as PgRateLimitStore from "../../../adapters/postgres/PgRateLimitStore.ts"
 import { databaseClock, sweep, takeStatement } from "../../../adapters/postgres/PgRateLimitStore.ts"
-import * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
 import { RateLimitStore } from "../../../core/access/ports/RateLimitStore.ts"
+import * as RateLimit from "../../../core/shared/domain/RateLimit.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const schedule = fc.record({

@@ -7,8 +7,8 @@ import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeStatements } from "../../../adapters/postgres/PgReceivableStore.ts"
-import type { DebtorId, OrgId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import type { ReceivableFilter } from "../../../core/receivables/ports/ReceivableStore.ts"
+import type { DebtorId, OrgId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const seed = Effect.gen(function* () {

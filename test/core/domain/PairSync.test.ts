@@ -3,7 +3,6 @@ import { DateTime, Schema } from "effect"
 import fc from "fast-check"
 import { Event, toWire } from "../../../core/receivables/domain/Events.ts"
 import { historyEntry, revertChanges } from "../../../core/receivables/domain/History.ts"
-import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import {
   type FetchedDocument,
   isStorableText,
@@ -15,6 +14,7 @@ import {
 } from "../../../core/receivables/domain/PairSync.ts"
 import type { HistoryEntry, ReceivableState } from "../../../core/receivables/domain/Resources.ts"
 import { canonicalStatusText, type StatusMapping, statuses } from "../../../core/receivables/domain/Status.ts"
+import type { DebtorId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { textLimits } from "../../../core/shared/domain/TextLimits.ts"
 import { arbitraryCurrency, arbitraryIsoDate, arbitraryMetadata } from "../../support/arbitraries.ts"
 

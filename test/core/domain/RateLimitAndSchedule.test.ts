@@ -1,8 +1,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration } from "effect"
 import fc from "fast-check"
-import { type RateLimitPolicy, take } from "../../../core/shared/domain/RateLimit.ts"
 import { nextAfterSuccess, retryCap, retryDelay } from "../../../core/receivables/domain/SyncSchedule.ts"
+import { type RateLimitPolicy, take } from "../../../core/shared/domain/RateLimit.ts"
 
 const policy = fc.record({
   perSecond: fc.double({ min: 0.1, max: 1_000, noNaN: true }),

@@ -1,7 +1,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Schema } from "effect"
-import { ReceivableId } from "../../../core/shared/domain/Ids.ts"
 import { Debtor, PageOf, Receivable, Vendor } from "../../../core/receivables/domain/Resources.ts"
+import { ReceivableId } from "../../../core/shared/domain/Ids.ts"
 
 const vendorId = "7f0b1c3e-2d4a-4e6f-8a9b-0c1d2e3f4a5b"
 const debtorId = "1a2b3c4d-5e6f-4a8b-9c0d-1e2f3a4b5c6d"

@@ -1,6 +1,11 @@
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { canonicalStatusText, explainStatus, normalizeStatus, type Status } from "../../../core/receivables/domain/Status.ts"
+import {
+  canonicalStatusText,
+  explainStatus,
+  normalizeStatus,
+  type Status
+} from "../../../core/receivables/domain/Status.ts"
 import { decideStatusRule, statusRules } from "../../../core/receivables/domain/StatusRules.ts"
 import { statusVocabulary } from "../../../core/receivables/domain/StatusVocabulary.ts"
 

@@ -6,14 +6,14 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration, Effect, Option, Schema } from "effect"
 import { TestClock } from "effect/testing"
-import type { OrgId, ReceivableId } from "../../../core/shared/domain/Ids.ts"
-import { ReceivableState } from "../../../core/receivables/domain/Resources.ts"
 import * as MemoryStorage from "../../../core/memory/MemoryStorage.ts"
+import { ReceivableState } from "../../../core/receivables/domain/Resources.ts"
 import { DirectoryStore } from "../../../core/receivables/ports/DirectoryStore.ts"
 import { EventFeed } from "../../../core/receivables/ports/EventFeed.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import { PairStore } from "../../../core/receivables/ports/PairStore.ts"
 import { ReceivableStore } from "../../../core/receivables/ports/ReceivableStore.ts"
+import type { OrgId, ReceivableId } from "../../../core/shared/domain/Ids.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 const state = Schema.decodeUnknownSync(ReceivableState)({
   vendorReceivableId: "INV-1",

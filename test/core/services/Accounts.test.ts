@@ -10,22 +10,27 @@ import { TestClock } from "effect/testing"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
 import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedCommonPasswords.ts"
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
-import { accountThrottle, inviteLifetime, pairThrottle, sessionPolicy } from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as ApiKeyStoreMemory } from "../../../core/access/memory/ApiKeyStore.ts"
+import * as MemoryKeyUsageStore from "../../../core/access/memory/KeyUsageStore.ts"
+import { ApiKeys } from "../../../core/access/services/ApiKeys.ts"
+import {
+  accountThrottle,
+  inviteLifetime,
+  pairThrottle,
+  sessionPolicy
+} from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
 import { layerMemory as UsersMemory } from "../../../core/accounts/memory/DashboardUserStore.ts"
-import * as MemoryKeyUsageStore from "../../../core/access/memory/KeyUsageStore.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import { PasswordHasher } from "../../../core/accounts/ports/PasswordHasher.ts"
 import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../core/accounts/services/Accounts.ts"
-import { ApiKeys } from "../../../core/access/services/ApiKeys.ts"
-import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
 import { SecondFactors } from "../../../core/accounts/services/SecondFactors.ts"
 import { addressAttempts } from "../../../core/accounts/services/SignInThrottle.ts"
+import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 /** What the audit log was given, every entry, including those of no organization; and a switch to make it fail. */
 class AuditTrail extends Context.Service<

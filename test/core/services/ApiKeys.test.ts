@@ -13,13 +13,13 @@ import fc from "fast-check"
 import { isWellFormedApiKey, makeApiKey, secretBytes } from "../../../core/access/domain/ApiKey.ts"
 import { layerMemory } from "../../../core/access/memory/ApiKeyStore.ts"
 import * as MemoryKeyUsageStore from "../../../core/access/memory/KeyUsageStore.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { ApiKeyStore, RevocationFeedLost } from "../../../core/access/ports/ApiKeyStore.ts"
 import { KeyUsageStore } from "../../../core/access/ports/KeyUsageStore.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import { ApiKeys, hashKey } from "../../../core/access/services/ApiKeys.ts"
 import * as VerifiedKeyCache from "../../../core/access/services/VerifiedKeyCache.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 // Persisted by every deployment: these digests must never change. The first key is the test
 // fixtures' `orgA` key (24 bytes of 1), the second the key the e2e cache test inserts.

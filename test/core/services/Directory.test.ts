@@ -7,13 +7,13 @@ import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import type { PairId } from "../../../core/shared/domain/Ids.ts"
-import * as MemoryDirectoryStore from "../../../core/receivables/memory/DirectoryStore.ts"
 import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
+import * as MemoryDirectoryStore from "../../../core/receivables/memory/DirectoryStore.ts"
 import { type PortalConnector, PortalConnectors } from "../../../core/receivables/ports/PortalConnector.ts"
 import { Directory, type NewIntegration, runsShown } from "../../../core/receivables/services/Directory.ts"
+import type { PairId } from "../../../core/shared/domain/Ids.ts"
+import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 const start = DateTime.makeUnsafe("2026-05-01T08:00:00Z")
 

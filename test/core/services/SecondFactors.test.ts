@@ -16,11 +16,8 @@ import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
 import { layerMemory as UsersMemory } from "../../../core/accounts/memory/DashboardUserStore.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
-import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
 import { DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
-import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 import { Accounts } from "../../../core/accounts/services/Accounts.ts"
 import {
   firstLock,
@@ -31,6 +28,9 @@ import {
   SecondFactors,
   stepMillis
 } from "../../../core/accounts/services/SecondFactors.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
+import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),

@@ -8,7 +8,10 @@ import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
 import { defaultCapacity, makeMemoryThrottleState } from "../../../core/accounts/memory/SignInThrottleStore.ts"
-import { SignInThrottleStore, SignInThrottleStoreUnavailable } from "../../../core/accounts/ports/SignInThrottleStore.ts"
+import {
+  SignInThrottleStore,
+  SignInThrottleStoreUnavailable
+} from "../../../core/accounts/ports/SignInThrottleStore.ts"
 import {
   addressAttempts,
   makeThrottle as makeThrottleOverStore,

@@ -5,12 +5,10 @@
  * adapter: these tests run in milliseconds under `TestClock`.
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
-import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
+import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import { layerMemory, MemoryPairs } from "../../../core/receivables/memory/PairStore.ts"
-import { IdSource } from "../../../core/shared/ports/IdSource.ts"
 import type { Pair, PairStore } from "../../../core/receivables/ports/PairStore.ts"
 import {
   ConnectorFailed,
@@ -18,8 +16,10 @@ import {
   type PortalConnector,
   PortalConnectors
 } from "../../../core/receivables/ports/PortalConnector.ts"
-import { Secrets, SecretUnavailable } from "../../../core/shared/ports/Secrets.ts"
 import { defaultDeadline, SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
+import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
+import { IdSource } from "../../../core/shared/ports/IdSource.ts"
+import { Secrets, SecretUnavailable } from "../../../core/shared/ports/Secrets.ts"
 
 /** A pair's script: what its portal answers. */
 export interface Script {

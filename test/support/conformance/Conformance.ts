@@ -15,7 +15,6 @@ import { setFlagsFromString } from "node:v8"
 import { runInNewContext } from "node:vm"
 import { Data, DateTime, Effect, Result, type Scope, Stream } from "effect"
 import { resolverOf } from "../../../adapters/secrets/EnvironmentSecrets.ts"
-import type { DebtorId, OrgId, PairId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import { type FetchedDocument, validateDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, type DecimalSeparator } from "../../../core/receivables/domain/PortalValues.ts"
 import { normalizeStatus, type Status } from "../../../core/receivables/domain/Status.ts"
@@ -25,6 +24,7 @@ import {
   secretReader,
   validateConfig
 } from "../../../core/receivables/ports/PortalConnector.ts"
+import type { DebtorId, OrgId, PairId, VendorId } from "../../../core/shared/domain/Ids.ts"
 
 /** A document the kit puts in a fixture portal: the truth the connector's output is held to. */
 export interface SampleDocument {

@@ -6,8 +6,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import { actions } from "../../../../adapters/http/dashboard/AuditActionPages.ts"
-import type { OrgId, UserId } from "../../../../core/shared/domain/Ids.ts"
 import type { StoredDashboardAuditEntry } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
+import type { OrgId, UserId } from "../../../../core/shared/domain/Ids.ts"
 import { disabledEndpointSubject } from "../../../../core/webhooks/services/WebhookDelivery.ts"
 
 const at = DateTime.makeUnsafe("2026-11-26T12:00:00Z")

@@ -8,10 +8,10 @@ import { ConfigProvider, DateTime, Deferred, Effect, Layer, Logger, References }
 import { HttpServerResponse } from "effect/http"
 import * as Audit from "../../../../adapters/http/pipeline/Audit.ts"
 import { makeApiKey, secretBytes } from "../../../../core/access/domain/ApiKey.ts"
-import type { ApiKeyId, OrgId } from "../../../../core/shared/domain/Ids.ts"
 import { layerMemory } from "../../../../core/access/memory/AuditLog.ts"
-import { MemoryState } from "../../../../core/memory/MemoryState.ts"
 import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../../../core/access/ports/AuditLog.ts"
+import { MemoryState } from "../../../../core/memory/MemoryState.ts"
+import type { ApiKeyId, OrgId } from "../../../../core/shared/domain/Ids.ts"
 import { bodyOf, counted, requestFor } from "./Requests.ts"
 
 const key = makeApiKey("pr", new Uint8Array(secretBytes).fill(7))
