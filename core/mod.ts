@@ -2,36 +2,55 @@
  * Partner Receivables core: the receivables domain as plain Effect code. Embed it in your own
  * service; it depends on `effect` alone. Storage, HTTP and portals are ports here and adapters
  * elsewhere: implement the ports, or use the bundled PostgreSQL adapters.
+ *
+ * Arranged by context (shared, receivables, access, accounts, webhooks, admin), each with its
+ * domain, ports, services and in-memory twins; this file is the one public entry. Names are flat:
+ * a twin is `Memory` and its port's name (`MemoryPairStore`), a context's tables `<Context>State`.
  */
 
-// The domain: values, resources, statuses, history, paging, sync planning.
+// Access: API keys, rate limits, requests in flight, the request audit log and usage.
 export * as ApiKey from "./access/domain/ApiKey.ts"
+export * as AccessState from "./access/memory/AccessState.ts"
 export * as MemoryApiKeyStore from "./access/memory/ApiKeyStore.ts"
 export * as MemoryAuditLog from "./access/memory/AuditLog.ts"
+export * as MemoryInFlightStore from "./access/memory/InFlightStore.ts"
 export * as MemoryKeyUsageStore from "./access/memory/KeyUsageStore.ts"
-// What the core needs from the outside.
+export * as MemoryRateLimitStore from "./access/memory/RateLimitStore.ts"
 export * as ApiKeyStore from "./access/ports/ApiKeyStore.ts"
 export * as AuditLog from "./access/ports/AuditLog.ts"
+export * as InFlightStore from "./access/ports/InFlightStore.ts"
 export * as KeyUsageStore from "./access/ports/KeyUsageStore.ts"
+export * as RateLimitStore from "./access/ports/RateLimitStore.ts"
 export * as ApiKeys from "./access/services/ApiKeys.ts"
 export * as VerifiedKeyCache from "./access/services/VerifiedKeyCache.ts"
+// Accounts: dashboard users, invites, sessions, second factors, sign-in throttles, the organizations' action log.
 export * as Dashboard from "./accounts/domain/Dashboard.ts"
+export * as PasswordRules from "./accounts/domain/PasswordRules.ts"
+export * as RecoveryCodes from "./accounts/domain/RecoveryCodes.ts"
+export * as AccountsState from "./accounts/memory/AccountsState.ts"
 export * as MemoryDashboardAuditLog from "./accounts/memory/DashboardAuditLog.ts"
 export * as MemoryDashboardUserStore from "./accounts/memory/DashboardUserStore.ts"
 export * as MemorySessionStore from "./accounts/memory/SessionStore.ts"
+export * as MemoryShownOnceStore from "./accounts/memory/ShownOnceStore.ts"
+export * as MemorySignInThrottleStore from "./accounts/memory/SignInThrottleStore.ts"
 export * as CommonPasswords from "./accounts/ports/CommonPasswords.ts"
 export * as DashboardAuditLog from "./accounts/ports/DashboardAuditLog.ts"
 export * as DashboardUserStore from "./accounts/ports/DashboardUserStore.ts"
 export * as OneTimeCodes from "./accounts/ports/OneTimeCodes.ts"
 export * as PasswordHasher from "./accounts/ports/PasswordHasher.ts"
 export * as SessionStore from "./accounts/ports/SessionStore.ts"
-// Services composed from the ports.
+export * as ShownOnceStore from "./accounts/ports/ShownOnceStore.ts"
+export * as SignInThrottleStore from "./accounts/ports/SignInThrottleStore.ts"
 export * as Accounts from "./accounts/services/Accounts.ts"
+export * as RecoveryCodeSets from "./accounts/services/RecoveryCodeSets.ts"
 export * as SecondFactors from "./accounts/services/SecondFactors.ts"
+export * as SignInThrottle from "./accounts/services/SignInThrottle.ts"
+// Admin: the per-organization views and actions over the other contexts.
 export * as IntegrationAdministration from "./admin/services/IntegrationAdministration.ts"
 export * as KeyAdministration from "./admin/services/KeyAdministration.ts"
 export * as OrganizationAudit from "./admin/services/OrganizationAudit.ts"
 export * as OrganizationUsage from "./admin/services/OrganizationUsage.ts"
+export * as PairSyncNow from "./admin/services/PairSyncNow.ts"
 export * as Team from "./admin/services/Team.ts"
 // The HTTP contract, shared by servers, typed clients and the OpenAPI document.
 export * as Api from "./api/Api.ts"
@@ -40,11 +59,11 @@ export * as ApiErrors from "./api/Errors.ts"
 export * as EventsApi from "./api/EventsApi.ts"
 export * as ApiQuery from "./api/Query.ts"
 export * as ApiSecurity from "./api/Security.ts"
+export * as WebhooksApi from "./api/WebhooksApi.ts"
 export * as Wire from "./api/Wire.ts"
-export * as MemoryState from "./memory/MemoryState.ts"
-// In-memory twins of the storage ports, for embedders and tests: `MemoryStorage.layer` provides
-// them all over one shared `MemoryState`.
+// The memory world: every storage port's twin over every context's tables, in one layer.
 export * as MemoryStorage from "./memory/MemoryStorage.ts"
+// Receivables: the read path, statuses, history, the sync and its planner, the events feed, the directory of pairs.
 export * as Events from "./receivables/domain/Events.ts"
 export * as History from "./receivables/domain/History.ts"
 export * as PairSync from "./receivables/domain/PairSync.ts"
@@ -55,32 +74,44 @@ export * as SyncSchedule from "./receivables/domain/SyncSchedule.ts"
 export * as MemoryDirectoryStore from "./receivables/memory/DirectoryStore.ts"
 export * as MemoryEventFeed from "./receivables/memory/EventFeed.ts"
 export * as MemoryPairStore from "./receivables/memory/PairStore.ts"
+export * as MemoryReceivableSearch from "./receivables/memory/ReceivableSearch.ts"
 export * as MemoryReceivableStore from "./receivables/memory/ReceivableStore.ts"
+export * as ReceivablesState from "./receivables/memory/ReceivablesState.ts"
 export * as DirectoryStore from "./receivables/ports/DirectoryStore.ts"
 export * as EventFeed from "./receivables/ports/EventFeed.ts"
 export * as PairStore from "./receivables/ports/PairStore.ts"
 export * as PortalConnector from "./receivables/ports/PortalConnector.ts"
+export * as ReceivableSearch from "./receivables/ports/ReceivableSearch.ts"
 export * as ReceivableStore from "./receivables/ports/ReceivableStore.ts"
 export * as Directory from "./receivables/services/Directory.ts"
 export * as Feed from "./receivables/services/Feed.ts"
+export * as ManualSync from "./receivables/services/ManualSync.ts"
+export * as PageParts from "./receivables/services/PageParts.ts"
+export * as ReceivableFinder from "./receivables/services/ReceivableFinder.ts"
 export * as Receivables from "./receivables/services/Receivables.ts"
 export * as Scheduler from "./receivables/services/Scheduler.ts"
 export * as SyncEngine from "./receivables/services/SyncEngine.ts"
+// The shared kernel: ids, values, paging, limits; organizations; ids, secrets and readiness from outside.
 export * as Ids from "./shared/domain/Ids.ts"
 export * as ListQuery from "./shared/domain/ListQuery.ts"
 export * as Pagination from "./shared/domain/Pagination.ts"
 export * as RateLimit from "./shared/domain/RateLimit.ts"
 export * as Values from "./shared/domain/Values.ts"
 export * as MemoryOrganizations from "./shared/memory/Organizations.ts"
+export * as OrganizationsState from "./shared/memory/OrganizationsState.ts"
 export * as IdSource from "./shared/ports/IdSource.ts"
 export * as Organizations from "./shared/ports/Organizations.ts"
 export * as Readiness from "./shared/ports/Readiness.ts"
 export * as Secrets from "./shared/ports/Secrets.ts"
+// Webhooks: endpoints, deliveries, signing and the delivery schedule.
 export * as WebhookSchedule from "./webhooks/domain/WebhookSchedule.ts"
 export * as WebhookSigning from "./webhooks/domain/WebhookSigning.ts"
 export * as Webhooks from "./webhooks/domain/Webhooks.ts"
+export * as MemoryWebhookOverview from "./webhooks/memory/WebhookOverview.ts"
 export * as MemoryWebhookStore from "./webhooks/memory/WebhookStore.ts"
+export * as WebhooksState from "./webhooks/memory/WebhooksState.ts"
 export * as WebhookCrypto from "./webhooks/ports/WebhookCrypto.ts"
+export * as WebhookOverview from "./webhooks/ports/WebhookOverview.ts"
 export * as WebhookSender from "./webhooks/ports/WebhookSender.ts"
 export * as WebhookStore from "./webhooks/ports/WebhookStore.ts"
 export * as WebhookDelivery from "./webhooks/services/WebhookDelivery.ts"

@@ -1,5 +1,7 @@
 /**
- * Every storage port in memory, over one fresh `MemoryState`: the one layer an embedder provides
+ * Every storage port in memory, over fresh tables: the memory world's assembly, above the contexts
+ * (each context's twins keep their tables in a state service of their own, and this is the one
+ * place that provides them all together): the one layer an embedder provides
  * to run the whole flow without a database (create an integration, sync it, list its receivables,
  * read its events; create a key, verify it, count its usage; deliver webhooks; run the dashboard's
  * accounts, search and overviews). The ports that are not storage (portal connectors, the webhook
@@ -9,11 +11,13 @@
  * core only.
  */
 import { Layer } from "effect"
+import { AccessState } from "../access/memory/AccessState.ts"
 import * as ApiKeyStore from "../access/memory/ApiKeyStore.ts"
 import * as AuditLog from "../access/memory/AuditLog.ts"
 import * as InFlightStore from "../access/memory/InFlightStore.ts"
 import * as KeyUsageStore from "../access/memory/KeyUsageStore.ts"
 import * as RateLimitStore from "../access/memory/RateLimitStore.ts"
+import { AccountsState } from "../accounts/memory/AccountsState.ts"
 import * as DashboardAuditLog from "../accounts/memory/DashboardAuditLog.ts"
 import * as DashboardUserStore from "../accounts/memory/DashboardUserStore.ts"
 import * as SessionStore from "../accounts/memory/SessionStore.ts"
@@ -24,10 +28,24 @@ import * as EventFeed from "../receivables/memory/EventFeed.ts"
 import * as PairStore from "../receivables/memory/PairStore.ts"
 import * as ReceivableSearch from "../receivables/memory/ReceivableSearch.ts"
 import * as ReceivableStore from "../receivables/memory/ReceivableStore.ts"
+import { ReceivablesState } from "../receivables/memory/ReceivablesState.ts"
 import * as Organizations from "../shared/memory/Organizations.ts"
+import { OrganizationsState } from "../shared/memory/OrganizationsState.ts"
 import * as WebhookOverview from "../webhooks/memory/WebhookOverview.ts"
 import * as WebhookStore from "../webhooks/memory/WebhookStore.ts"
-import { MemoryState } from "./MemoryState.ts"
+import { WebhooksState } from "../webhooks/memory/WebhooksState.ts"
+
+/**
+ * Every context's tables, fresh and empty: what a twin alone requires. Twins provided over one
+ * `states` read each other's writes, as tables of one database do.
+ */
+export const states = Layer.mergeAll(
+  OrganizationsState.layer,
+  ReceivablesState.layer,
+  AccessState.layer,
+  AccountsState.layer,
+  WebhooksState.layer
+)
 
 export const layer = Layer.mergeAll(
   Organizations.layerMemory,
@@ -48,4 +66,4 @@ export const layer = Layer.mergeAll(
   InFlightStore.layerMemory,
   WebhookStore.layerMemory,
   WebhookOverview.layerMemory
-).pipe(Layer.provideMerge(MemoryState.layer))
+).pipe(Layer.provideMerge(states))

@@ -1,10 +1,10 @@
 /**
  * The contract's harness over the memory twins, through their own seeding (`MemoryPairs`): the
  * layer the memory runs of the `PairStore` and `EventFeed` contracts are given, both twins over
- * one `MemoryState`.
+ * one `ReceivablesState`.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
-import { MemoryState } from "../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../core/memory/MemoryStorage.ts"
 import * as MemoryEventFeed from "../../core/receivables/memory/EventFeed.ts"
 import { layerMemory, MemoryPairs } from "../../core/receivables/memory/PairStore.ts"
 import type { Pair } from "../../core/receivables/ports/PairStore.ts"
@@ -93,5 +93,5 @@ const harness = Layer.effect(
 
 export const layer = harness.pipe(
   Layer.provideMerge(Layer.merge(layerMemory, MemoryEventFeed.layerMemory)),
-  Layer.provideMerge(MemoryState.layer)
+  Layer.provideMerge(memoryStates)
 )

@@ -8,8 +8,9 @@ import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import * as PgReceivableStore from "../../adapters/postgres/PgReceivableStore.ts"
-import { MemoryState } from "../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../core/memory/MemoryStorage.ts"
 import * as MemoryReceivableStore from "../../core/receivables/memory/ReceivableStore.ts"
+import type { ReceivablesState } from "../../core/receivables/memory/ReceivablesState.ts"
 import { ReceivableStore, type ReceivablesPageRequest } from "../../core/receivables/ports/ReceivableStore.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -21,12 +22,12 @@ export class ReceivableSeed extends Context.Service<
 >()("test/contracts/ReceivableSeed") {}
 
 /** The memory twin's seeding, with the memory store, over the state the test gives. */
-export const memorySeed: Layer.Layer<ReceivableStore | ReceivableSeed, never, MemoryState> = Layer.effect(
+export const memorySeed: Layer.Layer<ReceivableStore | ReceivableSeed, never, ReceivablesState> = Layer.effect(
   ReceivableSeed,
   Effect.map(Effect.service(MemoryReceivableStore.MemoryReceivables), ({ seed }) => ReceivableSeed.of({ seed }))
 ).pipe(Layer.provideMerge(MemoryReceivableStore.layerMemory))
 
-export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = memorySeed.pipe(Layer.provide(MemoryState.layer))
+export const memory: Layer.Layer<ReceivableStore | ReceivableSeed> = memorySeed.pipe(Layer.provide(memoryStates))
 
 const date = (at: DateTime.Utc | null) => (at === null ? null : DateTime.toDateUtc(at))
 

@@ -12,15 +12,23 @@ describe("core/mod.ts", () => {
 })
 
 describe("the in-memory twins", () => {
-  // That it provides every storage port is held against core/ports/ by test/core/memory/StoragePorts.test.ts.
-  it.effect("MemoryStorage.layer provides its twins over the one state it provides", () =>
+  // That it provides every storage port is held against each context's ports by test/core/memory/StoragePorts.test.ts.
+  it.effect("MemoryStorage.layer provides its twins over the tables it provides", () =>
     Effect.scoped(
       Effect.gen(function* () {
         const context = yield* Layer.build(Core.MemoryStorage.layer)
-        assert.isTrue(Option.isSome(Context.getOption(context, Core.MemoryState.MemoryState)))
-        // One state: an organization created through one twin is the one a key is stored for.
+        for (const state of [
+          Core.OrganizationsState.OrganizationsState,
+          Core.ReceivablesState.ReceivablesState,
+          Core.AccessState.AccessState,
+          Core.AccountsState.AccountsState,
+          Core.WebhooksState.WebhooksState
+        ]) {
+          assert.isTrue(Option.isSome(Context.getOption(context, state as Context.Key<unknown, unknown>)))
+        }
+        // One world: an organization created through one twin is the one a key is stored for.
         const org = yield* Context.get(context, Core.Organizations.Organizations).create("Shared")
-        const tables = Context.get(context, Core.MemoryState.MemoryState)
+        const tables = Context.get(context, Core.OrganizationsState.OrganizationsState)
         assert.strictEqual(tables.organizations.get(org.id), org)
       })
     )

@@ -27,9 +27,9 @@ import * as Library from "partner-receivables"
 
 const {
   Accounts, ApiClient, ApiKeys, CommonPasswords, Directory, Feed, IdSource, Ids, IntegrationAdministration,
-  KeyAdministration, MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage,
-  PasswordHasher, PortalConnector, Receivables, SecondFactors, Secrets, SyncEngine, Team, VerifiedKeyCache,
-  WebhookCrypto, WebhookDelivery, WebhookEndpoints, WebhookSender
+  KeyAdministration, ManualSync, MemoryStorage, OneTimeCodes, OrganizationAudit, OrganizationUsage, PairSyncNow,
+  PasswordHasher, PortalConnector, ReceivableFinder, Receivables, SecondFactors, Secrets, SyncEngine, Team,
+  VerifiedKeyCache, WebhookCrypto, WebhookDelivery, WebhookEndpoints, WebhookSender
 } = Library
 
 // What only the embedder can provide; a real one hashes with scrypt or argon2 and reads secrets
@@ -69,14 +69,15 @@ const embedder = Layer.mergeAll(
 )
 
 const services = Layer.mergeAll(
-  IntegrationAdministration.IntegrationAdministration.layer,
+  PairSyncNow.PairSyncNow.layer,
   OrganizationAudit.OrganizationAudit.layer,
   OrganizationUsage.OrganizationUsage.layer,
   WebhookEndpoints.WebhookEndpoints.layer,
   Team.Team.layer,
   ApiClient.ApiClient.layer({ baseUrl: "https://receivables.example", apiKey: Redacted.make("pr_live_x") })
 ).pipe(
-  Layer.provideMerge(KeyAdministration.KeyAdministration.layer),
+  Layer.provideMerge(IntegrationAdministration.IntegrationAdministration.layer),
+  Layer.provideMerge(Layer.merge(KeyAdministration.KeyAdministration.layer, ManualSync.ManualSync.layer)),
   Layer.provideMerge(WebhookDelivery.WebhookDelivery.layer),
   Layer.provideMerge(
     Layer.mergeAll(
@@ -85,6 +86,7 @@ const services = Layer.mergeAll(
       Directory.Directory.layer,
       Feed.Feed.layer,
       Receivables.Receivables.layer,
+      ReceivableFinder.ReceivableFinder.layer,
       SyncEngine.SyncEngine.layer
     )
   ),

@@ -1,5 +1,5 @@
 /**
- * `ApiKeyStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes
+ * `ApiKeyStore` in memory, over the memory world's `AccessState`, for embedders and fast tests; it passes
  * the same contract as the PostgreSQL store (`test/contracts/ApiKeyStore.contract.ts`). Keys
  * belong to the state's organizations; revocations are announced to every subscriber of the
  * state as they happen. A key's last use is moved by its usage (`KeyUsageStore.ts`). Depends on
@@ -8,8 +8,9 @@
 import { DateTime, Effect, Layer, Option, PubSub, Stream } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
-import { idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
+import { idKey } from "../../shared/memory/Keys.ts"
+import { OrganizationsState } from "../../shared/memory/OrganizationsState.ts"
 import {
   ApiKeyNotFound,
   type ApiKeyRecord,
@@ -18,18 +19,20 @@ import {
   type NewApiKey,
   OrganizationNotFound
 } from "../ports/ApiKeyStore.ts"
+import { AccessState } from "./AccessState.ts"
 
 const byCreation = (a: ApiKeyRecord, b: ApiKeyRecord) =>
   DateTime.toEpochMillis(a.createdAt) - DateTime.toEpochMillis(b.createdAt) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)
 
-export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<ApiKeyStore, never, AccessState | OrganizationsState> = Layer.effect(
   ApiKeyStore,
   Effect.gen(function* () {
-    const tables = yield* MemoryState
+    const tables = yield* AccessState
+    const { organizations } = yield* OrganizationsState
     const { apiKeys: records, apiKeyDigests: idsByHash, revocations: announcements } = tables
 
     const requireOrg = Effect.fnUntraced(function* (org: string) {
-      const found = tables.organizations.get(idKey(org))
+      const found = organizations.get(idKey(org))
       if (found === undefined) return yield* new OrganizationNotFound({ id: org })
       return found.id
     })
@@ -42,7 +45,7 @@ export const layerMemory: Layer.Layer<ApiKeyStore, never, MemoryState> = Layer.e
           id: record.id,
           orgId: record.orgId,
           revokedAt: record.revokedAt,
-          orgRateLimit: tables.organizations.get(record.orgId)?.rateLimit ?? null,
+          orgRateLimit: organizations.get(record.orgId)?.rateLimit ?? null,
           permissions: record.permissions
         }))
       )

@@ -1,5 +1,5 @@
 /**
- * `AuditLog` in memory, over the shared `MemoryState`: the twin of the PostgreSQL log for
+ * `AuditLog` in memory, over the memory world's `AccessState`: the twin of the PostgreSQL log for
  * embedders and fast tests, held to the same contract (`test/contracts/AuditLog.contract.ts`). An
  * entry is stored, and its usage counted on its key (`KeyUsageStore.ts`), when `record` returns,
  * so nothing is ever pending; `recent` answers newest first, and of entries at the same instant
@@ -7,7 +7,6 @@
  * removed (retention is the database's concern). Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
-import { MemoryState } from "../../memory/MemoryState.ts"
 import {
   type AuditEntry,
   AuditLog,
@@ -15,6 +14,7 @@ import {
   type AuditSearch,
   type StoredAuditEntry
 } from "../ports/AuditLog.ts"
+import { AccessState } from "./AccessState.ts"
 import { countUsage } from "./KeyUsageStore.ts"
 
 // Organization and key ids are UUIDs, compared without regard to case as PostgreSQL's `uuid` type does.
@@ -42,7 +42,7 @@ const matchesSearch = (query: AuditSearch, { entry, position }: StoredAuditEntry
   (query.before === undefined || isBefore(position, query.before))
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* AccessState
   const stored = tables.auditLog
 
   const record = (entry: AuditEntry) =>
@@ -72,4 +72,4 @@ const make = Effect.gen(function* () {
   return AuditLog.of({ record, keep: record, recent, search, pending: Effect.succeed(0) })
 })
 
-export const layerMemory: Layer.Layer<AuditLog, never, MemoryState> = Layer.effect(AuditLog, make)
+export const layerMemory: Layer.Layer<AuditLog, never, AccessState> = Layer.effect(AuditLog, make)

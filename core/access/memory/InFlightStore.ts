@@ -1,12 +1,12 @@
 /**
- * `InFlightStore` in memory, over the shared `MemoryState`: counts per key and per organization,
+ * `InFlightStore` in memory, over the memory world's `AccessState`: counts per key and per organization,
  * held to the same contract as `requests_in_flight` (`test/contracts/InFlightStore.contract.ts`).
  * Only what is in flight is kept: an entry leaves when its count returns to zero. Nothing outlives
  * the process, so no lease is needed. Depends on `effect` and core only.
  */
 import { Effect, Layer } from "effect"
-import { MemoryState } from "../../memory/MemoryState.ts"
 import { InFlightStore } from "../ports/InFlightStore.ts"
+import { AccessState } from "./AccessState.ts"
 
 const add = (counts: Map<string, number>, id: string, delta: number) => {
   const next = (counts.get(id) ?? 0) + delta
@@ -14,10 +14,10 @@ const add = (counts: Map<string, number>, id: string, delta: number) => {
   else counts.set(id, next)
 }
 
-export const layerMemory: Layer.Layer<InFlightStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<InFlightStore, never, AccessState> = Layer.effect(
   InFlightStore,
   Effect.gen(function* () {
-    const { inFlightByKey, inFlightByOrganization } = yield* MemoryState
+    const { inFlightByKey, inFlightByOrganization } = yield* AccessState
     return InFlightStore.of({
       admit: (owner, caps) =>
         Effect.sync(() => {
@@ -40,4 +40,4 @@ export const layerMemory: Layer.Layer<InFlightStore, never, MemoryState> = Layer
 )
 
 /** The twin over a state of its own: counts in this process alone, with nothing else to share. */
-export const layerOwnState: Layer.Layer<InFlightStore> = layerMemory.pipe(Layer.provide(MemoryState.layer))
+export const layerOwnState: Layer.Layer<InFlightStore> = layerMemory.pipe(Layer.provide(AccessState.layer))

@@ -1,16 +1,17 @@
 /**
- * `KeyUsageStore` in memory, over the shared `MemoryState`: the twin of `api_key_usage` (per
+ * `KeyUsageStore` in memory, over the memory world's `AccessState`: the twin of `api_key_usage` (per
  * organization and key, as its rows are read) and the keys' last use, held to the same contract (`test/contracts/KeyUsageStore.contract.ts`). The
  * memory `AuditLog` counts its entries through `countUsage`, as the PostgreSQL log counts them in
  * its own statement. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
-import { idKey, MemoryState, rowKey, type Tables } from "../../memory/MemoryState.ts"
 import type { ApiKeyId, OrgId } from "../../shared/domain/Ids.ts"
+import { idKey, rowKey } from "../../shared/memory/Keys.ts"
 import { type KeyRequest, type KeyUsageDay, KeyUsageStore } from "../ports/KeyUsageStore.ts"
+import { AccessState, type AccessTables } from "./AccessState.ts"
 
 /** Counts each request on its key's UTC day and moves the key's last use to its latest request. */
-export const countUsage = (tables: Tables, requests: ReadonlyArray<KeyRequest>): void => {
+export const countUsage = (tables: AccessTables, requests: ReadonlyArray<KeyRequest>): void => {
   for (const request of requests) {
     const keyId = idKey(request.keyId)
     const day = DateTime.formatIso(request.at).slice(0, 10)
@@ -30,10 +31,10 @@ export const countUsage = (tables: Tables, requests: ReadonlyArray<KeyRequest>):
   }
 }
 
-export const layerMemory: Layer.Layer<KeyUsageStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<KeyUsageStore, never, AccessState> = Layer.effect(
   KeyUsageStore,
   Effect.gen(function* () {
-    const tables = yield* MemoryState
+    const tables = yield* AccessState
     return KeyUsageStore.of({
       record: (requests) => Effect.sync(() => countUsage(tables, requests)),
       days: (org: OrgId, keyId: ApiKeyId) =>

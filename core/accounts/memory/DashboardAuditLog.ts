@@ -1,11 +1,10 @@
 /**
- * `DashboardAuditLog` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes the same contract as
+ * `DashboardAuditLog` in memory, over the memory world's `AccountsState`, for embedders and fast tests; it passes the same contract as
  * the PostgreSQL log (`test/contracts/DashboardAuditLog.contract.ts`): newest first, and of
  * entries at the same instant the later recorded first; entries of no user belong to no
  * organization's reading. Depends on effect and the core.
  */
 import { DateTime, Effect, Layer } from "effect"
-import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import {
   type DashboardAuditEntry,
@@ -13,6 +12,7 @@ import {
   type DashboardAuditSearch,
   type StoredDashboardAuditEntry
 } from "../ports/DashboardAuditLog.ts"
+import { AccountsState } from "./AccountsState.ts"
 
 /** Newest first; of entries at the same instant, the later recorded first. */
 const newestFirst = (a: StoredDashboardAuditEntry, b: StoredDashboardAuditEntry) =>
@@ -20,7 +20,7 @@ const newestFirst = (a: StoredDashboardAuditEntry, b: StoredDashboardAuditEntry)
   b.position.sequence - a.position.sequence
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* AccountsState
   const entries = tables.dashboardAudit
   // An entry's sequence is the order it was recorded in, kept beside it: pruning leaves it as it is.
   const sequences = new WeakMap<DashboardAuditEntry, number>()
@@ -65,4 +65,4 @@ const make = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<DashboardAuditLog, never, MemoryState> = Layer.effect(DashboardAuditLog, make)
+export const layerMemory: Layer.Layer<DashboardAuditLog, never, AccountsState> = Layer.effect(DashboardAuditLog, make)

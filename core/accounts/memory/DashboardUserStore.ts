@@ -1,5 +1,5 @@
 /**
- * `DashboardUserStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it
+ * `DashboardUserStore` in memory, over the memory world's `AccountsState`, for embedders and fast tests; it
  * passes the same contract as the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`).
  * Invites and users belong to the state's organizations. Depends on effect and the core.
  */
@@ -7,8 +7,9 @@ import { DateTime, Effect, Layer, Option, type Redacted } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
 import { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
-import { idKey, MemoryState, rowKey } from "../../memory/MemoryState.ts"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
+import { idKey, rowKey } from "../../shared/memory/Keys.ts"
+import { OrganizationsState } from "../../shared/memory/OrganizationsState.ts"
 import {
   type DashboardUser,
   DashboardUserStore,
@@ -21,11 +22,13 @@ import {
   takesLastAdmin,
   type WrongCode
 } from "../ports/DashboardUserStore.ts"
+import { AccountsState } from "./AccountsState.ts"
 
-export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState | OrganizationsState> = Layer.effect(
   DashboardUserStore,
   Effect.gen(function* () {
-    const tables = yield* MemoryState
+    const tables = yield* AccountsState
+    const { organizations } = yield* OrganizationsState
     const { invites, users: byEmail, secondFactors, heldSignIns, removedUsers, pendingSecrets, recoveryCodes } = tables
     const userKey = (org: OrgId, id: UserId) => rowKey(org, id)
     const isRemoved = (user: DashboardUser) => removedUsers.has(userKey(user.orgId, user.id))
@@ -51,7 +54,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, MemoryState> = 
     }
 
     const createInvite = Effect.fn("MemoryDashboardUserStore.createInvite")(function* (invite: NewInvite) {
-      const found = tables.organizations.get(idKey(invite.orgId))
+      const found = organizations.get(idKey(invite.orgId))
       if (found === undefined) return yield* new OrganizationNotFound({ id: invite.orgId })
       const orgId = found.id
       if (takenElsewhere(invite.email, orgId)) return yield* new EmailTaken({ email: invite.email })

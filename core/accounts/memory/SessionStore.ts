@@ -1,15 +1,15 @@
 /**
- * `SessionStore` in memory, over the shared `MemoryState`, for embedders and fast tests; it passes the same contract as the
+ * `SessionStore` in memory, over the memory world's `AccountsState`, for embedders and fast tests; it passes the same contract as the
  * PostgreSQL store (`test/contracts/SessionStore.contract.ts`). Depends on effect and the core.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
-import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
+import { AccountsState } from "./AccountsState.ts"
 
 const make = Effect.gen(function* () {
-  const { sessions } = yield* MemoryState
+  const { sessions } = yield* AccountsState
   const owned = (org: OrgId, digest: string) => {
     const session = sessions.get(digest)
     return session !== undefined && session.orgId === org.toLowerCase() ? session : undefined
@@ -58,4 +58,4 @@ const make = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<SessionStore, never, MemoryState> = Layer.effect(SessionStore, make)
+export const layerMemory: Layer.Layer<SessionStore, never, AccountsState> = Layer.effect(SessionStore, make)

@@ -4,14 +4,14 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
-import { MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { type HeldSecret, ShownOnceStore } from "../ports/ShownOnceStore.ts"
+import { AccountsState } from "./AccountsState.ts"
 
-export const layerMemory: Layer.Layer<ShownOnceStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<ShownOnceStore, never, AccountsState> = Layer.effect(
   ShownOnceStore,
   Effect.gen(function* () {
-    const { shownOnce } = yield* MemoryState
+    const { shownOnce } = yield* AccountsState
     const dropExpired = (now: DateTime.Utc) => {
       for (const [digest, held] of shownOnce) {
         if (!DateTime.isLessThan(now, held.expiresAt)) shownOnce.delete(digest)

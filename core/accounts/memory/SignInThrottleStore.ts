@@ -1,7 +1,7 @@
 /**
  * `SignInThrottleStore` in this process's memory, by this process's clock, held to the same
  * contract as `sign_in_attempts` (`test/contracts/SignInThrottleStore.contract.ts`): over the
- * shared `MemoryState` (`layerMemory`, as `MemoryStorage.layer` provides it), or over tables of
+ * memory world's `AccountsState` (`layerMemory`, as `MemoryStorage.layer` provides it), or over tables of
  * its own (`layerOwnState`, what the service runs without a database). Each table
  * keeps at most `capacity` keys; a new key past it takes the place of the key with the fewest
  * times still counting (the least recently written among equals), never of a locked one: to push
@@ -10,7 +10,6 @@
  * first lock ends. Depends on `effect` and core only.
  */
 import { Clock, Duration, Effect, Layer } from "effect"
-import { MemoryState, type Tables } from "../../memory/MemoryState.ts"
 import { recentFailures, type ThrottlePolicy, throttledForSeconds } from "../domain/Dashboard.ts"
 import {
   type AttemptToRecord,
@@ -18,9 +17,10 @@ import {
   type Settlement,
   SignInThrottleStore
 } from "../ports/SignInThrottleStore.ts"
+import { AccountsState, type AccountTables } from "./AccountsState.ts"
 
 /** The tables the throttles keep: the shared state's, or their own. */
-export type ThrottleTables = Pick<Tables, "signInAttempts" | "trustedAddresses">
+export type ThrottleTables = Pick<AccountTables, "signInAttempts" | "trustedAddresses">
 
 /** Keys kept per table. */
 export const defaultCapacity = 10_000
@@ -135,9 +135,9 @@ const storeOver = (state: ReturnType<typeof makeMemoryThrottleState>) =>
   })
 
 /** The twin over the shared state, beside the other twins. */
-export const layerMemory: Layer.Layer<SignInThrottleStore, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<SignInThrottleStore, never, AccountsState> = Layer.effect(
   SignInThrottleStore,
-  Effect.map(Effect.service(MemoryState), (tables) => storeOver(makeMemoryThrottleState(defaultCapacity, tables)))
+  Effect.map(Effect.service(AccountsState), (tables) => storeOver(makeMemoryThrottleState(defaultCapacity, tables)))
 )
 
 /** The twin over a state of its own: throttles in this process alone. */

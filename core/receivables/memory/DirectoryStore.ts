@@ -1,5 +1,5 @@
 /**
- * `DirectoryStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL store for
+ * `DirectoryStore` in memory, over the memory world's `ReceivablesState`: the twin of the PostgreSQL store for
  * embedders and fast tests, held to the same contract (`test/contracts/DirectoryStore.contract.ts`).
  * It refuses, as defects, what the tables' constraints refuse (an empty name, a pair whose vendor
  * or debtor is not stored). Sync runs are written by the sync (the memory `PairStore`), or put in
@@ -8,17 +8,8 @@
  */
 import { Context, DateTime, Effect, Layer, Option, Semaphore } from "effect"
 import { SecureRandom } from "effect/crypto"
-import {
-  addRun,
-  compareText,
-  idKey,
-  MemoryState,
-  type PairRow,
-  pairsOf,
-  putPair,
-  type Tables
-} from "../../memory/MemoryState.ts"
 import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
+import { compareText, idKey } from "../../shared/memory/Keys.ts"
 import {
   type DebtorRecord,
   DirectoryStore,
@@ -28,6 +19,7 @@ import {
   type SyncRunRecord,
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
+import { addRun, type PairRow, pairsOf, putPair, ReceivablesState, type ReceivableTables } from "./ReceivablesState.ts"
 
 /** Seeds the memory store with what other writers (the sync) store. */
 export class MemoryDirectory extends Context.Service<
@@ -45,7 +37,7 @@ const fault = (message: string) => Effect.die(new Error(message))
 const newId = <A extends string>() => SecureRandom.uuidV4Unsafe() as A
 
 /** A pair as the directory shows it, its vendor's and debtor's names joined in. */
-const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => ({
+const integrationRecord = (tables: ReceivableTables, pair: PairRow): IntegrationRecord => ({
   id: pair.id as PairId,
   orgId: pair.orgId as OrgId,
   vendor: { id: pair.vendorId as VendorId, name: tables.vendors.get(pair.vendorId)?.name ?? "" },
@@ -61,7 +53,7 @@ const integrationRecord = (tables: Tables, pair: PairRow): IntegrationRecord => 
 })
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* ReceivablesState
   const { vendors, debtors, pairs, runs } = tables
 
   const insertVendor = Effect.fn("MemoryDirectoryStore.insertVendor")(function* (org: OrgId, name: string) {
@@ -189,7 +181,7 @@ const make = Effect.gen(function* () {
 })
 
 /** The memory store and its seeding, over the state. */
-export const layerMemory: Layer.Layer<DirectoryStore | MemoryDirectory, never, MemoryState> = Layer.effectContext(
+export const layerMemory: Layer.Layer<DirectoryStore | MemoryDirectory, never, ReceivablesState> = Layer.effectContext(
   Effect.map(make, ({ store, seeding }) =>
     Context.make(DirectoryStore, store).pipe(Context.add(MemoryDirectory, seeding))
   )

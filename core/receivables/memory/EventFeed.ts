@@ -1,13 +1,13 @@
 /**
- * `EventFeed` in memory, over the shared `MemoryState`: the events the memory `PairStore`'s
+ * `EventFeed` in memory, over the memory world's `ReceivablesState`: the events the memory `PairStore`'s
  * sessions numbered in their organizations' feeds as they finished, served in sequence order and
  * held to the feed's contract (`test/contracts/EventFeed.contract.ts`). Pruning removes events
  * by the time their sync finished and remembers the newest sequence removed, as the table does.
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
-import { type EventRow, feedOf, idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import { idKey } from "../../shared/memory/Keys.ts"
 import type { StoredEvent } from "../domain/Events.ts"
 import {
   EventCursorAhead,
@@ -16,11 +16,12 @@ import {
   type EventPage,
   type EventsAfter
 } from "../ports/EventFeed.ts"
+import { type EventRow, feedOf, ReceivablesState } from "./ReceivablesState.ts"
 
 const plain = ({ committedAt: _, ...event }: EventRow): StoredEvent => event
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* ReceivablesState
 
   const after = (org: OrgId, request: EventsAfter) =>
     Effect.suspend((): Effect.Effect<EventPage, EventCursorExpired | EventCursorAhead> => {
@@ -73,4 +74,4 @@ const make = Effect.gen(function* () {
   return EventFeed.of({ after, find, prune })
 })
 
-export const layerMemory: Layer.Layer<EventFeed, never, MemoryState> = Layer.effect(EventFeed, make)
+export const layerMemory: Layer.Layer<EventFeed, never, ReceivablesState> = Layer.effect(EventFeed, make)

@@ -6,6 +6,11 @@
  * closes without `finish` leaves the tables as they were. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Random } from "effect"
+import type { ReceivableId } from "../../shared/domain/Ids.ts"
+import { rowKey } from "../../shared/memory/Keys.ts"
+import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
+import type { Changes } from "../domain/Resources.ts"
+import type { FinishedRun, PairSession, PairWrites } from "../ports/PairStore.ts"
 import {
   addHistory,
   addRun,
@@ -13,14 +18,9 @@ import {
   type PairRow,
   putReceivable,
   type ReceivableRow,
-  rowKey,
-  type Tables,
+  type ReceivableTables,
   updatePair
-} from "../../memory/MemoryState.ts"
-import type { ReceivableId } from "../../shared/domain/Ids.ts"
-import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
-import type { Changes } from "../domain/Resources.ts"
-import type { FinishedRun, PairSession, PairWrites } from "../ports/PairStore.ts"
+} from "./ReceivablesState.ts"
 
 /** A stored receivable as the sync reads it, with the time it last changed. */
 export const asPairReceivable = (row: ReceivableRow): PairReceivable & { readonly updatedAt: DateTime.Utc } => ({
@@ -33,7 +33,7 @@ export const asPairReceivable = (row: ReceivableRow): PairReceivable & { readonl
 
 /** Opens a session of `pair`, waiting for its lock; see `PairSession` in the port. */
 export const openSession = Effect.fnUntraced(function* (
-  tables: Tables,
+  tables: ReceivableTables,
   pair: PairRow,
   worker: string,
   startedAt: DateTime.Utc

@@ -1,29 +1,28 @@
 /**
- * `PairStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL store for
+ * `PairStore` in memory, over the memory world's `ReceivablesState`: the twin of the PostgreSQL store for
  * embedders and fast tests, holding to the same contract (`test/contracts/PairStore.contract.ts`):
  * claims are leased, the longest overdue first, and a sync's session (`PairSession.ts`) shows
  * nothing to others until it finishes. `MemoryPairs` seeds and inspects it. Depends on `effect`
  * and core only.
  */
 import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
-import {
-  addRun,
-  idKey,
-  MemoryState,
-  type PairRow,
-  putPair,
-  putReceivable,
-  type RunRow,
-  receivablesOf,
-  rowKey,
-  type Tables,
-  updatePair
-} from "../../memory/MemoryState.ts"
 import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
+import { idKey, rowKey } from "../../shared/memory/Keys.ts"
 import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
 import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"
 import { asPairReceivable, openSession } from "./PairSession.ts"
+import {
+  addRun,
+  type PairRow,
+  putPair,
+  putReceivable,
+  ReceivablesState,
+  type ReceivableTables,
+  type RunRow,
+  receivablesOf,
+  updatePair
+} from "./ReceivablesState.ts"
 
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
@@ -84,7 +83,7 @@ const byKey = (a: StoredReceivable, b: StoredReceivable) =>
   a.documentKey < b.documentKey ? -1 : a.documentKey > b.documentKey ? 1 : 0
 
 /** The pair's integration as the sync engine reads it, its vendor's and debtor's names joined in. */
-const integrationOf = (tables: Tables, pair: PairRow): Pair => ({
+const integrationOf = (tables: ReceivableTables, pair: PairRow): Pair => ({
   id: pair.id as PairId,
   orgId: pair.orgId as OrgId,
   refs: {
@@ -112,7 +111,7 @@ const storedRun = (row: RunRow): StoredRun => {
 }
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* ReceivablesState
   const { pairs } = tables
 
   const rowOf = (id: string) =>
@@ -260,6 +259,6 @@ const make = Effect.gen(function* () {
 })
 
 /** The memory store and its seeding, over the state. */
-export const layerMemory: Layer.Layer<PairStore | MemoryPairs, never, MemoryState> = Layer.effectContext(
+export const layerMemory: Layer.Layer<PairStore | MemoryPairs, never, ReceivablesState> = Layer.effectContext(
   Effect.map(make, ({ store, pairs }) => Context.make(PairStore, store).pipe(Context.add(MemoryPairs, pairs)))
 )

@@ -1,16 +1,17 @@
 /**
- * `ReceivableSearch` in memory, over the shared `MemoryState`: the twin of the dashboard's search
+ * `ReceivableSearch` in memory, over the memory world's `ReceivablesState`: the twin of the dashboard's search
  * for embedders and fast tests, held to the same contract as PostgreSQL's
  * (`test/contracts/ReceivableSearch.contract.ts`). It reads the rows the read path reads
  * (`ReceivableStore.ts`), one organization's through its pairs, and answers them as the list does,
  * without history or metadata. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
-import { compareText, MemoryState, type ReceivableRow } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import { compareText } from "../../shared/memory/Keys.ts"
 import { type Status, statuses } from "../domain/Status.ts"
 import { ReceivableSearch, type SearchOrder, type SearchRequest, type StatusTotal } from "../ports/ReceivableSearch.ts"
 import { filteredReceivables, receivableOf } from "./ReceivableStore.ts"
+import { type ReceivableRow, ReceivablesState } from "./ReceivablesState.ts"
 
 /** Letter case folded as the embedded server's C locale folds it in `lower()`: ASCII letters only. */
 const lowerAscii = (text: string) => text.replace(/[A-Z]/g, (c) => c.toLowerCase())
@@ -50,10 +51,10 @@ const inOrder = (order: SearchOrder) => {
   }
 }
 
-export const layerMemory: Layer.Layer<ReceivableSearch, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<ReceivableSearch, never, ReceivablesState> = Layer.effect(
   ReceivableSearch,
   Effect.gen(function* () {
-    const tables = yield* MemoryState
+    const tables = yield* ReceivablesState
 
     const search = (org: OrgId, request: SearchRequest) =>
       Effect.sync(() => {

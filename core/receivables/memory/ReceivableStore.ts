@@ -1,5 +1,5 @@
 /**
- * `ReceivableStore` in memory, over the shared `MemoryState`: the twin of the PostgreSQL read path
+ * `ReceivableStore` in memory, over the memory world's `ReceivablesState`: the twin of the PostgreSQL read path
  * for embedders and fast tests, held to the same contract
  * (`test/contracts/ReceivableStore.contract.ts`): org-scoped reads, list order `detected_at` then
  * id, keyset paging, history newest first, a pair's next sync shared by its receivables, the
@@ -9,23 +9,9 @@
  * finds them.
  */
 import { Context, DateTime, Duration, Effect, Layer, Option, Semaphore } from "effect"
-import {
-  addHistory,
-  addRun,
-  compareText,
-  idKey,
-  MemoryState,
-  type PairRow,
-  pairsOf,
-  putPair,
-  putReceivable,
-  type ReceivableRow,
-  receivablesOf,
-  rowKey,
-  type Tables
-} from "../../memory/MemoryState.ts"
 import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../shared/domain/Ids.ts"
 import { nextVerifiedSince } from "../../shared/domain/ListQuery.ts"
+import { compareText, idKey, rowKey } from "../../shared/memory/Keys.ts"
 import type {
   Changes,
   Debtor,
@@ -44,6 +30,18 @@ import {
   type ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
+import {
+  addHistory,
+  addRun,
+  type PairRow,
+  pairsOf,
+  putPair,
+  putReceivable,
+  type ReceivableRow,
+  ReceivablesState,
+  type ReceivableTables,
+  receivablesOf
+} from "./ReceivablesState.ts"
 
 export interface SeedVendor {
   readonly id: VendorId
@@ -112,7 +110,7 @@ const inListOrder = (a: ReceivableRow, b: ReceivableRow) =>
   millis(a.detectedAt) - millis(b.detectedAt) || compareText(a.id, b.id)
 
 // Newest first; of entries at the same instant, the later written first.
-const historyOf = (tables: Tables, r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
+const historyOf = (tables: ReceivableTables, r: ReceivableRow, limit: number): ReadonlyArray<HistoryEntry> =>
   [...(tables.history.get(rowKey(r.orgId, r.id)) ?? [])]
     .sort((a, b) => millis(b.changedAt) - millis(a.changedAt) || b.written - a.written)
     .slice(0, Math.max(0, limit))
@@ -120,7 +118,7 @@ const historyOf = (tables: Tables, r: ReceivableRow, limit: number): ReadonlyArr
 
 /** A receivable as the read path answers it, with its history and metadata if asked. */
 export const receivableOf = (
-  tables: Tables,
+  tables: ReceivableTables,
   r: ReceivableRow,
   expand: { readonly history: Option.Option<number>; readonly metadata: boolean }
 ): Receivable => {
@@ -144,7 +142,11 @@ export const receivableOf = (
  * The organization's receivables that the filter keeps, in no order: read through its pairs, as
  * PostgreSQL reads them through `org_id`, so that other organizations' rows cost nothing.
  */
-export const filteredReceivables = (tables: Tables, org: OrgId, filter: ReceivableFilter): Array<ReceivableRow> =>
+export const filteredReceivables = (
+  tables: ReceivableTables,
+  org: OrgId,
+  filter: ReceivableFilter
+): Array<ReceivableRow> =>
   pairsOf(tables, org)
     .filter(
       (pair) =>
@@ -159,7 +161,7 @@ export const filteredReceivables = (tables: Tables, org: OrgId, filter: Receivab
     )
 
 const make = Effect.gen(function* () {
-  const tables = yield* MemoryState
+  const tables = yield* ReceivablesState
   const { vendors, debtors, pairs, receivables } = tables
 
   const fault = (message: string) => Effect.die(new Error(`MemoryReceivables.seed: ${message}`))
@@ -347,8 +349,9 @@ const make = Effect.gen(function* () {
 })
 
 /** The memory store and its seeding, over the state. */
-export const layerMemory: Layer.Layer<ReceivableStore | MemoryReceivables, never, MemoryState> = Layer.effectContext(
-  Effect.map(make, ({ store, seeding }) =>
-    Context.make(ReceivableStore, store).pipe(Context.add(MemoryReceivables, seeding))
+export const layerMemory: Layer.Layer<ReceivableStore | MemoryReceivables, never, ReceivablesState> =
+  Layer.effectContext(
+    Effect.map(make, ({ store, seeding }) =>
+      Context.make(ReceivableStore, store).pipe(Context.add(MemoryReceivables, seeding))
+    )
   )
-)

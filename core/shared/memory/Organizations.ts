@@ -1,22 +1,23 @@
 /**
- * `Organizations` in memory, over the shared `MemoryState`: the twin of the PostgreSQL table for
+ * `Organizations` in memory, over the memory world's `OrganizationsState`: the twin of the PostgreSQL table for
  * embedders and fast tests, held to the same contract (`test/contracts/Organizations.contract.ts`).
  * Ids are fresh UUIDs, found in any letter case as PostgreSQL's `uuid` type finds them. Depends on
  * `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
-import { compareText, idKey, MemoryState } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../domain/Ids.ts"
 import type { RateLimitPolicy } from "../domain/RateLimit.ts"
 import { type Organization, Organizations } from "../ports/Organizations.ts"
+import { compareText, idKey } from "./Keys.ts"
+import { OrganizationsState } from "./OrganizationsState.ts"
 
 const byNameThenId = (a: Organization, b: Organization) => compareText(a.name, b.name) || compareText(a.id, b.id)
 
-export const layerMemory: Layer.Layer<Organizations, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<Organizations, never, OrganizationsState> = Layer.effect(
   Organizations,
   Effect.gen(function* () {
-    const { organizations } = yield* MemoryState
+    const { organizations } = yield* OrganizationsState
 
     const create = Effect.fn("MemoryOrganizations.create")(function* (name: string) {
       // What the table's constraint refuses is a fault of the caller, not an outcome to handle.

@@ -1,12 +1,12 @@
 /**
- * `WebhookOverview` in memory, over the webhook tables the memory `WebhookStore` writes in the
- * shared `MemoryState`, read only; held to the same contract as PostgreSQL's
+ * `WebhookOverview` in memory, over the webhook tables the memory `WebhookStore` writes in
+ * `WebhooksState`, read only; held to the same contract as PostgreSQL's
  * (`test/contracts/WebhookOverview.contract.ts`). An endpoint's deliveries are found through their
  * index, as `webhook_deliveries_endpoint_idx` finds them. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer } from "effect"
-import { compareText, deliveriesOf, idKey, MemoryState, type WebhookEndpointRow } from "../../memory/MemoryState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import { compareText, idKey } from "../../shared/memory/Keys.ts"
 import type { DisabledReason, WebhookEndpointId } from "../domain/Webhooks.ts"
 import {
   type DisabledEndpoint,
@@ -15,13 +15,14 @@ import {
   recentAttempts,
   WebhookOverview
 } from "../ports/WebhookOverview.ts"
+import { deliveriesOf, type WebhookEndpointRow, WebhooksState } from "./WebhooksState.ts"
 
 const byId = (a: WebhookEndpointRow, b: WebhookEndpointRow) => compareText(a.endpoint.id, b.endpoint.id)
 
-export const layerMemory: Layer.Layer<WebhookOverview, never, MemoryState> = Layer.effect(
+export const layerMemory: Layer.Layer<WebhookOverview, never, WebhooksState> = Layer.effect(
   WebhookOverview,
   Effect.gen(function* () {
-    const state = yield* MemoryState
+    const state = yield* WebhooksState
     const own = (org: OrgId) => (row: WebhookEndpointRow) => idKey(row.endpoint.orgId) === idKey(org)
 
     const disabled = (org: OrgId, limit: number) =>

@@ -1,14 +1,15 @@
 /**
- * `WebhookStore` in memory, over the shared `MemoryState`: endpoints, deliveries and attempts in
+ * `WebhookStore` in memory, over the memory world's `WebhooksState`: endpoints, deliveries and attempts in
  * the state's webhook tables, an endpoint's deliveries found through their index, fanned out from
  * the memory feed the memory `PairStore` numbers. Held to the port's
  * contract (`test/contracts/WebhookStore.contract.ts`) as the PostgreSQL adapter is.
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
-import { deliveriesOf, feedOf, idKey, MemoryState, type WebhookDeliveryRow } from "../../memory/MemoryState.ts"
 import type { StoredEvent } from "../../receivables/domain/Events.ts"
+import { feedOf, ReceivablesState } from "../../receivables/memory/ReceivablesState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
+import { idKey } from "../../shared/memory/Keys.ts"
 import type { SubscribableEventType, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
 import {
   type AttemptResult,
@@ -22,11 +23,13 @@ import {
   type NewEndpoint,
   WebhookStore
 } from "../ports/WebhookStore.ts"
+import { deliveriesOf, type WebhookDeliveryRow, WebhooksState } from "./WebhooksState.ts"
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 
 const make = Effect.gen(function* () {
-  const state = yield* MemoryState
+  const state = yield* WebhooksState
+  const receivables = yield* ReceivablesState
 
   const ownRow = (org: OrgId, id: string) => {
     const row = state.webhookEndpoints.get(id)
@@ -56,7 +59,7 @@ const make = Effect.gen(function* () {
       state.webhookEndpoints.set(input.id, {
         endpoint,
         secrets: { current: input.sealedSecret, previous: null, previousExpiresAt: null },
-        cursor: feedOf(state, input.orgId).latestSequence,
+        cursor: feedOf(receivables, input.orgId).latestSequence,
         failingSince: null
       })
       return endpoint
@@ -196,7 +199,7 @@ const make = Effect.gen(function* () {
     }
   ) =>
     Effect.sync(() =>
-      feedOf(state, org)
+      feedOf(receivables, org)
         .events.filter(
           (event) =>
             window.types.includes(event.type) &&
@@ -248,7 +251,7 @@ const make = Effect.gen(function* () {
   const behind = (limit: number) =>
     Effect.sync(() =>
       [...state.webhookEndpoints.values()]
-        .filter((row) => row.endpoint.enabled && row.cursor < feedOf(state, row.endpoint.orgId).latestSequence)
+        .filter((row) => row.endpoint.enabled && row.cursor < feedOf(receivables, row.endpoint.orgId).latestSequence)
         .slice(0, limit)
         .map(
           (row): BehindEndpoint => ({
@@ -403,4 +406,7 @@ const make = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<WebhookStore, never, MemoryState> = Layer.effect(WebhookStore, make)
+export const layerMemory: Layer.Layer<WebhookStore, never, WebhooksState | ReceivablesState> = Layer.effect(
+  WebhookStore,
+  make
+)

@@ -8,8 +8,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer, Option } from "effect"
 import fc from "fast-check"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
 import * as MemoryReceivableStore from "../../../core/receivables/memory/ReceivableStore.ts"
+import { ReceivablesState } from "../../../core/receivables/memory/ReceivablesState.ts"
 import { ReceivableStore } from "../../../core/receivables/ports/ReceivableStore.ts"
 import { buildWorld, worldPlan } from "../../contracts/ReceivableStore.model.ts"
 
@@ -43,9 +43,9 @@ const pairs = new CountingMap<string, never>()
 
 // A fresh state whose receivables and pairs tables count their walks.
 const counted = Layer.effect(
-  MemoryState,
-  Effect.map(Effect.service(MemoryState), (tables) => MemoryState.of({ ...tables, receivables, pairs }))
-).pipe(Layer.provide(MemoryState.layer))
+  ReceivablesState,
+  Effect.map(Effect.service(ReceivablesState), (tables) => ReceivablesState.of({ ...tables, receivables, pairs }))
+).pipe(Layer.provide(ReceivablesState.layer))
 
 const TestLayer = MemoryReceivableStore.layerMemory.pipe(Layer.provideMerge(counted))
 

@@ -6,7 +6,7 @@
  *
  * The rule: a port is storage when it keeps the service's records, what is written through it
  * being read back later, by this process or another; in production PostgreSQL holds them, and the
- * twin holds them in `MemoryState`. A port is not storage when it reaches the outside world,
+ * twin holds them in its context's tables (`ReceivablesState`, ...). A port is not storage when it reaches the outside world,
  * computes without keeping anything, reads what is shipped or mounted beside the app, or tells
  * this process's own health. Those are the embedder's to provide, and each is named below with
  * why it is not storage.

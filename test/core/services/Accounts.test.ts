@@ -28,7 +28,7 @@ import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../
 import { SecondFactors } from "../../../core/accounts/services/SecondFactors.ts"
 import { addressAttempts } from "../../../core/accounts/services/SignInThrottle.ts"
 import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
@@ -60,7 +60,7 @@ const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
     Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
     Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
     Layer.provide([
-      MemoryState.layer,
+      memoryStates,
       hasher,
       ShippedCommonPasswords.layer,
       Digest.layerWebCrypto,

@@ -17,7 +17,7 @@ import { ApiKeyStore, RevocationFeedLost } from "../../../core/access/ports/ApiK
 import { KeyUsageStore } from "../../../core/access/ports/KeyUsageStore.ts"
 import { ApiKeys, hashKey } from "../../../core/access/services/ApiKeys.ts"
 import * as VerifiedKeyCache from "../../../core/access/services/VerifiedKeyCache.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
@@ -48,7 +48,7 @@ const setup = (ttl: Duration.Input = "10 seconds") =>
   Effect.gen(function* () {
     const context = yield* Layer.build(
       Layer.mergeAll(layerMemory, MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory).pipe(
-        Layer.provide(MemoryState.layer)
+        Layer.provide(memoryStates)
       )
     )
     const raw = Context.get(context, ApiKeyStore)

@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto"
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as MemoryDirectoryStore from "../../../core/receivables/memory/DirectoryStore.ts"
 import { type PortalConnector, PortalConnectors } from "../../../core/receivables/ports/PortalConnector.ts"
 import { Directory, type NewIntegration, runsShown } from "../../../core/receivables/services/Directory.ts"
@@ -30,7 +30,7 @@ const setup = Effect.gen(function* () {
   const context = yield* Layer.build(
     Directory.layer.pipe(
       Layer.provideMerge(Layer.mergeAll(MemoryDirectoryStore.layerMemory, MemoryOrganizations.layerMemory)),
-      Layer.provide(MemoryState.layer),
+      Layer.provide(memoryStates),
       Layer.provide(
         Layer.succeed(PortalConnectors, { get: (kind) => Option.liftPredicate(connector, (c) => c.kind === kind) })
       )

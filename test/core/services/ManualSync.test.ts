@@ -8,7 +8,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Layer } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as MemoryDirectoryStore from "../../../core/receivables/memory/DirectoryStore.ts"
 import { layerMemory } from "../../../core/receivables/memory/PairStore.ts"
 import { DirectoryStore } from "../../../core/receivables/ports/DirectoryStore.ts"
@@ -21,8 +21,8 @@ const minGap = Duration.seconds(60)
 
 // One memory state under the engine's store and the directory's: the same layer value is built once.
 const testLayer = ManualSync.layerWith({ minGap }).pipe(
-  Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(MemoryState.layer)))),
-  Layer.provideMerge(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(MemoryState.layer)))
+  Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(memoryStates)))),
+  Layer.provideMerge(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(memoryStates)))
 )
 
 /** The directory, with its reads of runs held until `readers` have read: requests that race for sure. */
@@ -45,11 +45,11 @@ const readersMeet = (readers: number) =>
           })
       })
     })
-  ).pipe(Layer.provide(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(MemoryState.layer))))
+  ).pipe(Layer.provide(MemoryDirectoryStore.layerMemory.pipe(Layer.provide(memoryStates))))
 
 const racingLayer = ManualSync.layerWith({ minGap }).pipe(
   Layer.provide(readersMeet(2)),
-  Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(MemoryState.layer))))
+  Layer.provideMerge(engineLayer({}, layerMemory.pipe(Layer.provide(memoryStates))))
 )
 
 const drain = Effect.gen(function* () {

@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer, Stream } from "effect"
 import { TestClock } from "effect/testing"
 import fc from "fast-check"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as AnswerSize from "../../../core/receivables/domain/AnswerSize.ts"
 import * as MemoryReceivableStore from "../../../core/receivables/memory/ReceivableStore.ts"
 import { ReceivableStore } from "../../../core/receivables/ports/ReceivableStore.ts"
@@ -59,7 +59,7 @@ const setup = (
       service.pipe(
         Layer.provide(counted),
         Layer.provideMerge(MemoryReceivableStore.layerMemory),
-        Layer.provide(MemoryState.layer)
+        Layer.provide(memoryStates)
       )
     )
     const vendor = { id: randomUUID() as VendorId, orgId: owner, name: "Acme", createdAt: hoursAgo(1000) }

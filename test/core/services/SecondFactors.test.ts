@@ -28,7 +28,7 @@ import {
   SecondFactors,
   stepMillis
 } from "../../../core/accounts/services/SecondFactors.ts"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import * as MemoryOrganizations from "../../../core/shared/memory/Organizations.ts"
 import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
@@ -37,7 +37,7 @@ const Services = Accounts.layer.pipe(
   Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
   Layer.provide([
-    MemoryState.layer,
+    memoryStates,
     ScryptPasswordHasher.layerTest,
     ShippedCommonPasswords.layer,
     Digest.layerWebCrypto,

@@ -8,7 +8,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Context, DateTime, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import { layerMemory } from "../../../core/receivables/memory/PairStore.ts"
 import { PairStore, StoreUnavailable } from "../../../core/receivables/ports/PairStore.ts"
 import { SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
@@ -118,7 +118,7 @@ describe("SyncEngine, when a sync fails", () => {
       // The memory store as an outage leaves it: the next `outage` attempts to record a failure die.
       const unreliable = Layer.effectContext(
         Effect.gen(function* () {
-          const context = yield* Layer.build(layerMemory.pipe(Layer.provide(MemoryState.layer)))
+          const context = yield* Layer.build(layerMemory.pipe(Layer.provide(memoryStates)))
           const store = Context.get(context, PairStore)
           return Context.add(context, PairStore, {
             ...store,
@@ -156,7 +156,7 @@ describe("SyncEngine, when a sync fails", () => {
     let attempts = 0
     const refusing = Layer.effectContext(
       Effect.gen(function* () {
-        const context = yield* Layer.build(layerMemory.pipe(Layer.provide(MemoryState.layer)))
+        const context = yield* Layer.build(layerMemory.pipe(Layer.provide(memoryStates)))
         const store = Context.get(context, PairStore)
         return Context.add(context, PairStore, {
           ...store,

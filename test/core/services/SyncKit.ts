@@ -5,7 +5,7 @@
  * adapter: these tests run in milliseconds under `TestClock`.
  */
 import { DateTime, Duration, Effect, Layer, Option, Schema, Stream } from "effect"
-import { MemoryState } from "../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../core/memory/MemoryStorage.ts"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
 import { layerMemory, MemoryPairs } from "../../../core/receivables/memory/PairStore.ts"
@@ -89,7 +89,7 @@ const support = Layer.mergeAll(
 /** The engine over a store (the memory twin unless given), with the store and its seeding exposed. */
 export const engineLayer = (
   options: { readonly chunkSize?: number } = {},
-  store: Layer.Layer<PairStore | MemoryPairs> = layerMemory.pipe(Layer.provide(MemoryState.layer))
+  store: Layer.Layer<PairStore | MemoryPairs> = layerMemory.pipe(Layer.provide(memoryStates))
 ) =>
   SyncEngine.layerWith({ deadline: defaultDeadline, chunkSize: options.chunkSize }).pipe(
     Layer.provideMerge(store),

@@ -10,7 +10,7 @@ import * as Audit from "../../../../adapters/http/pipeline/Audit.ts"
 import { makeApiKey, secretBytes } from "../../../../core/access/domain/ApiKey.ts"
 import { layerMemory } from "../../../../core/access/memory/AuditLog.ts"
 import { type AuditEntry, AuditLog, AuditLogUnavailable } from "../../../../core/access/ports/AuditLog.ts"
-import { MemoryState } from "../../../../core/memory/MemoryState.ts"
+import { states as memoryStates } from "../../../../core/memory/MemoryStorage.ts"
 import type { ApiKeyId, OrgId } from "../../../../core/shared/domain/Ids.ts"
 import { bodyOf, counted, requestFor } from "./Requests.ts"
 
@@ -49,7 +49,7 @@ describe("Audit.step", () => {
         [[request.requestId, 304]]
       )
       assert.isDefined(request.answeredNanos)
-    }).pipe(Effect.provide(layerMemory.pipe(Layer.provide(MemoryState.layer))))
+    }).pipe(Effect.provide(layerMemory.pipe(Layer.provide(memoryStates))))
   )
 
   it.effect("answers 503 service_unavailable when the entry cannot be recorded, and keeps the 503's entry", () => {
