@@ -4,7 +4,7 @@
  */
 import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
-import { assetPath } from "../../adapters/http/dashboard/Assets.ts"
+import { assetPath } from "../../adapters/http/dashboard/frame/Assets.ts"
 import { BaseUrl, layer as serverLayer } from "../support/TestServer.ts"
 
 layer(serverLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard turned off", (it) => {

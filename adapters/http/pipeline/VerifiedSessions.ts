@@ -39,7 +39,7 @@ export const VerifiedSessions = Context.Reference<VerifiedSessions>("adapters/ht
 /** The digest a session token is known by: SHA-256 of its text, in hex. */
 export const digestOf = (token: string): string => hash("sha256", token, "hex")
 
-// Both names the dashboard's cookie may have (`dashboard/Security.ts`): `__Secure-` over HTTPS.
+// Both names the dashboard's cookie may have (`dashboard/frame/Security.ts`): `__Secure-` over HTTPS.
 const sessionCookie = /(?:^|;\s*)(?:__Secure-)?pr_session=([^;\s]+)/
 
 /** The digest of the session cookie a `Cookie` header carries, if any. */

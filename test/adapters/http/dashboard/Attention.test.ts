@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime, Duration } from "effect"
 import fc from "fast-check"
-import { needingAttention, staleAfter } from "../../../../adapters/http/dashboard/Attention.ts"
+import { needingAttention, staleAfter } from "../../../../adapters/http/dashboard/receivables/Attention.ts"
 import type { Integration } from "../../../../core/receivables/domain/Resources.ts"
 
 const now = DateTime.makeUnsafe("2026-11-26T12:00:00Z")

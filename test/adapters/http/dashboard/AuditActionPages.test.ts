@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
-import { actions } from "../../../../adapters/http/dashboard/AuditActionPages.ts"
+import { actions } from "../../../../adapters/http/dashboard/admin/AuditActionPages.ts"
 import type { StoredDashboardAuditEntry } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
 import type { OrgId, UserId } from "../../../../core/shared/domain/Ids.ts"
 import { disabledEndpointSubject } from "../../../../core/webhooks/services/WebhookDelivery.ts"

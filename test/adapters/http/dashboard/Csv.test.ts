@@ -4,7 +4,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
-import { cell, line } from "../../../../adapters/http/dashboard/Csv.ts"
+import { cell, line } from "../../../../adapters/http/dashboard/frame/Csv.ts"
 
 /** A reader of one RFC 4180 record (with its CRLF), as a spreadsheet reads it. */
 const readRecord = (text: string): Array<string> => {

@@ -5,7 +5,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
-import { instantOf } from "../../../../adapters/http/dashboard/WebhookDeliveryRoutes.ts"
+import { instantOf } from "../../../../adapters/http/dashboard/webhooks/WebhookDeliveryRoutes.ts"
 
 const instants = fc
   .date({ min: new Date("1970-01-01T00:00:00Z"), max: new Date("9999-12-31T23:59:59Z"), noInvalidDate: true })

@@ -1,0 +1,47 @@
+/**
+ * Requests per day over the last 30 days by how they were answered: a section of the Keys page
+ * (the organization) and of each key's own page (`KeyPages.ts`), drawn by
+ * uPlot in the browser (`assets/usage-chart.js`, fed from `data-usage`) and given as a table for
+ * screen readers, for axe, and for browsers without JavaScript.
+ */
+import { html } from "htm/preact"
+import type { UsageDay } from "../../../../core/admin/services/OrganizationUsage.ts"
+
+/** `whose`: whose requests they are, as the section's text names them. */
+export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => html`
+  <section aria-labelledby="usage-heading">
+    <h2 id="usage-heading">Requests per day</h2>
+    <p>${whose} over the last ${days.length} days (UTC).</p>
+    <div
+      id="usage-chart"
+      class="usage-chart"
+      role="img"
+      aria-label="Chart of requests per day; the numbers are in the table below"
+      data-usage=${JSON.stringify(days)}
+    ></div>
+    <details>
+      <summary>The numbers, per day</summary>
+      <table>
+        <caption>Requests per day, oldest first (2xx/3xx: answered; 4xx: refused; 5xx: failed)</caption>
+        <thead>
+          <tr>
+            <th scope="col">Day</th>
+            <th scope="col">2xx/3xx</th>
+            <th scope="col">4xx</th>
+            <th scope="col">5xx</th>
+          </tr>
+        </thead>
+        <tbody>
+          ${days.map(
+            (day) => html`<tr>
+              <th scope="row">${day.day}</th>
+              <td class="number">${day.succeeded}</td>
+              <td class="number">${day.clientErrors}</td>
+              <td class="number">${day.serverErrors}</td>
+            </tr>`
+          )}
+        </tbody>
+      </table>
+    </details>
+  </section>
+`

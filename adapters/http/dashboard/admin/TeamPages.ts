@@ -1,0 +1,130 @@
+/**
+ * The team page (admins only): the organization's users with their roles, a form to change a
+ * role, removing after a confirmation, and inviting by address, the link shown once. Forms work
+ * without JavaScript; every field has a label.
+ */
+import { html } from "htm/preact"
+import type { Invite, TeamMember } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import { csrfField, page, type Viewer } from "../frame/Layout.ts"
+import { alert, notice, when } from "../frame/Parts.ts"
+
+export const teamPath = "/dashboard/team"
+export const invitePath = `${teamPath}/invite`
+/** Where inviting leads: the link, once. */
+export const invitedPath = `${teamPath}/invited`
+export const memberPath = (id: string) => `${teamPath}/${id}`
+
+const roleForm = (viewer: Viewer, member: TeamMember) => html`
+  <form method="post" action=${`${memberPath(member.id)}/role`} class="inline">
+    ${csrfField(viewer)}
+    <select name="role" aria-label=${`Role of ${member.email}`}>
+      <option value="admin" selected=${member.role === "admin"}>admin</option>
+      <option value="member" selected=${member.role === "member"}>member</option>
+    </select>
+    <button type="submit" class="secondary">Change role</button>
+  </form>
+`
+
+const memberRow = (viewer: Viewer, member: TeamMember) => html`
+  <tr>
+    <th scope="row">${member.email}${member.id === viewer.user.id ? " (you)" : ""}</th>
+    <td>${member.role}</td>
+    <td>${when(member.createdAt, "")}</td>
+    <td>${member.removedAt === null ? roleForm(viewer, member) : html`removed ${when(member.removedAt, "")}`}</td>
+    <td>
+      ${
+        member.removedAt === null
+          ? html`<a href=${`${memberPath(member.id)}/remove`} aria-label=${`Remove ${member.email}`}>Remove…</a>`
+          : null
+      }
+    </td>
+  </tr>
+`
+
+export const team = (
+  viewer: Viewer,
+  members: ReadonlyArray<TeamMember>,
+  messages: { readonly problem?: string | undefined; readonly notice?: string | undefined } = {}
+) =>
+  page(
+    "Team",
+    html`
+      <h1>Team</h1>
+      <p>
+        A role change or a removal holds from the user's next request on: all of their sessions end. An organization
+        always keeps one admin.
+      </p>
+      ${notice(messages.notice)} ${alert(messages.problem)}
+      <div class="overflow-auto" tabindex="0" role="region" aria-label="Users, scrollable">
+        <table>
+          <caption>Your organization's dashboard users</caption>
+          <thead>
+            <tr>
+              <th scope="col">E-mail address</th>
+              <th scope="col">Role</th>
+              <th scope="col">Since</th>
+              <th scope="col">Change</th>
+              <th scope="col">Remove</th>
+            </tr>
+          </thead>
+          <tbody>
+            ${members.map((member) => memberRow(viewer, member))}
+          </tbody>
+        </table>
+      </div>
+      <section aria-labelledby="invite-heading">
+        <h2 id="invite-heading">Invite someone</h2>
+        <p>
+          The link sets their password once, within 72 hours. Inviting someone already here again resets their
+          password and second factor: their sessions end at once, and their older links stop working.
+        </p>
+        <form method="post" action=${invitePath}>
+          ${csrfField(viewer)}
+          <label for="invite-email">E-mail address</label>
+          <input id="invite-email" name="email" type="email" required maxlength="254" />
+          <label for="invite-role">Role</label>
+          <select id="invite-role" name="role">
+            <option value="member">member (reads)</option>
+            <option value="admin">admin (manages keys, pairs and the team)</option>
+          </select>
+          <button type="submit">Invite</button>
+        </form>
+      </section>
+    `,
+    viewer,
+    { current: "/dashboard/team" }
+  )
+
+export const invited = (viewer: Viewer, invite: Invite, link: string) =>
+  page(
+    "Invite link",
+    html`
+      <h1>Invite for ${invite.email}</h1>
+      <p role="status">
+        Send this link to ${invite.email} (${invite.role}). It works once, until ${when(invite.expiresAt, "")}, and is
+        not shown again.
+      </p>
+      <label for="invite-link">The invite link</label>
+      <input id="invite-link" class="secret" type="text" readonly value=${link} />
+      <button type="button" data-copy="invite-link" hidden>Copy the link</button>
+      <p><a href=${teamPath}>Back to the team</a></p>
+    `,
+    viewer,
+    { current: "/dashboard/team" }
+  )
+
+export const confirmRemove = (viewer: Viewer, member: TeamMember) =>
+  page(
+    "Remove user",
+    html`
+      <h1>Remove ${member.email}?</h1>
+      <p>Their sessions end at once and they cannot sign in any more. An invite lets them in again.</p>
+      <form method="post" action=${`${memberPath(member.id)}/remove`}>
+        ${csrfField(viewer)}
+        <button type="submit">Remove ${member.email}</button>
+      </form>
+      <p><a href=${teamPath}>Cancel</a></p>
+    `,
+    viewer,
+    { current: "/dashboard/team" }
+  )

@@ -1,0 +1,63 @@
+/**
+ * Small pieces every page uses, so that every table reads alike: instants in a `<time>` element
+ * (exact UTC without JavaScript; relative, in the reader's locale, with the exact time on hover
+ * once `dashboard.js` runs), amounts in their currency's digits, status and state badges, tables
+ * that scroll inside themselves on a narrow screen, alerts and notices. Rendered by preact, which
+ * escapes all text.
+ */
+import { DateTime } from "effect"
+import { html } from "htm/preact"
+import type { ComponentChildren } from "preact"
+import type { Status } from "../../../../core/receivables/domain/Status.ts"
+
+/** An instant on one line: `2026-11-26 08:15 UTC`, which the script makes "3 hours ago". */
+export const when = (instant: DateTime.Utc | null, otherwise: string) => {
+  if (instant === null) return otherwise
+  const iso = DateTime.formatIso(instant)
+  const exact = `${iso.slice(0, 16).replace("T", " ")} UTC`
+  return html`<time datetime=${iso} title=${exact}>${exact}</time>`
+}
+
+/** Minor units in the currency's own digits (cents for EUR, none for JPY), with its code. */
+export const formatMoney = (cents: number, currency: string) => {
+  const format = new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay: "code" })
+  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))
+}
+
+/** An amount, kept on one line; its cell is right-aligned (`td.number`). */
+export const money = (cents: number, currency: string) =>
+  html`<span class="money">${formatMoney(cents, currency)}</span>`
+
+/** A receivable's status as a badge; the word is the status itself, the colour only repeats it. */
+export const statusBadge = (status: Status) =>
+  html`<span class=${`badge status-${status.toLowerCase()}`}>${status}</span>`
+
+/** A pair's state (active, paused, failing) or a run's outcome (succeeded, failed, running) as a badge. */
+export const stateBadge = (state: string) => html`<span class=${`badge state-${state}`}>${state}</span>`
+
+/**
+ * A table in a region that scrolls sideways by itself when the screen is narrower than the table,
+ * so the page does not. The region is focusable, so keyboards can scroll it too.
+ */
+export const table = (
+  caption: string,
+  head: ReadonlyArray<string>,
+  rows: ComponentChildren,
+  numeric: ReadonlyArray<number> = []
+) => html`
+  <div class="table-scroll" role="region" aria-label=${caption} tabindex="0">
+    <table>
+      <caption>${caption}</caption>
+      <thead>
+        <tr>${head.map((label, i) => html`<th scope="col" class=${numeric.includes(i) ? "number" : undefined}>${label}</th>`)}</tr>
+      </thead>
+      <tbody>${rows}</tbody>
+    </table>
+  </div>
+`
+
+export const alert = (message: string | undefined) =>
+  message === undefined ? null : html`<p role="alert"><strong>${message}</strong></p>`
+
+export const notice = (message: string | undefined) =>
+  message === undefined ? null : html`<p role="status">${message}</p>`

@@ -1,0 +1,286 @@
+/**
+ * The views of the organization's syncs: the overview (what needs attention first, then the
+ * receivables' amounts per status and currency, then how fresh the data is), the pairs with their
+ * state and last run, and one pair with its sync history as a small chart and a table, the
+ * documents its runs quarantined grouped by document, and the admins' "Sync now", pause and
+ * resume. Functions of what they show; preact escapes the text.
+ */
+import type { DateTime } from "effect"
+import { html } from "htm/preact"
+import type { IntegrationDetail } from "../../../../core/admin/services/IntegrationAdministration.ts"
+import type { Integration } from "../../../../core/receivables/domain/Resources.ts"
+import * as RunError from "../../../../core/receivables/domain/RunError.ts"
+import type { SyncRunRecord } from "../../../../core/receivables/ports/DirectoryStore.ts"
+import type { StatusTotal } from "../../../../core/receivables/ports/ReceivableSearch.ts"
+import type { DisabledEndpoint } from "../../../../core/webhooks/ports/WebhookOverview.ts"
+import { csrfField, page, type Viewer } from "../frame/Layout.ts"
+import { alert, money, notice, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
+import { disabledReasonText, endpointPath } from "../webhooks/WebhookPages.ts"
+import { type Attention, needingAttention } from "./Attention.ts"
+import { SyncChart } from "./SyncChart.ts"
+
+const pairName = (integration: Integration) => `${integration.vendor.name} → ${integration.debtor.name}`
+
+const pairLink = (integration: Integration) =>
+  html`<a href=${`/dashboard/integrations/${integration.id}`}>${pairName(integration)}</a>`
+
+const nextUpdate = (integration: Integration) =>
+  when(integration.estimatedNextUpdateAt, integration.state === "paused" ? "none (paused)" : "not scheduled")
+
+const counts = (run: {
+  readonly created: number
+  readonly updated: number
+  readonly unchanged: number
+  readonly quarantined: number
+}) => `${run.created} created, ${run.updated} updated, ${run.unchanged} unchanged, ${run.quarantined} quarantined`
+
+const lastRun = (integration: Integration) => {
+  const run = integration.lastSync
+  if (run === null) return "no run yet"
+  return html`${stateBadge(run.outcome)} ${when(run.finishedAt, "")}: ${run.error ?? counts(run)}`
+}
+
+const concernText = ({ concern, integration }: Attention) => {
+  switch (concern) {
+    case "failing":
+      return html`its last run failed ${when(integration.lastSync?.finishedAt ?? null, "")}:
+        ${integration.lastSync?.error ?? "no reason was recorded"}`
+    case "stale":
+      return html`its update is overdue since ${nextUpdate(integration)}`
+    case "paused":
+      return "paused: it is not synced until an admin resumes it"
+    case "quarantined":
+      return html`its last run quarantined ${integration.lastSync?.quarantined ?? 0} documents the portal sent`
+  }
+}
+
+const disabledEndpointItem = (endpoint: DisabledEndpoint) =>
+  html`<li>${stateBadge("disabled")} webhook endpoint <a href=${endpointPath(endpoint.id)}>${endpoint.url}</a>:
+    ${disabledReasonText[endpoint.reason]} ${when(endpoint.disabledAt, "")}; its events wait until it is enabled</li>`
+
+const attentionSection = (items: ReadonlyArray<Attention>, disabled: ReadonlyArray<DisabledEndpoint>) => html`
+  <section aria-labelledby="attention-heading">
+    <h2 id="attention-heading">Needs attention</h2>
+    ${
+      items.length === 0 && disabled.length === 0
+        ? html`<p>Nothing needs attention: every pair is syncing on schedule.</p>`
+        : html`<ul class="problems">
+            ${items.map(
+              (item) => html`<li>${stateBadge(item.concern)} ${pairLink(item.integration)}: ${concernText(item)}</li>`
+            )}
+            ${disabled.map(disabledEndpointItem)}
+          </ul>`
+    }
+  </section>
+`
+
+const totalsSection = (totals: ReadonlyArray<StatusTotal>) => html`
+  <section aria-labelledby="status-heading">
+    <h2 id="status-heading">Receivables by status</h2>
+    ${table(
+      "All of your organization's receivables, per status and currency",
+      ["Status", "Currency", "Receivables", "Amount"],
+      totals.map(
+        (total) => html`<tr>
+          <th scope="row"><a href=${`/dashboard/receivables?status=${total.status}`}>${statusBadge(total.status)}</a></th>
+          <td>${total.currency}</td>
+          <td class="number">${total.count}</td>
+          <td class="number">${money(total.amountCents, total.currency)}</td>
+        </tr>`
+      ),
+      [2, 3]
+    )}
+    ${totals.length === 0 ? html`<p>No receivable yet.</p>` : null}
+  </section>
+`
+
+const freshnessSection = (pairs: ReadonlyArray<Integration>) => {
+  const synced = pairs.filter((pair) => pair.lastSync !== null)
+  const oldest = synced.toSorted(
+    (a, b) => a.lastSync!.finishedAt.epochMilliseconds - b.lastSync!.finishedAt.epochMilliseconds
+  )[0]
+  const upcoming = pairs
+    .filter((integration) => integration.estimatedNextUpdateAt !== null)
+    .toSorted((a, b) => a.estimatedNextUpdateAt!.epochMilliseconds - b.estimatedNextUpdateAt!.epochMilliseconds)
+    .slice(0, 5)
+  return html`
+    <section aria-labelledby="freshness-heading">
+      <h2 id="freshness-heading">Freshness</h2>
+      <p>
+        ${
+          oldest === undefined
+            ? "No pair has synced yet."
+            : html`${synced.length} of ${pairs.length} pairs have synced; the longest since is ${pairLink(oldest)}, ${when(oldest.lastSync!.finishedAt, "")}.`
+        }
+      </p>
+    </section>
+    <section aria-labelledby="next-heading">
+      <h2 id="next-heading">Next updates</h2>
+      ${
+        upcoming.length === 0
+          ? html`<p>No update is scheduled.</p>`
+          : html`<ul>${upcoming.map((integration) => html`<li>${pairLink(integration)}: ${nextUpdate(integration)}</li>`)}</ul>`
+      }
+    </section>
+  `
+}
+
+export const overview = (
+  viewer: Viewer,
+  totals: ReadonlyArray<StatusTotal>,
+  integrations: ReadonlyArray<Integration>,
+  now: DateTime.Utc,
+  disabledEndpoints: ReadonlyArray<DisabledEndpoint>
+) =>
+  page(
+    "Overview",
+    html`
+      <h1>Overview</h1>
+      ${attentionSection(needingAttention(integrations, now), disabledEndpoints)}
+      ${totalsSection(totals)}
+      ${freshnessSection(integrations)}
+    `,
+    viewer,
+    { current: "/dashboard/overview" }
+  )
+
+export const integrations = (viewer: Viewer, records: ReadonlyArray<Integration>) =>
+  page(
+    "Integrations",
+    html`
+      <h1>Integrations</h1>
+      ${table(
+        "Your organization's vendor-debtor pairs",
+        ["Pair", "Connector", "State", "Last run", "Next update"],
+        records.map(
+          (integration) => html`<tr>
+            <th scope="row">${pairLink(integration)}</th>
+            <td>${integration.connector}</td>
+            <td>${stateBadge(integration.state)}</td>
+            <td>${lastRun(integration)}</td>
+            <td>${nextUpdate(integration)}</td>
+          </tr>`
+        )
+      )}
+      ${records.length === 0 ? html`<p>No pairs yet: an operator adds them.</p>` : null}
+    `,
+    viewer,
+    { current: "/dashboard/integrations" }
+  )
+
+const runRow = (run: SyncRunRecord) => html`<tr>
+  <td>${when(run.startedAt, "")}</td>
+  <td>${when(run.finishedAt, "running")}</td>
+  <td>${stateBadge(run.outcome ?? "running")}</td>
+  <td class="number">${run.fetched}</td>
+  <td class="number">${run.created}</td>
+  <td class="number">${run.updated}</td>
+  <td class="number">${run.unchanged}</td>
+  <td class="number">${run.quarantined}</td>
+  <td>${RunError.forConsumers(run.error).error ?? ""}</td>
+</tr>`
+
+/** The documents the runs quarantined, each once (newest run first), with every reason given. */
+const quarantineSection = (runs: ReadonlyArray<SyncRunRecord>) => {
+  const documents = new Map<string, { reasons: Set<string>; runs: number; last: DateTime.Utc }>()
+  for (const run of runs) {
+    for (const document of run.quarantine) {
+      const known = documents.get(document.documentKey)
+      if (known === undefined) {
+        documents.set(document.documentKey, { reasons: new Set(document.reasons), runs: 1, last: run.startedAt })
+      } else {
+        for (const reason of document.reasons) known.reasons.add(reason)
+        known.runs++
+      }
+    }
+  }
+  if (documents.size === 0) return null
+  return html`<section aria-labelledby="quarantine-heading">
+    <h2 id="quarantine-heading">Quarantined documents</h2>
+    <ul>
+      ${runs
+        .filter((run) => run.quarantine.length > 0)
+        .map(
+          (run) =>
+            html`<li>Run of ${when(run.startedAt, "")}: ${run.quarantine.length} of ${run.quarantined} quarantined documents kept</li>`
+        )}
+    </ul>
+    ${table(
+      "Quarantined documents and why, each once, newest run first",
+      ["Document", "Reasons", "Runs", "Last quarantined"],
+      [...documents].map(
+        ([key, document]) => html`<tr>
+          <th scope="row" class="secret">${key}</th>
+          <td>${[...document.reasons].join("; ")}</td>
+          <td class="number">${document.runs}</td>
+          <td>${when(document.last, "")}</td>
+        </tr>`
+      ),
+      [2]
+    )}
+  </section>`
+}
+
+const pairActions = (viewer: Viewer, integration: Integration) => {
+  const paused = integration.state === "paused"
+  const action = `/dashboard/integrations/${integration.id}`
+  return html`<div class="actions">
+    ${
+      paused
+        ? null
+        : html`<form method="post" action=${`${action}/sync`}>
+            ${csrfField(viewer)}
+            <button type="submit">Sync now</button>
+          </form>`
+    }
+    <form
+      method="post"
+      action=${`${action}/${paused ? "resume" : "pause"}`}
+      data-confirm=${paused ? undefined : `Pause syncing ${pairName(integration)}? Its receivables stop updating until it is resumed.`}
+    >
+      ${csrfField(viewer)}
+      <button type="submit" class="secondary">${paused ? "Resume syncing" : "Pause syncing"}</button>
+    </form>
+  </div>`
+}
+
+export const integration = (
+  viewer: Viewer,
+  detail: IntegrationDetail,
+  messages: { readonly changed?: string | undefined; readonly refused?: string | undefined } = {}
+) => {
+  const { integration: pair, runs } = detail
+  return page(
+    pairName(pair),
+    html`
+      <h1>${pairName(pair)}</h1>
+      ${notice(messages.changed)}
+      ${alert(messages.refused)}
+      <dl>
+        <dt>State</dt><dd>${stateBadge(pair.state)}</dd>
+        <dt>Connector</dt><dd>${pair.connector}</dd>
+        <dt>Next update</dt><dd>${nextUpdate(pair)}</dd>
+      </dl>
+      ${
+        viewer.user.role === "admin"
+          ? pairActions(viewer, pair)
+          : html`<p>An admin of your organization can sync, pause or resume this pair.</p>`
+      }
+      <section aria-labelledby="runs-heading">
+        <h2 id="runs-heading">Sync history</h2>
+        ${SyncChart(runs)}
+        ${table(
+          "Recent runs, newest first (quarantined: documents the portal sent that failed validation)",
+          ["Started", "Finished", "Outcome", "Fetched", "Created", "Updated", "Unchanged", "Quarantined", "Error"],
+          runs.map(runRow),
+          [3, 4, 5, 6, 7]
+        )}
+        ${runs.length === 0 ? html`<p>No run yet.</p>` : null}
+      </section>
+      ${quarantineSection(runs)}
+      <p><a href="/dashboard/integrations">All pairs</a></p>
+    `,
+    viewer,
+    { current: "/dashboard/integrations" }
+  )
+}
