@@ -11,7 +11,7 @@ import {
   type DashboardAuditEntry,
   type StoredDashboardAuditEntry
 } from "../../../core/accounts/ports/DashboardAuditLog.ts"
-import type { TeamMember } from "../../../core/accounts/ports/DashboardUserStore.ts"
+import type { TeamMember } from "../../../core/accounts/ports/UserStore.ts"
 import { auditPath } from "./AuditPages.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert, when } from "./Parts.ts"
