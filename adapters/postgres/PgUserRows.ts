@@ -1,7 +1,6 @@
 /**
  * The rows of `dashboard_users` (migrations 0010 and 0018) and their reading into the domain's
  * users, shared by `PgUserStore` and `PgSecondFactorStore` (a held sign-in is taken with its user).
- * The password hash is read only where a sign-in checks it.
  */
 import { DateTime } from "effect"
 import type { Role } from "../../core/accounts/domain/Dashboard.ts"
