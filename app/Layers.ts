@@ -18,7 +18,6 @@ import * as Connectors from "../adapters/portals/Connectors.ts"
 import * as PgApiKeyStore from "../adapters/postgres/PgApiKeyStore.ts"
 import * as PgAuditLog from "../adapters/postgres/PgAuditLog.ts"
 import * as PgDashboardAuditLog from "../adapters/postgres/PgDashboardAuditLog.ts"
-import * as PgDashboardUserStore from "../adapters/postgres/PgDashboardUserStore.ts"
 import * as PgDirectoryStore from "../adapters/postgres/PgDirectoryStore.ts"
 import * as PgEventFeed from "../adapters/postgres/PgEventFeed.ts"
 import * as PgInFlightStore from "../adapters/postgres/PgInFlightStore.ts"
@@ -28,10 +27,13 @@ import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as PgRateLimitStore from "../adapters/postgres/PgRateLimitStore.ts"
 import * as PgReadiness from "../adapters/postgres/PgReadiness.ts"
 import * as PgReceivableStore from "../adapters/postgres/PgReceivableStore.ts"
+import * as PgSecondFactorStore from "../adapters/postgres/PgSecondFactorStore.ts"
 import * as PgSessionStore from "../adapters/postgres/PgSessionStore.ts"
 import * as PgShownOnceStore from "../adapters/postgres/PgShownOnceStore.ts"
 import * as PgSignInThrottleStore from "../adapters/postgres/PgSignInThrottleStore.ts"
-import * as PgWebhookStore from "../adapters/postgres/PgWebhookStore.ts"
+import * as PgUserStore from "../adapters/postgres/PgUserStore.ts"
+import * as PgWebhookDeliveryStore from "../adapters/postgres/PgWebhookDeliveryStore.ts"
+import * as PgWebhookEndpointStore from "../adapters/postgres/PgWebhookEndpointStore.ts"
 import * as EnvironmentSecrets from "../adapters/secrets/EnvironmentSecrets.ts"
 import * as OtpauthCodes from "../adapters/totp/OtpauthCodes.ts"
 import * as NodeWebhookCrypto from "../adapters/webhooks/NodeWebhookCrypto.ts"
@@ -80,7 +82,8 @@ export const AccountsLive = Team.layer.pipe(
   Layer.provide([
     SignInThrottleStoreLive,
     OtpauthCodes.layer,
-    PgDashboardUserStore.layer,
+    PgUserStore.layer,
+    PgSecondFactorStore.layer,
     PgSessionStore.layer,
     PgDashboardAuditLog.layer,
     ScryptPasswordHasher.layer,
@@ -108,12 +111,19 @@ export const WebhookSenderLive = Layer.unwrap(Effect.map(AppConfig.ownListeners,
 
 /**
  * Webhooks over PostgreSQL: the management service the API calls, and the delivery worker that
- * `Sync.WebhookWorkerLive` runs; with the store, the Node sender, the sealed secrets' crypto, and
+ * `Sync.WebhookWorkerLive` runs; with the stores, the Node sender, the sealed secrets' crypto, and
  * the dashboard's audit, where the worker tells an organization it disabled an endpoint.
  */
 export const WebhooksLive = WebhookEndpoints.layer.pipe(
   Layer.provideMerge(WebhookDelivery.layer),
-  Layer.provideMerge(Layer.mergeAll(PgWebhookStore.layer, NodeWebhookCrypto.layer, WebhookSenderLive)),
+  Layer.provideMerge(
+    Layer.mergeAll(
+      PgWebhookEndpointStore.layer,
+      PgWebhookDeliveryStore.layer,
+      NodeWebhookCrypto.layer,
+      WebhookSenderLive
+    )
+  ),
   Layer.provide(Layer.merge(PgEventFeed.layer, PgDashboardAuditLog.layer))
 )
 

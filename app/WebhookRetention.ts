@@ -7,7 +7,7 @@
  */
 import { Config, DateTime, Duration, Effect, Layer, Schedule, Schema } from "effect"
 import { retentionDays as eventRetentionDays } from "../core/receivables/services/Feed.ts"
-import { WebhookStore } from "../core/webhooks/ports/WebhookStore.ts"
+import { WebhookDeliveryStore } from "../core/webhooks/ports/WebhookDeliveryStore.ts"
 
 export const retentionDays = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isGreaterThanOrEqualTo(7)),
@@ -19,7 +19,7 @@ export const apply = Effect.gen(function* () {
   const days = yield* retentionDays
   const eventDays = yield* eventRetentionDays
   const now = yield* DateTime.now
-  const removed = yield* (yield* WebhookStore).prune({
+  const removed = yield* (yield* WebhookDeliveryStore).prune({
     finishedBefore: DateTime.subtractDuration(now, Duration.days(days)),
     waitingBefore: DateTime.subtractDuration(now, Duration.days(eventDays))
   })

@@ -1,6 +1,6 @@
 /**
  * The rows of webhooks' tables (migration 0017) and their reading into the domain's records.
- * The columns of secrets are never read here: only `PgWebhookStore.secrets` and claims read them.
+ * The columns of secrets are selected only by `PgWebhookEndpointStore.secrets` and by claims.
  */
 import { DateTime } from "effect"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
@@ -19,6 +19,7 @@ import type {
   WebhookEndpointId,
   WebhookEventType
 } from "../../core/webhooks/domain/Webhooks.ts"
+import type { SealedSecrets } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 
 const instant = (date: Date) => DateTime.fromDateUnsafe(date)
 const maybeInstant = (date: Date | null) => (date === null ? null : instant(date))
@@ -106,4 +107,17 @@ export const toAttempt = (row: AttemptRow): WebhookAttempt => ({
   // Attempts recorded before answers were cut to an excerpt kept up to 4 KiB: cut them as they are read.
   responseBody: row.response_body === null ? null : answerExcerpt(row.response_body),
   error: row.error
+})
+
+/** The secret columns of `webhook_endpoints`, as sealed. */
+export interface SecretsRow {
+  readonly secret: string
+  readonly previous_secret: string | null
+  readonly previous_secret_expires_at: Date | null
+}
+
+export const toSecrets = (row: SecretsRow): SealedSecrets => ({
+  current: row.secret,
+  previous: row.previous_secret,
+  previousExpiresAt: maybeInstant(row.previous_secret_expires_at)
 })

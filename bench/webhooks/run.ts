@@ -17,7 +17,8 @@ import { SqlClient } from "effect/sql"
 import * as PgDashboardAuditLog from "../../adapters/postgres/PgDashboardAuditLog.ts"
 import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
 import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
-import * as PgWebhookStore from "../../adapters/postgres/PgWebhookStore.ts"
+import * as PgWebhookDeliveryStore from "../../adapters/postgres/PgWebhookDeliveryStore.ts"
+import * as PgWebhookEndpointStore from "../../adapters/postgres/PgWebhookEndpointStore.ts"
 import * as NodeWebhookCrypto from "../../adapters/webhooks/NodeWebhookCrypto.ts"
 import * as NodeWebhookSender from "../../adapters/webhooks/NodeWebhookSender.ts"
 import { type Allowance, parseAllowance } from "../../adapters/webhooks/OutboundPolicy.ts"
@@ -112,7 +113,8 @@ const main = Effect.gen(function* () {
     Layer.provideMerge(WebhookDelivery.layer),
     Layer.provideMerge(
       Layer.mergeAll(
-        PgWebhookStore.layer,
+        PgWebhookEndpointStore.layer,
+        PgWebhookDeliveryStore.layer,
         PgEventFeed.layer,
         PgDashboardAuditLog.layer,
         PgPairStore.layer,

@@ -19,10 +19,11 @@ import * as KeyUsageStore from "../access/memory/KeyUsageStore.ts"
 import * as RateLimitStore from "../access/memory/RateLimitStore.ts"
 import { AccountsState } from "../accounts/memory/AccountsState.ts"
 import * as DashboardAuditLog from "../accounts/memory/DashboardAuditLog.ts"
-import * as DashboardUserStore from "../accounts/memory/DashboardUserStore.ts"
+import * as SecondFactorStore from "../accounts/memory/SecondFactorStore.ts"
 import * as SessionStore from "../accounts/memory/SessionStore.ts"
 import * as ShownOnceStore from "../accounts/memory/ShownOnceStore.ts"
 import * as SignInThrottleStore from "../accounts/memory/SignInThrottleStore.ts"
+import * as UserStore from "../accounts/memory/UserStore.ts"
 import * as DirectoryStore from "../receivables/memory/DirectoryStore.ts"
 import * as EventFeed from "../receivables/memory/EventFeed.ts"
 import * as PairStore from "../receivables/memory/PairStore.ts"
@@ -31,8 +32,9 @@ import * as ReceivableStore from "../receivables/memory/ReceivableStore.ts"
 import { ReceivablesState } from "../receivables/memory/ReceivablesState.ts"
 import * as Organizations from "../shared/memory/Organizations.ts"
 import { OrganizationsState } from "../shared/memory/OrganizationsState.ts"
+import * as WebhookDeliveryStore from "../webhooks/memory/WebhookDeliveryStore.ts"
+import * as WebhookEndpointStore from "../webhooks/memory/WebhookEndpointStore.ts"
 import * as WebhookOverview from "../webhooks/memory/WebhookOverview.ts"
-import * as WebhookStore from "../webhooks/memory/WebhookStore.ts"
 import { WebhooksState } from "../webhooks/memory/WebhooksState.ts"
 
 /**
@@ -57,13 +59,15 @@ export const layer = Layer.mergeAll(
   EventFeed.layerMemory,
   ReceivableStore.layerMemory,
   ReceivableSearch.layerMemory,
-  DashboardUserStore.layerMemory,
+  UserStore.layerMemory,
+  SecondFactorStore.layerMemory,
   SessionStore.layerMemory,
   ShownOnceStore.layerMemory,
   SignInThrottleStore.layerMemory,
   DashboardAuditLog.layerMemory,
   RateLimitStore.layerMemory,
   InFlightStore.layerMemory,
-  WebhookStore.layerMemory,
+  WebhookEndpointStore.layerMemory,
+  WebhookDeliveryStore.layerMemory,
   WebhookOverview.layerMemory
 ).pipe(Layer.provideMerge(states))

@@ -12,7 +12,8 @@ import * as WebhookRetention from "../../app/WebhookRetention.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { deliveryId, endpointId } from "../../core/webhooks/domain/WebhookSigning.ts"
 import type { WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
-import { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { memoryStorage } from "../webhooks/support/Services.ts"
 
@@ -20,7 +21,7 @@ const now = DateTime.makeUnsafe("2026-11-26T00:00:00Z")
 const daysAgo = (days: number) => DateTime.subtract(now, { days })
 
 const endpoint = (org: OrgId) =>
-  Effect.flatMap(WebhookStore, (store) =>
+  Effect.flatMap(WebhookEndpointStore, (store) =>
     store.create({
       id: endpointId(randomBytes(16), DateTime.toEpochMillis(daysAgo(60))),
       orgId: org,
@@ -35,7 +36,7 @@ const endpoint = (org: OrgId) =>
 
 /** A pending delivery made `days` ago; answers its id. */
 const waiting = (org: OrgId, endpoint: WebhookEndpointId, days: number) =>
-  Effect.flatMap(WebhookStore, (store) =>
+  Effect.flatMap(WebhookDeliveryStore, (store) =>
     Effect.map(
       store.enqueue(
         org,
@@ -63,7 +64,8 @@ withLayer(memoryStorage)("webhook deliveries' retention", (it) => {
     () =>
       Effect.gen(function* () {
         yield* TestClock.setTime(DateTime.toEpochMillis(now))
-        const store = yield* WebhookStore
+        const endpoints = yield* WebhookEndpointStore
+        const deliveries = yield* WebhookDeliveryStore
         const org = (yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })).orgId
         const off = yield* endpoint(org)
         const on = yield* endpoint(org)
@@ -71,14 +73,14 @@ withLayer(memoryStorage)("webhook deliveries' retention", (it) => {
         const offWithin = yield* waiting(org, off.id, 40)
         const offPast = yield* waiting(org, off.id, 50)
         const onPast = yield* waiting(org, on.id, 50)
-        yield* store.update(org, off.id, { enabled: { enabled: false, reason: "failing" } }, daysAgo(1))
+        yield* endpoints.update(org, off.id, { enabled: { enabled: false, reason: "failing" } }, daysAgo(1))
         const removed = yield* WebhookRetention.apply.pipe(
           Effect.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ EVENT_RETENTION_DAYS: "45" })))
         )
         assert.strictEqual(removed, 1)
-        assert.isTrue(Option.isNone(yield* store.delivery(org, offPast)))
-        assert.isTrue(Option.isSome(yield* store.delivery(org, offWithin)))
-        assert.isTrue(Option.isSome(yield* store.delivery(org, onPast)))
+        assert.isTrue(Option.isNone(yield* deliveries.delivery(org, offPast)))
+        assert.isTrue(Option.isSome(yield* deliveries.delivery(org, offWithin)))
+        assert.isTrue(Option.isSome(yield* deliveries.delivery(org, onPast)))
       })
   )
 })

@@ -14,11 +14,11 @@ import {
   DashboardAuditLog,
   type DashboardAuditPosition
 } from "../../core/accounts/ports/DashboardAuditLog.ts"
-import type { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import type { UserStore } from "../../core/accounts/ports/UserStore.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { newUser } from "./DashboardUsers.setup.ts"
 
-type Services = DashboardAuditLog | DashboardUserStore | Organizations
+type Services = DashboardAuditLog | UserStore | Organizations
 
 const actions: ReadonlyArray<DashboardAction> = ["sign_in", "sign_in_failed", "key_created", "key_revoked", "sign_out"]
 

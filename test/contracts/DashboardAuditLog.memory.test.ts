@@ -1,13 +1,13 @@
 import { Layer } from "effect"
 import { layerMemory } from "../../core/accounts/memory/DashboardAuditLog.ts"
-import * as MemoryDashboardUserStore from "../../core/accounts/memory/DashboardUserStore.ts"
+import * as MemoryUserStore from "../../core/accounts/memory/UserStore.ts"
 import { states as memoryStates } from "../../core/memory/MemoryStorage.ts"
 import * as MemoryOrganizations from "../../core/shared/memory/Organizations.ts"
 import { describeDashboardAuditLog } from "./DashboardAuditLog.contract.ts"
 
 describeDashboardAuditLog(
   "memory",
-  Layer.mergeAll(layerMemory, MemoryDashboardUserStore.layerMemory, MemoryOrganizations.layerMemory).pipe(
+  Layer.mergeAll(layerMemory, MemoryUserStore.layerMemory, MemoryOrganizations.layerMemory).pipe(
     Layer.provide(memoryStates)
   )
 )

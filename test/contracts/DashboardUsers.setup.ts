@@ -5,7 +5,7 @@
 import { randomBytes } from "node:crypto"
 import { DateTime, Duration, Effect, Option } from "effect"
 import type { Role } from "../../core/accounts/domain/Dashboard.ts"
-import { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import { UserStore } from "../../core/accounts/ports/UserStore.ts"
 import { Organizations } from "../../core/shared/ports/Organizations.ts"
 
 export const digest = () => new Uint8Array(randomBytes(32))
@@ -20,7 +20,7 @@ export const newUser = (
   options: { readonly orgId?: string; readonly role?: Role; readonly passwordHash?: string } = {}
 ) =>
   Effect.gen(function* () {
-    const store = yield* DashboardUserStore
+    const store = yield* UserStore
     const orgId = options.orgId ?? (yield* newOrg).id
     const tokenHash = digest()
     const now = yield* DateTime.now

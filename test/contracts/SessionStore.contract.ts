@@ -1,18 +1,18 @@
 /**
  * The contract of the `SessionStore` port, one suite run against every implementation (the
  * in-memory twin, PostgreSQL): `describeSessionStore(name, layer)`. The layer provides the store
- * and the `DashboardUserStore` and `Organizations` its sessions' users come from. Changes made
+ * and the `UserStore` and `Organizations` its sessions' users come from. Changes made
  * under another organization's id change nothing, for any session.
  */
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option } from "effect"
 import fc from "fast-check"
-import type { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
 import { SessionStore } from "../../core/accounts/ports/SessionStore.ts"
+import type { UserStore } from "../../core/accounts/ports/UserStore.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { digest, newOrg, newUser } from "./DashboardUsers.setup.ts"
 
-type Services = SessionStore | DashboardUserStore | Organizations
+type Services = SessionStore | UserStore | Organizations
 
 const millis = (time: DateTime.Utc) => DateTime.toEpochMillis(time)
 

@@ -9,8 +9,9 @@ import { DateTime, Effect, Layer } from "effect"
 import type { DashboardAuditLog } from "../../core/accounts/ports/DashboardAuditLog.ts"
 import type { EventFeed } from "../../core/receivables/ports/EventFeed.ts"
 import type { PairStore } from "../../core/receivables/ports/PairStore.ts"
+import type { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import type { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { recentAttempts, WebhookOverview } from "../../core/webhooks/ports/WebhookOverview.ts"
-import type { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { type Answer, receiver } from "../webhooks/support/Receiver.ts"
 import { senderLayer, services } from "../webhooks/support/Services.ts"
@@ -22,11 +23,17 @@ const status =
   (_, response) =>
     response.writeHead(code).end()
 
-/** `storage`: the overview, the webhook store and the dashboard's audit, over the pairs' harness. */
+/** `storage`: the overview, the webhook stores and the dashboard's audit, over the pairs' harness. */
 export const describeWebhookOverview = (
   name: string,
   storage: Layer.Layer<
-    WebhookOverview | PairStore | EventFeed | PairStoreHarness | WebhookStore | DashboardAuditLog,
+    | WebhookOverview
+    | PairStore
+    | EventFeed
+    | PairStoreHarness
+    | WebhookEndpointStore
+    | WebhookDeliveryStore
+    | DashboardAuditLog,
     unknown
   >
 ) =>

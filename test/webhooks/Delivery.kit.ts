@@ -14,7 +14,8 @@ import { toWire } from "../../core/receivables/domain/Events.ts"
 import { EventFeed } from "../../core/receivables/ports/EventFeed.ts"
 import type { PairStore } from "../../core/receivables/ports/PairStore.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
-import type { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import type { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import type { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { WebhookDelivery } from "../../core/webhooks/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
@@ -33,7 +34,10 @@ const verify = (secret: Redacted.Redacted<string>, received: Received) =>
 
 export const describeDelivery = (
   name: string,
-  storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore | DashboardAuditLog, unknown>
+  storage: Layer.Layer<
+    PairStore | EventFeed | PairStoreHarness | WebhookEndpointStore | WebhookDeliveryStore | DashboardAuditLog,
+    unknown
+  >
 ) =>
   withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, senderLayer({ timeout: attemptTimeout })))), {
     excludeTestServices: true,

@@ -5,8 +5,8 @@
 import { assert, layer as withLayer } from "@effect/vitest"
 import { Duration, Effect, Fiber, Layer } from "effect"
 import { TestClock } from "effect/testing"
-import * as MemoryWebhookStore from "../../core/webhooks/memory/WebhookStore.ts"
-import { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import * as MemoryWebhookDeliveryStore from "../../core/webhooks/memory/WebhookDeliveryStore.ts"
+import { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { WebhookDelivery } from "../../core/webhooks/services/WebhookDelivery.ts"
 import { memoryStorage, senderLayer, services, workerOptions } from "./support/Services.ts"
 
@@ -14,10 +14,10 @@ let claims = 0
 
 /** The memory store, counting its claims. */
 const counting = Layer.effect(
-  WebhookStore,
+  WebhookDeliveryStore,
   Effect.gen(function* () {
-    const store = yield* WebhookStore
-    return WebhookStore.of({
+    const store = yield* WebhookDeliveryStore
+    return WebhookDeliveryStore.of({
       ...store,
       claim: (request) =>
         Effect.suspend(() => {
@@ -26,7 +26,7 @@ const counting = Layer.effect(
         })
     })
   })
-).pipe(Layer.provide(MemoryWebhookStore.layerMemory), Layer.provideMerge(memoryStorage))
+).pipe(Layer.provide(MemoryWebhookDeliveryStore.layerMemory), Layer.provideMerge(memoryStorage))
 
 withLayer(services.pipe(Layer.provideMerge(Layer.merge(counting, senderLayer()))))("an idle webhook worker", (it) => {
   it.effect("claims once per poll interval, whatever its number of slots", () =>

@@ -10,8 +10,9 @@ import type { DashboardAuditLog } from "../../core/accounts/ports/DashboardAudit
 import type { EventFeed } from "../../core/receivables/ports/EventFeed.ts"
 import type { PairStore } from "../../core/receivables/ports/PairStore.ts"
 import { nextDelay, retryDelays } from "../../core/webhooks/domain/WebhookSchedule.ts"
+import type { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import type { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { WebhookSender } from "../../core/webhooks/ports/WebhookSender.ts"
-import type { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
 import { WebhookDelivery } from "../../core/webhooks/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
@@ -40,7 +41,10 @@ const oneAtATime = workerOptions({ concurrency: 1, perEndpoint: 1 })
 
 export const describeRetries = (
   name: string,
-  storage: Layer.Layer<PairStore | EventFeed | PairStoreHarness | WebhookStore | DashboardAuditLog, unknown>
+  storage: Layer.Layer<
+    PairStore | EventFeed | PairStoreHarness | WebhookEndpointStore | WebhookDeliveryStore | DashboardAuditLog,
+    unknown
+  >
 ) =>
   withLayer(services.pipe(Layer.provideMerge(Layer.merge(storage, scriptedReceiver))), { timeout: 120_000 })(
     `webhook retries: ${name}`,

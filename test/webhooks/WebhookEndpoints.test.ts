@@ -5,7 +5,7 @@
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, Layer, Option, Redacted } from "effect"
-import { WebhookStore } from "../../core/webhooks/ports/WebhookStore.ts"
+import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { PairStoreHarness } from "../contracts/PairStore.harness.ts"
 import { receiver } from "./support/Receiver.ts"
@@ -57,7 +57,7 @@ withLayer(services.pipe(Layer.provideMerge(Layer.merge(memoryStorage, senderLaye
     it.effect("the secret is shown once and stored only sealed", () =>
       Effect.gen(function* () {
         const endpoints = yield* WebhookEndpoints
-        const store = yield* WebhookStore
+        const store = yield* WebhookEndpointStore
         const org = (yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 60 })).orgId
         const { endpoint, secret } = yield* endpoints.create(org, { url: "http://127.0.0.1:9/in" })
         assert.notInclude(String(secret), Redacted.value(secret))

@@ -6,9 +6,10 @@
  */
 import { Context, type DateTime, Effect, Layer, type Redacted } from "effect"
 import type { DashboardAuditEntry } from "../ports/DashboardAuditLog.ts"
-import type { Credentials, Invite, SecondFactor } from "../ports/DashboardUserStore.ts"
+import type { SecondFactor } from "../ports/SecondFactorStore.ts"
 import type { Session } from "../ports/SessionStore.ts"
 import type { HeldSecret } from "../ports/ShownOnceStore.ts"
+import type { Credentials, Invite } from "../ports/UserStore.ts"
 
 export interface HeldSignIn {
   readonly userKey: string
@@ -43,6 +44,12 @@ export interface AccountTables {
   readonly shownOnce: Map<string, HeldSecret>
   readonly dashboardAudit: Array<DashboardAuditEntry>
 }
+
+/** The organization's user of that id, removed or not. */
+export const userOf = (tables: AccountTables, org: string, id: string) =>
+  [...tables.users.values()].find(
+    (entry) => entry.user.id === id.toLowerCase() && entry.user.orgId === org.toLowerCase()
+  )
 
 export class AccountsState extends Context.Service<AccountsState, AccountTables>()(
   "core/accounts/memory/AccountsState"

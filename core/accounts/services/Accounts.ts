@@ -1,5 +1,5 @@
 /**
- * Who may use the dashboard, as policy over the `DashboardUserStore`, `SessionStore`,
+ * Who may use the dashboard, as policy over the `UserStore`, `SessionStore`,
  * `DashboardAuditLog` and `PasswordHasher` ports: invites that work once before they expire,
  * passwords set through them (NFKC, at least 12 characters, none a common one:
  * `PasswordRules.ts`), sign-in throttled (`SignInThrottle.ts`), server-side
@@ -17,16 +17,10 @@ import { guessableProblem, normalizePassword, verifyTyped } from "../domain/Pass
 import { CommonPasswords } from "../ports/CommonPasswords.ts"
 import type { DashboardAction } from "../ports/DashboardAuditLog.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
-import {
-  type Credentials,
-  type DashboardUser,
-  DashboardUserStore,
-  type EmailTaken,
-  type Invite,
-  type WrongCode
-} from "../ports/DashboardUserStore.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
+import type { WrongCode } from "../ports/SecondFactorStore.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
+import { type Credentials, type DashboardUser, type EmailTaken, type Invite, UserStore } from "../ports/UserStore.ts"
 import { type CodeRefused, SecondFactors } from "./SecondFactors.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
@@ -137,7 +131,7 @@ export class Accounts extends Context.Service<
   static readonly layer = Layer.effect(
     Accounts,
     Effect.gen(function* () {
-      const users = yield* DashboardUserStore
+      const users = yield* UserStore
       const sessions = yield* SessionStore
       const audit = yield* DashboardAuditLog
       const hasher = yield* PasswordHasher

@@ -1,6 +1,6 @@
 /**
- * The dashboard's optional second factor (TOTP, RFC 6238), as policy over `OneTimeCodes` and the
- * `DashboardUserStore`: a user turns it on by confirming a new secret with a code and off with
+ * The dashboard's optional second factor (TOTP, RFC 6238), as policy over `OneTimeCodes`, the
+ * `SecondFactorStore` and the `UserStore`: a user turns it on by confirming a new secret with a code and off with
  * their password and a code; a sign-in whose password was right is held, by a single-use token
  * stored as its SHA-256, until a code completes it. A code counts for its own 30-second step or
  * one step either side (clocks drift), and only for a step later than the last one accepted, so
@@ -23,14 +23,10 @@ import * as Policy from "../domain/Dashboard.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
 import * as RecoveryCodes from "../domain/RecoveryCodes.ts"
 import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
-import {
-  type DashboardUser,
-  DashboardUserStore,
-  type SecondFactor,
-  type WrongCode
-} from "../ports/DashboardUserStore.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
+import { type SecondFactor, SecondFactorStore, type WrongCode } from "../ports/SecondFactorStore.ts"
+import { type DashboardUser, UserStore } from "../ports/UserStore.ts"
 import * as RecoveryCodeSets from "./RecoveryCodeSets.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
@@ -147,14 +143,15 @@ export class SecondFactors extends Context.Service<
   static readonly layer = Layer.effect(
     SecondFactors,
     Effect.gen(function* () {
-      const users = yield* DashboardUserStore
+      const users = yield* UserStore
+      const factors = yield* SecondFactorStore
       const codes = yield* OneTimeCodes
       const audit = yield* DashboardAuditLog
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
       const throttle = yield* makeThrottle("code")
-      const recovery = RecoveryCodeSets.make(users, digest, random)
+      const recovery = RecoveryCodeSets.make(factors, digest, random)
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const wrong = new CodeRefused({ reason: "wrong", retryAfterSeconds: 0 })
@@ -220,7 +217,7 @@ export class SecondFactors extends Context.Service<
        */
       const acceptsCode = (org: OrgId, id: UserId, code: string, clientAddress: string | null) =>
         Effect.gen(function* () {
-          const factor = yield* users.findSecondFactor(org, id)
+          const factor = yield* factors.findSecondFactor(org, id)
           if (Option.isNone(factor)) return Option.none<number | null>()
           const now = yield* DateTime.now
           const { lockedUntil, wrongCodes, locks } = factor.value
@@ -234,10 +231,10 @@ export class SecondFactors extends Context.Service<
             if (Option.isSome(left)) return Option.some<number | null>(left.value)
           } else {
             const step = yield* stepOf(factor.value.secret, code)
-            if (Option.isSome(step) && (yield* users.useStep(org, id, step.value))) return Option.some(null)
+            if (Option.isSome(step) && (yield* factors.useStep(org, id, step.value))) return Option.some(null)
           }
           const lockUntil = wrongCodes + 1 >= maxWrongCodes ? DateTime.addDuration(now, lockLength(locks)) : null
-          yield* users.countWrongCode(org, id, { at: now, clientAddress }, lockUntil)
+          yield* factors.countWrongCode(org, id, { at: now, clientAddress }, lockUntil)
           return Option.none<number | null>()
         })
 
@@ -247,12 +244,12 @@ export class SecondFactors extends Context.Service<
           ? factor.value.lastWrongCode
           : null
 
-      const isOn = (user: DashboardUser) => Effect.map(users.findSecondFactor(user.orgId, user.id), Option.isSome)
+      const isOn = (user: DashboardUser) => Effect.map(factors.findSecondFactor(user.orgId, user.id), Option.isSome)
 
       const setup = Effect.fn("SecondFactors.setup")(function* (user: DashboardUser) {
-        const proposed = yield* users.findPendingSecret(user.orgId, user.id)
+        const proposed = yield* factors.findPendingSecret(user.orgId, user.id)
         const secret = Option.isSome(proposed) ? proposed.value : yield* codes.newSecret
-        if (Option.isNone(proposed)) yield* users.setPendingSecret(user.orgId, user.id, secret)
+        if (Option.isNone(proposed)) yield* factors.setPendingSecret(user.orgId, user.id, secret)
         return { secret, uri: codes.uri(secret, issuer, user.email) } satisfies Setup
       })
 
@@ -271,7 +268,7 @@ export class SecondFactors extends Context.Service<
         clientAddress: string | null
       ) {
         // Turned on once: replacing the secret is turning it off (password and code) and on again.
-        const proposed = yield* users.findPendingSecret(user.orgId, user.id)
+        const proposed = yield* factors.findPendingSecret(user.orgId, user.id)
         if (Option.isNone(proposed) || (yield* isOn(user))) return yield* wrong
         const secret = proposed.value
         const step = yield* stepOf(secret, code)
@@ -283,12 +280,12 @@ export class SecondFactors extends Context.Service<
         if (Option.isNone(step)) return yield* wrong
         // Only where none is on, in one step: of two tabs confirming at once, one wins. The
         // confirming code's step is used up, so that code cannot sign in too.
-        if (!(yield* users.setSecondFactor(user.orgId, user.id, { secret, lastStep: step.value }))) {
+        if (!(yield* factors.setSecondFactor(user.orgId, user.id, { secret, lastStep: step.value }))) {
           return yield* wrong
         }
         // Recorded once it took effect; a factor on without its record is undone.
         yield* record(user, "totp_enabled", clientAddress).pipe(
-          Effect.onError(() => users.setSecondFactor(user.orgId, user.id, null))
+          Effect.onError(() => factors.setSecondFactor(user.orgId, user.id, null))
         )
         return yield* makeRecoveryCodes(user, clientAddress)
       })
@@ -322,13 +319,13 @@ export class SecondFactors extends Context.Service<
         ).pipe(Effect.tapError(() => record(user, "sign_in_failed", clientAddress)))
         if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)
         yield* record(user, "totp_disabled", clientAddress)
-        yield* users.setSecondFactor(user.orgId, user.id, null)
+        yield* factors.setSecondFactor(user.orgId, user.id, null)
       })
 
       const hold = Effect.fn("SecondFactors.hold")(function* (user: DashboardUser) {
         const token = Policy.tokenFromBytes(yield* random.randomBytes(Policy.tokenBytes))
         const expiresAt = DateTime.addDuration(yield* DateTime.now, heldSignInLifetime)
-        yield* users.holdSignIn(user.orgId, user.id, yield* sha256(token), expiresAt)
+        yield* factors.holdSignIn(user.orgId, user.id, yield* sha256(token), expiresAt)
         return Redacted.make(token)
       })
 
@@ -338,10 +335,10 @@ export class SecondFactors extends Context.Service<
         clientAddress: string | null
       ) {
         if (!Policy.isWellFormedToken(token)) return yield* wrong
-        const held = yield* users.takeSignIn(yield* sha256(token), yield* DateTime.now)
+        const held = yield* factors.takeSignIn(yield* sha256(token), yield* DateTime.now)
         if (Option.isNone(held)) return yield* wrong
         const user = held.value
-        const before = yield* users.findSecondFactor(user.orgId, user.id)
+        const before = yield* factors.findSecondFactor(user.orgId, user.id)
         const recoveryCodesLeft = yield* throttled(
           user,
           clientAddress,
@@ -356,7 +353,7 @@ export class SecondFactors extends Context.Service<
       })
 
       const lastWrongCode = (user: DashboardUser) =>
-        Effect.map(users.findSecondFactor(user.orgId, user.id), (factor) =>
+        Effect.map(factors.findSecondFactor(user.orgId, user.id), (factor) =>
           Option.isSome(factor) ? factor.value.lastWrongCode : null
         )
 

@@ -7,14 +7,14 @@
 import { Context, DateTime, Effect, Layer, type Redacted, Schema } from "effect"
 import type { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
 import type { Role } from "../../accounts/domain/Dashboard.ts"
+import { SessionStore } from "../../accounts/ports/SessionStore.ts"
 import {
-  DashboardUserStore,
   type EmailTaken,
   type Invite,
   type TeamChange,
-  type TeamMember
-} from "../../accounts/ports/DashboardUserStore.ts"
-import { SessionStore } from "../../accounts/ports/SessionStore.ts"
+  type TeamMember,
+  UserStore
+} from "../../accounts/ports/UserStore.ts"
 import { Accounts, type Actor, type InvalidEmail } from "../../accounts/services/Accounts.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { NotPermitted } from "./KeyAdministration.ts"
@@ -52,7 +52,7 @@ export class Team extends Context.Service<
   static readonly layer = Layer.effect(
     Team,
     Effect.gen(function* () {
-      const users = yield* DashboardUserStore
+      const users = yield* UserStore
       const sessions = yield* SessionStore
       const access = yield* Accounts
 

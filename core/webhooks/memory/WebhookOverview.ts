@@ -1,6 +1,6 @@
 /**
- * `WebhookOverview` in memory, over the webhook tables the memory `WebhookStore` writes in
- * `WebhooksState`, read only; held to the same contract as PostgreSQL's
+ * `WebhookOverview` in memory, over the webhook tables the memory `WebhookEndpointStore` and
+ * `WebhookDeliveryStore` write in `WebhooksState`, read only; held to the same contract as PostgreSQL's
  * (`test/contracts/WebhookOverview.contract.ts`). An endpoint's deliveries are found through their
  * index, as `webhook_deliveries_endpoint_idx` finds them. Depends on `effect` and core only.
  */

@@ -4,8 +4,9 @@
  * schema indexes them. Depends on `effect` and core only.
  */
 import { Context, type DateTime, Effect, Layer } from "effect"
+import { idKey } from "../../shared/memory/Keys.ts"
 import type { AttemptTrigger, WebhookAttempt, WebhookDelivery, WebhookEndpoint } from "../domain/Webhooks.ts"
-import type { SealedSecrets } from "../ports/WebhookStore.ts"
+import type { SealedSecrets } from "../ports/WebhookEndpointStore.ts"
 
 /** A webhook endpoint (`webhook_endpoints`), with its sealed secrets and its place in the feed. */
 export interface WebhookEndpointRow {
@@ -38,6 +39,12 @@ export interface WebhookTables {
   readonly webhookDeliveries: Map<string, WebhookDeliveryRow>
   /** Each endpoint's deliveries' ids, as `webhook_deliveries_endpoint_idx` finds them. */
   readonly endpointDeliveries: Map<string, Set<string>>
+}
+
+/** The organization's endpoint of that id, as a query filtering by `org_id` finds it. */
+export const endpointOf = (tables: WebhookTables, org: string, id: string): WebhookEndpointRow | undefined => {
+  const row = tables.webhookEndpoints.get(id)
+  return row !== undefined && idKey(row.endpoint.orgId) === idKey(org) ? row : undefined
 }
 
 /** The endpoint's deliveries, in the order they were stored. */

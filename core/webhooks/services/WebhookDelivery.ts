@@ -16,15 +16,15 @@ import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "..
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
 import type { DisabledReason, FirstTrigger, WebhookAttempt, WebhookDeliveryId } from "../domain/Webhooks.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
-import type { SendOutcome } from "../ports/WebhookSender.ts"
-import { WebhookSender } from "../ports/WebhookSender.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
   type ClaimedDelivery,
   type NewDelivery,
-  WebhookStore
-} from "../ports/WebhookStore.ts"
+  WebhookDeliveryStore
+} from "../ports/WebhookDeliveryStore.ts"
+import type { SendOutcome } from "../ports/WebhookSender.ts"
+import { WebhookSender } from "../ports/WebhookSender.ts"
 
 export interface DeliveryOptions {
   /** The worker's name in its leases. */
@@ -141,7 +141,7 @@ export class WebhookDelivery extends Context.Service<
   static readonly layer = Layer.effect(
     WebhookDelivery,
     Effect.gen(function* () {
-      const store = yield* WebhookStore
+      const store = yield* WebhookDeliveryStore
       const crypto = yield* WebhookCrypto
       const sender = yield* WebhookSender
       const feed = yield* EventFeed

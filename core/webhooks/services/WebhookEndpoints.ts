@@ -30,8 +30,9 @@ import {
   type WebhookUrlRejected
 } from "../domain/Webhooks.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
+import { WebhookDeliveryStore } from "../ports/WebhookDeliveryStore.ts"
+import { type EndpointChange, WebhookEndpointStore } from "../ports/WebhookEndpointStore.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
-import { type EndpointChange, WebhookStore } from "../ports/WebhookStore.ts"
 import { deliveryOf, endpointConcurrency, WebhookDelivery } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {
@@ -140,7 +141,8 @@ export class WebhookEndpoints extends Context.Service<
   static readonly layer = Layer.effect(
     WebhookEndpoints,
     Effect.gen(function* () {
-      const store = yield* WebhookStore
+      const endpointStore = yield* WebhookEndpointStore
+      const deliveryStore = yield* WebhookDeliveryStore
       const crypto = yield* WebhookCrypto
       const sender = yield* WebhookSender
       const worker = yield* WebhookDelivery
@@ -150,7 +152,7 @@ export class WebhookEndpoints extends Context.Service<
       const own = (org: OrgId, id: string) =>
         Effect.gen(function* () {
           const parsed = WebhookEndpointId.makeOption(id)
-          const found = Option.isNone(parsed) ? Option.none() : yield* store.find(org, parsed.value)
+          const found = Option.isNone(parsed) ? Option.none() : yield* endpointStore.find(org, parsed.value)
           if (Option.isNone(found)) return yield* new WebhookEndpointNotFound({ id })
           return found.value
         })
@@ -185,7 +187,7 @@ export class WebhookEndpoints extends Context.Service<
         const description = (yield* validDescription(input.description)) ?? null
         const { secret, sealed } = yield* newSecret
         const at = yield* DateTime.now
-        const endpoint = yield* store.create({
+        const endpoint = yield* endpointStore.create({
           id: endpointId(crypto.randomBytes(16), DateTime.toEpochMillis(at)),
           orgId: org,
           url: input.url,
@@ -202,7 +204,7 @@ export class WebhookEndpoints extends Context.Service<
         org: OrgId,
         page: { readonly after?: string | undefined; readonly limit: number }
       ) {
-        return yield* store.list(org, page)
+        return yield* endpointStore.list(org, page)
       })
 
       const get = Effect.fn("WebhookEndpoints.get")(function* (org: OrgId, id: string) {
@@ -223,21 +225,27 @@ export class WebhookEndpoints extends Context.Service<
                 ? { enabled: true }
                 : { enabled: false, reason: "manual" }
         }
-        const updated = yield* store.update(org, endpoint.id, change, yield* DateTime.now)
+        const updated = yield* endpointStore.update(org, endpoint.id, change, yield* DateTime.now)
         if (Option.isNone(updated)) return yield* new WebhookEndpointNotFound({ id })
         return updated.value
       })
 
       const remove = Effect.fn("WebhookEndpoints.remove")(function* (org: OrgId, id: string) {
         const endpoint = yield* own(org, id)
-        if (!(yield* store.remove(org, endpoint.id))) return yield* new WebhookEndpointNotFound({ id })
+        if (!(yield* endpointStore.remove(org, endpoint.id))) return yield* new WebhookEndpointNotFound({ id })
       })
 
       const rotateSecret = Effect.fn("WebhookEndpoints.rotateSecret")(function* (org: OrgId, id: string) {
         const endpoint = yield* own(org, id)
         const { secret, sealed } = yield* newSecret
         const at = yield* DateTime.now
-        const rotated = yield* store.rotate(org, endpoint.id, sealed, DateTime.addDuration(at, rotationOverlap), at)
+        const rotated = yield* endpointStore.rotate(
+          org,
+          endpoint.id,
+          sealed,
+          DateTime.addDuration(at, rotationOverlap),
+          at
+        )
         if (Option.isNone(rotated)) return yield* new WebhookEndpointNotFound({ id })
         return { endpoint: rotated.value, secret }
       })
@@ -256,7 +264,7 @@ export class WebhookEndpoints extends Context.Service<
         })
         // The test is claimed by this request as it is made, so that no worker sends it too.
         const owner = `test:${eventId}`
-        const enqueued = yield* store.enqueueClaimed(
+        const enqueued = yield* deliveryStore.enqueueClaimed(
           org,
           endpoint.id,
           {
@@ -271,7 +279,7 @@ export class WebhookEndpoints extends Context.Service<
           { at, lease: { owner, until: DateTime.addDuration(at, Duration.minutes(1)), perEndpoint } }
         )
         if (enqueued === "busy") return yield* new WebhookEndpointBusy({ id: endpoint.id })
-        const secrets = yield* store.secrets(org, endpoint.id)
+        const secrets = yield* endpointStore.secrets(org, endpoint.id)
         if (Option.isNone(enqueued) || Option.isNone(secrets)) return yield* new WebhookEndpointNotFound({ id })
         const delivery = enqueued.value
         const attempt = yield* worker.attempt(
@@ -288,7 +296,7 @@ export class WebhookEndpoints extends Context.Service<
           },
           owner
         )
-        const recorded = yield* store.delivery(org, delivery.id)
+        const recorded = yield* deliveryStore.delivery(org, delivery.id)
         return { delivery: Option.match(recorded, { onNone: () => delivery, onSome: (r) => r.delivery }), attempt }
       })
 
@@ -310,7 +318,7 @@ export class WebhookEndpoints extends Context.Service<
             oldestAvailable: DateTime.formatIso(oldest)
           })
         }
-        const events = yield* store.eventsBetween(org, {
+        const events = yield* deliveryStore.eventsBetween(org, {
           from: window.since,
           until,
           types: endpoint.eventTypes,
@@ -322,7 +330,7 @@ export class WebhookEndpoints extends Context.Service<
             oldestAvailable: null
           })
         }
-        yield* store.enqueue(
+        yield* deliveryStore.enqueue(
           org,
           endpoint.id,
           events.map((event) =>
@@ -339,23 +347,23 @@ export class WebhookEndpoints extends Context.Service<
         query: DeliveryQuery
       ) {
         const endpoint = yield* own(org, endpointId)
-        return yield* store.deliveries(org, endpoint.id, query)
+        return yield* deliveryStore.deliveries(org, endpoint.id, query)
       })
 
       const delivery = Effect.fn("WebhookEndpoints.delivery")(function* (org: OrgId, id: string) {
         const parsed = WebhookDeliveryId.makeOption(id)
-        const found = Option.isNone(parsed) ? Option.none() : yield* store.delivery(org, parsed.value)
+        const found = Option.isNone(parsed) ? Option.none() : yield* deliveryStore.delivery(org, parsed.value)
         if (Option.isNone(found)) return yield* new WebhookDeliveryNotFound({ id })
         return found.value
       })
 
       const retry = Effect.fn("WebhookEndpoints.retry")(function* (org: OrgId, id: string) {
         const found = yield* delivery(org, id)
-        const endpoint = yield* store.find(org, found.delivery.endpointId)
+        const endpoint = yield* endpointStore.find(org, found.delivery.endpointId)
         // Removed meanwhile, its deliveries went with it.
         if (Option.isNone(endpoint)) return yield* new WebhookDeliveryNotFound({ id })
         if (!endpoint.value.enabled) return yield* new WebhookEndpointDisabled({ id: endpoint.value.id })
-        const retried = yield* store.retry(org, found.delivery.id, yield* DateTime.now)
+        const retried = yield* deliveryStore.retry(org, found.delivery.id, yield* DateTime.now)
         if (Option.isNone(retried)) return yield* new WebhookDeliveryNotFound({ id })
         return retried.value
       })

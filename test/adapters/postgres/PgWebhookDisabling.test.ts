@@ -9,7 +9,8 @@ import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 import { attemptId, deliveryId, endpointId } from "../../../core/webhooks/domain/WebhookSigning.ts"
-import { WebhookStore } from "../../../core/webhooks/ports/WebhookStore.ts"
+import { WebhookDeliveryStore } from "../../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import { WebhookEndpointStore } from "../../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { PairStoreHarness } from "../../contracts/PairStore.harness.ts"
 import { eventually } from "../../support/Eventually.ts"
 import { postgresStorage } from "../../webhooks/support/Services.ts"
@@ -17,11 +18,11 @@ import { postgresStorage } from "../../webhooks/support/Services.ts"
 withLayer(postgresStorage, { excludeTestServices: true, timeout: 60_000 })("disabling a webhook endpoint", (it) => {
   it.effect("of two attempts disabling it at once, one only is answered as having disabled it", () =>
     Effect.gen(function* () {
-      const store = yield* WebhookStore
+      const store = yield* WebhookDeliveryStore
       const sql = yield* SqlClient.SqlClient
       const org = (yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })).orgId
       const now = yield* DateTime.now
-      const endpoint = yield* store.create({
+      const endpoint = yield* (yield* WebhookEndpointStore).create({
         id: endpointId(randomBytes(16), DateTime.toEpochMillis(now)),
         orgId: org,
         url: "https://hooks.example/in",

@@ -56,7 +56,7 @@ describe("the storage ports", () => {
   it.effect("each port of a context's ports/ folder is storage, or named here with why it is not", () =>
     Effect.gen(function* () {
       const names = (yield* ports).map((port) => port.name)
-      assert.includeMembers(names, ["ReceivableStore", "WebhookStore"], "the ports are found")
+      assert.includeMembers(names, ["ReceivableStore", "WebhookDeliveryStore"], "the ports are found")
       assert.includeMembers(names, Object.keys(notStorage), "every port named as not storage still exists")
     })
   )

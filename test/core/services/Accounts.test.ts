@@ -20,8 +20,9 @@ import {
   sessionPolicy
 } from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
-import { layerMemory as UsersMemory } from "../../../core/accounts/memory/DashboardUserStore.ts"
+import { layerMemory as FactorsMemory } from "../../../core/accounts/memory/SecondFactorStore.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
+import { layerMemory as UsersMemory } from "../../../core/accounts/memory/UserStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
 import { PasswordHasher } from "../../../core/accounts/ports/PasswordHasher.ts"
 import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../core/accounts/services/Accounts.ts"
@@ -57,7 +58,7 @@ const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
   KeyAdministration.layer.pipe(
     Layer.provideMerge(Layer.merge(Accounts.layer, ApiKeys.layerWith({ brand: "pr" }))),
     Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
-    Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
+    Layer.provideMerge(Layer.mergeAll(UsersMemory, FactorsMemory, SessionsMemory, RecordingAudit, ApiKeyStoreMemory)),
     Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
     Layer.provide([
       memoryStates,

@@ -15,8 +15,9 @@ import * as ShippedCommonPasswords from "../../../adapters/passwords/ShippedComm
 import * as OtpauthCodes from "../../../adapters/totp/OtpauthCodes.ts"
 import { pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
-import { layerMemory as UsersMemory } from "../../../core/accounts/memory/DashboardUserStore.ts"
+import { layerMemory as FactorsMemory } from "../../../core/accounts/memory/SecondFactorStore.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
+import { layerMemory as UsersMemory } from "../../../core/accounts/memory/UserStore.ts"
 import { DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
 import { Accounts } from "../../../core/accounts/services/Accounts.ts"
 import {
@@ -34,7 +35,7 @@ import { Organizations } from "../../../core/shared/ports/Organizations.ts"
 
 const Services = Accounts.layer.pipe(
   Layer.provideMerge(SecondFactors.layer),
-  Layer.provideMerge(Layer.mergeAll(UsersMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
+  Layer.provideMerge(Layer.mergeAll(UsersMemory, FactorsMemory, SessionsMemory, AuditMemory, OtpauthCodes.layer)),
   Layer.provideMerge(MemoryOrganizations.layerMemory),
   Layer.provide([
     memoryStates,

@@ -6,7 +6,7 @@
 import { assert, describe, it } from "@effect/vitest"
 import { DateTime } from "effect"
 import fc from "fast-check"
-import { type TeamMember, takesLastAdmin } from "../../../core/accounts/ports/DashboardUserStore.ts"
+import { type TeamMember, takesLastAdmin } from "../../../core/accounts/ports/UserStore.ts"
 import type { OrgId, UserId } from "../../../core/shared/domain/Ids.ts"
 
 const epoch = DateTime.makeUnsafe(0)

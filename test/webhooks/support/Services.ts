@@ -7,12 +7,14 @@
 import { randomBytes } from "node:crypto"
 import { Duration, Layer } from "effect"
 import * as PgDashboardAuditLog from "../../../adapters/postgres/PgDashboardAuditLog.ts"
-import * as PgWebhookStore from "../../../adapters/postgres/PgWebhookStore.ts"
+import * as PgWebhookDeliveryStore from "../../../adapters/postgres/PgWebhookDeliveryStore.ts"
+import * as PgWebhookEndpointStore from "../../../adapters/postgres/PgWebhookEndpointStore.ts"
 import * as NodeWebhookCrypto from "../../../adapters/webhooks/NodeWebhookCrypto.ts"
 import * as NodeWebhookSender from "../../../adapters/webhooks/NodeWebhookSender.ts"
 import { type Allowance, parseAllowance } from "../../../adapters/webhooks/OutboundPolicy.ts"
 import * as MemoryDashboardAuditLog from "../../../core/accounts/memory/DashboardAuditLog.ts"
-import * as MemoryWebhookStore from "../../../core/webhooks/memory/WebhookStore.ts"
+import * as MemoryWebhookDeliveryStore from "../../../core/webhooks/memory/WebhookDeliveryStore.ts"
+import * as MemoryWebhookEndpointStore from "../../../core/webhooks/memory/WebhookEndpointStore.ts"
 import { WebhookCrypto } from "../../../core/webhooks/ports/WebhookCrypto.ts"
 import { WebhookSender } from "../../../core/webhooks/ports/WebhookSender.ts"
 import { type DeliveryOptions, WebhookDelivery } from "../../../core/webhooks/services/WebhookDelivery.ts"
@@ -27,7 +29,7 @@ export const cryptoLayer = Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(n
 export const senderLayer = (options: { readonly timeout?: Duration.Duration } = {}) =>
   Layer.succeed(WebhookSender, NodeWebhookSender.make({ allowance: loopback, ...options }))
 
-/** `WebhookEndpoints` and `WebhookDelivery`; the store, the feed and the sender are the test's. */
+/** `WebhookEndpoints` and `WebhookDelivery`; the stores, the feed and the sender are the test's. */
 export const services = WebhookEndpoints.layer.pipe(
   Layer.provideMerge(WebhookDelivery.layer),
   Layer.provideMerge(cryptoLayer)
@@ -42,12 +44,16 @@ export const workerOptions = (overrides: Partial<DeliveryOptions> = {}): Deliver
   ...overrides
 })
 
-/** The memory store and dashboard audit, over the memory pairs' harness and its state. */
-export const memoryStorage = Layer.merge(MemoryWebhookStore.layerMemory, MemoryDashboardAuditLog.layerMemory).pipe(
-  Layer.provideMerge(MemoryHarness.layer)
-)
+/** The memory stores and dashboard audit, over the memory pairs' harness and its state. */
+export const memoryStorage = Layer.mergeAll(
+  MemoryWebhookEndpointStore.layerMemory,
+  MemoryWebhookDeliveryStore.layerMemory,
+  MemoryDashboardAuditLog.layerMemory
+).pipe(Layer.provideMerge(MemoryHarness.layer))
 
-/** The PostgreSQL store and dashboard audit, over the PostgreSQL pairs' harness and its test database. */
-export const postgresStorage = Layer.merge(PgWebhookStore.layer, PgDashboardAuditLog.layer).pipe(
-  Layer.provideMerge(PostgresHarness.layer)
-)
+/** The PostgreSQL stores and dashboard audit, over the PostgreSQL pairs' harness and its test database. */
+export const postgresStorage = Layer.mergeAll(
+  PgWebhookEndpointStore.layer,
+  PgWebhookDeliveryStore.layer,
+  PgDashboardAuditLog.layer
+).pipe(Layer.provideMerge(PostgresHarness.layer))

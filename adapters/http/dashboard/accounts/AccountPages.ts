@@ -8,7 +8,7 @@
  */
 import { Redacted } from "effect"
 import { html } from "htm/preact"
-import type { WrongCode } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import type { WrongCode } from "../../../../core/accounts/ports/SecondFactorStore.ts"
 import type { Setup } from "../../../../core/accounts/services/SecondFactors.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
 import { alert, notice, when } from "../frame/Parts.ts"

@@ -11,7 +11,7 @@ import {
   type DashboardAuditEntry,
   type StoredDashboardAuditEntry
 } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
-import type { TeamMember } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import type { TeamMember } from "../../../../core/accounts/ports/UserStore.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
 import { alert, when } from "../frame/Parts.ts"
 import { auditPath } from "./AuditPages.ts"

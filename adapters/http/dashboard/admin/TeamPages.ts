@@ -4,7 +4,7 @@
  * without JavaScript; every field has a label.
  */
 import { html } from "htm/preact"
-import type { Invite, TeamMember } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import type { Invite, TeamMember } from "../../../../core/accounts/ports/UserStore.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
 import { alert, notice, when } from "../frame/Parts.ts"
 

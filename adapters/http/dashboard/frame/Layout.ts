@@ -8,7 +8,7 @@
 import { html } from "htm/preact"
 import type { VNode } from "preact"
 import { render } from "preact-render-to-string"
-import type { DashboardUser } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import type { DashboardUser } from "../../../../core/accounts/ports/UserStore.ts"
 import { visibleMarkup } from "../../../../core/shared/domain/VisibleText.ts"
 import { assetPath } from "./Assets.ts"
 

@@ -3,7 +3,7 @@
  * invite, and the refusals (the API keys' views are in `KeyPages.ts`). Forms work without JavaScript; every field has a label.
  */
 import { html } from "htm/preact"
-import type { Invite } from "../../../../core/accounts/ports/DashboardUserStore.ts"
+import type { Invite } from "../../../../core/accounts/ports/UserStore.ts"
 import { page, type Viewer } from "./Layout.ts"
 import { alert } from "./Parts.ts"
 

@@ -1,5 +1,5 @@
 /**
- * The recovery codes' part of the `DashboardUserStore` contract, run against every implementation
+ * The recovery codes' part of the `SecondFactorStore` contract, run against every implementation
  * beside the rest of it: a set stored only while the factor is on, each code used once (also when
  * uses race), a new set voiding the old, and the codes gone with the factor or a redeemed invite.
  * Digests are random bytes, as good as a code's SHA-256.
@@ -7,7 +7,8 @@
 import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Duration, Effect, type Layer, Option, Redacted } from "effect"
-import { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import { SecondFactorStore } from "../../core/accounts/ports/SecondFactorStore.ts"
+import { UserStore } from "../../core/accounts/ports/UserStore.ts"
 import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { digest, newUser } from "./DashboardUsers.setup.ts"
@@ -18,7 +19,7 @@ const sorted = (digests: ReadonlyArray<Uint8Array>) => digests.map(hex).sort()
 
 /** A user whose factor is on, with ten codes; the codes' digests. */
 const withCodes = Effect.gen(function* () {
-  const store = yield* DashboardUserStore
+  const store = yield* SecondFactorStore
   const user = yield* newUser()
   yield* store.setSecondFactor(user.orgId, user.id, { secret, lastStep: 10 })
   const digests = Array.from({ length: 10 }, digest)
@@ -28,14 +29,14 @@ const withCodes = Effect.gen(function* () {
 
 export const describeRecoveryCodeStore = <E>(
   name: string,
-  storeLayer: Layer.Layer<DashboardUserStore | Organizations, E>
+  storeLayer: Layer.Layer<SecondFactorStore | UserStore | Organizations, E>
 ) =>
   layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(
-    `DashboardUserStore recovery codes (${name})`,
+    `SecondFactorStore recovery codes (${name})`,
     (it) => {
       it.effect("stores a set only while the factor is on, and finds it in the user's organization only", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const off = yield* newUser()
           assert.isFalse(yield* store.replaceRecoveryCodes(off.orgId, off.id, [digest()]))
           assert.deepStrictEqual(yield* store.findRecoveryCodes(off.orgId, off.id), [])
@@ -53,7 +54,7 @@ export const describeRecoveryCodeStore = <E>(
 
       it.effect("a code is used once, and each use says how many are left", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const { user, digests } = yield* withCodes
           assert.deepStrictEqual(yield* store.useRecoveryCode(user.orgId, user.id, digests[3]!), Option.some(9))
           assert.isTrue(Option.isNone(yield* store.useRecoveryCode(user.orgId, user.id, digests[3]!)))
@@ -68,7 +69,7 @@ export const describeRecoveryCodeStore = <E>(
 
       it.effect("of uses of one code at once, exactly one succeeds", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const { user, digests } = yield* withCodes
           const uses = yield* Effect.all(
             Array.from({ length: 8 }, () => store.useRecoveryCode(user.orgId, user.id, digests[5]!)),
@@ -80,7 +81,7 @@ export const describeRecoveryCodeStore = <E>(
 
       it.effect("a right recovery code starts the wrong codes and the locks again", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const { user, digests } = yield* withCodes
           const now = yield* DateTime.now
           yield* store.countWrongCode(user.orgId, user.id, { at: now, clientAddress: null }, null)
@@ -99,7 +100,7 @@ export const describeRecoveryCodeStore = <E>(
 
       it.effect("a new set voids the old one", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const { user, digests } = yield* withCodes
           const fresh = Array.from({ length: 10 }, digest)
           assert.isTrue(yield* store.replaceRecoveryCodes(user.orgId, user.id, fresh))
@@ -111,7 +112,7 @@ export const describeRecoveryCodeStore = <E>(
 
       it.effect("turning the factor off deletes the codes, and so does a redeemed invite", () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* SecondFactorStore
           const { user, digests } = yield* withCodes
           yield* store.setSecondFactor(user.orgId, user.id, null)
           assert.deepStrictEqual(yield* store.findRecoveryCodes(user.orgId, user.id), [])
@@ -121,14 +122,15 @@ export const describeRecoveryCodeStore = <E>(
           yield* store.replaceRecoveryCodes(user.orgId, user.id, digests)
           const now = yield* DateTime.now
           const tokenHash = digest()
-          yield* store.createInvite({
+          const users = yield* UserStore
+          yield* users.createInvite({
             orgId: user.orgId,
             email: user.email,
             role: user.role,
             tokenHash,
             expiresAt: DateTime.addDuration(now, Duration.hours(1))
           })
-          yield* store.redeemInvite(tokenHash, "scrypt$new", now)
+          yield* users.redeemInvite(tokenHash, "scrypt$new", now)
           assert.deepStrictEqual(yield* store.findRecoveryCodes(user.orgId, user.id), [])
         }).pipe(Effect.orDie)
       )

@@ -1,9 +1,11 @@
 /**
- * `DashboardUserStore` in memory, over the memory world's `AccountsState`, for embedders and fast tests; it
- * passes the same contract as the PostgreSQL store (`test/contracts/DashboardUserStore.contract.ts`).
- * Invites and users belong to the state's organizations. Depends on effect and the core.
+ * `UserStore` in memory, over the memory world's `AccountsState`, for embedders and fast tests; it
+ * passes the same contract as the PostgreSQL store (`test/contracts/UserStore.contract.ts`).
+ * Invites and users belong to the state's organizations; redeeming an invite and removing a user
+ * clear the second-factor tables the memory `SecondFactorStore` keeps, as one step does in
+ * PostgreSQL. Depends on effect and the core.
  */
-import { DateTime, Effect, Layer, Option, type Redacted } from "effect"
+import { DateTime, Effect, Layer, Option } from "effect"
 import { SecureRandom } from "effect/crypto"
 import { Hex } from "effect/encoding"
 import { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
@@ -12,20 +14,17 @@ import { idKey, rowKey } from "../../shared/memory/Keys.ts"
 import { OrganizationsState } from "../../shared/memory/OrganizationsState.ts"
 import {
   type DashboardUser,
-  DashboardUserStore,
   EmailTaken,
   type Invite,
-  maxHeldSignIns,
   type NewInvite,
-  type NewSecondFactor,
   type TeamChange,
   takesLastAdmin,
-  type WrongCode
-} from "../ports/DashboardUserStore.ts"
-import { AccountsState } from "./AccountsState.ts"
+  UserStore
+} from "../ports/UserStore.ts"
+import { AccountsState, userOf } from "./AccountsState.ts"
 
-export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState | OrganizationsState> = Layer.effect(
-  DashboardUserStore,
+export const layerMemory: Layer.Layer<UserStore, never, AccountsState | OrganizationsState> = Layer.effect(
+  UserStore,
   Effect.gen(function* () {
     const tables = yield* AccountsState
     const { organizations } = yield* OrganizationsState
@@ -42,18 +41,12 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
       }
     }
 
-    /** The organization's user of that id, removed or not. */
-    const userOf = (org: OrgId, id: UserId) =>
-      [...byEmail.values()].find(
-        (entry) => entry.user.id === id.toLowerCase() && entry.user.orgId === org.toLowerCase()
-      )
-
     const takenElsewhere = (email: string, org: OrgId) => {
       const existing = byEmail.get(email)
       return existing !== undefined && existing.user.orgId !== org
     }
 
-    const createInvite = Effect.fn("MemoryDashboardUserStore.createInvite")(function* (invite: NewInvite) {
+    const createInvite = Effect.fn("MemoryUserStore.createInvite")(function* (invite: NewInvite) {
       const found = organizations.get(idKey(invite.orgId))
       if (found === undefined) return yield* new OrganizationNotFound({ id: invite.orgId })
       const orgId = found.id
@@ -77,7 +70,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
     const findInvite = (tokenHash: Uint8Array) =>
       Effect.sync(() => Option.fromNullishOr(invites.get(Hex.encode(tokenHash))))
 
-    const redeemInvite = Effect.fn("MemoryDashboardUserStore.redeemInvite")(function* (
+    const redeemInvite = Effect.fn("MemoryUserStore.redeemInvite")(function* (
       tokenHash: Uint8Array,
       passwordHash: string,
       now: DateTime.Utc
@@ -119,7 +112,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
       Effect.sync(() => Option.filter(Option.fromNullishOr(byEmail.get(email)), (found) => !isRemoved(found.user)))
 
     const findUser = (org: OrgId, id: UserId) =>
-      Effect.sync(() => Option.filter(Option.fromNullishOr(userOf(org, id)?.user), (user) => !isRemoved(user)))
+      Effect.sync(() => Option.filter(Option.fromNullishOr(userOf(tables, org, id)?.user), (user) => !isRemoved(user)))
 
     const membersOf = (org: OrgId) =>
       [...byEmail.values()]
@@ -134,7 +127,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
 
     /** The organization's user of that id if not removed, or why the change cannot be made. */
     const changeable = (org: OrgId, id: UserId, becomes: DashboardUser["role"] | "removed") => {
-      const found = userOf(org, id)
+      const found = userOf(tables, org, id)
       if (found === undefined || isRemoved(found.user)) return "missing" as const
       return takesLastAdmin(membersOf(found.user.orgId), found.user.id, becomes) ? ("last_admin" as const) : found
     }
@@ -159,97 +152,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
         return "done"
       })
 
-    const findPendingSecret = (org: OrgId, id: UserId) =>
-      Effect.sync(() => Option.fromNullishOr(pendingSecrets.get(userKey(org, id))))
-
-    const setPendingSecret = (org: OrgId, id: UserId, secret: Redacted.Redacted<string>) =>
-      Effect.sync(() => {
-        if (userOf(org, id) !== undefined) pendingSecrets.set(userKey(org, id), secret)
-      })
-
-    const findSecondFactor = (org: OrgId, id: UserId) =>
-      Effect.sync(() => Option.fromNullishOr(secondFactors.get(userKey(org, id))))
-
-    const setSecondFactor = (org: OrgId, id: UserId, factor: NewSecondFactor | null) =>
-      Effect.sync(() => {
-        if (factor === null) {
-          secondFactors.delete(userKey(org, id))
-          recoveryCodes.delete(userKey(org, id))
-          return true
-        }
-        if (secondFactors.has(userKey(org, id))) return false
-        pendingSecrets.delete(userKey(org, id))
-        secondFactors.set(userKey(org, id), {
-          ...factor,
-          wrongCodes: 0,
-          locks: 0,
-          lockedUntil: null,
-          lastWrongCode: null
-        })
-        return true
-      })
-
-    const useStep = (org: OrgId, id: UserId, step: number) =>
-      Effect.sync(() => {
-        const factor = secondFactors.get(userKey(org, id))
-        if (factor === undefined || step <= factor.lastStep) return false
-        secondFactors.set(userKey(org, id), { ...factor, lastStep: step, wrongCodes: 0, locks: 0 })
-        return true
-      })
-
-    const countWrongCode = (org: OrgId, id: UserId, wrong: WrongCode, lockUntil: DateTime.Utc | null) =>
-      Effect.sync(() => {
-        const factor = secondFactors.get(userKey(org, id))
-        if (factor === undefined) return
-        secondFactors.set(
-          userKey(org, id),
-          lockUntil === null
-            ? { ...factor, wrongCodes: factor.wrongCodes + 1, lastWrongCode: wrong }
-            : { ...factor, wrongCodes: 0, locks: factor.locks + 1, lockedUntil: lockUntil, lastWrongCode: wrong }
-        )
-      })
-
-    const replaceRecoveryCodes = (org: OrgId, id: UserId, digests: ReadonlyArray<Uint8Array>) =>
-      Effect.sync(() => {
-        if (!secondFactors.has(userKey(org, id))) return false
-        recoveryCodes.set(userKey(org, id), new Map(digests.map((digest) => [Hex.encode(digest), digest])))
-        return true
-      })
-
-    const findRecoveryCodes = (org: OrgId, id: UserId) =>
-      Effect.sync(() => [...(recoveryCodes.get(userKey(org, id))?.values() ?? [])])
-
-    const useRecoveryCode = (org: OrgId, id: UserId, digest: Uint8Array) =>
-      Effect.sync(() => {
-        const unused = recoveryCodes.get(userKey(org, id))
-        if (unused === undefined || !unused.delete(Hex.encode(digest))) return Option.none<number>()
-        const factor = secondFactors.get(userKey(org, id))
-        if (factor !== undefined) secondFactors.set(userKey(org, id), { ...factor, wrongCodes: 0, locks: 0 })
-        return Option.some(unused.size)
-      })
-
-    const holdSignIn = (org: OrgId, id: UserId, tokenHash: Uint8Array, expiresAt: DateTime.Utc) =>
-      Effect.sync(() => {
-        const key = userKey(org, id)
-        heldSignIns.set(Hex.encode(tokenHash), { userKey: key, expiresAt })
-        // Past the cap, the ones that expire first go (a map keeps the order of insertion).
-        const own = [...heldSignIns].filter(([, held]) => held.userKey === key)
-        own.sort(([, a], [, b]) => DateTime.toEpochMillis(a.expiresAt) - DateTime.toEpochMillis(b.expiresAt))
-        for (const [digest] of own.slice(0, Math.max(0, own.length - maxHeldSignIns))) heldSignIns.delete(digest)
-      })
-
-    const takeSignIn = (tokenHash: Uint8Array, now: DateTime.Utc) =>
-      Effect.sync(() => {
-        const digest = Hex.encode(tokenHash)
-        const held = heldSignIns.get(digest)
-        heldSignIns.delete(digest)
-        if (held === undefined || !DateTime.isLessThan(now, held.expiresAt)) return Option.none<DashboardUser>()
-        return Option.fromNullishOr(
-          [...byEmail.values()].find((entry) => userKey(entry.user.orgId, entry.user.id) === held.userKey)?.user
-        )
-      })
-
-    return DashboardUserStore.of({
+    return UserStore.of({
       createInvite,
       findInvite,
       redeemInvite,
@@ -257,18 +160,7 @@ export const layerMemory: Layer.Layer<DashboardUserStore, never, AccountsState |
       findUser,
       listUsers,
       changeRole,
-      removeUser,
-      findPendingSecret,
-      setPendingSecret,
-      findSecondFactor,
-      setSecondFactor,
-      useStep,
-      countWrongCode,
-      replaceRecoveryCodes,
-      findRecoveryCodes,
-      useRecoveryCode,
-      holdSignIn,
-      takeSignIn
+      removeUser
     })
   })
 )

@@ -1,7 +1,10 @@
 /**
- * What webhooks need from storage: endpoints with their sealed secrets, the fan-out of the events
- * feed to deliveries from a cursor per endpoint, the claim of due deliveries under a lease with a
- * cap per endpoint that holds across processes, and the attempts' record. No operation holds a
+ * What webhooks need from storage about deliveries (`webhook_deliveries`, `webhook_attempts`, and
+ * the endpoints' place in the feed): the fan-out of the events feed to deliveries from a cursor per
+ * endpoint, the claim of due deliveries under a lease with a cap per endpoint that holds across
+ * processes, the attempts' record and their retention. The endpoints themselves are
+ * `WebhookEndpointStore`'s; a delivery is added only to an endpoint that exists, and a claim or an
+ * attempt's outcome reads and sets the endpoint's health in the same step. No operation holds a
  * transaction across an HTTP call: a claim commits before the request, its outcome after. Every
  * read and change of an organization's rows filters by the organization.
  */
@@ -18,41 +21,10 @@ import type {
   WebhookAttempt,
   WebhookDelivery,
   WebhookDeliveryId,
-  WebhookEndpoint,
   WebhookEndpointId,
   WebhookEventType
 } from "../domain/Webhooks.ts"
-
-export interface NewEndpoint {
-  readonly id: WebhookEndpointId
-  readonly orgId: OrgId
-  readonly url: string
-  readonly description: string | null
-  readonly eventTypes: ReadonlyArray<SubscribableEventType>
-  readonly enabled: boolean
-  /** The secret as the `SecretBox` sealed it: never the secret itself. */
-  readonly sealedSecret: string
-  readonly at: DateTime.Utc
-}
-
-/** What an update changes; an absent field stays as it is. */
-export interface EndpointChange {
-  readonly url?: string | undefined
-  readonly description?: string | null | undefined
-  readonly eventTypes?: ReadonlyArray<SubscribableEventType> | undefined
-  /** Enabling clears the reason and the failures, and makes the waiting deliveries due; disabling sets the reason. */
-  readonly enabled?:
-    | { readonly enabled: true }
-    | { readonly enabled: false; readonly reason: DisabledReason }
-    | undefined
-}
-
-/** An endpoint's sealed secrets: the current one, and the previous while its overlap lasts. */
-export interface SealedSecrets {
-  readonly current: string
-  readonly previous: string | null
-  readonly previousExpiresAt: DateTime.Utc | null
-}
+import type { SealedSecrets } from "./WebhookEndpointStore.ts"
 
 export interface DeliveryFilter {
   readonly status?: DeliveryStatus | undefined
@@ -135,34 +107,9 @@ export interface BehindEndpoint {
   readonly eventTypes: ReadonlyArray<SubscribableEventType>
 }
 
-export class WebhookStore extends Context.Service<
-  WebhookStore,
+export class WebhookDeliveryStore extends Context.Service<
+  WebhookDeliveryStore,
   {
-    /** Adds the endpoint; its cursor starts at its organization's newest event (it receives what follows). */
-    readonly create: (endpoint: NewEndpoint) => Effect.Effect<WebhookEndpoint>
-    /** The organization's endpoints in id order (oldest first), whose ids sort after `after`. */
-    readonly list: (
-      org: OrgId,
-      page: { readonly after?: string | undefined; readonly limit: number }
-    ) => Effect.Effect<KeysetPage<WebhookEndpoint>>
-    readonly find: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    readonly update: (
-      org: OrgId,
-      id: WebhookEndpointId,
-      change: EndpointChange,
-      at: DateTime.Utc
-    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    /** Removes the endpoint with its deliveries and attempts; false when there was none. */
-    readonly remove: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<boolean>
-    /** Makes `sealed` the current secret; the current one becomes the previous until `previousUntil`. */
-    readonly rotate: (
-      org: OrgId,
-      id: WebhookEndpointId,
-      sealed: string,
-      previousUntil: DateTime.Utc,
-      at: DateTime.Utc
-    ) => Effect.Effect<Option.Option<WebhookEndpoint>>
-    readonly secrets: (org: OrgId, id: WebhookEndpointId) => Effect.Effect<Option.Option<SealedSecrets>>
     /** Adds deliveries to the endpoint (a replay), pending from their `dueAt`. */
     readonly enqueue: (
       org: OrgId,
@@ -247,4 +194,4 @@ export class WebhookStore extends Context.Service<
       readonly waitingBefore: DateTime.Utc
     }) => Effect.Effect<number>
   }
->()("core/WebhookStore") {}
+>()("core/WebhookDeliveryStore") {}

@@ -1,8 +1,9 @@
 /**
- * `WebhookStore` in memory, over the memory world's `WebhooksState`: endpoints, deliveries and attempts in
- * the state's webhook tables, an endpoint's deliveries found through their index, fanned out from
- * the memory feed the memory `PairStore` numbers. Held to the port's
- * contract (`test/contracts/WebhookStore.contract.ts`) as the PostgreSQL adapter is.
+ * `WebhookDeliveryStore` in memory, over the memory world's `WebhooksState`: deliveries and
+ * attempts in the state's webhook tables, an endpoint's deliveries found through their index,
+ * fanned out from the memory feed the memory `PairStore` numbers, beside the endpoints the memory
+ * `WebhookEndpointStore` keeps in the same state. Held to the port's contract
+ * (`test/contracts/WebhookDeliveryStore.contract.ts`) as the PostgreSQL adapter is.
  * Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
@@ -10,20 +11,18 @@ import type { StoredEvent } from "../../receivables/domain/Events.ts"
 import { feedOf, ReceivablesState } from "../../receivables/memory/ReceivablesState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { idKey } from "../../shared/memory/Keys.ts"
-import type { SubscribableEventType, WebhookDelivery, WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
+import type { SubscribableEventType, WebhookDelivery, WebhookEndpointId } from "../domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
   type Claim,
   type ClaimedDelivery,
   type DeliveryFilter,
-  type EndpointChange,
   type Lease,
   type NewDelivery,
-  type NewEndpoint,
-  WebhookStore
-} from "../ports/WebhookStore.ts"
-import { deliveriesOf, type WebhookDeliveryRow, WebhooksState } from "./WebhooksState.ts"
+  WebhookDeliveryStore
+} from "../ports/WebhookDeliveryStore.ts"
+import { deliveriesOf, endpointOf, type WebhookDeliveryRow, WebhooksState } from "./WebhooksState.ts"
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 
@@ -31,104 +30,10 @@ const make = Effect.gen(function* () {
   const state = yield* WebhooksState
   const receivables = yield* ReceivablesState
 
-  const ownRow = (org: OrgId, id: string) => {
-    const row = state.webhookEndpoints.get(id)
-    return row !== undefined && sameOrg(row.endpoint.orgId, org) ? row : undefined
-  }
-
   const ownDelivery = (org: OrgId, id: string) => {
     const row = state.webhookDeliveries.get(id)
     return row !== undefined && sameOrg(row.orgId, org) ? row : undefined
   }
-
-  const create = (input: NewEndpoint) =>
-    Effect.sync(() => {
-      const endpoint: WebhookEndpoint = {
-        id: input.id,
-        orgId: input.orgId,
-        url: input.url,
-        description: input.description,
-        eventTypes: input.eventTypes,
-        enabled: input.enabled,
-        disabledReason: input.enabled ? null : "manual",
-        disabledAt: input.enabled ? null : input.at,
-        previousSecretExpiresAt: null,
-        createdAt: input.at,
-        updatedAt: input.at
-      }
-      state.webhookEndpoints.set(input.id, {
-        endpoint,
-        secrets: { current: input.sealedSecret, previous: null, previousExpiresAt: null },
-        cursor: feedOf(receivables, input.orgId).latestSequence,
-        failingSince: null
-      })
-      return endpoint
-    })
-
-  const list = (org: OrgId, page: { readonly after?: string | undefined; readonly limit: number }) =>
-    Effect.sync(() => {
-      const after = page.after
-      const rows = [...state.webhookEndpoints.values()]
-        .filter((row) => sameOrg(row.endpoint.orgId, org) && (after === undefined || row.endpoint.id > after))
-        .sort((a, b) => (a.endpoint.id < b.endpoint.id ? -1 : 1))
-      return { items: rows.slice(0, page.limit).map((row) => row.endpoint), hasMore: rows.length > page.limit }
-    })
-
-  const find = (org: OrgId, id: WebhookEndpointId) =>
-    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.endpoint))
-
-  const update = (org: OrgId, id: WebhookEndpointId, change: EndpointChange, at: DateTime.Utc) =>
-    Effect.sync(() => {
-      const row = ownRow(org, id)
-      if (row === undefined) return Option.none()
-      const was = row.endpoint
-      const enabled = change.enabled
-      row.endpoint = {
-        ...was,
-        url: change.url ?? was.url,
-        description: change.description === undefined ? was.description : change.description,
-        eventTypes: change.eventTypes ?? was.eventTypes,
-        ...(enabled === undefined
-          ? {}
-          : enabled.enabled
-            ? { enabled: true, disabledReason: null, disabledAt: null }
-            : { enabled: false, disabledReason: enabled.reason, disabledAt: at }),
-        updatedAt: at
-      }
-      // Enabled again, it starts afresh: its failures before were what disabled it, and what
-      // waited for it is due now rather than at the back-off its failures had set.
-      if (enabled?.enabled === true) {
-        row.failingSince = null
-        for (const waiting of deliveriesOf(state, id)) {
-          const due = waiting.delivery.nextAttemptAt
-          if (waiting.delivery.status === "pending" && due !== null) {
-            waiting.delivery = { ...waiting.delivery, nextAttemptAt: DateTime.min(due, at) }
-          }
-        }
-      }
-      return Option.some(row.endpoint)
-    })
-
-  const remove = (org: OrgId, id: WebhookEndpointId) =>
-    Effect.sync(() => {
-      if (ownRow(org, id) === undefined) return false
-      state.webhookEndpoints.delete(id)
-      for (const key of state.endpointDeliveries.get(id) ?? []) state.webhookDeliveries.delete(key)
-      state.endpointDeliveries.delete(id)
-      return true
-    })
-
-  const rotate = (org: OrgId, id: WebhookEndpointId, sealed: string, previousUntil: DateTime.Utc, at: DateTime.Utc) =>
-    Effect.sync(() => {
-      const row = ownRow(org, id)
-      if (row === undefined) return Option.none()
-      row.secrets = { current: sealed, previous: row.secrets.current, previousExpiresAt: previousUntil }
-      row.endpoint = { ...row.endpoint, previousSecretExpiresAt: previousUntil, updatedAt: at }
-      return Option.some(row.endpoint)
-    })
-
-  const secrets = (org: OrgId, id: WebhookEndpointId) =>
-    Effect.sync(() => Option.map(Option.fromNullishOr(ownRow(org, id)), (row) => row.secrets))
 
   const add = (
     org: string,
@@ -172,7 +77,9 @@ const make = Effect.gen(function* () {
     options: { readonly at: DateTime.Utc }
   ) =>
     Effect.sync(() =>
-      ownRow(org, id) === undefined ? [] : deliveries.map((delivery) => add(org, id, delivery, options.at, null))
+      endpointOf(state, org, id) === undefined
+        ? []
+        : deliveries.map((delivery) => add(org, id, delivery, options.at, null))
     )
 
   const enqueueClaimed = (
@@ -182,7 +89,7 @@ const make = Effect.gen(function* () {
     options: { readonly at: DateTime.Utc; readonly lease: Lease }
   ) =>
     Effect.sync((): Option.Option<WebhookDelivery> | "busy" => {
-      if (ownRow(org, id) === undefined) return Option.none()
+      if (endpointOf(state, org, id) === undefined) return Option.none()
       const held = deliveriesOf(state, id).filter((row) => holds(row, options.at)).length
       if (held >= options.lease.perEndpoint) return "busy"
       const { owner, until } = options.lease
@@ -270,7 +177,7 @@ const make = Effect.gen(function* () {
     deliveries: ReadonlyArray<NewDelivery>
   ) =>
     Effect.sync(() => {
-      const row = ownRow(org, id)
+      const row = endpointOf(state, org, id)
       if (row === undefined || row.cursor !== move.from) return false
       for (const delivery of deliveries) add(org, id, delivery, move.at, null)
       row.cursor = move.to
@@ -384,14 +291,7 @@ const make = Effect.gen(function* () {
       return removed
     })
 
-  return WebhookStore.of({
-    create,
-    list,
-    find,
-    update,
-    remove,
-    rotate,
-    secrets,
+  return WebhookDeliveryStore.of({
     enqueue,
     enqueueClaimed,
     eventsBetween,
@@ -406,7 +306,7 @@ const make = Effect.gen(function* () {
   })
 })
 
-export const layerMemory: Layer.Layer<WebhookStore, never, WebhooksState | ReceivablesState> = Layer.effect(
-  WebhookStore,
+export const layerMemory: Layer.Layer<WebhookDeliveryStore, never, WebhooksState | ReceivablesState> = Layer.effect(
+  WebhookDeliveryStore,
   make
 )

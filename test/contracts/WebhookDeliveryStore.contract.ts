@@ -1,99 +1,25 @@
 /**
- * The contract of the `WebhookStore` port, run on the memory twin and on PostgreSQL: claims hold
- * each endpoint's cap however many workers claim at once, an expired lease is claimed again and
- * the late worker's outcome is then ignored, first attempts go in sequence order, a fan-out from
- * a stale cursor changes nothing, due retries go before first attempts, a manual retry carries the
- * schedule it stands beside, pages partition, another organization sees none of it, a
- * disabled endpoint's deliveries wait, a test's claim counts against the cap, each attempt keeps
- * what made it, one attempt only is answered as the one that disabled an endpoint, and retention
- * removes finished deliveries and, past the events' bound, those waiting for a disabled endpoint.
+ * The contract of the `WebhookDeliveryStore` port, run on the memory twin and on PostgreSQL beside
+ * `WebhookEndpointStore` (deliveries belong to endpoints): claims hold each endpoint's cap however
+ * many workers claim at once, an expired lease is claimed again and the late worker's outcome is
+ * then ignored, first attempts go in sequence order, a fan-out from a stale cursor changes nothing,
+ * due retries go before first attempts, a manual retry carries the schedule it stands beside,
+ * pages partition, another organization sees none of it, a test's claim counts against the cap,
+ * each attempt keeps what made it, one attempt only is answered as the one that disabled an
+ * endpoint, and retention removes finished deliveries and, past the events' bound, those waiting
+ * for a disabled endpoint.
  */
-import { randomBytes } from "node:crypto"
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import type { OrgId } from "../../core/shared/domain/Ids.ts"
-import { attemptId, deliveryId, endpointId } from "../../core/webhooks/domain/WebhookSigning.ts"
-import type { AttemptTrigger, WebhookDeliveryId, WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
-import {
-  type AttemptResult,
-  type ClaimedDelivery,
-  type NewDelivery,
-  WebhookStore
-} from "../../core/webhooks/ports/WebhookStore.ts"
-import { PairStoreHarness } from "./PairStore.harness.ts"
+import { type ClaimedDelivery, WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
+import { claimAt, deliveries, newEndpoint, newOrg, outcome, type WebhookStores } from "./Webhooks.setup.ts"
 
-const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
-  Effect.gen(function* () {
-    return yield* (yield* WebhookStore).create({
-      id: endpointId(randomBytes(16), DateTime.toEpochMillis(at)),
-      orgId: org,
-      url: "https://hooks.example/in",
-      description: null,
-      eventTypes: ["receivable.created"],
-      enabled: true,
-      sealedSecret: "v1:sealed",
-      at
-    })
-  })
-
-const deliveries = (count: number, at: DateTime.Utc, firstSequence = 1): ReadonlyArray<NewDelivery> =>
-  Array.from({ length: count }, (_, i) => ({
-    id: deliveryId(randomBytes(16), DateTime.toEpochMillis(at) + i),
-    eventId: `evt_${randomBytes(16).toString("hex")}`,
-    eventType: "receivable.created",
-    sequence: firstSequence + i,
-    body: `{"n":${i}}`,
-    dueAt: at,
-    trigger: "scheduled" as const
-  }))
-
-const newOrg = Effect.gen(function* () {
-  return (yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })).orgId
-})
-
-const claimAt = (owner: string, now: DateTime.Utc, perEndpoint: number, limit = 50) =>
-  Effect.gen(function* () {
-    return yield* (yield* WebhookStore).claim({
-      owner,
-      now,
-      leaseUntil: DateTime.add(now, { minutes: 1 }),
-      limit,
-      perEndpoint
-    })
-  })
-
-const outcome = (
-  owner: string,
-  org: OrgId,
-  id: WebhookDeliveryId,
-  at: DateTime.Utc,
-  trigger: AttemptTrigger = "scheduled"
-): AttemptResult => ({
-  owner,
-  orgId: org,
-  attempt: {
-    id: attemptId(randomBytes(16), DateTime.toEpochMillis(at)),
-    deliveryId: id,
-    trigger,
-    startedAt: at,
-    durationMs: 5,
-    outcome: "succeeded" as const,
-    responseStatus: 200,
-    responseBody: "",
-    error: null
-  },
-  next: { status: "succeeded" as const },
-  endpoint: { health: "healthy" as const }
-})
-
-export const describeWebhookStoreContract = (
-  name: string,
-  layer: Layer.Layer<WebhookStore | PairStoreHarness, unknown>
-) =>
-  withLayer(layer, { excludeTestServices: true, timeout: 120_000 })(`WebhookStore contract: ${name}`, (it) => {
+export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.Layer<WebhookStores, unknown>) =>
+  withLayer(layer, { excludeTestServices: true, timeout: 120_000 })(`WebhookDeliveryStore contract: ${name}`, (it) => {
     it.effect("an endpoint's cap holds however many workers claim at once, and frees as attempts end", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -119,7 +45,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("first attempts go in sequence order", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -134,7 +60,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("an endpoint's due retries are claimed before its first attempts, whenever those came due", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -163,7 +89,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("a manual retry is claimed with the schedule's next attempt as it stood, and counted apart from it", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -202,7 +128,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("an expired lease is claimed again, and the late worker's outcome is ignored", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -230,7 +156,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("a fan-out from a stale cursor changes nothing", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -244,26 +170,16 @@ export const describeWebhookStoreContract = (
 
     it.effect("pages partition, newest delivery first, and another organization sees nothing", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const other = yield* newOrg
         const now = yield* DateTime.now
-        const made: Array<WebhookEndpointId> = []
-        for (let i = 0; i < 5; i++) made.push((yield* newEndpoint(org, DateTime.add(now, { seconds: i }))).id)
-        const listed: Array<string> = []
-        let after: string | undefined
-        for (;;) {
-          const page = yield* store.list(org, { after, limit: 2 })
-          listed.push(...page.items.map((e) => e.id))
-          if (!page.hasMore) break
-          after = page.items.at(-1)!.id
-        }
-        assert.deepStrictEqual(listed, made)
-        const queued = yield* store.enqueue(org, made[0]!, deliveries(5, now), { at: now })
+        const endpoint = yield* newEndpoint(org, now)
+        const queued = yield* store.enqueue(org, endpoint.id, deliveries(5, now), { at: now })
         const seen: Array<string> = []
         let before: string | undefined
         for (;;) {
-          const page = yield* store.deliveries(org, made[0]!, { after: before, limit: 2 })
+          const page = yield* store.deliveries(org, endpoint.id, { after: before, limit: 2 })
           seen.push(...page.items.map((d) => d.id))
           if (!page.hasMore) break
           before = page.items.at(-1)!.id
@@ -275,42 +191,21 @@ export const describeWebhookStoreContract = (
             .sort()
             .reverse()
         )
-        assert.lengthOf((yield* store.list(other, { limit: 10 })).items, 0)
-        assert.isTrue(Option.isNone(yield* store.find(other, made[0]!)))
-        assert.isTrue(Option.isNone(yield* store.secrets(other, made[0]!)))
         assert.isTrue(Option.isSome(yield* store.delivery(org, queued[0]!.id)))
         assert.isTrue(Option.isNone(yield* store.delivery(other, queued[0]!.id)))
         assert.isTrue(Option.isNone(yield* store.retry(other, queued[0]!.id, now)))
         const test = { ...deliveries(1, now)[0]!, trigger: "test" as const }
         const lease = { owner: "test", until: DateTime.add(now, { minutes: 1 }), perEndpoint: 4 }
-        assert.deepStrictEqual(yield* store.enqueueClaimed(other, made[0]!, test, { at: now, lease }), Option.none())
-        assert.isTrue(Option.isNone(yield* store.update(other, made[0]!, { url: "https://x.example/" }, now)))
-        assert.lengthOf(yield* store.enqueue(other, made[0]!, deliveries(1, now), { at: now }), 0)
-        assert.isFalse(yield* store.remove(other, made[0]!))
-        assert.lengthOf((yield* store.deliveries(org, made[0]!, { limit: 10 })).items, 5)
-      })
-    )
-
-    it.effect("a disabled endpoint's deliveries wait, and are due at once when it is enabled", () =>
-      Effect.gen(function* () {
-        const store = yield* WebhookStore
-        const org = yield* newOrg
-        const now = yield* DateTime.now
-        const endpoint = yield* newEndpoint(org, now)
-        const later = DateTime.add(now, { hours: 3 })
-        yield* store.enqueue(org, endpoint.id, [{ ...deliveries(1, now)[0]!, dueAt: later }], { at: now })
-        yield* store.update(org, endpoint.id, { enabled: { enabled: false, reason: "manual" } }, now)
-        const mine = (claimed: ReadonlyArray<{ readonly delivery: { readonly endpointId: string } }>) =>
-          claimed.filter((c) => c.delivery.endpointId === endpoint.id)
-        assert.lengthOf(mine(yield* claimAt("w", DateTime.add(now, { hours: 4 }), 5)), 0)
-        yield* store.update(org, endpoint.id, { enabled: { enabled: true } }, now)
-        assert.lengthOf(mine(yield* claimAt("w", now, 5)), 1)
+        assert.deepStrictEqual(yield* store.enqueueClaimed(other, endpoint.id, test, { at: now, lease }), Option.none())
+        assert.lengthOf(yield* store.enqueue(other, endpoint.id, deliveries(1, now), { at: now }), 0)
+        assert.lengthOf((yield* store.deliveries(other, endpoint.id, { limit: 10 })).items, 0)
+        assert.lengthOf((yield* store.deliveries(org, endpoint.id, { limit: 10 })).items, 5)
       })
     )
 
     it.effect("a claim made with a delivery counts against the cap, and is counted by the workers' claims", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -338,7 +233,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("each attempt keeps what made it: how the delivery came, the schedule, or a retry asked for", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -368,7 +263,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("of attempts that each disable an endpoint, one only is answered as having disabled it", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
@@ -386,14 +281,14 @@ export const describeWebhookStoreContract = (
           { concurrency: "unbounded" }
         )
         assert.deepStrictEqual(answers.filter((a) => a.disabledEndpoint).length, 1)
-        const disabled = Option.getOrThrow(yield* store.find(org, endpoint.id))
+        const disabled = Option.getOrThrow(yield* (yield* WebhookEndpointStore).find(org, endpoint.id))
         assert.strictEqual(disabled.disabledReason, "gone")
       })
     )
 
     it.effect("deliveries waiting for a disabled endpoint are removed past their bound, not for an enabled one", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const old = DateTime.subtract(now, { days: 40 })
@@ -402,7 +297,12 @@ export const describeWebhookStoreContract = (
         const [stale] = yield* store.enqueue(org, off.id, deliveries(1, old), { at: old })
         const [recent] = yield* store.enqueue(org, off.id, deliveries(1, now), { at: now })
         const [waitingOn] = yield* store.enqueue(org, on.id, deliveries(1, old), { at: old })
-        yield* store.update(org, off.id, { enabled: { enabled: false, reason: "failing" } }, now)
+        yield* (yield* WebhookEndpointStore).update(
+          org,
+          off.id,
+          { enabled: { enabled: false, reason: "failing" } },
+          now
+        )
         const bound = DateTime.subtract(now, { days: 30 })
         assert.isAtLeast(yield* store.prune({ finishedBefore: old, waitingBefore: bound }), 1)
         assert.isTrue(Option.isNone(yield* store.delivery(org, stale!.id)))
@@ -413,7 +313,7 @@ export const describeWebhookStoreContract = (
 
     it.effect("retention removes finished deliveries made before its bound, never pending ones", () =>
       Effect.gen(function* () {
-        const store = yield* WebhookStore
+        const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const old = DateTime.subtract(yield* DateTime.now, { days: 400 })
         const endpoint = yield* newEndpoint(org, old)

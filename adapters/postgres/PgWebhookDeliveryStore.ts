@@ -1,6 +1,8 @@
 /**
- * `WebhookStore` over PostgreSQL (migration 0017). Every statement on an organization's rows
- * filters by `org_id`. Claims take two statements in one transaction: the first locks endpoints
+ * `WebhookDeliveryStore` over PostgreSQL (migration 0017): `webhook_deliveries` and
+ * `webhook_attempts`, with the endpoints' cursor and health in `webhook_endpoints`, whose other
+ * columns `PgWebhookEndpointStore` writes. Every statement on an organization's rows filters by
+ * `org_id`. Claims take two statements in one transaction: the first locks endpoints
  * with due deliveries (`FOR UPDATE SKIP LOCKED`, so workers never wait on each other), the second,
  * with a snapshot taken after those locks, counts each endpoint's attempts in flight and leases
  * what its cap leaves; so the cap holds across processes. The transaction ends before any request
@@ -17,22 +19,19 @@ import {
   type Claim,
   type ClaimedDelivery,
   type DeliveryFilter,
-  type EndpointChange,
   type Lease,
   type NewDelivery,
-  type NewEndpoint,
-  WebhookStore
-} from "../../core/webhooks/ports/WebhookStore.ts"
+  WebhookDeliveryStore
+} from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { texts } from "./PgPairRows.ts"
 import {
   type AttemptRow,
   type DeliveryRow,
   deliveryColumns,
-  type EndpointRow,
-  endpointColumns,
+  type SecretsRow,
   toAttempt,
   toDelivery,
-  toEndpoint
+  toSecrets
 } from "./PgWebhookRows.ts"
 
 const date = DateTime.toDateUtc
@@ -40,122 +39,11 @@ const date = DateTime.toDateUtc
 // Finished deliveries removed per statement by retention: each statement's locks stay small.
 const pruneSlice = 1000
 
-interface SecretsRow {
-  readonly secret: string
-  readonly previous_secret: string | null
-  readonly previous_secret_expires_at: Date | null
-}
-
-const toSecrets = (row: SecretsRow) => ({
-  current: row.secret,
-  previous: row.previous_secret,
-  previousExpiresAt:
-    row.previous_secret_expires_at === null ? null : DateTime.fromDateUnsafe(row.previous_secret_expires_at)
-})
-
 export const layer = Layer.effect(
-  WebhookStore,
+  WebhookDeliveryStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const endpointFields = sql.literal(endpointColumns)
     const deliveryFields = sql.literal(deliveryColumns)
-
-    const create = Effect.fn("PgWebhookStore.create")(function* (input: NewEndpoint) {
-      // The cursor starts at the organization's newest event: the endpoint receives what follows.
-      const [row] = yield* sql<EndpointRow>`
-        INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, enabled, disabled_reason, disabled_at,
-          secret, cursor, fanned_out_at, created_at, updated_at)
-        VALUES (${input.id}, ${input.orgId}, ${input.url}, ${input.description}, ${texts(input.eventTypes)}::text[],
-          ${input.enabled}, ${input.enabled ? null : "manual"}, ${input.enabled ? null : date(input.at)},
-          ${input.sealedSecret},
-          coalesce((SELECT last_sequence FROM event_counters WHERE org_id = ${input.orgId}), 0),
-          ${date(input.at)}, ${date(input.at)}, ${date(input.at)})
-        RETURNING ${endpointFields}`.pipe(Effect.orDie)
-      return toEndpoint(row!)
-    })
-
-    const list = Effect.fn("PgWebhookStore.list")(function* (
-      org: OrgId,
-      page: { readonly after?: string | undefined; readonly limit: number }
-    ) {
-      const rows = yield* sql<EndpointRow>`
-        SELECT ${endpointFields} FROM webhook_endpoints
-        WHERE org_id = ${org} ${page.after === undefined ? sql`` : sql`AND id > ${page.after}`}
-        ORDER BY id LIMIT ${page.limit + 1}`.pipe(Effect.orDie)
-      return { items: rows.slice(0, page.limit).map(toEndpoint), hasMore: rows.length > page.limit }
-    })
-
-    const find = Effect.fn("PgWebhookStore.find")(function* (org: OrgId, id: WebhookEndpointId) {
-      const rows = yield* sql<EndpointRow>`
-        SELECT ${endpointFields} FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
-      return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
-    })
-
-    const update = Effect.fn("PgWebhookStore.update")(function* (
-      org: OrgId,
-      id: WebhookEndpointId,
-      change: EndpointChange,
-      at: DateTime.Utc
-    ) {
-      const enabled = change.enabled
-      return yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            const rows = yield* sql<EndpointRow>`
-              UPDATE webhook_endpoints SET
-                url = coalesce(${change.url ?? null}, url),
-                description = ${change.description === undefined ? sql`description` : sql`${change.description}`},
-                event_types = ${change.eventTypes === undefined ? sql`event_types` : sql`${texts(change.eventTypes)}::text[]`},
-                ${
-                  enabled === undefined
-                    ? sql``
-                    : enabled.enabled
-                      ? sql`enabled = true, disabled_reason = NULL, disabled_at = NULL, failing_since = NULL,`
-                      : sql`enabled = false, disabled_reason = ${enabled.reason}, disabled_at = ${date(at)},`
-                }
-                updated_at = ${date(at)}
-              WHERE org_id = ${org} AND id = ${id}
-              RETURNING ${endpointFields}`
-            // What waited for the endpoint is due now rather than at the back-off its failures set.
-            if (rows.length > 0 && enabled?.enabled === true) {
-              yield* sql`
-                UPDATE webhook_deliveries SET next_attempt_at = ${date(at)}
-                WHERE org_id = ${org} AND endpoint_id = ${id} AND status = 'pending' AND next_attempt_at > ${date(at)}`
-            }
-            return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
-          })
-        )
-        .pipe(Effect.orDie)
-    })
-
-    const remove = Effect.fn("PgWebhookStore.remove")(function* (org: OrgId, id: WebhookEndpointId) {
-      const rows = yield* sql`DELETE FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} RETURNING id`.pipe(
-        Effect.orDie
-      )
-      return rows.length > 0
-    })
-
-    const rotate = Effect.fn("PgWebhookStore.rotate")(function* (
-      org: OrgId,
-      id: WebhookEndpointId,
-      sealed: string,
-      previousUntil: DateTime.Utc,
-      at: DateTime.Utc
-    ) {
-      const rows = yield* sql<EndpointRow>`
-        UPDATE webhook_endpoints SET previous_secret = secret, secret = ${sealed},
-          previous_secret_expires_at = ${date(previousUntil)}, updated_at = ${date(at)}
-        WHERE org_id = ${org} AND id = ${id}
-        RETURNING ${endpointFields}`.pipe(Effect.orDie)
-      return Option.map(Option.fromNullishOr(rows[0]), toEndpoint)
-    })
-
-    const secrets = Effect.fn("PgWebhookStore.secrets")(function* (org: OrgId, id: WebhookEndpointId) {
-      const rows = yield* sql<SecretsRow>`
-        SELECT secret, previous_secret, previous_secret_expires_at FROM webhook_endpoints
-        WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
-      return Option.map(Option.fromNullishOr(rows[0]), toSecrets)
-    })
 
     const insertDeliveries = (
       org: OrgId,
@@ -179,7 +67,7 @@ export const layer = Layer.effect(
           AS d (id, event_id, event_type, sequence, body, due_at, next_trigger)
         RETURNING ${deliveryFields}`
 
-    const enqueue = Effect.fn("PgWebhookStore.enqueue")(function* (
+    const enqueue = Effect.fn("PgWebhookDeliveryStore.enqueue")(function* (
       org: OrgId,
       id: WebhookEndpointId,
       deliveries: ReadonlyArray<NewDelivery>,
@@ -199,7 +87,7 @@ export const layer = Layer.effect(
         .pipe(Effect.orDie)
     })
 
-    const enqueueClaimed = Effect.fn("PgWebhookStore.enqueueClaimed")(function* (
+    const enqueueClaimed = Effect.fn("PgWebhookDeliveryStore.enqueueClaimed")(function* (
       org: OrgId,
       id: WebhookEndpointId,
       delivery: NewDelivery,
@@ -223,7 +111,7 @@ export const layer = Layer.effect(
         .pipe(Effect.orDie)
     })
 
-    const eventsBetween = Effect.fn("PgWebhookStore.eventsBetween")(function* (
+    const eventsBetween = Effect.fn("PgWebhookDeliveryStore.eventsBetween")(function* (
       org: OrgId,
       window: {
         readonly from: DateTime.Utc
@@ -262,7 +150,7 @@ export const layer = Layer.effect(
       )
     })
 
-    const deliveries = Effect.fn("PgWebhookStore.deliveries")(function* (
+    const deliveries = Effect.fn("PgWebhookDeliveryStore.deliveries")(function* (
       org: OrgId,
       endpoint: WebhookEndpointId,
       filter: DeliveryFilter
@@ -278,7 +166,7 @@ export const layer = Layer.effect(
     })
 
     // By its primary key, then its organization: a delivery is found by its id alone.
-    const delivery = Effect.fn("PgWebhookStore.delivery")(function* (org: OrgId, id: string) {
+    const delivery = Effect.fn("PgWebhookDeliveryStore.delivery")(function* (org: OrgId, id: string) {
       const [row] = yield* sql<DeliveryRow>`
         SELECT ${deliveryFields} FROM webhook_deliveries WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
       if (row === undefined) return Option.none()
@@ -288,7 +176,7 @@ export const layer = Layer.effect(
       return Option.some({ delivery: toDelivery(row), attempts: attempts.map(toAttempt) })
     })
 
-    const retry = Effect.fn("PgWebhookStore.retry")(function* (org: OrgId, id: string, at: DateTime.Utc) {
+    const retry = Effect.fn("PgWebhookDeliveryStore.retry")(function* (org: OrgId, id: string, at: DateTime.Utc) {
       // An attempt in flight is left alone: the row is answered as it is. A manual retry already
       // waiting holds the schedule as it stood before it.
       const [row] = yield* sql<DeliveryRow>`
@@ -305,7 +193,7 @@ export const layer = Layer.effect(
       return Option.map(Option.fromNullishOr(row), toDelivery)
     })
 
-    const behind = Effect.fn("PgWebhookStore.behind")(function* (limit: number) {
+    const behind = Effect.fn("PgWebhookDeliveryStore.behind")(function* (limit: number) {
       const rows = yield* sql<{ org_id: string; id: string; cursor: string; event_types: ReadonlyArray<string> }>`
         SELECT e.org_id, e.id, e.cursor::text AS cursor, e.event_types
         FROM webhook_endpoints e JOIN event_counters c ON c.org_id = e.org_id
@@ -321,7 +209,7 @@ export const layer = Layer.effect(
       )
     })
 
-    const advance = Effect.fn("PgWebhookStore.advance")(function* (
+    const advance = Effect.fn("PgWebhookDeliveryStore.advance")(function* (
       org: OrgId,
       id: WebhookEndpointId,
       move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
@@ -342,7 +230,7 @@ export const layer = Layer.effect(
         .pipe(Effect.orDie)
     })
 
-    const claim = Effect.fn("PgWebhookStore.claim")(function* (request: Claim) {
+    const claim = Effect.fn("PgWebhookDeliveryStore.claim")(function* (request: Claim) {
       const now = date(request.now)
       return yield* sql
         .withTransaction(
@@ -411,7 +299,7 @@ export const layer = Layer.effect(
 
     // One statement: the outcome costs a worker one round trip. Nothing is changed when the lease
     // was lost (it ran out and another worker holds the delivery): `done` is then empty.
-    const complete = Effect.fn("PgWebhookStore.complete")(function* (result: AttemptResult) {
+    const complete = Effect.fn("PgWebhookDeliveryStore.complete")(function* (result: AttemptResult) {
       const { attempt, next, endpoint } = result
       const started = date(attempt.startedAt)
       const health =
@@ -455,7 +343,7 @@ export const layer = Layer.effect(
       return { disabledEndpoint: endpoint.health === "disable" && changed.some((row) => row.was_enabled) }
     })
 
-    const prune = Effect.fn("PgWebhookStore.prune")(function* (before: {
+    const prune = Effect.fn("PgWebhookDeliveryStore.prune")(function* (before: {
       readonly finishedBefore: DateTime.Utc
       readonly waitingBefore: DateTime.Utc
     }) {
@@ -483,14 +371,7 @@ export const layer = Layer.effect(
       }
     })
 
-    return WebhookStore.of({
-      create,
-      list,
-      find,
-      update,
-      remove,
-      rotate,
-      secrets,
+    return WebhookDeliveryStore.of({
       enqueue,
       enqueueClaimed,
       eventsBetween,

@@ -1,17 +1,17 @@
 /**
- * The contract of the `DashboardUserStore` port, one suite run against every implementation (the
- * in-memory twin, PostgreSQL): `describeDashboardUserStore(name, layer)`. The layer provides the
- * store and the `Organizations` its users belong to.
+ * The contract of the `UserStore` port, one suite run against every implementation (the in-memory
+ * twin, PostgreSQL): `describeUserStore(name, layer)`. The layer provides the store and the
+ * `Organizations` its users belong to.
  */
 import { randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
-import { DateTime, Duration, Effect, Exit, type Layer, Option, Redacted } from "effect"
-import { DashboardUserStore } from "../../core/accounts/ports/DashboardUserStore.ts"
+import { DateTime, Duration, Effect, Exit, type Layer, Option } from "effect"
+import { UserStore } from "../../core/accounts/ports/UserStore.ts"
 import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 import type { Organizations } from "../../core/shared/ports/Organizations.ts"
 import { digest, freshEmail, newOrg, newUser } from "./DashboardUsers.setup.ts"
 
-type Services = DashboardUserStore | Organizations
+type Services = UserStore | Organizations
 
 const errorTag = <A, E extends { readonly _tag: string }>(exit: Exit.Exit<A, E>) =>
   Option.getOrNull(Option.map(Exit.findErrorOption(exit), (error) => error._tag))
@@ -27,15 +27,15 @@ const invite = (
   Effect.gen(function* () {
     const tokenHash = digest()
     const expiresAt = DateTime.addDuration(yield* DateTime.now, lifetime)
-    const stored = yield* (yield* DashboardUserStore).createInvite({ orgId, email, role, tokenHash, expiresAt })
+    const stored = yield* (yield* UserStore).createInvite({ orgId, email, role, tokenHash, expiresAt })
     return { tokenHash, stored, email, expiresAt }
   })
 
-export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.Layer<Services, E>) =>
-  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`DashboardUserStore contract (${name})`, (it) => {
+export const describeUserStore = <E>(name: string, storeLayer: Layer.Layer<Services, E>) =>
+  layer(storeLayer, { excludeTestServices: true, timeout: 120_000 })(`UserStore contract (${name})`, (it) => {
     it.effect("an invite is found by its digest with what it was created with; another digest finds nothing", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const org = yield* newOrg
         const { tokenHash, email, expiresAt } = yield* invite(org.id, "admin")
         const found = Option.getOrThrow(yield* store.findInvite(tokenHash))
@@ -50,7 +50,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("an invite is redeemed once: its user is found by address and by id, in its organization only", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const org = yield* newOrg
         const { tokenHash, email } = yield* invite(org.id, "member")
         const now = yield* DateTime.now
@@ -70,7 +70,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("an invite is not redeemed at or after its expiry", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const org = yield* newOrg
         const { tokenHash, expiresAt } = yield* invite(org.id)
         assert.isTrue(Option.isNone(yield* store.redeemInvite(tokenHash, "hash", expiresAt)))
@@ -81,7 +81,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("a new invite of the same organization sets the user's password and role again, keeping the user", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const first = yield* newUser({ role: "member" })
         const again = yield* invite(first.orgId, "admin", Duration.hours(1), first.email)
         const user = Option.getOrThrow(yield* store.redeemInvite(again.tokenHash, "hash-new", yield* DateTime.now))
@@ -93,7 +93,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("an unknown organization and another organization's address are refused", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const expiresAt = DateTime.addDuration(yield* DateTime.now, Duration.hours(1))
         for (const orgId of [randomUUID(), "not-a-uuid"]) {
           const refused = yield* Effect.exit(
@@ -114,7 +114,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
       "redeeming an invite uses up the address's other unused invites in that organization, not elsewhere",
       () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* UserStore
           const org = yield* newOrg
           const email = freshEmail()
           const first = yield* invite(org.id, "member", Duration.hours(1), email)
@@ -131,7 +131,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("an address invited by two organizations belongs to the first that redeems; the other is refused", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const email = freshEmail()
         const [one, two] = [yield* newOrg, yield* newOrg]
         const first = yield* invite(one.id, "admin", Duration.hours(1), email)
@@ -147,7 +147,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
     )
     it.effect("a newer invite of an address voids the organization's older ones at once, not another's", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const org = yield* newOrg
         const email = freshEmail()
         const older = yield* invite(org.id, "admin", Duration.hours(1), email)
@@ -163,7 +163,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
       "a role is changed; a removed user is listed as removed, found no more, and let in again by an invite",
       () =>
         Effect.gen(function* () {
-          const store = yield* DashboardUserStore
+          const store = yield* UserStore
           const org = yield* newOrg
           const user = yield* newUser({ orgId: org.id, role: "admin" })
           const keeper = yield* newUser({ orgId: org.id, role: "admin" })
@@ -200,7 +200,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("the last admin is neither demoted nor removed; an organization with no admin may get one", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         const admin = yield* newUser({ role: "admin" })
         const member = yield* newUser({ orgId: admin.orgId, role: "member" })
         assert.strictEqual(yield* store.changeRole(admin.orgId, admin.id, "member"), "last_admin")
@@ -219,7 +219,7 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
 
     it.effect("two admins demoting or removing each other at once leave the organization one admin", () =>
       Effect.gen(function* () {
-        const store = yield* DashboardUserStore
+        const store = yield* UserStore
         for (let round = 0; round < 8; round++) {
           const first = yield* newUser({ role: "admin" })
           const second = yield* newUser({ orgId: first.orgId, role: "admin" })
@@ -239,28 +239,6 @@ export const describeDashboardUserStore = <E>(name: string, storeLayer: Layer.La
           )
           assert.lengthOf(admins, 1, `round ${round}`)
         }
-      })
-    )
-
-    it.effect("a proposed secret is kept until it is replaced or a factor is turned on with it", () =>
-      Effect.gen(function* () {
-        const store = yield* DashboardUserStore
-        const user = yield* newUser()
-        assert.isTrue(Option.isNone(yield* store.findPendingSecret(user.orgId, user.id)))
-        const first = Redacted.make("A".repeat(16) + "B".repeat(16))
-        const second = Redacted.make("C".repeat(32))
-        yield* store.setPendingSecret(user.orgId, user.id, first)
-        assert.strictEqual(
-          Redacted.value(Option.getOrThrow(yield* store.findPendingSecret(user.orgId, user.id))),
-          Redacted.value(first)
-        )
-        yield* store.setPendingSecret(user.orgId, user.id, second)
-        assert.strictEqual(
-          Redacted.value(Option.getOrThrow(yield* store.findPendingSecret(user.orgId, user.id))),
-          "C".repeat(32)
-        )
-        assert.isTrue(yield* store.setSecondFactor(user.orgId, user.id, { secret: second, lastStep: 1 }))
-        assert.isTrue(Option.isNone(yield* store.findPendingSecret(user.orgId, user.id)))
       })
     )
   })
