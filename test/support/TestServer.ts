@@ -9,6 +9,7 @@ import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
+import * as VerifiedSessions from "../../adapters/http/pipeline/VerifiedSessions.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -75,7 +76,9 @@ export const serverLayer = (options: ServerOptions = {}) =>
               InFlight.make(options.inFlight ?? { perKey: 10_000, perOrganization: 10_000 })
             ),
             Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
-            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
+            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? [])),
+            // Its own, as each instance of the app has: never one shared by the process's servers.
+            Layer.succeed(VerifiedSessions.VerifiedSessions, VerifiedSessions.make())
           ])
         )
       )

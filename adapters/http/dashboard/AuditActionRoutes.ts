@@ -10,7 +10,7 @@ import {
   type DashboardAction,
   type DashboardAuditPosition
 } from "../../../core/accounts/ports/DashboardAuditLog.ts"
-import type { Actor, CurrentSession } from "../../../core/accounts/services/Accounts.ts"
+import type { Actor } from "../../../core/accounts/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../core/admin/services/IntegrationAdministration.ts"
 import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
 import { type ActionFilters, OrganizationAudit } from "../../../core/admin/services/OrganizationAudit.ts"
@@ -27,7 +27,7 @@ import {
   type Names
 } from "./AuditActionPages.ts"
 import * as Csv from "./Csv.ts"
-import { type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
+import { type Guarded, type Guards, htmlPage, queryOf, viewerOf } from "./Handlers.ts"
 import * as Pages from "./Pages.ts"
 
 /** Rows read per query while a CSV is written. */
@@ -71,7 +71,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const team = yield* Team
   const integrations = yield* IntegrationAdministration
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewerOf(session)),
       403

@@ -18,7 +18,7 @@ import type { Step } from "./Step.ts"
 import { sessionDigest, VerifiedSessions } from "./VerifiedSessions.ts"
 
 export const step = Effect.map(
-  Effect.all([Effect.service(AddressLimiter), VerifiedSessions]),
+  Effect.all([Effect.service(AddressLimiter), Effect.service(VerifiedSessions)]),
   ([addresses, sessions]): Step =>
     (request, next) => {
       if (request.clientAddress === null) return next
