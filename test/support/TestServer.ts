@@ -38,6 +38,8 @@ export interface ServerOptions {
   readonly settings?: Record<string, string>
   /** The dashboard's pages beside the API, as `DASHBOARD=on` serves them; off by default. */
   readonly dashboard?: boolean
+  /** The loopback address to listen on: `127.0.0.1` by default, `::1` for clients with an IPv6 address. */
+  readonly host?: "127.0.0.1" | "::1"
 }
 
 const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
@@ -53,16 +55,17 @@ const settingsOf = (options: ServerOptions) =>
  * policies of the test's choosing. Several can share a database, as several instances of the
  * app do.
  */
-export const serverLayer = (options: ServerOptions = {}) =>
-  Layer.unwrap(
+export const serverLayer = (options: ServerOptions = {}) => {
+  const host = options.host ?? "127.0.0.1"
+  return Layer.unwrap(
     Effect.map(Effect.all([Effect.promise(freePort), Effect.promise(freePort)]), ([port, metricsPort]) =>
       Layer.mergeAll(
-        Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
+        Layer.succeed(BaseUrl, `http://${host === "::1" ? "[::1]" : host}:${port}`),
         Layer.succeed(MetricsUrl, `http://127.0.0.1:${metricsPort}`),
         Layer.merge(
           NodeServer.serve(Dashboard.routes(options.dashboard ?? false), {
             port,
-            host: "127.0.0.1",
+            host,
             limits: options.limits
           }),
           MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
@@ -84,6 +87,7 @@ export const serverLayer = (options: ServerOptions = {}) =>
       )
     )
   )
+}
 
 /** A server over the test file's own database. */
 export const layerWith = (options: ServerOptions = {}) =>
