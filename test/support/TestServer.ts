@@ -5,10 +5,10 @@
  */
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as InFlight from "../../adapters/http/api/InFlight.ts"
-import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
+import { make, RateLimiter } from "../../adapters/http/pipeline/RateLimiter.ts"
 import * as VerifiedSessions from "../../adapters/http/pipeline/VerifiedSessions.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
