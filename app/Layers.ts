@@ -62,12 +62,16 @@ const ApiKeysLive = ApiKeys.layer.pipe(
 
 /**
  * Where the sign-in throttles keep their times: where `LIMITS_STORE` keeps the API's limits, so
- * that every process on the database counts one account's wrong passwords and codes together.
+ * that every process on the database counts one account's wrong passwords and codes together;
+ * and this process's memory, where they count while that store cannot be reached.
  */
-const SignInThrottleStoreLive = Layer.unwrap(
-  Effect.map(RateLimiter.limitsStore, (store) =>
-    store === "postgres" ? PgSignInThrottleStore.layer : MemorySignInThrottleStore.layerOwnState()
-  )
+const SignInThrottleStoreLive = Layer.merge(
+  Layer.unwrap(
+    Effect.map(RateLimiter.limitsStore, (store) =>
+      store === "postgres" ? PgSignInThrottleStore.layer : MemorySignInThrottleStore.layerOwnState()
+    )
+  ),
+  MemorySignInThrottleStore.layerStandIn()
 )
 
 /**
