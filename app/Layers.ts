@@ -9,8 +9,8 @@ import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
-import * as RateLimiter from "../adapters/http/api/RateLimiter.ts"
 import { deadlineSeconds } from "../adapters/http/pipeline/Deadline.ts"
+import * as RateLimiter from "../adapters/http/pipeline/RateLimiter.ts"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as ShippedCommonPasswords from "../adapters/passwords/ShippedCommonPasswords.ts"
@@ -64,12 +64,16 @@ const ApiKeysLive = ApiKeys.layer.pipe(
 
 /**
  * Where the sign-in throttles keep their times: where `LIMITS_STORE` keeps the API's limits, so
- * that every process on the database counts one account's wrong passwords and codes together.
+ * that every process on the database counts one account's wrong passwords and codes together;
+ * and this process's memory, where they count while that store cannot be reached.
  */
-const SignInThrottleStoreLive = Layer.unwrap(
-  Effect.map(RateLimiter.limitsStore, (store) =>
-    store === "postgres" ? PgSignInThrottleStore.layer : MemorySignInThrottleStore.layerOwnState()
-  )
+const SignInThrottleStoreLive = Layer.merge(
+  Layer.unwrap(
+    Effect.map(RateLimiter.limitsStore, (store) =>
+      store === "postgres" ? PgSignInThrottleStore.layer : MemorySignInThrottleStore.layerOwnState()
+    )
+  ),
+  MemorySignInThrottleStore.layerStandIn()
 )
 
 /**

@@ -13,6 +13,7 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
+import * as VerifiedSessions from "../adapters/http/pipeline/VerifiedSessions.ts"
 import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
@@ -41,7 +42,7 @@ const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, da
       onNone: () => Layer.empty,
       onSome: (port) => MetricsListener.serve({ port, host: metrics.host })
     })
-  ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer]))
+  ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer, VerifiedSessions.layer]))
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
 // dashboard on) a link for the demo's admin to set a password.

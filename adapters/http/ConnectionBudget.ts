@@ -10,28 +10,14 @@
  * proxy's concern.
  */
 import type { IncomingMessage, Server, ServerResponse } from "node:http"
-import { isIP, type Socket } from "node:net"
+import type { Socket } from "node:net"
 import { Config, Effect, Layer, Schema } from "effect"
-import { ClientAddress } from "./pipeline/ClientAddress.ts"
+import { addressKey, ClientAddress } from "./pipeline/ClientAddress.ts"
 
 export const maxPerAddress = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100_000 })),
   "MAX_CONNECTIONS_PER_ADDRESS"
 ).pipe(Config.withDefault(256))
-
-/** The address a connection counts against: IPv4 as it is, IPv6 by its /64. */
-export const addressKey = (address: string): string => {
-  const plain = address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address
-  if (isIP(plain) !== 6) return plain
-  const [head = "", tail = ""] = plain.split("::", 2)
-  const left = head === "" ? [] : head.split(":")
-  const right = tail === "" ? [] : tail.split(":")
-  const groups = plain.includes("::") ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right] : left
-  return `${groups
-    .slice(0, 4)
-    .map((group) => Number.parseInt(group, 16).toString(16))
-    .join(":")}::/64`
-}
 
 interface Tracked {
   /** Requests being answered on it now. */

@@ -62,7 +62,8 @@ export interface ListenOptions {
 export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOptions) =>
   Layer.unwrap(
     Effect.sync(() => {
-      const http = create(options.limits)
+      const chosen = { ...limits, ...options.limits }
+      const http = create(chosen)
       const served = HttpRouter.serve(routes, {
         routerConfig: RequestPath.routerConfig,
         disableLogger: true,
@@ -70,7 +71,7 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOpti
       })
       return Layer.mergeAll(
         drainOnStop(http).pipe(Layer.provideMerge(served)),
-        rejectionsLayer(http),
+        rejectionsLayer(http, chosen.maxHeaderBytes),
         ConnectionBudget.layer(http)
       ).pipe(Layer.provide(NodeHttpServer.layer(() => http, { port: options.port, host: options.host })))
     })

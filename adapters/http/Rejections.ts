@@ -11,12 +11,11 @@ import { AuditLog } from "../../core/access/ports/AuditLog.ts"
 import * as ApiKeys from "../../core/access/services/ApiKeys.ts"
 import { MethodNotAllowed, ResourceMissing } from "../../core/api/Errors.ts"
 import { IdSource } from "../../core/shared/ports/IdSource.ts"
-import { limits } from "./NodeServer.ts"
-import { AddressLimiter } from "./pipeline/AddressLimiter.ts"
+import * as AddressBudget from "./pipeline/AddressBudget.ts"
 import * as Audit from "./pipeline/Audit.ts"
 import { ClientAddress } from "./pipeline/ClientAddress.ts"
+import * as Observe from "./pipeline/Observe.ts"
 import { RequestContext } from "./pipeline/RequestContext.ts"
-import { observeRequest } from "./probes/Metrics.ts"
 
 interface Rejection {
   readonly status: number
@@ -27,14 +26,14 @@ interface Rejection {
   readonly allow?: string
 }
 
-const rejectionOf = (error: NodeJS.ErrnoException): Rejection => {
+const rejectionOf = (error: NodeJS.ErrnoException, maxHeaderBytes: number): Rejection => {
   switch (error.code) {
     case "HPE_HEADER_OVERFLOW":
       return {
         status: 431,
         reason: "Request Header Fields Too Large",
         code: "request_headers_too_large",
-        message: `The request line and headers exceed ${limits.maxHeaderBytes} bytes.`
+        message: `The request line and headers exceed ${maxHeaderBytes} bytes.`
       }
     case "ERR_HTTP_REQUEST_TIMEOUT":
       return {
@@ -93,13 +92,16 @@ const answer = (socket: Duplex, rejection: Rejection, requestId: string) => {
 
 /**
  * Answers, audits and counts Node's own rejections, and `CONNECT` requests, on `server` while the
- * layer lives.
+ * layer lives; `maxHeaderBytes` is the server's limit on the request line and headers, named in
+ * the answer of a request over it. Each spends its address's allowance and is counted in the
+ * metrics by the pipeline's own pieces (`AddressBudget`, `Observe`): the same key (an IPv6
+ * client by its /64) and the same series as every other answer.
  */
-export const rejectionsLayer = (server: Server) =>
+export const rejectionsLayer = (server: Server, maxHeaderBytes: number) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
       const audit = yield* AuditLog
-      const addresses = yield* AddressLimiter
+      const spend = yield* AddressBudget.spender
       const ids = yield* IdSource
       const clientAddress = yield* ClientAddress
       const keyBrand = yield* ApiKeys.brand
@@ -107,7 +109,7 @@ export const rejectionsLayer = (server: Server) =>
       const reject = (
         socket: Duplex,
         line: { readonly method: string; readonly target: string },
-        routeLabel: (request: RequestContext) => string,
+        route: string | undefined,
         rejectionFor: (request: RequestContext) => Rejection
       ) => {
         const peer = (socket as Duplex & { readonly remoteAddress?: string }).remoteAddress
@@ -127,7 +129,7 @@ export const rejectionsLayer = (server: Server) =>
           })
           const rejection = rejectionFor(request)
           // No key vouches for a request answered here: it spends its address's allowance.
-          if (request.clientAddress !== null) yield* addresses.spend(request.clientAddress)
+          yield* spend(request)
           yield* audit.record(Audit.entryOf(request, rejection.status, 0))
           return { request, rejection }
         })
@@ -136,7 +138,7 @@ export const rejectionsLayer = (server: Server) =>
             onFailure: () => Effect.sync(() => socket.destroy()),
             onSuccess: ({ request, rejection }) =>
               Effect.andThen(
-                observeRequest(line.method, routeLabel(request), rejection.status, 0),
+                Observe.record(request, rejection.status, route),
                 Effect.sync(() => answer(socket, rejection, request.requestId))
               )
           })
@@ -148,21 +150,11 @@ export const rejectionsLayer = (server: Server) =>
         // would be taken for that request's, so the connection is closed instead, as Node does.
         const answering = (socket as Duplex & { readonly _httpMessage?: unknown })._httpMessage != null
         if (error.code === "ECONNRESET" || !socket.writable || answering) return socket.destroy()
-        const rejection = rejectionOf(error)
-        reject(
-          socket,
-          requestLineOf(error),
-          () => "unparsed",
-          () => rejection
-        )
+        const rejection = rejectionOf(error, maxHeaderBytes)
+        reject(socket, requestLineOf(error), "unparsed", () => rejection)
       }
       const onConnect = (request: IncomingMessage, socket: Duplex) =>
-        reject(
-          socket,
-          { method: "CONNECT", target: request.url ?? "" },
-          (decided) => decided.route?.pattern ?? "unmatched",
-          connectRejection
-        )
+        reject(socket, { method: "CONNECT", target: request.url ?? "" }, undefined, connectRejection)
       server.on("clientError", onClientError)
       server.on("connect", onConnect)
       yield* Effect.addFinalizer(() =>

@@ -22,7 +22,7 @@ import { Clock, Effect, Layer, Redacted } from "effect"
 import * as Database from "../../adapters/postgres/Database.ts"
 import * as PgSignInThrottleStore from "../../adapters/postgres/PgSignInThrottleStore.ts"
 import * as MemorySignInThrottleStore from "../../core/accounts/memory/SignInThrottleStore.ts"
-import type { SignInThrottleStore } from "../../core/accounts/ports/SignInThrottleStore.ts"
+import type { SignInThrottleStandIn, SignInThrottleStore } from "../../core/accounts/ports/SignInThrottleStore.ts"
 import { makeThrottle } from "../../core/accounts/services/SignInThrottle.ts"
 import { postgresCpuSeconds, postmasterPid, processCpuSeconds } from "../ProcessCpu.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
@@ -91,9 +91,13 @@ const program = withFreshDatabase("throttles", (url) =>
   Effect.gen(function* () {
     const postmaster = yield* postmasterPid
     const pool = Database.layerUrl(Redacted.make(url), { maxConnections: 10 })
-    const stores: Record<string, Layer.Layer<SignInThrottleStore>> = {
-      memory: MemorySignInThrottleStore.layerOwnState(),
-      postgres: PgSignInThrottleStore.layer.pipe(Layer.provide(pool), Layer.orDie)
+    const stores: Record<string, Layer.Layer<SignInThrottleStore | SignInThrottleStandIn>> = {
+      memory: Layer.merge(MemorySignInThrottleStore.layerOwnState(), MemorySignInThrottleStore.layerStandIn()),
+      postgres: PgSignInThrottleStore.layer.pipe(
+        Layer.provide(pool),
+        Layer.orDie,
+        Layer.merge(MemorySignInThrottleStore.layerStandIn())
+      )
     }
     const rows: Array<string> = []
     let run = 0

@@ -64,6 +64,8 @@ export const layer = Layer.mergeAll(
   SessionStore.layerMemory,
   ShownOnceStore.layerMemory,
   SignInThrottleStore.layerMemory,
+  // Never asked over the twin, which is always reached; the throttles require one all the same.
+  SignInThrottleStore.layerStandIn(),
   DashboardAuditLog.layerMemory,
   RateLimitStore.layerMemory,
   InFlightStore.layerMemory,

@@ -6,8 +6,9 @@
  */
 import { randomInt, randomUUID } from "node:crypto"
 import { assert, layer } from "@effect/vitest"
-import { Duration, Effect, type Layer } from "effect"
+import { Duration, Effect, Layer } from "effect"
 import { accountThrottle, addressThrottle, pairThrottle } from "../../core/accounts/domain/Dashboard.ts"
+import { layerStandIn } from "../../core/accounts/memory/SignInThrottleStore.ts"
 import type { SignInThrottleStore } from "../../core/accounts/ports/SignInThrottleStore.ts"
 import { type Admission, addressAttempts, makeThrottle } from "../../core/accounts/services/SignInThrottle.ts"
 
@@ -19,7 +20,7 @@ const admitted = (admission: Admission) =>
   admission._tag === "Admitted" ? Effect.succeed(admission.attempt) : Effect.die("throttled")
 
 export const describeSignInThrottleStore = (name: string, storage: Layer.Layer<SignInThrottleStore, unknown>) =>
-  layer(storage, { timeout: 60_000 })(`SignInThrottleStore contract (${name})`, (it) => {
+  layer(Layer.merge(storage, layerStandIn()), { timeout: 60_000 })(`SignInThrottleStore contract (${name})`, (it) => {
     it.effect(
       "an account and address fail up to their count, then wait out the window, the refusals adding nothing",
       () =>

@@ -11,7 +11,17 @@
  * and `accounts` (the action log); `admin`, the per-organization views and actions, imports them
  * all. The HTTP contract (`api`) imports the contexts whose resources it names; the memory
  * world's assembly (`memory`) sits above every context. Inside a context, the domain imports
- * only the domain, ports import no services and no twins, and services import no twins.
+ * only the domain, ports import no services and no twins, and services import no twins (nor the
+ * memory world's assembly): a service depends on ports, and which twin stands behind a port is
+ * decided where layers are assembled (the app, `MemoryStorage`). The organization's action log is
+ * written through `ActionLog` alone, so the shape of its entries is made in one place.
+ *
+ * Inside the HTTP adapter (`adapters/http/`), the imports form no circle, and a file of a
+ * subfolder (`pipeline/`, `api/`, `dashboard/`, `probes/`, `transport/`) never imports a file of
+ * the folder above it: the top-level files (`NodeServer.ts`, `Routes.ts`, `Rejections.ts`,
+ * `ConnectionBudget.ts`, `Drain.ts`) are the adapter's entry points, which the app assembles,
+ * and the subfolders are their parts. What the API and the dashboard both need lives in
+ * `pipeline/`, which both may import; the API and the dashboard never import each other.
  */
 import { readdirSync, readFileSync } from "node:fs"
 import { dirname, join, relative, resolve, sep } from "node:path"
@@ -34,6 +44,18 @@ const importsOf = (file: string): ReadonlyArray<string> => {
 
 /** The repository path (`adapters/http/pipeline/Pipeline.ts`) a relative import of `file` resolves to. */
 const target = (file: string, specifier: string) => relative(root, resolve(dirname(file), specifier))
+
+/** The HTTP adapter's files (`adapters/http/...`, with `/`), each with the files of it that it imports. */
+const httpImports = (): ReadonlyMap<string, ReadonlyArray<string>> =>
+  new Map(
+    sources(join(root, "adapters", "http")).map((file) => [
+      relative(root, file).split(sep).join("/"),
+      importsOf(file)
+        .filter((s) => s.startsWith("."))
+        .map((s) => target(file, s).split(sep).join("/"))
+        .filter((to) => to.startsWith("adapters/http/"))
+    ])
+  )
 
 /** What each folder of core may import besides itself. */
 const contextMayImport: Record<string, ReadonlyArray<string>> = {
@@ -94,6 +116,76 @@ describe("dependencies", () => {
             ? !(layer in layerMayImport) || toLayer === layer || layerMayImport[layer]!.includes(toLayer!)
             : contextMayImport[context]!.includes(toContext))
         if (!allowed) broken.push(`${relative(root, file)} imports ${specifier}`)
+      }
+    }
+    assert.deepStrictEqual(broken, [])
+  })
+
+  it("a service of core imports no twin: not its context's, not another's, not the memory world's", () => {
+    const broken = sources(join(root, "core"))
+      .filter((file) => relative(root, file).split(sep)[2] === "services")
+      .flatMap((file) =>
+        importsOf(file)
+          .filter((s) => s.startsWith("."))
+          .filter((s) => {
+            const [, context, layer] = target(file, s).split(sep)
+            return context === "memory" || layer === "memory"
+          })
+          .map((s) => `${relative(root, file)} imports ${s}`)
+      )
+    assert.deepStrictEqual(broken, [])
+  })
+
+  it("the organization's action log is written through ActionLog alone", () => {
+    const actionLog = join("core", "accounts", "services", "ActionLog.ts")
+    // The log's reader may take the port itself; a writer takes ActionLog.
+    const reader = join("core", "admin", "services", "OrganizationAudit.ts")
+    const writers = sources(join(root, "core"))
+      .filter((file) => ![actionLog, reader].includes(relative(root, file)))
+      .filter((file) => relative(root, file).split(sep)[2] === "services")
+      .filter((file) =>
+        importsOf(file).some(
+          (s) => s.startsWith(".") && target(file, s).endsWith(join("ports", "DashboardAuditLog.ts"))
+        )
+      )
+      .filter((file) =>
+        /import\s*\{[^}]*\bDashboardAuditLog\b[^}]*\}/.test(readFileSync(file, "utf8").replace(/\btype\s+\w+/g, ""))
+      )
+    assert.deepStrictEqual(
+      writers.map((file) => relative(root, file)),
+      []
+    )
+  })
+
+  it("the HTTP adapter's imports form no circle", () => {
+    const graph = httpImports()
+    const circles: Array<string> = []
+    const state = new Map<string, "open" | "done">()
+    const path: Array<string> = []
+    const visit = (file: string) => {
+      state.set(file, "open")
+      path.push(file)
+      for (const next of graph.get(file) ?? []) {
+        if (state.get(next) === "open") circles.push([...path.slice(path.indexOf(next)), next].join(" -> "))
+        else if (!state.has(next)) visit(next)
+      }
+      path.pop()
+      state.set(file, "done")
+    }
+    for (const file of graph.keys()) if (!state.has(file)) visit(file)
+    assert.isAbove(graph.size, 5)
+    assert.deepStrictEqual(circles, [])
+  })
+
+  it("inside the HTTP adapter, a subfolder never imports its parent folder, and the API and the dashboard never each other", () => {
+    const broken: Array<string> = []
+    for (const [file, imported] of httpImports()) {
+      for (const to of imported) {
+        const from = dirname(file)
+        const upward = dirname(to) !== from && from.startsWith(`${dirname(to)}/`)
+        const [fromPart, toPart] = [file.split("/")[2], to.split("/")[2]]
+        const across = (fromPart === "api" && toPart === "dashboard") || (fromPart === "dashboard" && toPart === "api")
+        if (upward || across) broken.push(`${file} imports ${to}`)
       }
     }
     assert.deepStrictEqual(broken, [])

@@ -2,10 +2,12 @@
  * The per-address allowance runs before any session is looked up, so it consults the sessions
  * the dashboard verified a moment ago: a signed-in user behind an address that keyless traffic
  * has exhausted is still served, counted by their session; a cookie never verified is refused
- * without a lookup; a signed-out one is found out once, forgotten, then refused.
+ * without a lookup; a signed-out one is found out once, forgotten, then refused. Each server keeps
+ * its own: a session another server of the process verified vouches nothing here.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Context, Effect, Layer } from "effect"
+import { SqlClient } from "effect/sql"
 import { AccountsLive } from "../../app/Layers.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { insertFixture } from "../support/Fixtures.ts"
@@ -46,5 +48,29 @@ layer(TestLayer, { timeout: 60_000, excludeTestServices: true })("a session veri
       assert.strictEqual((yield* run(stale)).status, 303)
       assert.strictEqual((yield* run(stale)).status, 429)
     })
+  )
+
+  it.effect("verified by another server of the process, vouches nothing here", () =>
+    Effect.scoped(
+      Effect.gen(function* () {
+        const base = yield* BaseUrl
+        const other = Context.get(yield* Layer.build(serverLayer({ dashboard: true, addressLimit })), BaseUrl)
+        const sql = yield* SqlClient.SqlClient
+        const [org] = yield* Effect.orDie(
+          sql<{ id: string }>`INSERT INTO organizations (name) VALUES ('Org V') RETURNING id`
+        )
+        // Signed in on the other server, which verifies the session; this one's allowance is spent.
+        const { client } = yield* signedIn(other, org!.id, "member")
+        let last = 0
+        for (let i = 0; i <= addressLimit.burst && last !== 429; i++) {
+          last = (yield* run(() => fetch(`${base}/v1/vendors`))).status
+        }
+        assert.strictEqual(last, 429)
+        const elsewhere = yield* run(() =>
+          fetch(`${base}/dashboard/overview`, { headers: { cookie: client.cookie! }, redirect: "manual" })
+        )
+        assert.strictEqual(elsewhere.status, 429)
+      })
+    )
   )
 })

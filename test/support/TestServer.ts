@@ -5,10 +5,11 @@
  */
 import { ConfigProvider, Context, Effect, Layer } from "effect"
 import * as InFlight from "../../adapters/http/api/InFlight.ts"
-import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
+import { make, RateLimiter } from "../../adapters/http/pipeline/RateLimiter.ts"
+import * as VerifiedSessions from "../../adapters/http/pipeline/VerifiedSessions.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -37,6 +38,8 @@ export interface ServerOptions {
   readonly settings?: Record<string, string>
   /** The dashboard's pages beside the API, as `DASHBOARD=on` serves them; off by default. */
   readonly dashboard?: boolean
+  /** The loopback address to listen on: `127.0.0.1` by default, `::1` for clients with an IPv6 address. */
+  readonly host?: "127.0.0.1" | "::1"
 }
 
 const unlimited = { perSecond: 1_000_000, burst: 1_000_000 }
@@ -52,16 +55,17 @@ const settingsOf = (options: ServerOptions) =>
  * policies of the test's choosing. Several can share a database, as several instances of the
  * app do.
  */
-export const serverLayer = (options: ServerOptions = {}) =>
-  Layer.unwrap(
+export const serverLayer = (options: ServerOptions = {}) => {
+  const host = options.host ?? "127.0.0.1"
+  return Layer.unwrap(
     Effect.map(Effect.all([Effect.promise(freePort), Effect.promise(freePort)]), ([port, metricsPort]) =>
       Layer.mergeAll(
-        Layer.succeed(BaseUrl, `http://127.0.0.1:${port}`),
+        Layer.succeed(BaseUrl, `http://${host === "::1" ? "[::1]" : host}:${port}`),
         Layer.succeed(MetricsUrl, `http://127.0.0.1:${metricsPort}`),
         Layer.merge(
           NodeServer.serve(Dashboard.routes(options.dashboard ?? false), {
             port,
-            host: "127.0.0.1",
+            host,
             limits: options.limits
           }),
           MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
@@ -75,12 +79,15 @@ export const serverLayer = (options: ServerOptions = {}) =>
               InFlight.make(options.inFlight ?? { perKey: 10_000, perOrganization: 10_000 })
             ),
             Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make(options.addressLimit ?? unlimited)),
-            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? []))
+            Layer.succeed(ClientAddress.ClientAddress, ClientAddress.make(options.trustedProxies ?? [])),
+            // Its own, as each instance of the app has: never one shared by the process's servers.
+            Layer.succeed(VerifiedSessions.VerifiedSessions, VerifiedSessions.make())
           ])
         )
       )
     )
   )
+}
 
 /** A server over the test file's own database. */
 export const layerWith = (options: ServerOptions = {}) =>

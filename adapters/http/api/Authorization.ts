@@ -18,9 +18,9 @@ import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
 import { WebhooksPermission } from "../../../core/api/WebhooksApi.ts"
 import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import type { Decision, RateLimitPolicy } from "../../../core/shared/domain/RateLimit.ts"
+import { RateLimiter } from "../pipeline/RateLimiter.ts"
 import { CurrentRequest, type RateLimitState } from "../pipeline/RequestContext.ts"
 import { InFlight } from "./InFlight.ts"
-import { RateLimiter } from "./RateLimiter.ts"
 
 /** Where a request stands with one limit, as the `RateLimit-*` headers report it. */
 const standing = (policy: RateLimitPolicy, decision: Decision): RateLimitState => ({

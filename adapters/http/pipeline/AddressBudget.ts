@@ -11,21 +11,37 @@
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { RateLimited } from "../../../core/api/Errors.ts"
-import { addressKey } from "../ConnectionBudget.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
+import { addressKey } from "./ClientAddress.ts"
 import * as Refusals from "./Refusals.ts"
+import type { RequestContext } from "./RequestContext.ts"
 import type { Step } from "./Step.ts"
 import { sessionDigest, VerifiedSessions } from "./VerifiedSessions.ts"
 
+/**
+ * What an answered request spends: one request of its address's allowance, unless a live key
+ * vouched for it or its address is unknown. The pipeline's step spends through it, and so do
+ * Node's own rejections (`Rejections.ts`), which never reach the pipeline.
+ */
+export const spender = Effect.map(
+  Effect.service(AddressLimiter),
+  (addresses) => (request: RequestContext) =>
+    Effect.suspend(() =>
+      request.authenticated || request.clientAddress === null
+        ? Effect.void
+        : addresses.spend(addressKey(request.clientAddress))
+    )
+)
+
 export const step = Effect.map(
-  Effect.all([Effect.service(AddressLimiter), VerifiedSessions]),
-  ([addresses, sessions]): Step =>
+  Effect.all([Effect.service(AddressLimiter), Effect.service(VerifiedSessions), spender]),
+  ([addresses, sessions, spendOf]): Step =>
     (request, next) => {
       if (request.clientAddress === null) return next
       // IPv6 by its /64, which one client usually holds whole, as connections are counted.
       const client = addressKey(request.clientAddress)
       const session = request.dashboard ? sessionDigest(request.headers.cookie) : undefined
-      const spend = Effect.suspend(() => (request.authenticated ? Effect.void : addresses.spend(client)))
+      const spend = spendOf(request)
       const vouched =
         session === undefined
           ? Effect.succeed(false)

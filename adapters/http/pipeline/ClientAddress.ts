@@ -28,6 +28,26 @@ const family = (address: string) => (isIP(address) === 6 ? "ipv6" : "ipv4")
 const plain = (address: string) =>
   address.startsWith("::ffff:") && isIP(address.slice(7)) === 4 ? address.slice(7) : address
 
+/**
+ * The address a client counts against, for its connections (`ConnectionBudget`) and its
+ * allowance (`AddressBudget`) alike: IPv4 as it is, IPv6 by its /64, which one client usually
+ * holds whole.
+ */
+export const addressKey = (address: string): string => {
+  const unmapped = plain(address)
+  if (isIP(unmapped) !== 6) return unmapped
+  const [head = "", tail = ""] = unmapped.split("::", 2)
+  const left = head === "" ? [] : head.split(":")
+  const right = tail === "" ? [] : tail.split(":")
+  const groups = unmapped.includes("::")
+    ? [...left, ...Array(8 - left.length - right.length).fill("0"), ...right]
+    : left
+  return `${groups
+    .slice(0, 4)
+    .map((group) => Number.parseInt(group, 16).toString(16))
+    .join(":")}::/64`
+}
+
 const entry = Schema.String.check(
   Schema.makeFilter(
     (text) => {

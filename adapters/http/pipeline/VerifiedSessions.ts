@@ -7,9 +7,9 @@
  * database nothing; a session ended meanwhile is found out by the guard, and forgotten.
  */
 import { hash } from "node:crypto"
-import { Context } from "effect"
+import { Context, Layer } from "effect"
 
-export interface VerifiedSessions {
+export interface Cache {
   /** Notes that the session with this digest was verified at `nowMillis`. */
   readonly remember: (digest: string, nowMillis: number) => void
   /** Whether the session with this digest was verified recently enough to vouch for a request. */
@@ -17,7 +17,7 @@ export interface VerifiedSessions {
   readonly forget: (digest: string) => void
 }
 
-export const make = ({ capacity = 10_000, ttlMillis = 5 * 60_000 } = {}): VerifiedSessions => {
+export const make = ({ capacity = 10_000, ttlMillis = 5 * 60_000 } = {}): Cache => {
   // Insertion order is the order noted: a note is moved to the end, so the first is the oldest.
   const until = new Map<string, number>()
   return {
@@ -31,10 +31,15 @@ export const make = ({ capacity = 10_000, ttlMillis = 5 * 60_000 } = {}): Verifi
   }
 }
 
-/** The process's cache: the dashboard's guard writes it, the pipeline reads it. */
-export const VerifiedSessions = Context.Reference<VerifiedSessions>("adapters/http/VerifiedSessions", {
-  defaultValue: () => make()
-})
+/**
+ * The server's cache: the dashboard's guard writes it, the pipeline reads it. One per server, from
+ * the layer that server is built with: a server that is not given one does not compile, rather
+ * than sharing a map with every other server of the process.
+ */
+export class VerifiedSessions extends Context.Service<VerifiedSessions, Cache>()("adapters/http/VerifiedSessions") {}
+
+/** A fresh cache, for one server. */
+export const layer = Layer.sync(VerifiedSessions, () => make())
 
 /** The digest a session token is known by: SHA-256 of its text, in hex. */
 export const digestOf = (token: string): string => hash("sha256", token, "hex")

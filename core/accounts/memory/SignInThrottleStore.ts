@@ -15,6 +15,7 @@ import {
   type AttemptToRecord,
   type Recording,
   type Settlement,
+  SignInThrottleStandIn,
   SignInThrottleStore
 } from "../ports/SignInThrottleStore.ts"
 import { AccountsState, type AccountTables } from "./AccountsState.ts"
@@ -143,3 +144,7 @@ export const layerMemory: Layer.Layer<SignInThrottleStore, never, AccountsState>
 /** The twin over a state of its own: throttles in this process alone. */
 export const layerOwnState = (capacity = defaultCapacity): Layer.Layer<SignInThrottleStore> =>
   Layer.sync(SignInThrottleStore, () => storeOver(makeMemoryThrottleState(capacity)))
+
+/** The stand-in while a shared store cannot be reached: the twin over a state of its own. */
+export const layerStandIn = (capacity = defaultCapacity): Layer.Layer<SignInThrottleStandIn> =>
+  Layer.sync(SignInThrottleStandIn, () => storeOver(makeMemoryThrottleState(capacity)))

@@ -62,3 +62,12 @@ export class SignInThrottleStore extends Context.Service<
     readonly settle: (settlement: Settlement) => Effect.Effect<void, SignInThrottleStoreUnavailable>
   }
 >()("core/SignInThrottleStore") {}
+
+/**
+ * Where the throttles count while the `SignInThrottleStore` cannot be reached: this process's own
+ * memory, never shared (the twin's `layerStandIn`). Required, not defaulted, so that the
+ * throttles depend on ports alone and which twin stands in is decided where layers are assembled.
+ */
+export class SignInThrottleStandIn extends Context.Service<SignInThrottleStandIn, SignInThrottleStore["Service"]>()(
+  "core/SignInThrottleStandIn"
+) {}

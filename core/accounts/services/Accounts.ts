@@ -15,12 +15,12 @@ import type { OrganizationNotFound } from "../../access/ports/ApiKeyStore.ts"
 import * as Policy from "../domain/Dashboard.ts"
 import { guessableProblem, normalizePassword, verifyTyped } from "../domain/PasswordRules.ts"
 import { CommonPasswords } from "../ports/CommonPasswords.ts"
-import type { DashboardAction } from "../ports/DashboardAuditLog.ts"
-import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import type { WrongCode } from "../ports/SecondFactorStore.ts"
 import { SessionStore } from "../ports/SessionStore.ts"
 import { type Credentials, type DashboardUser, type EmailTaken, type Invite, UserStore } from "../ports/UserStore.ts"
+import type { UserAction } from "./ActionLog.ts"
+import * as ActionLog from "./ActionLog.ts"
 import { type CodeRefused, SecondFactors } from "./SecondFactors.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
@@ -125,7 +125,7 @@ export class Accounts extends Context.Service<
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
     readonly signOutEverywhere: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
     /** Records what a signed-in user did (key changes come from `KeyAdministration`). */
-    readonly record: (actor: Actor, action: DashboardAction, subject: string | null) => Effect.Effect<void>
+    readonly record: (actor: Actor, action: UserAction, subject: string | null) => Effect.Effect<void>
   }
 >()("core/Accounts") {
   static readonly layer = Layer.effect(
@@ -133,7 +133,7 @@ export class Accounts extends Context.Service<
     Effect.gen(function* () {
       const users = yield* UserStore
       const sessions = yield* SessionStore
-      const audit = yield* DashboardAuditLog
+      const actions = yield* ActionLog.make
       const hasher = yield* PasswordHasher
       const common = yield* CommonPasswords
       const digest = yield* Digest.Digest
@@ -157,16 +157,8 @@ export class Accounts extends Context.Service<
       )
       yield* Effect.forkScoped(decoy)
 
-      const record = (actor: Actor, action: DashboardAction, subject: string | null) =>
-        Effect.flatMap(DateTime.now, (at) =>
-          audit.record({
-            at,
-            user: { orgId: actor.user.orgId, userId: actor.user.id },
-            action,
-            subject,
-            clientAddress: actor.clientAddress
-          })
-        )
+      const record = (actor: Actor, action: UserAction, subject: string | null) =>
+        actions.byUser({ user: actor.user, action, subject, clientAddress: actor.clientAddress })
 
       const startSession = Effect.fnUntraced(function* (user: DashboardUser, replacing: string | undefined) {
         if (replacing !== undefined && Policy.isWellFormedToken(replacing)) {
@@ -260,9 +252,8 @@ export class Accounts extends Context.Service<
         )
         if (Option.isNone(found) || !matches) {
           // Recorded whether or not the address has an account, so that both cost the same.
-          yield* audit.record({
-            at: yield* DateTime.now,
-            user: Option.isSome(found) ? { orgId: found.value.user.orgId, userId: found.value.user.id } : null,
+          yield* actions.byUser({
+            user: Option.isSome(found) ? found.value.user : null,
             action: "sign_in_failed",
             subject: null,
             clientAddress

@@ -22,11 +22,11 @@ import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 import * as Policy from "../domain/Dashboard.ts"
 import { verifyTyped } from "../domain/PasswordRules.ts"
 import * as RecoveryCodes from "../domain/RecoveryCodes.ts"
-import { DashboardAuditLog } from "../ports/DashboardAuditLog.ts"
 import { OneTimeCodes } from "../ports/OneTimeCodes.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import { type SecondFactor, SecondFactorStore, type WrongCode } from "../ports/SecondFactorStore.ts"
 import { type DashboardUser, UserStore } from "../ports/UserStore.ts"
+import * as ActionLog from "./ActionLog.ts"
 import * as RecoveryCodeSets from "./RecoveryCodeSets.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
@@ -146,7 +146,7 @@ export class SecondFactors extends Context.Service<
       const users = yield* UserStore
       const factors = yield* SecondFactorStore
       const codes = yield* OneTimeCodes
-      const audit = yield* DashboardAuditLog
+      const actions = yield* ActionLog.make
       const hasher = yield* PasswordHasher
       const digest = yield* Digest.Digest
       const random = yield* SecureRandom.SecureRandom
@@ -161,16 +161,13 @@ export class SecondFactors extends Context.Service<
         action: "totp_enabled" | "totp_disabled" | "sign_in_failed" | "recovery_codes_generated" | "recovery_code_used",
         from: string | null
       ) =>
-        Effect.flatMap(DateTime.now, (at) =>
-          audit.record({
-            at,
-            user: { orgId: user.orgId, userId: user.id },
-            action,
-            // A wrong code names the factor, so that the log tells it from a wrong password.
-            subject: action === "sign_in_failed" ? wrongCodeSubject : null,
-            clientAddress: from
-          })
-        )
+        actions.byUser({
+          user,
+          action,
+          // A wrong code names the factor, so that the log tells it from a wrong password.
+          subject: action === "sign_in_failed" ? wrongCodeSubject : null,
+          clientAddress: from
+        })
 
       /** The step within the drift whose code this is, if any. */
       const stepOf = Effect.fnUntraced(function* (secret: Redacted.Redacted<string>, code: string) {

@@ -8,7 +8,7 @@
  * otherwise. While the shared store cannot be reached, attempts are counted in this process alone,
  * as the API's rate limits are. Depends on `effect` and the core.
  */
-import { Duration, Effect, Option } from "effect"
+import { Duration, Effect } from "effect"
 import {
   accountThrottle,
   addressThrottle,
@@ -17,11 +17,11 @@ import {
   throttledAddress,
   throttledForSeconds
 } from "../domain/Dashboard.ts"
-import { layerOwnState } from "../memory/SignInThrottleStore.ts"
 import {
   type AttemptToRecord,
   type Recording,
   type Settlement,
+  SignInThrottleStandIn,
   SignInThrottleStore
 } from "../ports/SignInThrottleStore.ts"
 
@@ -86,13 +86,13 @@ export const retryAfterSeconds = (refused: Extract<Recording, { _tag: "Refused" 
   )
 
 /**
- * A throttle over the `SignInThrottleStore` in context, or over this process's memory when there
- * is none; with this process's memory as the stand-in while the shared store is unreachable.
+ * A throttle over the `SignInThrottleStore` in context, with the `SignInThrottleStandIn` counting
+ * while that store is unreachable.
  */
 export const makeThrottle = (scope: string) =>
   Effect.gen(function* () {
-    const local = yield* Effect.provide(SignInThrottleStore, layerOwnState())
-    const shared = Option.getOrElse(yield* Effect.serviceOption(SignInThrottleStore), () => local)
+    const shared = yield* Effect.service(SignInThrottleStore)
+    const local = yield* Effect.service(SignInThrottleStandIn)
 
     const admit = (account: string | undefined, clientAddress: string | null) =>
       Effect.gen(function* () {

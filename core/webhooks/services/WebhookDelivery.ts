@@ -8,7 +8,7 @@
  * Depends on `effect` and core only.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
-import { DashboardAuditLog } from "../../accounts/ports/DashboardAuditLog.ts"
+import * as ActionLog from "../../accounts/services/ActionLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
 import { EventFeed } from "../../receivables/ports/EventFeed.ts"
 import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
@@ -145,7 +145,7 @@ export class WebhookDelivery extends Context.Service<
       const crypto = yield* WebhookCrypto
       const sender = yield* WebhookSender
       const feed = yield* EventFeed
-      const audit = yield* DashboardAuditLog
+      const actions = yield* ActionLog.make
 
       const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
         const startedAt = yield* DateTime.now
@@ -188,13 +188,12 @@ export class WebhookDelivery extends Context.Service<
         // user. Recorded after the endpoint's commit; should this process die between the two,
         // the endpoint's `disabled_reason` and the log still say it.
         if (disabledEndpoint && verdict.endpoint.health === "disable" && verdict.endpoint.reason !== "manual") {
-          yield* audit.record({
-            at: startedAt,
-            user: { orgId: claimed.orgId, userId: null },
-            action: "webhook_endpoint_disabled",
-            subject: disabledEndpointSubject(claimed.url, verdict.endpoint.reason),
-            clientAddress: null
-          })
+          yield* actions.byService(
+            claimed.orgId,
+            "webhook_endpoint_disabled",
+            disabledEndpointSubject(claimed.url, verdict.endpoint.reason),
+            startedAt
+          )
           yield* Effect.logWarning("webhook endpoint disabled").pipe(
             Effect.annotateLogs({
               org: claimed.orgId,

@@ -5,7 +5,7 @@
  */
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
-import { makeOver, RateLimiter } from "../../../adapters/http/api/RateLimiter.ts"
+import { makeOver, RateLimiter } from "../../../adapters/http/pipeline/RateLimiter.ts"
 import { layerOwnState } from "../../../core/access/memory/RateLimitStore.ts"
 import { RateLimitStore, RateLimitStoreUnavailable } from "../../../core/access/ports/RateLimitStore.ts"
 

@@ -27,7 +27,9 @@ const notStorage: Record<string, string> = {
   IdSource: "draws fresh ids and keeps nothing",
   CommonPasswords: "reads a list shipped with the app",
   Secrets: "reads connector credentials where they are mounted, never stored",
-  Readiness: "tells whether this process can serve, asking whatever storage it runs over"
+  Readiness: "tells whether this process can serve, asking whatever storage it runs over",
+  SignInThrottleStandIn:
+    "counts sign-in attempts in this process alone while the shared SignInThrottleStore cannot be reached: memory by design, never PostgreSQL (the twin's own-state store, held to the store's contract; MemoryStorage provides it too)"
 }
 
 const root = join(import.meta.dirname, "..", "..", "..")

@@ -22,6 +22,7 @@ import {
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
 import { layerMemory as FactorsMemory } from "../../../core/accounts/memory/SecondFactorStore.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
+import * as MemorySignInThrottleStore from "../../../core/accounts/memory/SignInThrottleStore.ts"
 import { layerMemory as UsersMemory } from "../../../core/accounts/memory/UserStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
 import { PasswordHasher } from "../../../core/accounts/ports/PasswordHasher.ts"
@@ -62,6 +63,8 @@ const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
     Layer.provideMerge(Layer.merge(MemoryOrganizations.layerMemory, MemoryKeyUsageStore.layerMemory)),
     Layer.provide([
       memoryStates,
+      MemorySignInThrottleStore.layerOwnState(),
+      MemorySignInThrottleStore.layerStandIn(),
       hasher,
       ShippedCommonPasswords.layer,
       Digest.layerWebCrypto,

@@ -17,6 +17,7 @@ import { pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
 import { layerMemory as AuditMemory } from "../../../core/accounts/memory/DashboardAuditLog.ts"
 import { layerMemory as FactorsMemory } from "../../../core/accounts/memory/SecondFactorStore.ts"
 import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/SessionStore.ts"
+import * as MemorySignInThrottleStore from "../../../core/accounts/memory/SignInThrottleStore.ts"
 import { layerMemory as UsersMemory } from "../../../core/accounts/memory/UserStore.ts"
 import { DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
 import { Accounts } from "../../../core/accounts/services/Accounts.ts"
@@ -39,6 +40,8 @@ const Services = Accounts.layer.pipe(
   Layer.provideMerge(MemoryOrganizations.layerMemory),
   Layer.provide([
     memoryStates,
+    MemorySignInThrottleStore.layerOwnState(),
+    MemorySignInThrottleStore.layerStandIn(),
     ScryptPasswordHasher.layerTest,
     ShippedCommonPasswords.layer,
     Digest.layerWebCrypto,

@@ -7,7 +7,11 @@ import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import fc from "fast-check"
 import { accountThrottle, addressThrottle, pairThrottle } from "../../../core/accounts/domain/Dashboard.ts"
-import { defaultCapacity, makeMemoryThrottleState } from "../../../core/accounts/memory/SignInThrottleStore.ts"
+import {
+  defaultCapacity,
+  layerStandIn,
+  makeMemoryThrottleState
+} from "../../../core/accounts/memory/SignInThrottleStore.ts"
 import {
   SignInThrottleStore,
   SignInThrottleStoreUnavailable
@@ -170,7 +174,7 @@ describe("SignInThrottle", () => {
         SignInThrottleStore,
         SignInThrottleStore.of({ record: () => down, settle: () => down })
       )
-      const throttle = yield* Effect.provide(makeThrottleOverStore("password"), unreachable)
+      const throttle = yield* Effect.provide(makeThrottleOverStore("password"), [unreachable, layerStandIn()])
       const answers = yield* Effect.forEach(Array.from({ length: pairThrottle.failures + 1 }), () =>
         Effect.map(throttle.admit("owner@example.com", "198.51.100.4"), (admission) => admission._tag)
       )

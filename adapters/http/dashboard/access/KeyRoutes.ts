@@ -8,10 +8,18 @@
 import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { liveKeyLimitMessage } from "../../../../core/access/services/ApiKeys.ts"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { KeyAdministration, namesakes } from "../../../../core/admin/services/KeyAdministration.ts"
 import { OrganizationUsage } from "../../../../core/admin/services/OrganizationUsage.ts"
-import { type Guards, htmlPage, keysPath, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import {
+  type Guarded,
+  type Guards,
+  htmlPage,
+  keysPath,
+  notFound,
+  queryOf,
+  seeOther,
+  viewerOf
+} from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import * as ShownOnce from "../frame/ShownOnce.ts"
 import * as KeyPages from "./KeyPages.ts"
@@ -24,7 +32,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const usage = yield* OrganizationUsage
   const { context, signedIn, signedInChange } = guards
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal("Not allowed", "Only an admin of your organization can create or revoke keys.", viewerOf(session)),
       403

@@ -7,14 +7,13 @@
  */
 import { Effect, Redacted } from "effect"
 import { type HttpRouter, HttpServerResponse } from "effect/http"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import {
   type CodeRefused,
   type RecoveryCodeSet,
   SecondFactors
 } from "../../../../core/accounts/services/SecondFactors.ts"
 import type { OrgId } from "../../../../core/shared/domain/Ids.ts"
-import { type Guards, htmlPage, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
 import * as ShownOnce from "../frame/ShownOnce.ts"
 import * as AccountPages from "./AccountPages.ts"
 import { qrDataUri } from "./QrCode.ts"
@@ -28,7 +27,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const { context, signedIn, signedInChange } = guards
 
   /** The account page as it is now, with a message; the proposed secret whenever the factor is off. */
-  const accountPage = (session: CurrentSession, messages: { problem?: string; notice?: string }, status = 200) =>
+  const accountPage = (session: Guarded, messages: { problem?: string; notice?: string }, status = 200) =>
     Effect.gen(function* () {
       const on = yield* twoFactor.isOn(session.user)
       const state = on
@@ -43,13 +42,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       return htmlPage(AccountPages.account(viewerOf(session), state, messages), status)
     })
 
-  const waitPage = (session: CurrentSession, refused: CodeRefused, problem: string, status: number) =>
+  const waitPage = (session: Guarded, refused: CodeRefused, problem: string, status: number) =>
     Effect.map(
       accountPage(session, { problem }, status),
       HttpServerResponse.setHeader("retry-after", String(refused.retryAfterSeconds))
     )
 
-  const refusedPage = (session: CurrentSession, refused: CodeRefused, wrong: string) =>
+  const refusedPage = (session: Guarded, refused: CodeRefused, wrong: string) =>
     refused.reason === "throttled"
       ? waitPage(session, refused, `Too many wrong codes. Try again in ${refused.retryAfterSeconds} seconds.`, 429)
       : refused.reason === "busy"

@@ -10,14 +10,14 @@ import {
   type DashboardAction,
   type DashboardAuditPosition
 } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
-import type { Actor, CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
+import type { Actor } from "../../../../core/accounts/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../../core/admin/services/IntegrationAdministration.ts"
 import { KeyAdministration } from "../../../../core/admin/services/KeyAdministration.ts"
 import { type ActionFilters, OrganizationAudit } from "../../../../core/admin/services/OrganizationAudit.ts"
 import { Team } from "../../../../core/admin/services/Team.ts"
 import type { UserId } from "../../../../core/shared/domain/Ids.ts"
 import * as Csv from "../frame/Csv.ts"
-import { type Guards, htmlPage, queryOf, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, queryOf, viewerOf } from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import {
   type ActionFilterFields,
@@ -71,7 +71,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const team = yield* Team
   const integrations = yield* IntegrationAdministration
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewerOf(session)),
       403

@@ -8,11 +8,10 @@
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
 import type { AuditPosition, StatusClass } from "../../../../core/access/ports/AuditLog.ts"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { KeyAdministration } from "../../../../core/admin/services/KeyAdministration.ts"
 import { OrganizationAudit, type RequestFilters } from "../../../../core/admin/services/OrganizationAudit.ts"
 import * as Csv from "../frame/Csv.ts"
-import { type Guards, htmlPage, queryOf, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, queryOf, viewerOf } from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import * as AuditActionRoutes from "./AuditActionRoutes.ts"
 import { type AuditFilters, auditLink, audit as auditPage, auditPath, requestsCsvPath } from "./AuditPages.ts"
@@ -86,7 +85,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     return { form, parsed: read(form, field("before_at"), field("before_seq")), continued: field("before_at") !== "" }
   }
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal("Not allowed", "Only an admin of your organization can read the audit log.", viewerOf(session)),
       403

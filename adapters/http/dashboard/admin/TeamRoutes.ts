@@ -6,9 +6,9 @@
 import { Effect, Redacted } from "effect"
 import { HttpRouter } from "effect/http"
 import { Role } from "../../../../core/accounts/domain/Dashboard.ts"
-import { Accounts, type CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
+import { Accounts } from "../../../../core/accounts/services/Accounts.ts"
 import { Team } from "../../../../core/admin/services/Team.ts"
-import { type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import * as ShownOnce from "../frame/ShownOnce.ts"
 import * as TeamPages from "./TeamPages.ts"
@@ -22,7 +22,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const access = yield* Accounts
   const { context, signedIn, signedInChange } = guards
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal("Not allowed", "Only an admin of your organization manages its team.", viewerOf(session)),
       403
@@ -30,7 +30,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
 
   /** The team page with a message, or the refusal for a member. */
   const teamPage = (
-    session: CurrentSession,
+    session: Guarded,
     clientAddress: string | null,
     messages: { problem?: string; notice?: string },
     status = 200

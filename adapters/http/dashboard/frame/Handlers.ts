@@ -8,7 +8,7 @@ import { ByteSize, Clock, Effect, Option } from "effect"
 import { HttpIncomingMessage, HttpServerRequest, HttpServerResponse, UrlParams } from "effect/http"
 import { Accounts, type CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { WebhookOverview } from "../../../../core/webhooks/ports/WebhookOverview.ts"
-import { RateLimiter } from "../../api/RateLimiter.ts"
+import { RateLimiter } from "../../pipeline/RateLimiter.ts"
 import * as Refusals from "../../pipeline/Refusals.ts"
 import { CurrentRequest } from "../../pipeline/RequestContext.ts"
 import { digestOf, VerifiedSessions } from "../../pipeline/VerifiedSessions.ts"
@@ -55,14 +55,19 @@ export const formOf = (request: HttpServerRequest.HttpServerRequest) =>
 export const formValuesOf = (request: HttpServerRequest.HttpServerRequest, name: string) =>
   Effect.map(formParamsOf(request), (params) => UrlParams.getAll(params, name))
 
-// What the guard found for the request's session, read back by `viewerOf`: every page's banner
-// without every handler passing it along. Keyed by the session object of this one request.
-const disabledEndpointsOf = new WeakMap<CurrentSession, number>()
+/**
+ * The session the guard let through, with what it found for every page's banner: carried by the
+ * value each handler receives, so that it lives exactly as long as the request.
+ */
+export interface Guarded extends CurrentSession {
+  /** The organization's webhook endpoints the service disabled, counted up to the banner's cap. */
+  readonly disabledWebhookEndpoints: number
+}
 
-export const viewerOf = (session: CurrentSession): Viewer => ({
+export const viewerOf = (session: Guarded): Viewer => ({
   user: session.user,
   csrfToken: session.csrfToken,
-  disabledWebhookEndpoints: disabledEndpointsOf.get(session) ?? 0
+  disabledWebhookEndpoints: session.disabledWebhookEndpoints
 })
 
 export const crossSite = () =>
@@ -82,7 +87,7 @@ export interface GuardOptions {
 export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
   const access = yield* Accounts
   const sessions = yield* RateLimiter
-  const verified = yield* VerifiedSessions
+  const verified = yield* Effect.service(VerifiedSessions)
   const webhooks = yield* WebhookOverview
 
   const context = Effect.gen(function* () {
@@ -96,9 +101,7 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
   })
 
   /** The signed-in user's page, or the way to sign in. */
-  const signedIn = <R>(
-    handle: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<Response, never, R>
-  ) =>
+  const signedIn = <R>(handle: (session: Guarded, clientAddress: string | null) => Effect.Effect<Response, never, R>) =>
     Effect.gen(function* () {
       const { origin, token } = yield* context
       if (token === undefined) return seeOther(signInPath)
@@ -124,14 +127,13 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
       }
       // One short indexed read per page (`PgWebhookOverview`), for the banner.
       const disabled = yield* webhooks.disabled(session.value.user.orgId, bannerCountCap + 1)
-      disabledEndpointsOf.set(session.value, disabled.length)
-      return yield* handle(session.value, origin.clientAddress)
+      return yield* handle({ ...session.value, disabledWebhookEndpoints: disabled.length }, origin.clientAddress)
     })
 
   /** A state-changing request: same origin, signed in, carrying the session's CSRF token. */
   const signedInChange = <R>(
     handle: (
-      session: CurrentSession,
+      session: Guarded,
       clientAddress: string | null,
       field: (name: string) => string
     ) => Effect.Effect<Response, never, R>

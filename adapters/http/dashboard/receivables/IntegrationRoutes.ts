@@ -7,12 +7,20 @@
  */
 import { DateTime, Effect } from "effect"
 import { HttpRouter, HttpServerRequest } from "effect/http"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { IntegrationAdministration } from "../../../../core/admin/services/IntegrationAdministration.ts"
 import { PairSyncNow } from "../../../../core/admin/services/PairSyncNow.ts"
 import { ReceivableFinder } from "../../../../core/receivables/services/ReceivableFinder.ts"
 import { WebhookOverview } from "../../../../core/webhooks/ports/WebhookOverview.ts"
-import { type Guards, htmlPage, notFound, overviewPath, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import {
+  type Guarded,
+  type Guards,
+  htmlPage,
+  notFound,
+  overviewPath,
+  queryOf,
+  seeOther,
+  viewerOf
+} from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import { disabledEndpointsListed } from "./Attention.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"
@@ -105,7 +113,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       })
     )
 
-  const notAllowed = (session: CurrentSession, what: string) =>
+  const notAllowed = (session: Guarded, what: string) =>
     htmlPage(Pages.refusal("Not allowed", `Only an admin of your organization can ${what}.`, viewerOf(session)), 403)
 
   yield* router.add(

@@ -5,9 +5,8 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { WebhookDeliveryNotFound } from "../../../../core/webhooks/domain/Webhooks.ts"
-import { type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
 import { deliveryPage, deliveryPath } from "./WebhookEndpointPages.ts"
 import type { WebhookHandlers } from "./WebhookHandlers.ts"
 import { endpointPath, webhooksPath } from "./WebhookPages.ts"
@@ -91,14 +90,14 @@ export const register = Effect.fnUntraced(function* (
   )
 
   // A delivery is found by its id alone; the page's address also names its endpoint, which must match.
-  const deliveryOf = (org: CurrentSession["user"]["orgId"], endpointId: string, deliveryId: string) =>
+  const deliveryOf = (org: Guarded["user"]["orgId"], endpointId: string, deliveryId: string) =>
     Effect.filterOrFail(
       endpoints.delivery(org, deliveryId),
       (found) => found.delivery.endpointId === endpointId,
       () => new WebhookDeliveryNotFound({ id: deliveryId })
     )
 
-  const deliveryView = (session: CurrentSession, options: { readonly problem?: string } = {}) =>
+  const deliveryView = (session: Guarded, options: { readonly problem?: string } = {}) =>
     Effect.gen(function* () {
       const { request } = yield* context
       const params = yield* HttpRouter.params
@@ -118,7 +117,7 @@ export const register = Effect.fnUntraced(function* (
       })
     })
 
-  const deliveryAnswer = (session: CurrentSession, status: number, options: { readonly problem?: string } = {}) =>
+  const deliveryAnswer = (session: Guarded, status: number, options: { readonly problem?: string } = {}) =>
     deliveryView(session, options).pipe(
       Effect.map((body) => htmlPage(body, status)),
       Effect.catchTags({

@@ -5,12 +5,12 @@
  */
 import { Effect } from "effect"
 import { HttpRouter } from "effect/http"
-import type { DashboardAction } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
-import { Accounts, type CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
+import { Accounts } from "../../../../core/accounts/services/Accounts.ts"
+import type { UserAction } from "../../../../core/accounts/services/ActionLog.ts"
 import type { OrgId } from "../../../../core/shared/domain/Ids.ts"
 import { webhookEventTypes } from "../../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookEndpoints } from "../../../../core/webhooks/services/WebhookEndpoints.ts"
-import { type Guards, htmlPage, notFound, queryOf, type Response, viewerOf } from "../frame/Handlers.ts"
+import { type Guarded, type Guards, htmlPage, notFound, queryOf, type Response, viewerOf } from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import { deliveryStatuses, endpointPage } from "./WebhookEndpointPages.ts"
 
@@ -21,7 +21,7 @@ export const makeWebhookHandlers = Effect.fnUntraced(function* (guards: Guards) 
   const access = yield* Accounts
   const { context, signedInChange } = guards
 
-  const forbidden = (session: CurrentSession) =>
+  const forbidden = (session: Guarded) =>
     htmlPage(
       Pages.refusal(
         "Not allowed",
@@ -37,9 +37,9 @@ export const makeWebhookHandlers = Effect.fnUntraced(function* (guards: Guards) 
   const adminChange = <R>(
     handle: (
       org: OrgId,
-      audit: (action: DashboardAction, subject: string) => Effect.Effect<void>,
+      audit: (action: UserAction, subject: string) => Effect.Effect<void>,
       field: (name: string) => string,
-      session: CurrentSession
+      session: Guarded
     ) => Effect.Effect<Response, never, R>
   ) =>
     signedInChange((session, clientAddress, field) =>
@@ -53,7 +53,7 @@ export const makeWebhookHandlers = Effect.fnUntraced(function* (guards: Guards) 
           )
     )
 
-  const endpointView = (session: CurrentSession, id: string, options: { readonly problem?: string } = {}) =>
+  const endpointView = (session: Guarded, id: string, options: { readonly problem?: string } = {}) =>
     Effect.gen(function* () {
       const { request } = yield* context
       const query = queryOf(request)
@@ -90,7 +90,7 @@ export const makeWebhookHandlers = Effect.fnUntraced(function* (guards: Guards) 
     })
 
   /** The endpoint's page again, saying why nothing changed. */
-  const refusedOnEndpoint = (session: CurrentSession, id: string, problem: string, status: number) =>
+  const refusedOnEndpoint = (session: Guarded, id: string, problem: string, status: number) =>
     endpointView(session, id, { problem }).pipe(
       Effect.map((body) => htmlPage(body, status)),
       Effect.catchTag("WebhookEndpointNotFound", () => Effect.succeed(notFound))

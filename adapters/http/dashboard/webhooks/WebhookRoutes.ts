@@ -9,11 +9,19 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import type { HttpRouter } from "effect/http"
-import type { CurrentSession } from "../../../../core/accounts/services/Accounts.ts"
 import { eventTypes } from "../../../../core/receivables/domain/Events.ts"
 import type { SubscribableEventType } from "../../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookOverview } from "../../../../core/webhooks/ports/WebhookOverview.ts"
-import { formValuesOf, type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
+import {
+  formValuesOf,
+  type Guarded,
+  type Guards,
+  htmlPage,
+  notFound,
+  queryOf,
+  seeOther,
+  viewerOf
+} from "../frame/Handlers.ts"
 import * as ShownOnce from "../frame/ShownOnce.ts"
 import * as WebhookDeliveryRoutes from "./WebhookDeliveryRoutes.ts"
 import { makeWebhookHandlers } from "./WebhookHandlers.ts"
@@ -33,7 +41,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
   const { endpoints, forbidden, idParam, adminChange, endpointView, refusedOnEndpoint } = handlers
   const { context, signedIn } = guards
 
-  const listPage = (session: CurrentSession, options: { readonly problem?: string; readonly after?: string }) =>
+  const listPage = (session: Guarded, options: { readonly problem?: string; readonly after?: string }) =>
     Effect.gen(function* () {
       const org = session.user.orgId
       const found = yield* endpoints.list(org, { after: options.after, limit: endpointsPerPage })

@@ -11,6 +11,7 @@ import * as AddressLimiter from "../../../../adapters/http/pipeline/AddressLimit
 import * as RateLimitHeaders from "../../../../adapters/http/pipeline/RateLimitHeaders.ts"
 import * as RequestIdHeader from "../../../../adapters/http/pipeline/RequestIdHeader.ts"
 import * as UnknownPath from "../../../../adapters/http/pipeline/UnknownPath.ts"
+import * as VerifiedSessions from "../../../../adapters/http/pipeline/VerifiedSessions.ts"
 import { bodyOf, counted, requestFor, textOf } from "./Requests.ts"
 
 describe("UnknownPath", () => {
@@ -36,7 +37,10 @@ describe("UnknownPath", () => {
 
 const budget = (burst: number) =>
   Effect.flatMap(AddressBudget.step, (step) => Effect.succeed(step)).pipe(
-    Effect.provide(Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make({ perSecond: 0.001, burst })))
+    Effect.provide([
+      Layer.effect(AddressLimiter.AddressLimiter, AddressLimiter.make({ perSecond: 0.001, burst })),
+      VerifiedSessions.layer
+    ])
   )
 
 describe("AddressBudget", () => {
