@@ -2,7 +2,8 @@
  * The contract of the `PairStore` port, one suite run against every implementation of it (the
  * memory twin and PostgreSQL), as the connector conformance kit is run against every connector:
  * sessions are atomic and serialize per pair, reads see the session's own writes, claims are
- * leased the longest overdue first. A test file needs one line: `describePairStoreContract(name, layer)`.
+ * leased the longest overdue first, a run's session reads what it staged, and a run whose lease
+ * ran out applies nothing. A test file needs one line: `describePairStoreContract(name, layer)`.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Deferred, Duration, Effect, Exit, Fiber, type Layer, Scope } from "effect"

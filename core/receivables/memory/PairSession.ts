@@ -26,7 +26,6 @@ import { type FinishedRun, LeaseLost, type PairSession, type PairWrites } from "
 /** A run's staged fetch as the memory store keeps it, for the session that applies it. */
 export interface MemoryRun {
   readonly id: string
-  readonly fetchedAt: DateTime.Utc
   readonly documents: ReadonlyArray<FetchedDocument>
   /** Keeps the lease from being taken until `let go`; false, holding nothing, when it ran out. */
   readonly hold: (now: DateTime.Utc) => boolean
@@ -146,8 +145,7 @@ export const openSession = Effect.fnUntraced(function* (
         addRun(tables, pair.id, {
           worker,
           startedAt,
-          ...(run === undefined ? {} : { fetchedAt: run.fetchedAt }),
-          finishedAt: committedAt,
+            finishedAt: committedAt,
           outcome: "succeeded",
           ...ended.counts,
           quarantine: ended.quarantine,

@@ -275,7 +275,6 @@ const make = Effect.gen(function* () {
     const row = leases.get(id)
     return {
       id,
-      fetchedAt: staged.fetchedAt,
       documents: row?.documents ?? [],
       hold: (now) => {
         if (row === undefined || leases.get(id) !== row || !held(row, now)) return false

@@ -29,8 +29,6 @@ export interface DebtorRecord {
 
 export interface SyncRunRecord {
   readonly startedAt: DateTime.Utc
-  /** When a successful run's fetch ended, and its apply began to wait for the pair's lock. */
-  readonly fetchedAt?: DateTime.Utc | undefined
   /** When the run ended: a successful one's apply committed then. */
   readonly finishedAt: DateTime.Utc | null
   readonly outcome: string | null
