@@ -145,7 +145,7 @@ export const openSession = Effect.fnUntraced(function* (
         addRun(tables, pair.id, {
           worker,
           startedAt,
-            finishedAt: committedAt,
+          finishedAt: committedAt,
           outcome: "succeeded",
           ...ended.counts,
           quarantine: ended.quarantine,
