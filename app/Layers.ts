@@ -51,7 +51,13 @@ import { Directory } from "../core/receivables/services/Directory.ts"
 import { Feed } from "../core/receivables/services/Feed.ts"
 import { ManualSync } from "../core/receivables/services/ManualSync.ts"
 import { Receivables } from "../core/receivables/services/Receivables.ts"
-import { defaultDeadline, maxDeadline, minDeadline, SyncEngine } from "../core/receivables/services/SyncEngine.ts"
+import {
+  defaultDeadline,
+  defaultLease,
+  maxDeadline,
+  minDeadline,
+  SyncEngine
+} from "../core/receivables/services/SyncEngine.ts"
 import { WebhookDelivery } from "../core/webhooks/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../core/webhooks/services/WebhookEndpoints.ts"
 import * as AppConfig from "./Config.ts"
@@ -171,9 +177,20 @@ export const syncDeadlineSeconds = Config.schema(
   "SYNC_DEADLINE_SECONDS"
 ).pipe(Config.withDefault(Duration.toSeconds(defaultDeadline)))
 
+/**
+ * How long a claimed pair and a sync run are leased between heartbeats (`SYNC_LEASE_SECONDS`,
+ * default 30): a killed worker's pairs are synced by another about this long after it died.
+ */
+export const syncLeaseSeconds = Config.schema(
+  Schema.FiniteFromString.check(Schema.isBetween({ minimum: 1, maximum: 300 })),
+  "SYNC_LEASE_SECONDS"
+).pipe(Config.withDefault(Duration.toSeconds(defaultLease)))
+
 /** The sync engine and the store it writes through, with the bundled connectors. */
 export const EngineLive = Layer.unwrap(
-  Effect.map(syncDeadlineSeconds, (seconds) => SyncEngine.layerWith({ deadline: Duration.seconds(seconds) }))
+  Effect.map(Config.all([syncDeadlineSeconds, syncLeaseSeconds]), ([deadline, lease]) =>
+    SyncEngine.layerWith({ deadline: Duration.seconds(deadline), lease: Duration.seconds(lease) })
+  )
 ).pipe(
   Layer.provideMerge(PgPairStore.layer),
   Layer.provideMerge(Layer.mergeAll(Connectors.layer, RandomIds.layer, EnvironmentSecrets.layer))

@@ -32,6 +32,7 @@ import webhookAuditAndTriggers from "./migrations/0023_webhook_audit_and_trigger
 import recoveryCodes from "./migrations/0024_recovery_codes.ts"
 import webhookRetriesBesideSchedule from "./migrations/0025_webhook_retries_beside_schedule.ts"
 import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
+import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -61,7 +62,8 @@ export const migrations = {
   "0023_webhook_audit_and_triggers": webhookAuditAndTriggers,
   "0024_recovery_codes": recoveryCodes,
   "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule,
-  "0026_dashboard_shown_once": dashboardShownOnce
+  "0026_dashboard_shown_once": dashboardShownOnce,
+  "0027_sync_in_two_phases": syncInTwoPhases
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -1,8 +1,9 @@
 /**
  * `PairStore` over PostgreSQL. Due pairs are claimed with `FOR UPDATE SKIP LOCKED` and a lease,
- * so workers never wait on each other; a pair's sync is a session of its own, one transaction
- * holding the integration row's lock (`PgPairSession.ts`), so readers see all of a sync or none
- * of it. Storage only: how a sync is chunked and planned is decided in core.
+ * so workers never wait on each other; a run fetches under a lease of its own, staging with no
+ * transaction open (`PgPairRuns.ts`), and applies in a session, one short transaction holding the
+ * integration row's lock (`PgPairSession.ts`), so readers see all of a sync or none of it.
+ * Storage only: how a sync is chunked and planned is decided in core.
  */
 import { DateTime, Duration, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
@@ -15,13 +16,17 @@ import {
 } from "../../core/receivables/ports/PairStore.ts"
 import type { PairId } from "../../core/shared/domain/Ids.ts"
 import { type IntegrationRow, toIntegration } from "./PgPairRows.ts"
+import { makeRuns } from "./PgPairRuns.ts"
 import { makeSessions } from "./PgPairSession.ts"
 
 export const layer = Layer.effect(
   PairStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const session = yield* makeSessions
+    // Runs applied by their sessions: their leases and staging are gone, nothing to drop at their end.
+    const applied = new Set<string>()
+    const session = yield* makeSessions(applied)
+    const startRun = yield* makeRuns(applied)
 
     const selectIntegration = sql`
     SELECT i.id, i.org_id, i.vendor_id, v.name AS vendor_name, i.debtor_id, d.name AS debtor_name, i.connector,
@@ -95,6 +100,18 @@ export const layer = Layer.effect(
         )
     })
 
+    const renewClaims = Effect.fn("PgPairStore.renewClaims")(function* (
+      worker: string,
+      ids: ReadonlyArray<PairId>,
+      lease: Duration.Duration
+    ) {
+      if (ids.length === 0) return
+      yield* sql`
+        UPDATE integrations
+        SET lease_expires_at = clock_timestamp() + ${Duration.toMillis(lease)} * interval '1 millisecond'
+        WHERE id IN ${sql.in(ids)} AND lease_owner = ${worker}`.pipe(Effect.orDie)
+    })
+
     const releaseClaims = Effect.fn("PgPairStore.releaseClaims")(function* (
       worker: string,
       ids: ReadonlyArray<PairId>
@@ -113,6 +130,15 @@ export const layer = Layer.effect(
         Effect.orDie
       )
 
-    return PairStore.of({ claimDue, get, session, recordFailure, releaseClaims, countOverdue })
+    return PairStore.of({
+      claimDue,
+      renewClaims,
+      get,
+      startRun,
+      session,
+      recordFailure,
+      releaseClaims,
+      countOverdue
+    })
   })
 )

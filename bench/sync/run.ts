@@ -5,7 +5,8 @@
  * the first sync wrote (receivables, their events and batches, the runs) into the real schema of
  * a fresh database, indexes, constraints and triggers and all (the fair floor), and `COPY` of the
  * receivables alone into a bare table (the bare floor). Then peak memory of one pair of 200,000 receivables against ten pairs
- * of 20,000, each in a process of its own. Every run gets a fresh database of its own. Options
+ * of 20,000, each in a process of its own. Each sync also reports its apply transactions' length
+ * (`sync_runs.committed_at` less `fetched_at`), median and longest per pair. Every run gets a fresh database of its own. Options
  * (environment): BENCH_PAIRS (1000), BENCH_PER_PAIR (100), SYNC_CONCURRENCY (4),
  * BENCH_SKIP_MEMORY=1; BENCH_SMOKE=1 for a run of seconds (8 pairs of 10, memory at 2 × 50 and 1 × 100);
  * BENCH_BEFORE=<checkout>[,<checkout>...] to run this checkout and those side by side instead, in
@@ -97,6 +98,7 @@ const syncAll = Effect.gen(function* () {
   const postgresCpuBefore = postgresCpuSeconds(postmaster)
   const engineCpuBefore = process.cpuUsage()
   yield* sql`UPDATE integrations SET next_sync_at = now() - interval '1 minute', lease_expires_at = NULL`
+  const [mark] = yield* sql<{ since: Date }>`SELECT clock_timestamp() AS since`
   const started = performance.now()
   let synced = 0
   yield* Scheduler.drain({
@@ -111,7 +113,14 @@ const syncAll = Effect.gen(function* () {
   })
   const seconds = (performance.now() - started) / 1000
   const engineCpu = process.cpuUsage(engineCpuBefore)
+  // The apply's transaction, from the fetch's end to the commit (it also waits for the pair's lock,
+  // which no other sync of the pair holds here).
+  const [apply] = yield* sql<{ median: number; max: number }>`
+    SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM committed_at - fetched_at)) * 1000 AS median,
+      max(extract(epoch FROM committed_at - fetched_at)) * 1000 AS max
+    FROM sync_runs WHERE started_at >= ${mark!.since} AND outcome = 'succeeded'`
   return {
+    applyMs: { median: Number(apply?.median ?? 0), max: Number(apply?.max ?? 0) },
     seconds,
     synced,
     checkpoints: (yield* checkpoints) - checkpointsBefore,
@@ -137,7 +146,7 @@ const memoryRun = (url: string, count: number, size: number) =>
     yield* setup(count, size)
     const run = yield* syncAll
     process.stdout.write(
-      `${JSON.stringify({ seconds: run.seconds, peakRssMiB: process.resourceUsage().maxRSS / 1024 })}\n`
+      `${JSON.stringify({ seconds: run.seconds, peakRssMiB: process.resourceUsage().maxRSS / 1024, applyMs: run.applyMs.max })}\n`
     )
   }).pipe(Effect.provide(engineOn(url)))
 
@@ -149,7 +158,7 @@ const measureMemory = (adminUrl: string, count: number, size: number) =>
         encoding: "utf8",
         stdio: ["ignore", "pipe", "inherit"]
       })
-      return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number }
+      return JSON.parse(output.trim().split("\n").at(-1)!) as { seconds: number; peakRssMiB: number; applyMs: number }
     })
   )
 
@@ -165,12 +174,18 @@ const main = Effect.gen(function* () {
     const first = yield* syncAll
     log(`first sync: ${first.synced} receivables in ${first.seconds.toFixed(1)} s, ${first.checkpoints} checkpoint(s)`)
     log(`  CPU: PostgreSQL ${first.postgresCpu.toFixed(2)} s, engine ${first.engineCpu.toFixed(2)} s`)
+    log(
+      `  apply transaction per pair: median ${first.applyMs.median.toFixed(1)} ms, max ${first.applyMs.max.toFixed(1)} ms`
+    )
     const fair = yield* fairFloor(server.url)
     log(`fair COPY floor: the first sync's rows (${fair.rows} receivables) in ${fair.seconds.toFixed(2)} s`)
     resync = true
     const second = yield* syncAll
     log(`resync: ${second.synced} receivables in ${second.seconds.toFixed(1)} s, ${second.checkpoints} checkpoint(s)`)
     log(`  CPU: PostgreSQL ${second.postgresCpu.toFixed(2)} s, engine ${second.engineCpu.toFixed(2)} s`)
+    log(
+      `  apply transaction per pair: median ${second.applyMs.median.toFixed(1)} ms, max ${second.applyMs.max.toFixed(1)} ms`
+    )
     const floor = yield* bareFloor
     log(`bare COPY floor: ${floor.rows} rows in ${floor.seconds.toFixed(2)} s`)
     const memory: Array<string> = []
@@ -178,7 +193,7 @@ const main = Effect.gen(function* () {
       for (const [count, size] of memoryConfigurations) {
         const run = yield* measureMemory(server.url, count, size)
         memory.push(
-          `| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${Math.round(run.peakRssMiB)} |`
+          `| ${count} × ${size.toLocaleString("en")} | ${run.seconds.toFixed(1)} | ${Math.round(run.peakRssMiB)} | ${Math.round(run.applyMs)} |`
         )
         log(memory.at(-1)!)
       }
@@ -197,7 +212,12 @@ const main = Effect.gen(function* () {
       `| bare floor: COPY of the receivables into a bare table | ${floor.rows} | ${floor.seconds.toFixed(2)} | ${rate(floor.rows, floor.seconds)} | | 1x | | |`,
       ...(results.memory.length === 0
         ? []
-        : ["", "| pairs × receivables | seconds | peak RSS MiB |", "|---|---|---|", ...results.memory])
+        : [
+            "",
+            "| pairs × receivables (first sync) | seconds | peak RSS MiB | longest apply transaction ms |",
+            "|---|---|---|---|",
+            ...results.memory
+          ])
     ].join("\n")}\n`
   )
 })

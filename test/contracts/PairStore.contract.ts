@@ -2,13 +2,15 @@
  * The contract of the `PairStore` port, one suite run against every implementation of it (the
  * memory twin and PostgreSQL), as the connector conformance kit is run against every connector:
  * sessions are atomic and serialize per pair, reads see the session's own writes, claims are
- * leased the longest overdue first. A test file needs one line: `describePairStoreContract(name, layer)`.
+ * leased the longest overdue first, a run's session reads what it staged, and a run whose lease
+ * ran out applies nothing. A test file needs one line: `describePairStoreContract(name, layer)`.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
-import { DateTime, Deferred, Effect, Exit, Fiber, type Layer } from "effect"
+import { DateTime, Deferred, Duration, Effect, Exit, Fiber, type Layer, Scope } from "effect"
 import fc from "fast-check"
 import type { PairReceivable } from "../../core/receivables/domain/PairSync.ts"
-import { type FinishedRun, PairNotFound, PairStore } from "../../core/receivables/ports/PairStore.ts"
+import { type FinishedRun, LeaseLost, PairNotFound, PairStore } from "../../core/receivables/ports/PairStore.ts"
+import { document } from "../core/services/SyncKit.ts"
 import { arbitraryState } from "../support/arbitraries.ts"
 import { claimLaw, failures, leases, overdue } from "./PairStore.claims.ts"
 import { inSeconds, noCounts, PairStoreHarness, writesFor } from "./PairStore.harness.ts"
@@ -182,6 +184,55 @@ export const describePairStoreContract = (name: string, layer: Layer.Layer<PairS
           Effect.flatMap(store.session(pair, "w", now), (session) => session.receivablesByKeys(["imported", "other"]))
         )
         assert.deepStrictEqual(byKey(found), byKey([imported!]))
+      })
+    )
+
+    it.effect("a run's session reads what it staged, in order, and drops it with the lease when it finishes", () =>
+      Effect.gen(function* () {
+        const store = yield* PairStore
+        const harness = yield* PairStoreHarness
+        const pair = yield* harness.addPair({ dueInSeconds: -60 })
+        const documents = ["k1", "k2", "k3", "k4", "k5"].map((key) => document(key))
+        yield* Effect.scoped(
+          Effect.gen(function* () {
+            const run = yield* store.startRun(pair, "w", Duration.seconds(30))
+            yield* run.stage(documents.slice(0, 2))
+            yield* run.stage(documents.slice(2))
+            assert.isTrue(yield* run.renew)
+            const now = yield* DateTime.now
+            const session = yield* store.session(pair, "w", now, { lease: run, fetchedAt: now })
+            assert.deepStrictEqual(yield* session.staged(0, 2), documents.slice(0, 2))
+            assert.deepStrictEqual(yield* session.staged(2, 2), documents.slice(2, 4))
+            assert.deepStrictEqual(yield* session.staged(4, 2), documents.slice(4))
+            assert.deepStrictEqual(yield* session.staged(6, 2), [])
+            yield* session.finish(finishing(now))
+            assert.isFalse(yield* run.renew, "a finished run's lease is gone")
+          })
+        )
+        assert.strictEqual(yield* harness.runsLeft, 0)
+      })
+    )
+
+    it.effect("a run whose lease ran out applies nothing, and the next run sweeps what it staged", () =>
+      Effect.gen(function* () {
+        const store = yield* PairStore
+        const harness = yield* PairStoreHarness
+        const pair = yield* harness.addPair({ dueInSeconds: -60 })
+        const before = yield* harness.stored(pair)
+        const dead = yield* Scope.make()
+        const run = yield* Scope.provide(store.startRun(pair, "stalled", Duration.seconds(30)), dead)
+        yield* run.stage([document("k1")])
+        yield* harness.expireRuns
+        assert.isFalse(yield* run.renew, "a lease that ran out is not renewed")
+        const now = yield* DateTime.now
+        const lost = yield* Effect.scoped(
+          Effect.flip(store.session(pair, "stalled", now, { lease: run, fetchedAt: now }))
+        )
+        assert.instanceOf(lost, LeaseLost)
+        assert.deepStrictEqual(yield* harness.stored(pair), before)
+        yield* Effect.scoped(store.startRun(pair, "next", Duration.seconds(30)))
+        assert.strictEqual(yield* harness.runsLeft, 0, "the dead run's lease and staging are swept")
+        yield* Scope.close(dead, Exit.void)
       })
     )
 

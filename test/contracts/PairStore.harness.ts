@@ -51,6 +51,10 @@ export class PairStoreHarness extends Context.Service<
     readonly stored: (pair: Pair) => Effect.Effect<StoredPair>
     /** Lets the pair's lease run out, as a crashed worker's does. */
     readonly expireLease: (pair: Pair) => Effect.Effect<void>
+    /** Lets every run's lease run out, as a dead worker's does. */
+    readonly expireRuns: Effect.Effect<void>
+    /** Leases of runs, live or run out, and documents staged, all told. */
+    readonly runsLeft: Effect.Effect<number>
     /**
      * Succeeds once a session of the pair, asked for while another holds the pair, is seen
      * waiting for it (each store shows that its own way); dies when it is not.

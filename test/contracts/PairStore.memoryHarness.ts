@@ -63,6 +63,8 @@ const harness = Layer.effect(
       addPair,
       importReceivable: (pair, receivable) => memory.importReceivables(pair.id, [receivable]),
       expireLease,
+      expireRuns: memory.expireRuns,
+      runsLeft: Effect.map(memory.runsInFlight, ({ runs, staged }) => runs + staged),
       // The memory store does no I/O: once every fiber that can run has run, a session still
       // being opened is one that waits for the pair (the contract checks that it has not opened).
       sessionWaiting: () => Effect.repeat(Effect.yieldNow, { times: schedulerTurns }),

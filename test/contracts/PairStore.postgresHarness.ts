@@ -109,6 +109,13 @@ const harness = Layer.effect(
       addPair,
       importReceivable,
       stored,
+      expireRuns: Effect.orDie(sql`UPDATE sync_leases SET expires_at = now() - interval '1 second'`),
+      runsLeft: Effect.orDie(
+        Effect.map(
+          sql<{ n: number }>`SELECT (SELECT count(*) FROM sync_leases) + (SELECT count(*) FROM sync_staging) AS n`,
+          ([row]) => Number(row!.n)
+        )
+      ),
       expireLease: (pair) =>
         Effect.orDie(sql`UPDATE integrations SET lease_expires_at = now() - interval '1 second' WHERE id = ${pair.id}`),
       // Whatever lock the store takes, the session waits for it.

@@ -8,10 +8,18 @@
 import { Context, DateTime, type Duration, Effect, Layer, Semaphore } from "effect"
 import type { DebtorId, OrgId, PairId, VendorId } from "../../shared/domain/Ids.ts"
 import { idKey, rowKey } from "../../shared/memory/Keys.ts"
-import type { PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
+import type { FetchedDocument, PairReceivable, PlannedEvent } from "../domain/PairSync.ts"
 import type { Changes } from "../domain/Resources.ts"
-import { type FailedRun, type FinishedRun, type Pair, PairNotFound, PairStore } from "../ports/PairStore.ts"
-import { asPairReceivable, openSession } from "./PairSession.ts"
+import {
+  type FailedRun,
+  type FinishedRun,
+  type Pair,
+  PairNotFound,
+  PairStore,
+  type RunLease,
+  type StagedRun
+} from "../ports/PairStore.ts"
+import { asPairReceivable, type MemoryRun, openSession } from "./PairSession.ts"
 import {
   addRun,
   type PairRow,
@@ -23,6 +31,15 @@ import {
   receivablesOf,
   updatePair
 } from "./ReceivablesState.ts"
+
+/** A run's lease and what it staged (`sync_leases` and `sync_staging`). */
+interface LeaseRow {
+  readonly pairId: string
+  expiresAt: DateTime.Utc
+  /** Held by the session applying the run: not taken away, even once it has run out. */
+  applying: boolean
+  readonly documents: Array<FetchedDocument>
+}
 
 /** A pair's schedule and lease as the store keeps them. */
 export interface MemoryPair {
@@ -76,6 +93,10 @@ export class MemoryPairs extends Context.Service<
     /** Adds receivables to a pair outside any sync, as an import would. */
     readonly importReceivables: (id: PairId, receivables: ReadonlyArray<PairReceivable>) => Effect.Effect<void>
     readonly contents: (id: PairId) => Effect.Effect<PairContents, PairNotFound>
+    /** Runs holding a lease, live or run out, and the documents they staged. */
+    readonly runsInFlight: Effect.Effect<{ readonly runs: number; readonly staged: number }>
+    /** Lets every run's lease run out, as a dead worker's does. */
+    readonly expireRuns: Effect.Effect<void>
   }
 >()("core/memory/MemoryPairs") {}
 
@@ -113,6 +134,9 @@ const storedRun = (row: RunRow): StoredRun => {
 const make = Effect.gen(function* () {
   const tables = yield* ReceivablesState
   const { pairs } = tables
+  const leases = new Map<string, LeaseRow>()
+  let runs = 0
+  const held = (row: LeaseRow, now: DateTime.Utc) => !DateTime.isLessThan(row.expiresAt, now)
 
   const rowOf = (id: string) =>
     Effect.suspend(() => {
@@ -204,7 +228,64 @@ const make = Effect.gen(function* () {
       return due.map((p) => integrationOf(tables, p))
     })
 
+  const renewClaims = (worker: string, ids: ReadonlyArray<PairId>, lease: Duration.Duration) =>
+    Effect.map(DateTime.now, (now) => {
+      for (const id of ids) {
+        const pair = pairs.get(idKey(id))
+        if (pair?.lease?.owner === worker) {
+          update(pair.id, { lease: { owner: worker, expiresAt: DateTime.addDuration(now, lease) } })
+        }
+      }
+    })
+
   const get = (id: string) => Effect.map(rowOf(id), (pair) => integrationOf(tables, pair))
+
+  // A run whose lease ran out is dead (or will find out at its apply): what it staged goes.
+  const startRun = (integration: Pair, _worker: string, lease: Duration.Duration) =>
+    Effect.gen(function* () {
+      const now = yield* DateTime.now
+      for (const [id, row] of leases) if (!row.applying && !held(row, now)) leases.delete(id)
+      const id = `run-${++runs}`
+      const row: LeaseRow = {
+        pairId: idKey(integration.id),
+        expiresAt: DateTime.addDuration(now, lease),
+        applying: false,
+        documents: []
+      }
+      leases.set(id, row)
+      yield* Effect.addFinalizer(() => Effect.sync(() => leases.delete(id)))
+      const run: RunLease = {
+        id,
+        stage: (documents) =>
+          Effect.sync(() => {
+            if (leases.get(id) === row) row.documents.push(...documents)
+          }),
+        renew: Effect.map(DateTime.now, (at) => {
+          if (leases.get(id) !== row || !held(row, at)) return false
+          row.expiresAt = DateTime.addDuration(at, lease)
+          return true
+        })
+      }
+      return run
+    })
+
+  const memoryRun = (staged: StagedRun): MemoryRun => {
+    const id = staged.lease.id
+    const row = leases.get(id)
+    return {
+      id,
+      documents: row?.documents ?? [],
+      hold: (now) => {
+        if (row === undefined || leases.get(id) !== row || !held(row, now)) return false
+        row.applying = true
+        return true
+      },
+      letGo: () => {
+        if (row !== undefined) row.applying = false
+      },
+      end: () => leases.delete(id)
+    }
+  }
 
   const recordFailure = (integration: Pair, run: FailedRun) =>
     Effect.gen(function* () {
@@ -249,12 +330,34 @@ const make = Effect.gen(function* () {
       }
     })
 
-  const session = (integration: Pair, worker: string, startedAt: DateTime.Utc) =>
-    Effect.flatMap(Effect.orDie(rowOf(integration.id)), (pair) => openSession(tables, pair, worker, startedAt))
+  const session = (integration: Pair, worker: string, startedAt: DateTime.Utc, run?: StagedRun) =>
+    Effect.flatMap(Effect.orDie(rowOf(integration.id)), (pair) =>
+      openSession(tables, pair, worker, startedAt, run === undefined ? undefined : memoryRun(run))
+    )
 
   return {
-    store: PairStore.of({ claimDue, get, session, recordFailure, countOverdue, releaseClaims }),
-    pairs: MemoryPairs.of({ put, importReceivables, contents })
+    store: PairStore.of({
+      claimDue,
+      renewClaims,
+      get,
+      startRun,
+      session,
+      recordFailure,
+      countOverdue,
+      releaseClaims
+    }),
+    pairs: MemoryPairs.of({
+      put,
+      importReceivables,
+      contents,
+      expireRuns: Effect.map(DateTime.now, (now) => {
+        for (const row of leases.values()) row.expiresAt = DateTime.subtract(now, { seconds: 1 })
+      }),
+      runsInFlight: Effect.sync(() => ({
+        runs: leases.size,
+        staged: [...leases.values()].reduce((sum, row) => sum + row.documents.length, 0)
+      }))
+    })
   }
 })
 

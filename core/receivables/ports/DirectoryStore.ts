@@ -29,6 +29,7 @@ export interface DebtorRecord {
 
 export interface SyncRunRecord {
   readonly startedAt: DateTime.Utc
+  /** When the run ended: a successful one's apply committed then. */
   readonly finishedAt: DateTime.Utc | null
   readonly outcome: string | null
   readonly fetched: number

@@ -17,7 +17,7 @@ import {
   type VendorRecord
 } from "../ports/DirectoryStore.ts"
 import { PortalConnectors, validateConfig } from "../ports/PortalConnector.ts"
-import { isDeadline, leaseDuration, maxDeadline, minDeadline } from "./SyncEngine.ts"
+import { isDeadline, maxDeadline, minDeadline } from "./SyncEngine.ts"
 
 /** What an operator gives to create an integration; ids as typed, checked here. */
 export interface NewIntegration {
@@ -55,7 +55,7 @@ const vendorIdOf = idOf(VendorId)
 const debtorIdOf = idOf(DebtorId)
 const integrationIdOf = idOf(PairId)
 
-const deadlineBounds = `the deadline must be between ${Duration.format(minDeadline)} and ${Duration.format(maxDeadline)} (a sync's lease is ${Duration.format(leaseDuration)})`
+const deadlineBounds = `the deadline must be between ${Duration.format(minDeadline)} and ${Duration.format(maxDeadline)}`
 
 export class Directory extends Context.Service<
   Directory,

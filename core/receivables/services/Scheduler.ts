@@ -2,8 +2,10 @@
  * The scheduler: `concurrency` slots, each syncing the next due pair as soon as it is free, so a
  * slow portal holds up its own slot, never the others. Due pairs are claimed a batch at a time,
  * four per slot, and wait for the next free slot: one claim statement per four runs of a slot.
- * A scheduler that stops hands back the leases of the pairs it has not finished, so that another
- * worker takes them at once rather than when the leases expire. `run` goes on for as long as it
+ * The leases of the pairs it holds, waiting or syncing, are renewed while it runs, so they can be
+ * short: a killed worker's pairs are taken by another once they run out. A scheduler that stops
+ * hands back the leases of the pairs it has not finished, so that another worker takes them at
+ * once rather than when the leases expire. `run` goes on for as long as it
  * runs, a slot waiting `pollInterval` when nothing is due; `drain` syncs what is due and
  * returns. Any number of schedulers (processes) can share one database: claims are leased and
  * skip pairs another holds. A run that fails is recorded by the engine; in `run`, a fault of the
@@ -54,10 +56,13 @@ const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => 
     const handBack = Effect.suspend(() => engine.releaseClaims(options.worker, [...held])).pipe(
       Effect.catchCause((cause) => Effect.logWarning("could not hand back the scheduler's leases", cause))
     )
-    yield* Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
-      concurrency: "unbounded",
-      discard: true
-    }).pipe(Effect.ensuring(handBack))
+    yield* Effect.raceFirst(
+      Effect.forEach(Array.from({ length: options.concurrency }), () => slot(next), {
+        concurrency: "unbounded",
+        discard: true
+      }),
+      engine.keepClaims(options.worker, () => [...held])
+    ).pipe(Effect.ensuring(handBack))
   })
 
 export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptions) {

@@ -1,12 +1,15 @@
 /**
- * The sync engine: fetch a pair's documents through its connector, fold them a chunk at a time
- * into plans against the pair's stored receivables, and write them, the run's record and the
- * pair's next sync time in one locked session of the store (`PairStore.session`). The chunking,
- * duplicates across chunks, totals and the quarantine cap live here, so that any store can serve.
- * A failure anywhere leaves the pair as it was; the run is recorded as failed and the pair is
- * retried with a capped exponential backoff, or, when the connector says retrying cannot help,
- * after its normal interval. Every sync has an overall deadline, and a portal's `Retry-After` is
- * honoured up to a cap. Depends on ports only.
+ * The sync engine, in two phases. Fetch: a pair's documents are read through its connector and
+ * staged as they arrive, under a lease of the run's own renewed by a heartbeat, with no
+ * transaction open and no connection held while the portal answers (`PairStore.startRun`).
+ * Apply: one locked session of the store (`PairStore.session`) reads the staged documents a chunk
+ * at a time, plans each chunk against the pair's stored receivables and writes it, then records
+ * the run and the pair's next sync time, and commits; a run whose lease was lost applies nothing.
+ * The chunking, duplicates across chunks, totals and the quarantine cap live here, so that any
+ * store can serve. A failure anywhere leaves the pair as it was; the run is recorded as failed and
+ * the pair is retried with a capped exponential backoff, or, when the connector says retrying
+ * cannot help, after its normal interval. Every sync has an overall deadline, and a portal's
+ * `Retry-After` is honoured up to a cap. Depends on ports only.
  */
 import { Cause, Context, DateTime, Duration, Effect, Layer, Metric, Option, Random, Schedule, Stream } from "effect"
 import { IdSource } from "../../shared/ports/IdSource.ts"
@@ -20,7 +23,7 @@ import {
 } from "../domain/PairSync.ts"
 import type { StatusMapping } from "../domain/Status.ts"
 import * as SyncSchedule from "../domain/SyncSchedule.ts"
-import { type Pair, PairStore, type RunCounts } from "../ports/PairStore.ts"
+import { type Pair, PairStore, type RunCounts, type RunLease } from "../ports/PairStore.ts"
 import {
   type PortalConnector,
   PortalConnectors,
@@ -44,12 +47,13 @@ const describeDefect = (cause: Cause.Cause<unknown>): string => {
 export const defaultDeadline = Duration.minutes(5)
 
 /**
- * How long a claimed pair is leased. A deadline must stay below it, so that a pair is never
- * claimed again while its sync still runs.
+ * How long a claimed pair and a run are leased by default. Leases are renewed while their holder
+ * lives (every third of it), so a short one costs a statement now and then and lets another
+ * worker take a killed worker's pairs within a minute.
  */
-export const leaseDuration = Duration.minutes(10)
+export const defaultLease = Duration.seconds(30)
 
-/** The longest deadline a pair may have: a minute short of its lease. */
+/** The longest deadline a pair may have. */
 export const maxDeadline = Duration.minutes(9)
 
 /** The shortest deadline a pair may have. */
@@ -63,10 +67,11 @@ export const isDeadline = (deadline: Duration.Duration): boolean =>
 export const retryAfterCap = Duration.hours(24)
 
 // How a failed run is recorded while the database does not answer: again and again, backing off
-// to every 30 s, for as long as the pair's lease lasts; after that another worker takes the pair.
+// to every 30 s, for as long as the longest sync could have lasted; by then another worker has
+// taken the pair, its lease having run out.
 const untilTheDatabaseAnswers = Schedule.exponential("500 millis").pipe(
   Schedule.modifyDelay(({ duration }) => Effect.succeed(Duration.min(duration, Duration.seconds(30)))),
-  Schedule.upTo({ duration: leaseDuration })
+  Schedule.upTo({ duration: Duration.sum(maxDeadline, Duration.minutes(1)) })
 )
 
 const syncRuns = Metric.counter("sync_runs_total", {
@@ -113,8 +118,10 @@ const mappingFor = (connector: PortalConnector, config: unknown): StatusMapping 
 export interface SyncEngineOptions {
   /** The deadline of a pair whose integration sets none. */
   readonly deadline: Duration.Duration
-  /** Documents planned and written together; `defaultChunkSize` when not given. */
+  /** Documents staged, planned and written together; `defaultChunkSize` when not given. */
   readonly chunkSize?: number | undefined
+  /** How long claims and runs are leased between renewals; `defaultLease` when not given. */
+  readonly lease?: Duration.Duration | undefined
 }
 
 export class SyncEngine extends Context.Service<
@@ -129,6 +136,8 @@ export class SyncEngine extends Context.Service<
     readonly claimDue: (worker: string, limit: number) => Effect.Effect<ReadonlyArray<Pair>>
     /** Hands back the leases `worker` still holds on these pairs. */
     readonly releaseClaims: (worker: string, pairs: ReadonlyArray<Pair>) => Effect.Effect<void>
+    /** Renews the leases `worker` holds on these pairs, every third of a lease, for as long as it runs. */
+    readonly keepClaims: (worker: string, pairs: () => ReadonlyArray<Pair>) => Effect.Effect<never>
   }
 >()("core/SyncEngine") {
   static readonly layerWith = (options: SyncEngineOptions) =>
@@ -141,6 +150,19 @@ export class SyncEngine extends Context.Service<
         const secrets = yield* Secrets
         const secret = secretReader(secrets.resolve)
         const chunkSize = options.chunkSize ?? defaultChunkSize
+        const lease = options.lease ?? defaultLease
+        const renewEvery = Duration.divideUnsafe(lease, 3)
+
+        // A renewal the database did not answer is tried again at the next beat: the lease has
+        // two more beats before it runs out.
+        const heartbeat = (run: RunLease) =>
+          Effect.sleep(renewEvery).pipe(
+            Effect.andThen(run.renew),
+            Effect.catchCause((cause) =>
+              Effect.logWarning("could not renew a sync run's lease", cause).pipe(Effect.as(true))
+            ),
+            Effect.repeat({ while: (held) => held })
+          )
 
         const sync = Effect.fn("SyncEngine.sync")(function* (integration: Pair, worker: string) {
           const connector = yield* Option.match(connectors.get(integration.connector), {
@@ -158,10 +180,33 @@ export class SyncEngine extends Context.Service<
             now: startedAt,
             secret
           })
+          // Fetch: the answer is staged a chunk at a time as it arrives, so that a pair of any
+          // size is fetched with a chunk's documents in memory, and nothing of the database is
+          // held while the portal makes us wait.
+          const run = yield* store.startRun(integration, worker, lease)
+          yield* Effect.forkScoped(heartbeat(run))
+          const fetched = yield* documents.pipe(
+            Stream.rechunk(chunkSize),
+            Stream.chunks,
+            Stream.runFoldEffect(
+              () => 0,
+              (count, chunk: ReadonlyArray<FetchedDocument>) => Effect.as(run.stage(chunk), count + chunk.length)
+            )
+          )
+          const fetchedAt = yield* DateTime.now
+          // Apply: one short session under the pair's lock.
+          const session = yield* store
+            .session(integration, worker, startedAt, { lease: run, fetchedAt })
+            .pipe(
+              Effect.mapError(() =>
+                retryableFailure(
+                  "the sync's lease ran out before its fetch could be applied (its worker stalled or lost the database); nothing was applied"
+                )
+              )
+            )
           // A key repeated in the answer is a duplicate in whichever chunk it comes back: planning
           // records every key it sees here, so the outcome does not depend on the chunk size. Only
           // the keys are kept for the whole answer (tens of bytes each), never its documents.
-          const session = yield* store.session(integration, worker, startedAt)
           const planning = {
             refs: integration.refs,
             now: session.at,
@@ -169,24 +214,16 @@ export class SyncEngine extends Context.Service<
             newReceivableId: ids.receivableId,
             seen: new Set<string>()
           }
-          // The portal's answer is read and planned a chunk at a time, against only that chunk's
-          // stored receivables, inside the pair's session: a pair of any size syncs with a chunk's
-          // documents in memory, and a portal failing half-way leaves the pair untouched.
-          const totals = yield* documents.pipe(
-            Stream.rechunk(chunkSize),
-            Stream.chunks,
-            Stream.runFoldEffect(
-              () => emptyTotals,
-              (totals, chunk: ReadonlyArray<FetchedDocument>) =>
-                Effect.gen(function* () {
-                  // A key that cannot be stored matches nothing stored, and is quarantined.
-                  const keys = chunk.map((document) => document.documentKey).filter(isStorableText)
-                  const plan = planPairSync(yield* session.receivablesByKeys(keys), chunk, planning)
-                  yield* session.writeChunk(plan)
-                  return addTotals(totals, plan)
-                })
-            )
-          )
+          // Each chunk is planned against only that chunk's stored receivables.
+          let totals = emptyTotals
+          for (let from = 0; from < fetched; from += chunkSize) {
+            const chunk = yield* session.staged(from, chunkSize)
+            // A key that cannot be stored matches nothing stored, and is quarantined.
+            const keys = chunk.map((document) => document.documentKey).filter(isStorableText)
+            const plan = planPairSync(yield* session.receivablesByKeys(keys), chunk, planning)
+            yield* session.writeChunk(plan)
+            totals = addTotals(totals, plan)
+          }
           yield* session.finish({ counts: totals.counts, quarantine: totals.quarantine, nextSyncAt })
           return totals.counts
         }, Effect.scoped)
@@ -251,7 +288,23 @@ export class SyncEngine extends Context.Service<
           return { _tag: "Failed", integrationId: integration.id, error: recorded, retryAt } as const
         })
 
-        const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, leaseDuration)
+        const claimDue = (worker: string, limit: number) => store.claimDue(worker, limit, lease)
+
+        const keepClaims = (worker: string, pairs: () => ReadonlyArray<Pair>) =>
+          Effect.forever(
+            Effect.sleep(renewEvery).pipe(
+              Effect.andThen(
+                Effect.suspend(() =>
+                  store.renewClaims(
+                    worker,
+                    pairs().map((pair) => pair.id),
+                    lease
+                  )
+                )
+              ),
+              Effect.catchCause((cause) => Effect.logWarning("could not renew the scheduler's leases", cause))
+            )
+          )
 
         const releaseClaims = (worker: string, pairs: ReadonlyArray<Pair>) =>
           store.releaseClaims(
@@ -259,7 +312,7 @@ export class SyncEngine extends Context.Service<
             pairs.map((pair) => pair.id)
           )
 
-        return SyncEngine.of({ runPair, claimDue, releaseClaims })
+        return SyncEngine.of({ runPair, claimDue, releaseClaims, keepClaims })
       })
     )
 

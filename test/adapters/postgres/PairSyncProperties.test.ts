@@ -297,21 +297,24 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync pro
       const pair = yield* newPair("scripted")
       const observations: Array<{ readonly at: string | null; readonly n: number; readonly nexts: number }> = []
       let syncing = true
+      // One statement: what an API list query of the pair would see.
+      const look = Effect.map(
+        sql<{ at: string | null; n: bigint; nexts: bigint }>`
+          WITH pair AS (
+            SELECT r.updated_at, CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next
+            FROM receivables r JOIN integrations i ON i.id = r.integration_id WHERE r.integration_id = ${pair.id}
+          )
+          SELECT max(updated_at)::text AS at,
+            count(*) FILTER (WHERE updated_at = (SELECT max(updated_at) FROM pair)) AS n,
+            count(DISTINCT next) AS nexts
+          FROM pair`,
+        ([seen]) => ({ at: seen!.at, n: Number(seen!.n), nexts: Number(seen!.nexts) })
+      )
       const reader = Effect.gen(function* () {
-        while (syncing) {
-          // One statement: what an API list query of the pair would see.
-          const [seen] = yield* sql<{ at: string | null; n: bigint; nexts: bigint }>`
-            WITH pair AS (
-              SELECT r.updated_at, CASE WHEN i.paused_at IS NULL THEN i.next_sync_at END AS next
-              FROM receivables r JOIN integrations i ON i.id = r.integration_id WHERE r.integration_id = ${pair.id}
-            )
-            SELECT max(updated_at)::text AS at,
-              count(*) FILTER (WHERE updated_at = (SELECT max(updated_at) FROM pair)) AS n,
-              count(DISTINCT next) AS nexts
-            FROM pair`
-          observations.push({ at: seen!.at, n: Number(seen!.n), nexts: Number(seen!.nexts) })
-        }
+        while (syncing) observations.push(yield* look)
       })
+      // What each sync changed, seen once it has committed: the rows of its change time.
+      const changedAt = new Map<string | null, number>()
       const writer = Effect.gen(function* () {
         for (let round = 0; round < 25; round++) {
           script = fc.sample(
@@ -324,14 +327,12 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("pair sync pro
             { numRuns: 1, seed: round }
           )[0]!
           yield* engine.runPair(yield* store.get(pair.id), "writer")
+          const after = yield* look
+          changedAt.set(after.at, after.n)
         }
         syncing = false
       })
       yield* Effect.all([reader, writer], { concurrency: 2 })
-      const runs = yield* sql<{ finished_at: string; changed: number }>`
-        SELECT finished_at::text AS finished_at, created + updated AS changed FROM sync_runs
-        WHERE integration_id = ${pair.id} AND outcome = 'succeeded'`
-      const changedAt = new Map(runs.map((r) => [r.finished_at, r.changed]))
       assert.isAbove(observations.length, 10)
       for (const seen of observations) {
         if (seen.at === null) continue

@@ -87,8 +87,8 @@ describe("Directory", () => {
           [{ config: { seed: "x" } }, `invalid test configuration at "seed": Expected number`],
           [{ config: { seed: 1, extra: true } }, `invalid test configuration at "extra": Expected no excess property`],
           [{ interval: Duration.seconds(59) }, "the interval must be at least one minute"],
-          [{ deadline: Duration.seconds(9) }, "the deadline must be between 10s and 9m (a sync's lease is 10m)"],
-          [{ deadline: Duration.minutes(10) }, "the deadline must be between 10s and 9m (a sync's lease is 10m)"]
+          [{ deadline: Duration.seconds(9) }, "the deadline must be between 10s and 9m"],
+          [{ deadline: Duration.minutes(10) }, "the deadline must be between 10s and 9m"]
         ]
         for (const [change, message] of cases) {
           assert.strictEqual(yield* refusal(directory.createIntegration({ ...pair, ...change })), message)
