@@ -14,7 +14,7 @@
  */
 import { createHash } from "node:crypto"
 import { posix } from "node:path"
-import { Effect, Redacted, Schema, Stream } from "effect"
+import { Effect, Option, Redacted, Schema, Stream } from "effect"
 import { Client, type ConnectConfig, type SFTPWrapper, type Stats } from "ssh2"
 import {
   type ConnectorFailed,
@@ -187,12 +187,16 @@ const connect = (settings: SftpSettings, pair: PairToFetch, place: string) =>
         // Errors after the session is up surface through the SFTP calls that were under way.
         client.on("error", (error) => settle(Effect.fail(connectFailure(place, error, presented, settings.hostKey))))
         client.on("close", () => settle(Effect.fail(retryableFailure(`${place} closed the connection`))))
+        // SFTP is a request and an answer per step of each file: without this, every small
+        // request would wait for the previous one's acknowledgement (Nagle's algorithm).
+        client.on("connect", () => client.setNoDelay(true))
         client.on("ready", () =>
-          client.sftp((error, sftp) =>
-            error
-              ? settle(Effect.fail(retryableFailure(`${place} has no SFTP service`)))
-              : settle(Effect.succeed({ client, sftp }))
-          )
+          client.sftp((error, sftp) => {
+            if (error) return settle(Effect.fail(retryableFailure(`${place} has no SFTP service`)))
+            // Requests still under way when the connection closes fail through their own callbacks.
+            sftp.on("error", () => {})
+            settle(Effect.succeed({ client, sftp }))
+          })
         )
         try {
           client.connect({
@@ -223,12 +227,19 @@ const connect = (settings: SftpSettings, pair: PairToFetch, place: string) =>
     )
   })
 
+interface Listed {
+  readonly mode: number
+  readonly size: number
+  readonly mtime: number
+}
+
+/** The directory's entries by name, with what the listing says of each (kind, size, time). */
 const listing = (sftp: SFTPWrapper, directory: string, place: string) =>
   Effect.gen(function* () {
     const handle = yield* sftpCall<Buffer>(place, `the directory ${directory} cannot be opened`, (done) =>
       sftp.opendir(directory, done)
     )
-    const entries: Array<InboxEntry> = []
+    const entries = new Map<string, Listed>()
     // Read batch by batch, keeping only each entry's name and version.
     for (;;) {
       const batch = yield* Effect.callback<
@@ -244,11 +255,12 @@ const listing = (sftp: SFTPWrapper, directory: string, place: string) =>
       if (batch === undefined) break
       for (const entry of batch) {
         if (entry.filename === "." || entry.filename === "..") continue
-        entries.push({ name: entry.filename, version: versionOf(entry.attrs) })
+        const { mode, size, mtime } = entry.attrs
+        entries.set(entry.filename, { mode, size, mtime })
       }
     }
     yield* Effect.callback<void>((resume) => sftp.close(handle, () => resume(Effect.void)))
-    return entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
+    return entries
   })
 
 const chunkBytes = 64 * 1024
@@ -265,10 +277,13 @@ export const sftpInbox = (settings: SftpSettings, pair: PairToFetch) =>
     const { sftp } = yield* connect(settings, pair, place)
     const memory = memoryOf(`${pair.integrationId}\u0000${settings.user}@${settings.host}:${port}${settings.directory}`)
     const pathOf = (file: string) => posix.join(settings.directory, file)
-    // The names of the last listing: files gone from the directory are forgotten.
-    let listed = new Set<string>()
+    // The last listing: a file is opened as listed (one request less a file), and files gone
+    // from the directory are forgotten.
+    let listed = new Map<string, Listed>()
     const open = Effect.fnUntraced(function* (file: string) {
-      const stats = yield* sftpCall<Stats>(place, `${file} cannot be read`, (done) => sftp.stat(pathOf(file), done))
+      const stats =
+        listed.get(file) ??
+        (yield* sftpCall<Stats>(place, `${file} cannot be read`, (done) => sftp.stat(pathOf(file), done)))
       if (!isRegular(stats.mode)) {
         return { _tag: "Unread", reason: notRegularReason(file, kindOfMode(stats.mode)) } satisfies OpenedFile
       }
@@ -278,31 +293,39 @@ export const sftpInbox = (settings: SftpSettings, pair: PairToFetch) =>
           reason: `${file} is ${stats.size.toLocaleString("en")} bytes, over the ${sizeText(maxFileBytes)} a file may have (the "maxFileBytes" setting)`
         } satisfies OpenedFile
       }
-      let read = 0
-      const bytes = Stream.fromAsyncIterable(sftp.createReadStream(pathOf(file), { highWaterMark: chunkBytes }), () =>
-        retryableFailure(`${place}: ${file} cannot be read`)
-      ).pipe(
-        // A file still being written is read to its end, but never past the limit.
-        Stream.mapEffect((chunk: Buffer) => {
-          read += chunk.length
-          return read > maxFileBytes
-            ? Effect.fail(
-                retryableFailure(
-                  `${file} grew past ${sizeText(maxFileBytes)} while it was read (the "maxFileBytes" setting)`
-                )
-              )
-            : Effect.succeed(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.length))
+      const path = pathOf(file)
+      const handle = yield* Effect.acquireRelease(
+        sftpCall<Buffer>(place, `${file} cannot be read`, (done) => sftp.open(path, "r", done)),
+        // Not waited for: the server closes it in order, before anything sent after.
+        (handle) => Effect.sync(() => sftp.close(handle, () => {}))
+      )
+      // Read to the end, a chunk at a time: a file still being written is read as far as it goes,
+      // but never past the limit.
+      const bytes = Stream.paginate(0, (position: number) =>
+        Effect.gen(function* () {
+          const buffer = Buffer.allocUnsafe(chunkBytes)
+          const length = yield* sftpCall<number>(place, `${file} cannot be read`, (done) =>
+            sftp.read(handle, buffer, 0, chunkBytes, position, (error, read) => done(error, read))
+          )
+          if (position + length > maxFileBytes) {
+            return yield* retryableFailure(
+              `${file} grew past ${sizeText(maxFileBytes)} while it was read (the "maxFileBytes" setting)`
+            )
+          }
+          const chunk: ReadonlyArray<Uint8Array> = length === 0 ? [] : [buffer.subarray(0, length)]
+          return [chunk, length === 0 ? Option.none<number>() : Option.some(position + length)] as const
         })
       )
       return { _tag: "Regular", size: stats.size, modifiedAt: stats.mtime * 1000, bytes } satisfies OpenedFile
     })
     const inbox: Inbox = {
       place: `${place}, directory ${settings.directory}`,
-      list: Effect.tap(listing(sftp, settings.directory, place), (entries) =>
-        Effect.sync(() => {
-          listed = new Set(entries.map((entry) => entry.name))
-        })
-      ),
+      list: Effect.map(listing(sftp, settings.directory, place), (entries) => {
+        listed = entries
+        return [...entries.keys()]
+          .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))
+          .map((name): InboxEntry => ({ name, version: versionOf(entries.get(name)!) }))
+      }),
       open,
       wasRead: (entry) => memory.get(entry.name) === entry.version,
       remember: (read, forget) =>
