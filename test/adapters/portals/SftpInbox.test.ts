@@ -270,7 +270,7 @@ describe("the SFTP inbox", () => {
         assert.strictEqual(keySum, count * 100_000 + (count * (count - 1)) / 2)
         assert.isAtMost(peak / 2 ** 20, streamingHeapBoundMiB)
       }),
-    300_000
+    600_000
   )
 
   it.effect("reads at most maxFiles files a sync, oldest first, the rest at the next", () =>
