@@ -126,22 +126,29 @@ const kindOfMode = (mode: number) => {
     case 0o020000:
     case 0o060000:
       return "a device"
-    case 0o120000:
-      return "a symbolic link"
     default:
       return "not a regular file"
   }
 }
 
-const sftpCall = <A>(place: string, what: string, call: (done: (error: unknown, value: A) => void) => void) =>
+/**
+ * One SFTP request. A file that cannot be read (gone, being replaced) may be readable at the next
+ * run, as in a local directory; a directory that does not exist or may not be read (SFTP's "no
+ * such file" and "permission denied", codes 2 and 3) is a configuration to mend.
+ */
+const sftpCall = <A>(
+  place: string,
+  what: string,
+  call: (done: (error: unknown, value: A) => void) => void,
+  missing: "permanent" | "retryable" = "retryable"
+) =>
   Effect.callback<A, ConnectorFailed>((resume) => {
     call((error, value) =>
       resume(
         error === undefined || error === null
           ? Effect.succeed(value)
           : Effect.fail(
-              // SFTP's own status codes: 2 is "no such file", 3 "permission denied"; others may pass.
-              [2, 3].includes((error as { code?: unknown }).code as number)
+              missing === "permanent" && [2, 3].includes((error as { code?: unknown }).code as number)
                 ? permanentFailure(`${place}: ${what}`)
                 : retryableFailure(`${place}: ${what}`)
             )
@@ -236,8 +243,11 @@ interface Listed {
 /** The directory's entries by name, with what the listing says of each (kind, size, time). */
 const listing = (sftp: SFTPWrapper, directory: string, place: string) =>
   Effect.gen(function* () {
-    const handle = yield* sftpCall<Buffer>(place, `the directory ${directory} cannot be opened`, (done) =>
-      sftp.opendir(directory, done)
+    const handle = yield* sftpCall<Buffer>(
+      place,
+      `the directory ${directory} cannot be opened`,
+      (done) => sftp.opendir(directory, done),
+      "permanent"
     )
     const entries = new Map<string, Listed>()
     // Read batch by batch, keeping only each entry's name and version.
@@ -281,9 +291,12 @@ export const sftpInbox = (settings: SftpSettings, pair: PairToFetch) =>
     // from the directory are forgotten.
     let listed = new Map<string, Listed>()
     const open = Effect.fnUntraced(function* (file: string) {
+      // A symbolic link is listed as itself: what it points to is asked for.
+      const entry = listed.get(file)
       const stats =
-        listed.get(file) ??
-        (yield* sftpCall<Stats>(place, `${file} cannot be read`, (done) => sftp.stat(pathOf(file), done)))
+        entry !== undefined && (entry.mode & 0o170000) !== 0o120000
+          ? entry
+          : yield* sftpCall<Stats>(place, `${file} cannot be read`, (done) => sftp.stat(pathOf(file), done))
       if (!isRegular(stats.mode)) {
         return { _tag: "Unread", reason: notRegularReason(file, kindOfMode(stats.mode)) } satisfies OpenedFile
       }

@@ -4,7 +4,7 @@
  * directory of 10,000 files in bounded memory, only new files at the next sync, limits, and
  * credentials that never reach a message.
  */
-import { appendFile, mkdir, writeFile } from "node:fs/promises"
+import { appendFile, mkdir, symlink, writeFile } from "node:fs/promises"
 import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Result, Stream } from "effect"
@@ -90,6 +90,28 @@ describe("the SFTP inbox", () => {
         assert.deepStrictEqual(directoryRow?.unreadable, ["archive.csv is a directory: only regular files are read"])
       }
     })
+  )
+
+  it.effect(
+    "follows a symbolic link; a missing directory waits for the interval, a dangling link is retried sooner",
+    () =>
+      Effect.gen(function* () {
+        const { sshd, directory, secrets } = yield* setUp
+        const elsewhere = yield* temporaryDirectory("sftp-elsewhere")
+        yield* Effect.promise(async () => {
+          await writeFile(join(elsewhere, "export.csv"), csv(["B-1"]))
+          await symlink(join(elsewhere, "export.csv"), join(directory, "2026-11-01.csv"))
+        })
+        const linked = yield* fetchWith(pairOf(csvConfig(sftpOf(sshd, directory)), secrets))
+        assert.deepStrictEqual(keysOf(linked), ["B-1"])
+        const missing = yield* Effect.flip(fetchWith(pairOf(csvConfig(sftpOf(sshd, join(directory, "gone"))), secrets)))
+        assert.isFalse(missing.retryable)
+        assert.include(missing.message, "gone cannot be opened")
+        yield* Effect.promise(() => symlink(join(elsewhere, "arriving.csv"), join(directory, "2026-11-02.csv")))
+        const dangling = yield* Effect.flip(fetchWith(pairOf(csvConfig(sftpOf(sshd, directory)), secrets)))
+        assert.isTrue(dangling.retryable)
+        assert.include(dangling.message, "2026-11-02.csv cannot be read")
+      })
   )
 
   it.effect("refuses a server whose host key is not the pinned one, before signing in", () =>
