@@ -35,12 +35,47 @@ export interface Inbox {
   readonly list: Effect.Effect<ReadonlyArray<InboxEntry>, ConnectorFailed>
   /** Opens a listed file; the handle is closed with the scope. */
   readonly open: (name: string) => Effect.Effect<OpenedFile, ConnectorFailed, Scope.Scope>
-  /** Whether this version of the file was read by an earlier, complete fetch (always false for a local directory). */
-  readonly wasRead: (entry: InboxEntry) => boolean
+  /** The listing against what earlier complete fetches read (for a local directory, nothing). */
+  readonly compare: (entries: ReadonlyArray<InboxEntry>) => Comparison
   /** Remembers these files as read and forgets those, once a fetch read all it planned. */
   readonly remember: (read: ReadonlyArray<InboxEntry>, forget: ReadonlyArray<InboxEntry>) => Effect.Effect<void>
   /** The most files one fetch reads, where the inbox has such a limit. */
   readonly maxFiles: number | undefined
+}
+
+export interface Comparison {
+  /** Whether this version of the file was not read by an earlier, complete fetch. */
+  readonly unread: (entry: InboxEntry) => boolean
+  /** Whether a file read before has changed or gone since. */
+  readonly rewritten: boolean
+}
+
+/** An inbox that remembers nothing: every file is unread. */
+export const forgetful = {
+  compare: (): Comparison => ({ unread: () => true, rewritten: false }),
+  remember: () => Effect.void
+}
+
+/**
+ * How an inbox remembers what complete fetches read, in `files` (name → version, kept by the
+ * inbox across fetches). Files gone from the listing are forgotten when the fetch is remembered.
+ */
+export const remembering = (files: Map<string, string>) => {
+  let listed: ReadonlySet<string> = new Set()
+  return {
+    compare: (entries: ReadonlyArray<InboxEntry>): Comparison => {
+      listed = new Set(entries.map((entry) => entry.name))
+      const changed = entries.some((entry) => files.has(entry.name) && files.get(entry.name) !== entry.version)
+      const gone = [...files.keys()].some((name) => !listed.has(name))
+      return { unread: (entry) => files.get(entry.name) !== entry.version, rewritten: changed || gone }
+    },
+    remember: (read: ReadonlyArray<InboxEntry>, forget: ReadonlyArray<InboxEntry>) =>
+      Effect.sync(() => {
+        for (const entry of read) files.set(entry.name, entry.version)
+        for (const entry of forget) files.delete(entry.name)
+        for (const name of files.keys()) if (!listed.has(name)) files.delete(name)
+      })
+  }
 }
 
 /** Which files a fetch reads, and what to remember once it has read them all. */
@@ -53,12 +88,15 @@ const names = (entries: ReadonlyArray<InboxEntry>) => entries.map((entry) => ent
 
 /**
  * For inboxes whose later-named files take precedence over earlier ones (exports: a newer
- * export's row replaces an older one's): every file from the first one not read before on, so
- * nothing newer is overridden by something older. Over the inbox's file limit, the oldest of
- * those are read now and the rest are forgotten, to be read by the next fetch.
+ * export's row replaces an older one's): every file from the first new one on, so nothing newer
+ * is overridden by something older, and the rest keep what they gave. When a file read before
+ * changed or went away, a row it gave may have to give way to an older file's again: all are
+ * read. Over the inbox's file limit, the oldest are read now and the rest are forgotten, to be
+ * read by the next fetch.
  */
 export const planInNameOrder = (inbox: Inbox, entries: ReadonlyArray<InboxEntry>): ReadPlan => {
-  const first = entries.findIndex((entry) => !inbox.wasRead(entry))
+  const { unread, rewritten } = inbox.compare(entries)
+  const first = rewritten ? 0 : entries.findIndex(unread)
   if (first === -1) return { files: [], done: Effect.void }
   const pending = entries.slice(first)
   const read = inbox.maxFiles === undefined ? pending : pending.slice(0, inbox.maxFiles)
@@ -68,14 +106,15 @@ export const planInNameOrder = (inbox: Inbox, entries: ReadonlyArray<InboxEntry>
 
 /**
  * For inboxes whose files refer to each other (an invoice in one, its status in another): all
- * of them when any changed, none when none did. The inbox's file limit then holds for the
- * whole inbox: it cannot be read in parts.
+ * of them when any is new, changed or gone, none otherwise. The inbox's file limit then holds
+ * for the whole inbox: it cannot be read in parts.
  */
 export const planWhole = (
   inbox: Inbox,
   entries: ReadonlyArray<InboxEntry>
 ): Effect.Effect<ReadPlan, ConnectorFailed> => {
-  if (entries.every((entry) => inbox.wasRead(entry))) return Effect.succeed({ files: [], done: Effect.void })
+  const { unread, rewritten } = inbox.compare(entries)
+  if (!rewritten && !entries.some(unread)) return Effect.succeed({ files: [], done: Effect.void })
   if (inbox.maxFiles !== undefined && entries.length > inbox.maxFiles) {
     return Effect.fail(
       permanentFailure(

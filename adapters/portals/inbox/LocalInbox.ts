@@ -10,7 +10,7 @@ import { open, readdir } from "node:fs/promises"
 import { join } from "node:path"
 import { Effect, Stream } from "effect"
 import { permanentFailure, retryableFailure } from "../../../core/receivables/ports/PortalConnector.ts"
-import type { Inbox } from "./Inbox.ts"
+import { forgetful, type Inbox } from "./Inbox.ts"
 
 const kindOf = (stats: Stats) =>
   stats.isDirectory()
@@ -58,7 +58,6 @@ export const localInbox = (directory: string, place: string): Inbox => ({
     )
     return { _tag: "Regular", size: stats.size, modifiedAt: stats.mtimeMs, bytes } as const
   }),
-  wasRead: () => false,
-  remember: () => Effect.void,
+  ...forgetful,
   maxFiles: undefined
 })

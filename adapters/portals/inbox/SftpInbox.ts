@@ -23,7 +23,7 @@ import {
   retryableFailure
 } from "../../../core/receivables/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/shared/ports/Secrets.ts"
-import type { Inbox, InboxEntry, OpenedFile } from "./Inbox.ts"
+import { type Inbox, type InboxEntry, type OpenedFile, remembering } from "./Inbox.ts"
 import { notRegularReason } from "./LocalInbox.ts"
 
 const NonEmpty = Schema.String.check(Schema.isNonEmpty())
@@ -287,8 +287,7 @@ export const sftpInbox = (settings: SftpSettings, pair: PairToFetch) =>
     const { sftp } = yield* connect(settings, pair, place)
     const memory = memoryOf(`${pair.integrationId}\u0000${settings.user}@${settings.host}:${port}${settings.directory}`)
     const pathOf = (file: string) => posix.join(settings.directory, file)
-    // The last listing: a file is opened as listed (one request less a file), and files gone
-    // from the directory are forgotten.
+    // The last listing: a file is opened as listed (one request less a file).
     let listed = new Map<string, Listed>()
     const open = Effect.fnUntraced(function* (file: string) {
       // A symbolic link is listed as itself: what it points to is asked for.
@@ -340,13 +339,7 @@ export const sftpInbox = (settings: SftpSettings, pair: PairToFetch) =>
           .map((name): InboxEntry => ({ name, version: versionOf(entries.get(name)!) }))
       }),
       open,
-      wasRead: (entry) => memory.get(entry.name) === entry.version,
-      remember: (read, forget) =>
-        Effect.sync(() => {
-          for (const entry of read) memory.set(entry.name, entry.version)
-          for (const entry of forget) memory.delete(entry.name)
-          for (const name of memory.keys()) if (!listed.has(name)) memory.delete(name)
-        }),
+      ...remembering(memory),
       maxFiles: settings.maxFiles ?? defaultMaxFiles
     }
     return inbox
