@@ -401,7 +401,7 @@ describe("the SFTP inbox", () => {
       user: "acme",
       privateKey: { env: "KEY" },
       directory: "/out",
-      hostKey: "SHA256:nThbg6kXUpJWGl7E1IGOCspRomTxdCARLviKw6E5SY8"
+      hostKey: "SHA256:RDvuUNA0ZKaaeGbDW27V8V4h9VIiw1vKB4/Mc09gUBA"
     }
     const refusals = [
       [{ ...csvConfig(sftp), directory: "/srv/exports" }, "directory"],
