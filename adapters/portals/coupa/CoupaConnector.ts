@@ -1,7 +1,8 @@
 /**
  * The `coupa` connector: a vendor's invoices in a debtor's Coupa instance, through Coupa's core
  * API (`GET /api/invoices`), authenticated with an OAuth 2.0 client-credentials grant
- * (`POST /oauth2/token`, scope `core.invoice.read`). Invoices are filtered by the vendor's
+ * (`POST /oauth2/token`, scope `core.invoice.read`; the token kept while it lasts and renewed once
+ * when refused, see `portal-client/ClientCredentials.ts`). Invoices are filtered by the vendor's
  * supplier id in that instance and paged by `offset`/`limit` (Coupa answers at most 50 a page),
  * in id order so pages do not shift while invoices are added.
  *
@@ -9,12 +10,13 @@
  * wants one answer, so the two are combined: an invoice marked paid is PAID whatever its
  * approval state, and its portal status reads `approved; paid`.
  */
-import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
+import { Duration, Effect, Option, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping, type Status } from "../../../core/receivables/domain/Status.ts"
 import { configOf, type PairToFetch, permanentFailure } from "../../../core/receivables/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/shared/ports/Secrets.ts"
+import { clientCredentials } from "../portal-client/ClientCredentials.ts"
 import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import { jsonText, PortalUrl, requestJson, valueAt } from "../portal-client/PortalHttp.ts"
 import { unreadableDocument } from "../Unreadable.ts"
@@ -95,36 +97,20 @@ export const documentOf = (invoice: unknown): FetchedDocument => {
   }
 }
 
-const accessToken = (config: CoupaConfig, pair: PairToFetch, origin: string, timeoutSeconds: number) =>
-  Effect.gen(function* () {
-    const secret = yield* pair.secret(config.clientSecret)
-    const answer = yield* requestJson(origin, {
-      url: new URL("/oauth2/token", origin),
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: new URLSearchParams({
-        grant_type: "client_credentials",
-        client_id: config.clientId,
-        client_secret: Redacted.value(secret),
-        scope
-      }).toString(),
-      timeoutSeconds
-    })
-    const token = valueAt(answer.body, "access_token")
-    if (typeof token !== "string" || token === "") {
-      return yield* permanentFailure(`${origin}/oauth2/token gave no access token`)
-    }
-    return Redacted.make(token)
-  })
-
 const fetchDocuments = (pair: PairToFetch) =>
   Effect.gen(function* () {
     const config = yield* configOf({ kind, configSchema: CoupaConfig }, pair.config)
     const origin = new URL(config.instanceUrl).origin
     const timeoutSeconds = config.timeoutSeconds ?? 30
     const limit = config.pageSize ?? 50
-    const token = yield* accessToken(config, pair, origin, timeoutSeconds)
-    const headers = { authorization: `Bearer ${Redacted.value(token)}` }
+    const send = yield* clientCredentials({
+      tokenUrl: new URL("/oauth2/token", origin),
+      clientId: config.clientId,
+      clientSecret: yield* pair.secret(config.clientSecret),
+      scope,
+      clientAuthentication: "post",
+      timeoutSeconds
+    })
     return Stream.paginate(0, (offset) =>
       Effect.gen(function* () {
         const url = new URL("/api/invoices", origin)
@@ -135,7 +121,7 @@ const fetchDocuments = (pair: PairToFetch) =>
           offset: String(offset),
           limit: String(limit)
         }).toString()
-        const answer = yield* requestJson(origin, { url, headers, timeoutSeconds })
+        const answer = yield* send((headers) => requestJson(origin, { url, headers, timeoutSeconds }))
         if (!Array.isArray(answer.body)) {
           return yield* permanentFailure(`${origin}/api/invoices did not answer a list`)
         }

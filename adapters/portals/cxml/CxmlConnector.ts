@@ -14,7 +14,6 @@
  * and middleware logs keep them. Status updates are gathered first (a few dozen bytes per
  * invoice), then invoices are read as a stream, so an inbox of any size syncs in bounded memory.
  */
-import { readdir } from "node:fs/promises"
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
@@ -27,21 +26,26 @@ import {
   permanentFailure,
   retryableFailure
 } from "../../../core/receivables/ports/PortalConnector.ts"
+import { type Inbox, planWhole } from "../inbox/Inbox.ts"
+import { SftpSettings } from "../inbox/SftpInbox.ts"
+import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { knownEncoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import { childAt, childrenNamed, type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
 
 export const CxmlConfig = Schema.Struct({
-  /** The directory the cXML documents of this vendor and debtor arrive in (`*.xml`). */
-  inbox: Schema.String.check(Schema.isNonEmpty()),
+  /** The local directory the cXML documents of this vendor and debtor arrive in (`*.xml`); or `sftp`. */
+  inbox: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  /** The documents' directory on an SFTP server, in place of `inbox`. */
+  sftp: Schema.optionalKey(SftpSettings),
   /**
    * Which of the invoice summary's amounts is the receivable's: `due` (DueAmount, after
    * deposits; the default), `net` (NetAmount, after discounts) or `gross` (GrossAmount).
    * When the chosen one is absent, the next in that order is used.
    */
   amount: Schema.optionalKey(Schema.Literals(["due", "net", "gross"]))
-})
+}).check(oneInbox("inbox"))
 export type CxmlConfig = typeof CxmlConfig.Type
 
 const kind = "cxml"
@@ -165,11 +169,11 @@ const declaredEncoding = (head: Uint8Array) => {
   return label !== undefined && knownEncoding(label) ? label.toLowerCase() : "utf-8"
 }
 
-type InboxEvent = XmlEvent | { readonly _tag: "NotRegular"; readonly what: string }
+type InboxEvent = XmlEvent | { readonly _tag: "Unread"; readonly reason: string }
 
 /** What one inbox file holds, document by document; a file that is not well-formed fails the run. */
 const eventsIn = (
-  inbox: string,
+  inbox: Inbox,
   file: string,
   now: number,
   paths: ReadonlyArray<string>
@@ -186,7 +190,7 @@ const eventsIn = (
           )
       }),
       (opened): Stream.Stream<InboxEvent, ConnectorFailed> => {
-        if (opened._tag === "NotRegular") return Stream.make(opened)
+        if (opened._tag === "Unread") return Stream.make(opened)
         const reader = xmlReader(paths)
         const checked = (events: ReadonlyArray<XmlEvent>) =>
           Effect.forEach(events, (event) => {
@@ -222,7 +226,7 @@ const eventsIn = (
 const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
 
 /** What the inbox says before any invoice is read: latest statuses, deletions, which files to read again. */
-const survey = Effect.fnUntraced(function* (inbox: string, files: ReadonlyArray<string>, now: number) {
+const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<string>, now: number) {
   const statuses = new Map<string, LatestStatus>()
   const deleted = new Set<string>()
   const toRead: Array<string> = []
@@ -270,19 +274,20 @@ const survey = Effect.fnUntraced(function* (inbox: string, files: ReadonlyArray<
 const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToFetch) {
   const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
   const now = DateTime.toEpochMillis(pair.now)
-  const listing = yield* Effect.tryPromise({
-    try: () => readdir(config.inbox),
-    catch: () => permanentFailure(`the inbox ${config.inbox} cannot be read`)
-  })
-  const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
-  const { statuses, deleted, toRead } = yield* survey(config.inbox, files, now)
+  const inbox = yield* openInbox(config.inbox, config.sftp, pair, (directory) => `the inbox ${directory}`)
+  // An invoice and its statuses are in different files: when any file is new, all are read again.
+  const plan = yield* planWhole(
+    inbox,
+    (yield* inbox.list).filter((entry) => entry.name.toLowerCase().endsWith(".xml"))
+  )
+  const { statuses, deleted, toRead } = yield* survey(inbox, plan.files, now)
   // An invoice sent again (a resend) is the same invoice: the first copy counts.
   const given = new Set<string>()
   const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
     const reference = { file_reference: file }
     switch (event._tag) {
-      case "NotRegular":
-        return [unreadableDocument(file, [`${file} is ${event.what}: only regular files are read`], reference)]
+      case "Unread":
+        return [unreadableDocument(file, [event.reason], reference)]
       case "Abandoned":
         return [
           unreadableDocument(
@@ -335,11 +340,13 @@ const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToF
   }
   return Stream.fromIterable(toRead).pipe(
     Stream.flatMap((file) =>
-      eventsIn(config.inbox, file, now, wanted).pipe(
+      eventsIn(inbox, file, now, wanted).pipe(
         Stream.map((event) => documentsOf(file, event)),
         Stream.flattenIterable
       )
-    )
+    ),
+    // Only a fetch that read every file counts them as read.
+    Stream.concat(Stream.fromEffectDrain(plan.done))
   )
 })
 

@@ -9,7 +9,6 @@
  * not valid CSV, or in a file that is not a regular file reaches the sync as a quarantined
  * document.
  */
-import { readdir } from "node:fs/promises"
 import { Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
@@ -22,6 +21,9 @@ import {
   type PortalConnector,
   permanentFailure
 } from "../../../core/receivables/ports/PortalConnector.ts"
+import { type Inbox, planInNameOrder } from "../inbox/Inbox.ts"
+import { SftpSettings } from "../inbox/SftpInbox.ts"
+import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { Encoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile, type PortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"
@@ -30,7 +32,10 @@ import { columnNames, csvReader, isMalformed, isOversize, maxRecordCharacters, r
 const Column = Schema.String.check(Schema.isNonEmpty())
 
 export const FileConfig = Schema.Struct({
-  directory: Column,
+  /** The local directory the exports are dropped in; or `sftp`. */
+  directory: Schema.optionalKey(Column),
+  /** The exports' directory on an SFTP server, in place of `directory`. */
+  sftp: Schema.optionalKey(SftpSettings),
   format: Schema.Literals(["csv", "json"]),
   /** CSV only: `,` (default), `;` or a tab. */
   delimiter: Schema.optionalKey(Schema.Literals([",", ";", "\t"])),
@@ -53,7 +58,7 @@ export const FileConfig = Schema.Struct({
     vendorReceivableId: Schema.optionalKey(Column),
     poNumber: Schema.optionalKey(Column)
   })
-})
+}).check(oneInbox("directory"))
 export type FileConfig = typeof FileConfig.Type
 
 /** The largest JSON export read (JSON is parsed whole; CSV, streamed, has no such limit). */
@@ -200,20 +205,16 @@ const jsonRows = Effect.fnUntraced(function* (
 })
 
 /** An export's rows; a file that is not a regular file is one row, reported. */
-const rowsOf = (config: FileConfig, file: string): Stream.Stream<Row, ConnectorFailed> =>
+const rowsOf = (config: FileConfig, inbox: Inbox, file: string): Stream.Stream<Row, ConnectorFailed> =>
   Stream.unwrap(
     Effect.map(
-      openPortalFile(config.directory, file, {
+      openPortalFile(inbox, file, {
         encoding: config.encoding ?? "utf-8",
         notDecodable: (problem) => notDecodableMessage(file, problem, encodingHint(config))
       }),
       (opened): Stream.Stream<Row, ConnectorFailed> =>
-        opened._tag === "NotRegular"
-          ? Stream.make({
-              _tag: "Unreadable",
-              locator: file,
-              reason: `${file} is ${opened.what}: only regular files are read`
-            })
+        opened._tag === "Unread"
+          ? Stream.make({ _tag: "Unreadable", locator: file, reason: opened.reason })
           : config.format === "csv"
             ? csvRows(config, file, opened.chunks)
             : Stream.fromIterableEffect(jsonRows(config, file, opened))
@@ -227,14 +228,10 @@ const rowsOf = (config: FileConfig, file: string): Stream.Stream<Row, ConnectorF
 const fetchDocuments = Effect.fn("FileConnector.fetch")(function* (pair: PairToFetch) {
   const config = yield* configOf({ kind: "file", configSchema: FileConfig }, pair.config)
   const extension = `.${config.format}`
-  const files = yield* Effect.tryPromise({
-    try: () => readdir(config.directory),
-    catch: () => permanentFailure(`the directory ${config.directory} cannot be read`)
-  })
-  const newestFirst = files
-    .filter((name) => name.toLowerCase().endsWith(extension))
-    .sort()
-    .reverse()
+  const inbox = yield* openInbox(config.directory, config.sftp, pair, (directory) => `the directory ${directory}`)
+  const exports = (yield* inbox.list).filter((entry) => entry.name.toLowerCase().endsWith(extension))
+  const plan = planInNameOrder(inbox, exports)
+  const newestFirst = plan.files.toReversed()
   // Each key given, with the export it came from: a key repeated in the same export is reported.
   const given = new Map<string, number>()
   const documentsOf = (file: string, index: number, row: Row): ReadonlyArray<FetchedDocument> => {
@@ -257,11 +254,13 @@ const fetchDocuments = Effect.fn("FileConnector.fetch")(function* (pair: PairToF
   }
   return Stream.fromIterable(newestFirst.map((file, index) => [file, index] as const)).pipe(
     Stream.flatMap(([file, index]) =>
-      rowsOf(config, file).pipe(
+      rowsOf(config, inbox, file).pipe(
         Stream.map((row) => documentsOf(file, index, row)),
         Stream.flattenIterable
       )
-    )
+    ),
+    // Only a fetch that read every file it planned to counts them as read.
+    Stream.concat(Stream.fromEffectDrain(plan.done))
   )
 })
 

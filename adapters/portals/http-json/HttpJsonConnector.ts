@@ -1,23 +1,26 @@
 /**
  * The `http-json` connector: a generic poller for portals with a JSON REST API. The
  * configuration says where the invoices are (base URL, path, query), how to authenticate (bearer
- * token, basic, or an API-key header, each from a secret reference), how the API pages
+ * token, basic, an API-key header, or OAuth 2.0 client credentials, each from secret references),
+ * how the API pages
  * (page number, offset, cursor, `Link` header, or not at all), where the items are in an answer
  * and which item field holds what. Pages are fetched one at a time, so a pair of any size syncs
  * in bounded memory. Only the base URL's origin is ever contacted.
  */
 import { Duration, Effect, Option, Redacted, Schema, Stream } from "effect"
-import { Headers } from "effect/http"
+import { Headers, type HttpClient } from "effect/http"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping, StatusWording } from "../../../core/receivables/domain/Status.ts"
 import {
+  type ConnectorFailed,
   configOf,
   configuredStatusMapping,
   type PairToFetch,
   permanentFailure
 } from "../../../core/receivables/ports/PortalConnector.ts"
 import { SecretReference } from "../../../core/shared/ports/Secrets.ts"
+import { ClientAuthentication, clientCredentials } from "../portal-client/ClientCredentials.ts"
 import type { HttpPortalConnector } from "../portal-client/HttpConnector.ts"
 import {
   defaultMaxBodyBytes,
@@ -33,11 +36,29 @@ import { unreadableDocument } from "../Unreadable.ts"
 const Name = Schema.String.check(Schema.isNonEmpty())
 const PositiveInt = Schema.Int.check(Schema.isBetween({ minimum: 1, maximum: 10_000 }))
 
+// Credentials are secrets, and a configuration is stored and shown as it is: they come from the
+// auth's secret references, never from the URL (`https://user:pass@host/`).
+const WithoutCredentials = Schema.makeFilter(
+  (text: string) => !URL.canParse(text) || (new URL(text).username === "" && new URL(text).password === ""),
+  { expected: "a URL without credentials (no user:password@): secrets are references, given in auth" }
+)
+
 export const Auth = Schema.Union([
   Schema.Struct({ type: Schema.Literal("none") }),
   Schema.Struct({ type: Schema.Literal("bearer"), token: SecretReference }),
   Schema.Struct({ type: Schema.Literal("basic"), username: Name, password: SecretReference }),
-  Schema.Struct({ type: Schema.Literal("header"), name: Name, value: SecretReference })
+  Schema.Struct({ type: Schema.Literal("header"), name: Name, value: SecretReference }),
+  /** OAuth 2.0 client credentials: a bearer token from `tokenUrl`, kept until shortly before it expires. */
+  Schema.Struct({
+    type: Schema.Literal("oauth2"),
+    tokenUrl: PortalUrl.check(WithoutCredentials),
+    clientId: SecretReference,
+    clientSecret: SecretReference,
+    scope: Schema.optionalKey(Name),
+    audience: Schema.optionalKey(Name),
+    /** `basic` (default) or `post`: how the client id and secret reach the token endpoint. */
+    clientAuthentication: Schema.optionalKey(ClientAuthentication)
+  })
 ])
 
 export const Pagination = Schema.Union([
@@ -57,13 +78,6 @@ export const Pagination = Schema.Union([
   /** The `Link` header's `rel="next"` (RFC 8288, as GitHub and many others page). */
   Schema.Struct({ style: Schema.Literal("link") })
 ])
-
-// Credentials are secrets, and a configuration is stored and shown as it is: they come from the
-// auth's secret references, never from the URL (`https://user:pass@host/`).
-const WithoutCredentials = Schema.makeFilter(
-  (text: string) => !URL.canParse(text) || (new URL(text).username === "" && new URL(text).password === ""),
-  { expected: "a URL without credentials (no user:password@): secrets are references, given in auth" }
-)
 
 export const HttpJsonConfig = Schema.Struct({
   baseUrl: PortalUrl.check(WithoutCredentials),
@@ -146,20 +160,39 @@ const missingKey = (config: HttpJsonConfig, item: unknown) => {
       : `"${path}" is empty`
 }
 
-const authHeaders = (config: HttpJsonConfig, pair: PairToFetch) =>
-  Effect.gen(function* () {
+type Send = <A>(
+  request: (headers: Readonly<Record<string, string>>) => Effect.Effect<A, ConnectorFailed, HttpClient.HttpClient>
+) => Effect.Effect<A, ConnectorFailed, HttpClient.HttpClient>
+
+/** Sends each request with the configured credentials; an OAuth token is renewed once when refused. */
+const authorization = (config: HttpJsonConfig, pair: PairToFetch) =>
+  Effect.gen(function* (): Effect.fn.Return<Send, ConnectorFailed, HttpClient.HttpClient> {
     const auth = config.auth
+    const fixed =
+      (headers: Readonly<Record<string, string>>): Send =>
+      (request) =>
+        request(headers)
     switch (auth.type) {
       case "none":
-        return {}
+        return fixed({})
       case "bearer":
-        return { authorization: `Bearer ${Redacted.value(yield* pair.secret(auth.token))}` }
+        return fixed({ authorization: `Bearer ${Redacted.value(yield* pair.secret(auth.token))}` })
       case "basic": {
         const password = Redacted.value(yield* pair.secret(auth.password))
-        return { authorization: `Basic ${Buffer.from(`${auth.username}:${password}`).toString("base64")}` }
+        return fixed({ authorization: `Basic ${Buffer.from(`${auth.username}:${password}`).toString("base64")}` })
       }
       case "header":
-        return { [auth.name.toLowerCase()]: Redacted.value(yield* pair.secret(auth.value)) }
+        return fixed({ [auth.name.toLowerCase()]: Redacted.value(yield* pair.secret(auth.value)) })
+      case "oauth2":
+        return yield* clientCredentials({
+          tokenUrl: new URL(auth.tokenUrl),
+          clientId: Redacted.value(yield* pair.secret(auth.clientId)),
+          clientSecret: yield* pair.secret(auth.clientSecret),
+          scope: auth.scope,
+          audience: auth.audience,
+          clientAuthentication: auth.clientAuthentication ?? "basic",
+          timeoutSeconds: config.timeoutSeconds ?? 30
+        })
     }
   })
 
@@ -235,7 +268,7 @@ const firstPage = (config: HttpJsonConfig): URL => {
 const fetchDocuments = (pair: PairToFetch) =>
   Effect.gen(function* () {
     const config = yield* configOf({ kind, configSchema: HttpJsonConfig }, pair.config)
-    const headers = yield* authHeaders(config, pair)
+    const send = yield* authorization(config, pair)
     const origin = new URL(config.baseUrl).origin
     const timeoutSeconds = config.timeoutSeconds ?? 30
     const given = new Set<string>()
@@ -243,13 +276,15 @@ const fetchDocuments = (pair: PairToFetch) =>
       Effect.gen(function* () {
         if (state.number > maxPages)
           return yield* permanentFailure(`more than ${maxPages} pages: check the pagination settings`)
-        const answer = yield* requestJson(origin, {
-          url: state.url,
-          headers,
-          timeoutSeconds,
-          maxBodyBytes: config.maxPageBytes ?? defaultMaxBodyBytes,
-          maxBodySetting: "maxPageBytes"
-        })
+        const answer = yield* send((headers) =>
+          requestJson(origin, {
+            url: state.url,
+            headers,
+            timeoutSeconds,
+            maxBodyBytes: config.maxPageBytes ?? defaultMaxBodyBytes,
+            maxBodySetting: "maxPageBytes"
+          })
+        )
         const items = valueAt(answer.body, config.items)
         if (!Array.isArray(items)) {
           return yield* permanentFailure(

@@ -76,6 +76,12 @@ const place = (url: URL) => `${url.origin}${url.pathname}`
 
 const header = (headers: Headers.Headers, name: string) => Option.getOrNull(Headers.get(headers, name))
 
+// Failures that were a 401: a connector holding a token that can be renewed tries once more.
+const unauthorized = new WeakSet<ConnectorFailed>()
+
+/** Whether the portal refused the request's credentials with a 401 (a token expired or revoked). */
+export const isUnauthorized = (failure: ConnectorFailed) => unauthorized.has(failure)
+
 const statusFailure = (url: URL, response: HttpClientResponse.HttpClientResponse): ConnectorFailed => {
   const status = response.status
   const retryAfter = retryAfterSeconds(header(response.headers, "retry-after"))
@@ -86,11 +92,13 @@ const statusFailure = (url: URL, response: HttpClientResponse.HttpClientResponse
       : status === 429
         ? "is rate limiting us (429)"
         : `answered ${status}`
-  return new ConnectorFailed({
+  const failure = new ConnectorFailed({
     message: `${place(url)} ${why}`,
     retryable,
     ...(retryable && retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {})
   })
+  if (status === 401) unauthorized.add(failure)
+  return failure
 }
 
 /** A request that failed on the way (refused connection, reset, DNS): retryable, with the system's code. */

@@ -232,7 +232,7 @@ const compareWith = (
   })
 
 // Forcing collections makes retained memory measurable without depending on when the GC runs.
-const collectGarbage = (): (() => void) => {
+export const collectGarbage = (): (() => void) => {
   setFlagsFromString("--expose-gc")
   return runInNewContext("gc") as () => void
 }
