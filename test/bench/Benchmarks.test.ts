@@ -23,6 +23,7 @@ const entryPoints = [
   "bench/abuse/sign-in-storm.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
+  "bench/connectors/run.ts",
   "bench/csv/run.ts",
   "bench/dashboard/run.ts",
   "bench/events/run.ts",
