@@ -30,46 +30,29 @@ const databaseFiles = globSync(testFiles, { cwd: import.meta.dirname, exclude: c
   .filter(needsDatabase)
   .sort()
 
-// Files whose assertions hold only with the machine to themselves (admissions paced to the
-// millisecond against a rate): the "alone" project runs them after the rest, one at a time.
-const aloneFiles = ["test/e2e/pooler/limits.test.ts"]
-
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/SummaryReporter.ts"],
-    testTimeout: 60_000,
-    hookTimeout: 120_000,
     // Two files at a time whatever the cores (vitest's default on two is one): most files spend
     // their time waiting on processes they start, PostgreSQL or a browser, not on their own CPU.
     // Each file has its own database, so files never share rows.
+    maxWorkers: 2,
+    testTimeout: 60_000,
+    hookTimeout: 120_000,
     projects: [
       {
         test: {
           name: "no-database",
           include: [testFiles],
-          exclude: [...configDefaults.exclude, ...databaseFiles],
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 }
+          exclude: [...configDefaults.exclude, ...databaseFiles]
         }
       },
       {
         test: {
           name: "database",
           include: databaseFiles,
-          exclude: [...configDefaults.exclude, ...aloneFiles],
           // Concurrent tests run three at a time: the benchmarks' smoke runs (`test/bench/`).
           maxConcurrency: 3,
-          maxWorkers: 2,
-          sequence: { groupOrder: 0 },
-          globalSetup: ["test/support/globalSetup.ts"]
-        }
-      },
-      {
-        test: {
-          name: "alone",
-          include: aloneFiles,
-          maxWorkers: 1,
-          sequence: { groupOrder: 1 },
           globalSetup: ["test/support/globalSetup.ts"]
         }
       }
