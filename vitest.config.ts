@@ -33,10 +33,6 @@ const databaseFiles = globSync(testFiles, { cwd: import.meta.dirname, exclude: c
 export default defineConfig({
   test: {
     reporters: ["default", "./test/support/SummaryReporter.ts"],
-    // Two files at a time whatever the cores (vitest's default on two is one): most files spend
-    // their time waiting on processes they start, PostgreSQL or a browser, not on their own CPU.
-    // Each file has its own database, so files never share rows.
-    maxWorkers: 2,
     testTimeout: 60_000,
     hookTimeout: 120_000,
     projects: [
