@@ -3,7 +3,9 @@
  * loopback only, seconds) as a process of its own under the project's Node 24, as `npm run
  * bench:*` would start it. A benchmark that stops working fails here rather than on the day
  * someone needs its figures. Each starts its own embedded PostgreSQL where it needs one, so this
- * file needs no test database. Figures are not checked: timing assertions would be flaky.
+ * file needs no test database. They run three at a time (the database project's `maxConcurrency`),
+ * as each mostly waits on the PostgreSQL and processes it starts. Figures are not checked: timing
+ * assertions would be flaky.
  */
 import { execFile } from "node:child_process"
 import { readdirSync } from "node:fs"
@@ -23,6 +25,7 @@ const entryPoints = [
   "bench/abuse/sign-in-storm.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
+  "bench/connectors/run.ts",
   "bench/csv/run.ts",
   "bench/dashboard/run.ts",
   "bench/events/run.ts",
@@ -53,7 +56,7 @@ describe("benchmarks", () => {
   })
 
   for (const entryPoint of entryPoints) {
-    it(`${entryPoint} runs in smoke mode`, { timeout: 180_000 }, async () => {
+    it.concurrent(`${entryPoint} runs in smoke mode`, { timeout: 300_000 }, async () => {
       const { stdout } = await run(node, [join(root, entryPoint)], {
         cwd: root,
         env: { ...process.env, BENCH_SMOKE: "1" },
@@ -66,7 +69,9 @@ describe("benchmarks", () => {
   }
 
   // The sync benchmark side by side with another checkout (here this one again), in smoke mode.
-  it("bench/sync/run.ts runs side by side with BENCH_BEFORE in smoke mode", { timeout: 180_000 }, async () => {
+  it.concurrent("bench/sync/run.ts runs side by side with BENCH_BEFORE in smoke mode", {
+    timeout: 300_000
+  }, async () => {
     const { stdout } = await run(node, [join(root, "bench/sync/run.ts")], {
       cwd: root,
       env: { ...process.env, BENCH_SMOKE: "1", BENCH_BEFORE: root },

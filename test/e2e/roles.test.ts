@@ -9,6 +9,7 @@ import { assert, layer } from "@effect/vitest"
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
+import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
@@ -50,29 +51,42 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("proc
       yield* start("serve", { DATABASE_URL: url, PORT: String(port), HOST: "127.0.0.1" })
 
       let runs: ReadonlyArray<{ integration_id: string; worker: string }> = []
-      for (let i = 0; i < 200 && runs.length < 12; i++) {
-        yield* Effect.sleep("100 millis")
-        runs = yield* sql<{ integration_id: string; worker: string }>`
-          SELECT integration_id, worker FROM sync_runs WHERE outcome = 'succeeded'`
-      }
+      yield* eventually(
+        "12 syncs succeeded",
+        Effect.map(
+          sql<{ integration_id: string; worker: string }>`
+            SELECT integration_id, worker FROM sync_runs WHERE outcome = 'succeeded'`,
+          (rows) => {
+            runs = rows
+            return rows.length >= 12
+          }
+        ),
+        { attempts: 800 }
+      )
       assert.strictEqual(runs.length, 12)
       assert.strictEqual(new Set(runs.map((r) => r.integration_id)).size, 12, "each pair synced once")
 
       let answer: { status: number; total: number } = { status: 0, total: 0 }
-      for (let i = 0; i < 100 && answer.status !== 200; i++) {
-        answer = yield* Effect.promise(() =>
-          fetch(`http://127.0.0.1:${port}/v1/receivables?verified_since=all&limit=1`, {
-            headers: { authorization: `Bearer ${key}` }
-          }).then(
-            async (r) => ({
-              status: r.status,
-              total: r.ok ? ((await r.json()) as { total_count: number }).total_count : 0
-            }),
-            () => ({ status: 0, total: 0 })
-          )
+      yield* eventually(
+        "the API process answering",
+        Effect.map(
+          Effect.promise(() =>
+            fetch(`http://127.0.0.1:${port}/v1/receivables?verified_since=all&limit=1`, {
+              headers: { authorization: `Bearer ${key}` }
+            }).then(
+              async (r) => ({
+                status: r.status,
+                total: r.ok ? ((await r.json()) as { total_count: number }).total_count : 0
+              }),
+              () => ({ status: 0, total: 0 })
+            )
+          ),
+          (answered) => {
+            answer = answered
+            return answered.status === 200
+          }
         )
-        if (answer.status !== 200) yield* Effect.sleep("100 millis")
-      }
+      )
       const [stored] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
       assert.strictEqual(answer.status, 200)
       assert.strictEqual(answer.total, Number(stored!.n))

@@ -8,7 +8,8 @@ import { spawn } from "node:child_process"
 import { createServer } from "node:http"
 import { join } from "node:path"
 import { assert, layer } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
+import { eventually } from "../support/Eventually.ts"
 import { freePort } from "../support/ports.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
@@ -57,27 +58,35 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
         (process) => Effect.sync(() => process.kill("SIGTERM"))
       )
 
-      // A request that gets no answer is given up and asked again, as one refused is.
-      for (let i = 0; i < 100; i++) {
-        const up = yield* Effect.promise(() =>
-          fetch(`${base}/v1/vendors`, { signal: AbortSignal.timeout(2000) }).then(
-            (r) => r.status === 401,
+      // Up once /health answers (a request that gets no answer is given up and asked again, as
+      // one refused is); /health passes no authorization, so every `Authorization.bearer` span
+      // below is of a request this test makes after it.
+      yield* eventually(
+        "the app answering /health",
+        Effect.promise(() =>
+          fetch(`${base}/health`, { signal: AbortSignal.timeout(2000) }).then(
+            (r) => r.status === 200,
             () => false
           )
-        )
-        if (up) break
-        yield* Effect.sleep("100 millis")
-      }
+        ),
+        { attempts: 100, interval: Duration.millis(100) }
+      )
       assert.strictEqual(inviteToken.length, 43)
       const invite = yield* Effect.promise(() => fetch(`${base}/dashboard/invite/${inviteToken}`))
       assert.strictEqual(invite.status, 410)
       yield* Effect.promise(() => fetch(`${base}/v1/receivables/${keyInPath}`))
-      // Spans are exported in the order they end: once a later request's span has arrived, the
+      // Spans are exported in the order they end: once the span of a request after these two has
+      // arrived (a second `Authorization.bearer`, the first being the key-in-path request's), the
       // spans of these two have arrived too, if they were recorded at all.
-      for (let i = 0; i < 50 && !received.join("").includes("Authorization.bearer"); i++) {
-        yield* Effect.promise(() => fetch(`${base}/v1/vendors`, { headers: { authorization: "Bearer pr_live_x" } }))
-        yield* Effect.sleep("200 millis")
-      }
+      const bearerSpans = () => received.join("").split('"name":"Authorization.bearer"').length - 1
+      yield* eventually(
+        "the span of a request made after the two",
+        Effect.promise(async () => {
+          await fetch(`${base}/v1/vendors`, { headers: { authorization: "Bearer pr_live_x" } })
+          return bearerSpans() >= 2
+        }),
+        { attempts: 50, interval: Duration.millis(200) }
+      )
       const spans = received.join("\n")
       assert.include(spans, "partner-receivables")
       assert.include(spans, "Authorization.bearer")

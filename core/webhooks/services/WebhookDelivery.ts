@@ -132,7 +132,17 @@ export class WebhookDelivery extends Context.Service<
     readonly attempt: (claimed: ClaimedDelivery, worker: string) => Effect.Effect<WebhookAttempt>
     /** One round of fan-out; answers how many events the endpoints' cursors moved past (0: none behind). */
     readonly fanOut: Effect.Effect<number>
-    /** Attempts what is due now, in slots, and returns once nothing is. */
+    /**
+     * Claims and attempts due deliveries in `concurrency` slots until the worker's claims come back
+     * empty. When it returns, every attempt it started has ended and been recorded, and the last
+     * claim it made found nothing it could take; it does not fan out. That is not "nothing is due":
+     * a claim skips endpoints whose row another transaction holds locked (`SKIP LOCKED`: another
+     * worker's claim), leaves an endpoint at its cap as counted when the claim ran (so attempts
+     * ending meanwhile, this drain's own included, can free room it did not see), and a slot
+     * that follows another's empty claim within the poll interval stops without claiming. Nor does
+     * it see what comes due after its last claim. A caller that needs nothing due asks the
+     * deliveries themselves and drains again while any is due.
+     */
     readonly drain: (options: DeliveryOptions) => Effect.Effect<void>
     /** Fans out and delivers for as long as it runs. */
     readonly run: (options: DeliveryOptions) => Effect.Effect<never>

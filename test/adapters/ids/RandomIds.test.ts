@@ -1,8 +1,9 @@
 import { assert, describe, it } from "@effect/vitest"
-import { Effect } from "effect"
+import { Duration, Effect } from "effect"
 import fc from "fast-check"
 import * as RandomIds from "../../../adapters/ids/RandomIds.ts"
 import { IdSource } from "../../../core/shared/ports/IdSource.ts"
+import { eventually } from "../../support/Eventually.ts"
 
 const { randomSource, timeOrdered } = RandomIds
 const hex = (bytes: Uint8Array) => Buffer.from(bytes).toString("hex")
@@ -64,7 +65,13 @@ describe("time-ordered receivable ids", () => {
     Effect.gen(function* () {
       const ids = yield* IdSource
       const first = ids.receivableId()
-      yield* Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 2)))
+      // The id source reads the wall clock; the second id is made once it reads a later millisecond.
+      const madeAt = Date.now()
+      yield* eventually(
+        "the wall clock past the first id's millisecond",
+        Effect.sync(() => Date.now() > madeAt),
+        { interval: Duration.millis(1) }
+      )
       const second = ids.receivableId()
       assert.match(first, /^rcv_[0-9a-f]{12}7[0-9a-f]{3}[89ab][0-9a-f]{15}$/)
       assert.isTrue(first < second)
