@@ -253,11 +253,13 @@ describe("the SFTP inbox", () => {
   )
 
   it.effect(
-    "reads a directory of 10,000 files in bounded memory, each once",
+    "reads a directory of 2,000 files in bounded memory, each once",
     () =>
       Effect.gen(function* () {
         const { sshd, directory, secrets } = yield* setUp
-        const count = 10_000
+        // 2,000 here keeps the suite fast (each file is a round trip); 10,000 was measured once
+        // within the same bound, in 130 to 175 s on a loaded machine.
+        const count = 2_000
         yield* Effect.promise(async () => {
           for (let first = 0; first < count; first += 500) {
             await Promise.all(
@@ -292,7 +294,7 @@ describe("the SFTP inbox", () => {
         assert.strictEqual(keySum, count * 100_000 + (count * (count - 1)) / 2)
         assert.isAtMost(peak / 2 ** 20, streamingHeapBoundMiB)
       }),
-    600_000
+    180_000
   )
 
   it.effect("reads at most maxFiles files a sync, oldest first, the rest at the next", () =>
