@@ -1,6 +1,8 @@
 /**
- * The service's entry point: `npm start` (API and scheduler), `npm run serve` (API only) or
- * `npm run worker` (scheduler only), so that each can be scaled on its own against one database.
+ * The service's entry point: `node app/main.ts` (API and scheduler), `node app/main.ts serve` (API
+ * only) or `node app/main.ts worker` (scheduler only), so that each can be scaled on its own
+ * against one database; the npm scripts `start`, `serve` and `worker` `exec` the same, so that a
+ * supervisor's signal reaches node rather than a shell that would not pass it on.
  * Connect to PostgreSQL (embedded unless DATABASE_URL is set), migrate, serve and/or sync. On
  * SIGINT/SIGTERM (effect's `runMain`) the program is interrupted and its layers released in
  * reverse: HTTP first drains the requests in flight (`NodeServer.serve`), the scheduler stops (a
