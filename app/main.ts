@@ -18,7 +18,6 @@ import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
-import { Organizations } from "../core/shared/ports/Organizations.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
@@ -46,17 +45,25 @@ const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, da
   ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer]))
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
-// dashboard on) a link for the demo's admin to set a password.
+// dashboard on) a link for the demo's admin to set a password. Printed only by the one process
+// that seeded it.
 const DemoLive = (http: AppConfig.Http, enabled: boolean, dashboard: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
-      if (!enabled || (yield* (yield* Organizations).list).length > 0) return
-      const seeded = yield* Demo.seed()
+      if (!enabled) return yield* Effect.logDebug("no demo: DEMO_SEED is off (its default with DATABASE_URL)")
       const host = http.host === "0.0.0.0" || http.host === "::" ? "localhost" : http.host
       const base = (yield* PublicUrl.publicUrl) || `http://${host}:${http.port}`
-      const invite = dashboard ? yield* Demo.inviteAdmin(seeded.orgId) : undefined
+      const seeded = yield* Demo.seedOnce(
+        Effect.gen(function* () {
+          const seeded = yield* Demo.seed()
+          const invite = dashboard ? yield* Demo.inviteAdmin(seeded.orgId) : undefined
+          return { seeded, invite }
+        })
+      )
+      if (Option.isNone(seeded)) return yield* Effect.logDebug("no demo: the database has organizations already")
+      const { invite } = seeded.value
       const link = invite === undefined ? undefined : Redacted.make(PublicUrl.inviteLink(base, Redacted.value(invite)))
-      process.stdout.write(Demo.welcome(seeded, base, link))
+      process.stdout.write(Demo.welcome(seeded.value.seeded, base, link))
     })
   ).pipe(Layer.provide([AdminLive, AccountsLive]))
 
