@@ -15,9 +15,11 @@ import { Cause, Effect, Exit, Layer, Option, Redacted } from "effect"
 import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
+import * as Metrics from "../adapters/http/probes/Metrics.ts"
 import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
+import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
@@ -40,7 +42,7 @@ const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, da
     NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }),
     Option.match(metrics.port, {
       onNone: () => Layer.empty,
-      onSome: (port) => MetricsListener.serve({ port, host: metrics.host })
+      onSome: (port) => MetricsListener.serve({ port, host: metrics.host }, Metrics.apiGauges)
     })
   ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer]))
 
@@ -88,7 +90,15 @@ const main = Effect.gen(function* () {
     EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
-  if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
+  if (role === "worker") {
+    // A worker has no API, but its syncs and deliveries are the figures to watch.
+    const workerMetrics = Option.match(metrics.port, {
+      onNone: () => Layer.empty,
+      onSome: (port) =>
+        MetricsListener.serve({ port, host: metrics.host }, Metrics.pairGauges).pipe(Layer.provide(PgPairStore.layer))
+    })
+    return yield* Layer.launch(Layer.merge(Sync.SchedulerLive, workerMetrics).pipe(Layer.provide(DatabaseLive)))
+  }
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
 }).pipe(
   Effect.provide([Logging.layer, Tracing.layer]),

@@ -9,6 +9,7 @@ import { make, RateLimiter } from "../../adapters/http/api/RateLimiter.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
+import * as Metrics from "../../adapters/http/probes/Metrics.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -64,7 +65,7 @@ export const serverLayer = (options: ServerOptions = {}) =>
             host: "127.0.0.1",
             limits: options.limits
           }),
-          MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
+          MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" }, Metrics.apiGauges)
         ).pipe(
           Layer.provide(settingsOf(options)),
           Layer.provide(ServicesLive.pipe(Layer.provide(settingsOf(options)))),
