@@ -1,10 +1,12 @@
 /**
  * The demo: an organization with a few vendors, debtors and simulator integrations, synced once,
- * and an API key to read them with. `npm start` seeds it on an empty database (unless
- * `DEMO_SEED=false`), with an invite to the dashboard for the demo's admin when the dashboard is
- * on; `npm run cli -- demo seed` adds one on demand.
+ * and an API key to read them with. On the embedded database the app seeds it at start when the
+ * database is empty (unless `DEMO_SEED=false`), with an invite to the dashboard for the demo's
+ * admin when the dashboard is on; on a `DATABASE_URL`, only with `DEMO_SEED=true`. `npm run cli --
+ * demo seed` adds one on demand.
  */
-import { Config, Duration, Effect, Redacted } from "effect"
+import { Config, Duration, Effect, Option, Redacted } from "effect"
+import * as Database from "../adapters/postgres/Database.ts"
 import { ApiKeys } from "../core/access/services/ApiKeys.ts"
 import { Accounts } from "../core/accounts/services/Accounts.ts"
 import { PairStore } from "../core/receivables/ports/PairStore.ts"
@@ -12,7 +14,15 @@ import { Directory } from "../core/receivables/services/Directory.ts"
 import { SyncEngine } from "../core/receivables/services/SyncEngine.ts"
 import { Organizations } from "../core/shared/ports/Organizations.ts"
 
-export const enabled = Config.Boolean("DEMO_SEED").pipe(Config.withDefault(true))
+/**
+ * `DEMO_SEED`, by default on for the embedded database only: a database of one's own
+ * (`DATABASE_URL`) is a production one until said otherwise, and a demo there is an organization
+ * with simulated pairs syncing forever and a live key printed into the logs.
+ */
+export const enabled = Config.all({
+  seed: Config.option(Config.Boolean("DEMO_SEED")),
+  database: Database.settings
+}).pipe(Config.map(({ seed, database }) => Option.getOrElse(seed, () => Option.isNone(database.url))))
 
 const vendors = ["Northwind Components", "Acme Industrial Supply", "Blue Harbor Logistics"]
 const debtors = ["Globex Corporation", "Initech Retail", "Umbrella Foods"]
@@ -93,3 +103,24 @@ export const welcome = (demo: DemoSeed, baseUrl: string, inviteLink?: Redacted.R
         ]),
     ""
   ].join("\n")
+
+/**
+ * Runs `seedEmpty` if no organization exists yet, once across every process starting at the same
+ * moment: under a session advisory lock on a direct connection (never through a pooler, which
+ * would hand the lock's session to another client), held until `seedEmpty` is done, so the next
+ * process to take it finds the organizations the first one made. `None` when the database was
+ * not empty.
+ */
+export const seedOnce = <A, E, R>(seedEmpty: Effect.Effect<A, E, R>) =>
+  Effect.scoped(
+    Effect.gen(function* () {
+      const direct = yield* Database.DirectClient
+      const session = yield* direct.reserve
+      const key = "hashtextextended('partner-receivables demo seed', 0)"
+      yield* Effect.acquireRelease(session.executeUnprepared(`SELECT pg_advisory_lock(${key})`, [], undefined), () =>
+        Effect.ignore(session.executeUnprepared(`SELECT pg_advisory_unlock(${key})`, [], undefined))
+      )
+      const organizations = yield* (yield* Organizations).list
+      return organizations.length > 0 ? Option.none() : Option.some(yield* seedEmpty)
+    })
+  )

@@ -7,7 +7,9 @@
  */
 import { hostname } from "node:os"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
+import { observeSyncRun } from "../adapters/http/probes/Metrics.ts"
 import * as Scheduler from "../core/receivables/services/Scheduler.ts"
+import { SyncEngine } from "../core/receivables/services/SyncEngine.ts"
 import { endpointConcurrency, WebhookDelivery } from "../core/webhooks/services/WebhookDelivery.ts"
 import { EngineLive, WebhooksLive } from "./Layers.ts"
 import * as WebhookRetention from "./WebhookRetention.ts"
@@ -60,6 +62,20 @@ export const WebhookWorkerLive = Layer.effectDiscard(
   })
 ).pipe(Layer.merge(WebhookRetention.layer), Layer.provide(WebhooksLive))
 
+/** The engine with each run timed, for `sync_run_duration_seconds`. */
+const TimedEngineLive = Layer.effect(
+  SyncEngine,
+  Effect.map(SyncEngine, (engine) =>
+    SyncEngine.of({
+      ...engine,
+      runPair: (pair, worker) =>
+        Effect.tap(Effect.timed(engine.runPair(pair, worker)), ([took, outcome]) =>
+          observeSyncRun(outcome._tag, Duration.toSeconds(took))
+        ).pipe(Effect.map(([, outcome]) => outcome))
+    })
+  )
+).pipe(Layer.provide(EngineLive))
+
 /** Runs the scheduler and the webhook worker in the background while the layer lives. */
 export const SchedulerLive = Layer.effectDiscard(
   Effect.gen(function* () {
@@ -72,4 +88,4 @@ export const SchedulerLive = Layer.effectDiscard(
       })
     )
   })
-).pipe(Layer.provide(EngineLive), Layer.merge(WebhookWorkerLive))
+).pipe(Layer.provide(TimedEngineLive), Layer.merge(WebhookWorkerLive))

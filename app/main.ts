@@ -1,6 +1,8 @@
 /**
- * The service's entry point: `npm start` (API and scheduler), `npm run serve` (API only) or
- * `npm run worker` (scheduler only), so that each can be scaled on its own against one database.
+ * The service's entry point: `node app/main.ts` (API and scheduler), `node app/main.ts serve` (API
+ * only) or `node app/main.ts worker` (scheduler only), so that each can be scaled on its own
+ * against one database; the npm scripts `start`, `serve` and `worker` `exec` the same, so that a
+ * supervisor's signal reaches node rather than a shell that would not pass it on.
  * Connect to PostgreSQL (embedded unless DATABASE_URL is set), migrate, serve and/or sync. On
  * SIGINT/SIGTERM (effect's `runMain`) the program is interrupted and its layers released in
  * reverse: HTTP first drains the requests in flight (`NodeServer.serve`), the scheduler stops (a
@@ -14,10 +16,11 @@ import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as VerifiedSessions from "../adapters/http/pipeline/VerifiedSessions.ts"
+import * as Metrics from "../adapters/http/probes/Metrics.ts"
 import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
-import { Organizations } from "../core/shared/ports/Organizations.ts"
+import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
@@ -40,22 +43,30 @@ const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, da
     NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }),
     Option.match(metrics.port, {
       onNone: () => Layer.empty,
-      onSome: (port) => MetricsListener.serve({ port, host: metrics.host })
+      onSome: (port) => MetricsListener.serve({ port, host: metrics.host }, Metrics.apiGauges)
     })
   ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer, VerifiedSessions.layer]))
 
 // On an empty database, the demo: data to read at once, a key to read it with, and (with the
-// dashboard on) a link for the demo's admin to set a password.
+// dashboard on) a link for the demo's admin to set a password. Printed only by the one process
+// that seeded it.
 const DemoLive = (http: AppConfig.Http, enabled: boolean, dashboard: boolean) =>
   Layer.effectDiscard(
     Effect.gen(function* () {
-      if (!enabled || (yield* (yield* Organizations).list).length > 0) return
-      const seeded = yield* Demo.seed()
+      if (!enabled) return yield* Effect.logDebug("no demo: DEMO_SEED is off (its default with DATABASE_URL)")
       const host = http.host === "0.0.0.0" || http.host === "::" ? "localhost" : http.host
       const base = (yield* PublicUrl.publicUrl) || `http://${host}:${http.port}`
-      const invite = dashboard ? yield* Demo.inviteAdmin(seeded.orgId) : undefined
+      const seeded = yield* Demo.seedOnce(
+        Effect.gen(function* () {
+          const seeded = yield* Demo.seed()
+          const invite = dashboard ? yield* Demo.inviteAdmin(seeded.orgId) : undefined
+          return { seeded, invite }
+        })
+      )
+      if (Option.isNone(seeded)) return yield* Effect.logDebug("no demo: the database has organizations already")
+      const { invite } = seeded.value
       const link = invite === undefined ? undefined : Redacted.make(PublicUrl.inviteLink(base, Redacted.value(invite)))
-      process.stdout.write(Demo.welcome(seeded, base, link))
+      process.stdout.write(Demo.welcome(seeded.value.seeded, base, link))
     })
   ).pipe(Layer.provide([AdminLive, AccountsLive]))
 
@@ -80,7 +91,15 @@ const main = Effect.gen(function* () {
     EventRetention.layer.pipe(Layer.provide(FeedLive))
   )
   if (role === "serve") return yield* Layer.launch(api.pipe(Layer.provide(DatabaseLive)))
-  if (role === "worker") return yield* Layer.launch(Sync.SchedulerLive.pipe(Layer.provide(DatabaseLive)))
+  if (role === "worker") {
+    // A worker has no API, but its syncs and deliveries are the figures to watch.
+    const workerMetrics = Option.match(metrics.port, {
+      onNone: () => Layer.empty,
+      onSome: (port) =>
+        MetricsListener.serve({ port, host: metrics.host }, Metrics.pairGauges).pipe(Layer.provide(PgPairStore.layer))
+    })
+    return yield* Layer.launch(Layer.merge(Sync.SchedulerLive, workerMetrics).pipe(Layer.provide(DatabaseLive)))
+  }
   return yield* Layer.launch(Layer.merge(api, Sync.SchedulerLive).pipe(Layer.provide(DatabaseLive)))
 }).pipe(
   Effect.provide([Logging.layer, Tracing.layer]),

@@ -1,6 +1,7 @@
 /**
- * The app as operators run it, in a child process (`node app/main.ts [role]`): its output, its
- * exit, and a wait for `/health` that fails with the output if the process exits first.
+ * The app as operators run it, in a child process (`node app/main.ts [role]`, or any command such
+ * as `npm start`): its output, its exit, and a wait for `/health` that fails with the output if
+ * the process exits first.
  */
 import { type ChildProcess, spawn } from "node:child_process"
 import { join } from "node:path"
@@ -13,11 +14,21 @@ export interface AppProcess {
   readonly exited: Promise<number | null>
 }
 
-export const spawnApp = (env: Record<string, string>, role?: "serve" | "worker"): AppProcess => {
-  const child = spawn(process.execPath, [join(root, "app", "main.ts"), ...(role === undefined ? [] : [role])], {
+/**
+ * `command` with `args` in the project's folder. `group`: in a process group of its own (its id
+ * the child's), as a supervisor starts a service, so that the test can signal the whole group.
+ */
+export const spawnCommand = (
+  command: string,
+  args: ReadonlyArray<string>,
+  env: Record<string, string>,
+  options: { readonly group?: boolean } = {}
+): AppProcess => {
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "pipe", "pipe"]
+    stdio: ["ignore", "pipe", "pipe"],
+    detached: options.group ?? false
   })
   let output = ""
   child.stdout?.on("data", (chunk) => {
@@ -29,6 +40,9 @@ export const spawnApp = (env: Record<string, string>, role?: "serve" | "worker")
   const exited = new Promise<number | null>((resolve) => child.on("exit", (code) => resolve(code)))
   return { child, output: () => output, exited }
 }
+
+export const spawnApp = (env: Record<string, string>, role?: "serve" | "worker"): AppProcess =>
+  spawnCommand(process.execPath, [join(root, "app", "main.ts"), ...(role === undefined ? [] : [role])], env)
 
 /** The body of the first 200 from `/health`; throws if the app exits or stays silent. */
 export const healthy = async (base: string, app: AppProcess, timeoutMs = 30_000): Promise<unknown> => {

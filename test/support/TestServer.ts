@@ -10,6 +10,7 @@ import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
 import { make, RateLimiter } from "../../adapters/http/pipeline/RateLimiter.ts"
 import * as VerifiedSessions from "../../adapters/http/pipeline/VerifiedSessions.ts"
+import * as Metrics from "../../adapters/http/probes/Metrics.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
@@ -68,7 +69,7 @@ export const serverLayer = (options: ServerOptions = {}) => {
             host,
             limits: options.limits
           }),
-          MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" })
+          MetricsListener.serve({ port: metricsPort, host: "127.0.0.1" }, Metrics.apiGauges)
         ).pipe(
           Layer.provide(settingsOf(options)),
           Layer.provide(ServicesLive.pipe(Layer.provide(settingsOf(options)))),

@@ -1,11 +1,13 @@
 /**
- * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, and the
- * scrape, which exports every metric of the process (the sync engine's among them) with effect's
- * Prometheus support. Two gauges are read at scrape time through ports: pairs overdue and the
- * audit queue. Routes are the patterns of `RequestPath` (never raw paths, which would grow
- * without bound). The scrape is served on a listener of its own (`MetricsListener.ts`), never on
- * the public port.
+ * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, the sync
+ * runs' durations, the process's own figures, and the scrape, which exports every metric of the
+ * process (the sync engine's among them) with effect's Prometheus support. Gauges read at scrape
+ * time: pairs overdue (through a port, in every process), the audit queue (API processes), and
+ * the process's memory, CPU and event-loop delay. Routes are the patterns of `RequestPath` (never
+ * raw paths, which would grow without bound). The scrape is served on a listener of its own
+ * (`MetricsListener.ts`), never on the public port.
  */
+import type { ELDHistogram } from "node:perf_hooks"
 import { Duration, Effect, Metric } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
@@ -27,6 +29,23 @@ const overdue = Metric.gauge("sync_pairs_overdue", {
 })
 
 const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })
+
+const syncDuration = Metric.histogram("sync_run_duration_seconds", {
+  description: "Time a pair's sync took in this process, from its start to its outcome, by outcome.",
+  boundaries: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300]
+})
+
+const residentMemory = Metric.gauge("process_resident_memory_bytes", { description: "Resident memory of the process." })
+const heapUsed = Metric.gauge("nodejs_heap_used_bytes", { description: "V8 heap in use." })
+const cpuSeconds = Metric.gauge("process_cpu_seconds_total", {
+  description: "User and system CPU time the process has spent, in seconds."
+})
+const loopDelayP99 = Metric.gauge("nodejs_eventloop_delay_p99_seconds", {
+  description: "99th percentile of the event loop's delay since the previous scrape."
+})
+const loopDelayMax = Metric.gauge("nodejs_eventloop_delay_max_seconds", {
+  description: "Longest event-loop delay since the previous scrape."
+})
 
 // Label values come from a closed set: a method is whatever bytes a client sent, and each new
 // label value would be a new series held for the life of the process.
@@ -60,11 +79,49 @@ export const observeRequest = (method: string, route: string, status: number, se
   return Effect.andThen(Metric.update(counted, 1), Metric.update(timed, seconds))
 }
 
-/** Every metric of the process in Prometheus' text format, the two gauges read first. */
-export const scrape = Effect.gen(function* () {
-  const pairs = yield* PairStore
-  const audit = yield* AuditLog
-  yield* Metric.update(overdue, yield* pairs.countOverdue(Duration.minutes(1)))
-  yield* Metric.update(auditQueue, yield* audit.pending)
-  return HttpServerResponse.text(yield* PrometheusMetrics.format(), { contentType: "text/plain; version=0.0.4" })
-})
+const syncSeries = new Map<string, Metric.Metric<number, unknown>>()
+
+/** Times a sync run: `outcome` is the engine's (`Succeeded` or `Failed`). */
+export const observeSyncRun = (outcome: "Succeeded" | "Failed", seconds: number) =>
+  Metric.update(
+    seriesOf(syncSeries, outcome, () =>
+      Metric.withAttributes(syncDuration, { outcome: outcome === "Succeeded" ? "succeeded" : "failed" })
+    ),
+    seconds
+  )
+
+/** What every process reads at scrape time: the pairs overdue. */
+export const pairGauges = Effect.flatMap(PairStore, (pairs) =>
+  Effect.flatMap(pairs.countOverdue(Duration.minutes(1)), (n) => Metric.update(overdue, n))
+)
+
+/** What an API process reads besides: the audit queue. */
+export const apiGauges = Effect.andThen(
+  pairGauges,
+  Effect.flatMap(AuditLog, (audit) => Effect.flatMap(audit.pending, (n) => Metric.update(auditQueue, n)))
+)
+
+/** The process's figures; `loop` (enabled by the listener) is reset, so each scrape covers its own interval. */
+const processGauges = (loop: ELDHistogram) =>
+  Effect.suspend(() => {
+    const memory = process.memoryUsage()
+    const cpu = process.cpuUsage()
+    const p99 = loop.percentile(99) / 1e9
+    const max = loop.max / 1e9
+    loop.reset()
+    return Effect.all([
+      Metric.update(residentMemory, memory.rss),
+      Metric.update(heapUsed, memory.heapUsed),
+      Metric.update(cpuSeconds, (cpu.user + cpu.system) / 1e6),
+      Metric.update(loopDelayP99, p99),
+      Metric.update(loopDelayMax, max)
+    ])
+  })
+
+/** Every metric of the process in Prometheus' text format, `gauges` and the process's read first. */
+export const scrape = <R>(gauges: Effect.Effect<void, never, R>, loop: ELDHistogram) =>
+  Effect.gen(function* () {
+    yield* gauges
+    yield* processGauges(loop)
+    return HttpServerResponse.text(yield* PrometheusMetrics.format(), { contentType: "text/plain; version=0.0.4" })
+  })

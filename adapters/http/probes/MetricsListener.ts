@@ -6,6 +6,7 @@
  * this address is an operator.
  */
 import { createServer } from "node:http"
+import { monitorEventLoopDelay } from "node:perf_hooks"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
@@ -21,28 +22,44 @@ export interface MetricsAddress {
   readonly host: string
 }
 
-const answer = Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
-  if (request.url !== metricsPath) {
-    return Effect.succeed(ErrorResponse.of(ResourceMissing, ResourceMissing.route(request.method, request.url), 404))
-  }
-  if (request.method !== "GET" && request.method !== "HEAD") {
-    return Effect.succeed(
-      HttpServerResponse.setHeader(
-        ErrorResponse.of(MethodNotAllowed, MethodNotAllowed.of(request.method, metricsPath), 405),
-        "allow",
-        "GET"
+const answer = <R>(scrape: Effect.Effect<HttpServerResponse.HttpServerResponse, never, R>) =>
+  Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+    if (request.url !== metricsPath) {
+      return Effect.succeed(ErrorResponse.of(ResourceMissing, ResourceMissing.route(request.method, request.url), 404))
+    }
+    if (request.method !== "GET" && request.method !== "HEAD") {
+      return Effect.succeed(
+        HttpServerResponse.setHeader(
+          ErrorResponse.of(MethodNotAllowed, MethodNotAllowed.of(request.method, metricsPath), 405),
+          "allow",
+          "GET"
+        )
       )
-    )
-  }
-  return scrape
-})
+    }
+    return scrape
+  })
 
 /** Cannot listen where the settings say: the one line printed at start names the settings. */
 class MetricsListenFailed extends Error {}
 
-/** The listener, for as long as the layer lives. */
-export const serve = (address: MetricsAddress) =>
-  HttpServer.serve()(answer).pipe(
+/**
+ * The listener, for as long as the layer lives, reading `gauges` (`Metrics.apiGauges` or
+ * `Metrics.pairGauges`) at each scrape; the event loop's delay is sampled while it lives.
+ */
+export const serve = <R>(address: MetricsAddress, gauges: Effect.Effect<void, never, R>) =>
+  Layer.unwrap(
+    Effect.map(
+      Effect.acquireRelease(
+        Effect.sync(() => {
+          const loop = monitorEventLoopDelay({ resolution: 10 })
+          loop.enable()
+          return loop
+        }),
+        (loop) => Effect.sync(() => loop.disable())
+      ),
+      (loop) => HttpServer.serve()(answer(scrape(gauges, loop)))
+    )
+  ).pipe(
     Layer.provide(NodeHttpServer.layer(() => createServer(), { port: address.port, host: address.host })),
     Layer.catchTag("ServeError", (error) =>
       Layer.effectDiscard(
