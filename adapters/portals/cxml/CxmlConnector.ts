@@ -20,17 +20,16 @@ import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
 import {
-  type ConnectorFailed,
   configOf,
   type PairToFetch,
   type PortalConnector,
-  permanentFailure,
-  retryableFailure
+  permanentFailure
 } from "../../../core/receivables/ports/PortalConnector.ts"
-import { knownEncoding } from "../text/Decoding.ts"
-import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"
-import { childAt, childrenNamed, type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
+import { childAt, childrenNamed, type XmlElement } from "./Xml.ts"
+import { type InboxEvent, xmlEventsIn } from "./XmlFiles.ts"
+
+export { stillWritingMinutes } from "./XmlFiles.ts"
 
 export const CxmlConfig = Schema.Struct({
   /** The directory the cXML documents of this vendor and debtor arrive in (`*.xml`). */
@@ -152,72 +151,8 @@ const wanted = [
   "Request/InvoiceDetailRequest/InvoiceDetailOrder/InvoiceDetailOrderInfo"
 ]
 
-/**
- * A file cut short in the middle of a document and written to this recently is most likely
- * still being written: retried sooner. One unchanged for longer will not mend by itself.
- */
-export const stillWritingMinutes = 10
-
-// cXML is UTF-8 unless a byte-order mark or the first XML declaration's `encoding` says otherwise.
-const declaredEncoding = (head: Uint8Array) => {
-  const prolog = Buffer.from(head.subarray(0, 256)).toString("latin1")
-  const label = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(prolog)?.[1]
-  return label !== undefined && knownEncoding(label) ? label.toLowerCase() : "utf-8"
-}
-
-type InboxEvent = XmlEvent | { readonly _tag: "NotRegular"; readonly what: string }
-
-/** What one inbox file holds, document by document; a file that is not well-formed fails the run. */
-const eventsIn = (
-  inbox: string,
-  file: string,
-  now: number,
-  paths: ReadonlyArray<string>
-): Stream.Stream<InboxEvent, ConnectorFailed> =>
-  Stream.unwrap(
-    Effect.map(
-      openPortalFile(inbox, file, {
-        encoding: declaredEncoding,
-        notDecodable: (problem) =>
-          notDecodableMessage(
-            file,
-            problem,
-            "cXML is read as UTF-8 unless a byte-order mark or the XML declaration's encoding says otherwise"
-          )
-      }),
-      (opened): Stream.Stream<InboxEvent, ConnectorFailed> => {
-        if (opened._tag === "NotRegular") return Stream.make(opened)
-        const reader = xmlReader(paths)
-        const checked = (events: ReadonlyArray<XmlEvent>) =>
-          Effect.forEach(events, (event) => {
-            switch (event._tag) {
-              case "Malformed":
-                return Effect.fail(
-                  permanentFailure(
-                    `${file} is not well-formed XML at line ${event.at.line}, column ${event.at.column}: ${event.reason}`
-                  )
-                )
-              case "Incomplete": {
-                const recent = now - opened.modifiedAt < stillWritingMinutes * 60_000
-                const where = `${file} ends in an incomplete cXML document (from line ${event.line}: ${event.reason})`
-                return Effect.fail(
-                  recent
-                    ? retryableFailure(`${where}; it may still be being written`)
-                    : permanentFailure(`${where}, unchanged for more than ${stillWritingMinutes} minutes`)
-                )
-              }
-              default:
-                return Effect.succeed(event)
-            }
-          })
-        return opened.chunks.pipe(
-          Stream.mapEffect((chunk) => checked(reader.push(chunk))),
-          Stream.concat(Stream.fromEffect(Effect.suspend(() => checked(reader.end())))),
-          Stream.flattenIterable
-        )
-      }
-    )
-  )
+const eventsIn = (inbox: string, file: string, now: number, paths: ReadonlyArray<string>) =>
+  xmlEventsIn(inbox, file, now, paths, { format: "cXML" })
 
 const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
 
