@@ -14,20 +14,14 @@
  * and middleware logs keep them. Status updates are gathered first (a few dozen bytes per
  * invoice), then invoices are read as a stream, so an inbox of any size syncs in bounded memory.
  */
-import { readdir } from "node:fs/promises"
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
-import {
-  configOf,
-  type PairToFetch,
-  type PortalConnector,
-  permanentFailure
-} from "../../../core/receivables/ports/PortalConnector.ts"
+import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import { childAt, childrenNamed, type XmlElement } from "./Xml.ts"
-import { type InboxEvent, xmlEventsIn } from "./XmlFiles.ts"
+import { detached, type InboxEvent, listXmlFiles, moneyText, xmlEventsIn } from "./XmlFiles.ts"
 
 export { stillWritingMinutes } from "./XmlFiles.ts"
 
@@ -64,19 +58,6 @@ interface LatestStatus {
   readonly partial: string | undefined
   readonly comment: string | undefined
 }
-
-/**
- * A copy of a string that does not share memory with the document it was cut from: V8 keeps a
- * whole file's text alive for any slice of it, and the statuses outlive their documents.
- */
-const detached = (text: string) => Buffer.from(text, "utf8").toString("utf8")
-
-// cXML writes decimals as xsd:decimal, possibly with more places than cents need ("12.500").
-const moneyText = (money: XmlElement | undefined) =>
-  money?.text
-    .trim()
-    .replace(/(\.\d\d)0+$/, "$1")
-    .replace(/\.0$/, "")
 
 const statusOf = (root: XmlElement, intern: (text: string) => string) => {
   const status = childAt(root, "Request/StatusUpdateRequest/InvoiceStatus")
@@ -205,11 +186,7 @@ const survey = Effect.fnUntraced(function* (inbox: string, files: ReadonlyArray<
 const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToFetch) {
   const config = yield* configOf({ kind, configSchema: CxmlConfig }, pair.config)
   const now = DateTime.toEpochMillis(pair.now)
-  const listing = yield* Effect.tryPromise({
-    try: () => readdir(config.inbox),
-    catch: () => permanentFailure(`the inbox ${config.inbox} cannot be read`)
-  })
-  const files = listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
+  const files = yield* listXmlFiles(config.inbox)
   const { statuses, deleted, toRead } = yield* survey(config.inbox, files, now)
   // An invoice sent again (a resend) is the same invoice: the first copy counts.
   const given = new Set<string>()

@@ -6,6 +6,7 @@
  * short and written to recently is most likely still being written, so it is retried sooner.
  * Shared by every connector whose documents are XML files (`cxml`, `peppol`, `fr-lifecycle`).
  */
+import { readdir } from "node:fs/promises"
 import { Effect, Stream } from "effect"
 import {
   type ConnectorFailed,
@@ -14,7 +15,20 @@ import {
 } from "../../../core/receivables/ports/PortalConnector.ts"
 import { knownEncoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
-import { type XmlEvent, xmlReader } from "./Xml.ts"
+import { type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
+
+/**
+ * A copy of a string that does not share memory with the document it was cut from: V8 keeps a
+ * whole file's text alive for any slice of it, and the statuses outlive their documents.
+ */
+export const detached = (text: string) => Buffer.from(text, "utf8").toString("utf8")
+
+// cXML and UBL write decimals as xsd:decimal, possibly with more places than cents need ("12.500").
+export const moneyText = (money: XmlElement | undefined) =>
+  money?.text
+    .trim()
+    .replace(/(\.\d\d)0+$/, "$1")
+    .replace(/\.0$/, "")
 
 /**
  * A file cut short in the middle of a document and written to this recently is most likely
@@ -85,4 +99,18 @@ export const xmlEventsIn = (
         )
       }
     )
+  )
+
+/**
+ * The `*.xml` files of an inbox directory, in name order: the seam an inbox connector lists its
+ * files through (with `xmlEventsIn` to read each). A missing inbox is permanent: it will not
+ * appear by itself.
+ */
+export const listXmlFiles = (inbox: string): Effect.Effect<ReadonlyArray<string>, ConnectorFailed> =>
+  Effect.map(
+    Effect.tryPromise({
+      try: () => readdir(inbox),
+      catch: () => permanentFailure(`the inbox ${inbox} cannot be read`)
+    }),
+    (listing) => listing.filter((name) => name.toLowerCase().endsWith(".xml")).sort()
   )

@@ -50,8 +50,15 @@ export const partialPaymentText = "PD Paid (PPD partially paid)"
 export const responseText = (code: ResponseCode, partiallyPaid: boolean): string =>
   code === "PD" && partiallyPaid ? partialPaymentText : `${code} ${responseCodes[code].name}`
 
+/**
+ * An invoice its credit notes cancel entirely: nothing is owed, whatever the buyer answered
+ * (the answer is kept as `metadata.response_status`).
+ */
+export const creditedText = "credited in full"
+
 export const statusMapping = makeStatusMapping({
   [noResponseText]: "PENDING",
+  [creditedText]: "DISPUTED",
   [partialPaymentText]: "APPROVED",
   ...Object.fromEntries(Object.entries(responseCodes).map(([code, { name, status }]) => [`${code} ${name}`, status]))
 })

@@ -7,7 +7,7 @@ import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
 import * as Lifecycle from "../../../adapters/portals/fr-lifecycle/LifecycleCodes.ts"
 import * as Peppol from "../../../adapters/portals/peppol/ResponseCodes.ts"
-import { latestOf, type Response } from "../../../adapters/portals/Responses.ts"
+import { idNumber, latestOf, type Response } from "../../../adapters/portals/Responses.ts"
 import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
 
 const peppolCodes = Object.keys(Peppol.responseCodes) as ReadonlyArray<Peppol.ResponseCode>
@@ -65,7 +65,7 @@ const response: fc.Arbitrary<Response> = fc.record({
   // Few distinct instants, ranks and ids, so that ties are common.
   at: fc.integer({ min: 0, max: 3 }),
   rank: fc.integer({ min: 1, max: 3 }),
-  id: fc.constantFrom("a", "b", "c")
+  id: fc.constantFrom("imr-1", "imr-2", "imr-3").map(idNumber)
 })
 
 describe("the latest response wins", () => {
