@@ -9,12 +9,13 @@ import { fixture as coupa } from "../adapters/portals/fixtures/coupa.ts"
 import { fixture as cxml } from "../adapters/portals/fixtures/cxml.ts"
 import { fixture as file } from "../adapters/portals/fixtures/file.ts"
 import { fixtureFor } from "../adapters/portals/fixtures/http-json.ts"
+import { fixture as peppol } from "../adapters/portals/fixtures/peppol.ts"
 import { jsonOf, runCli } from "../support/Cli.ts"
 import type { ConformanceFixture } from "../support/conformance/Conformance.ts"
 import { sampleDocuments } from "../support/conformance/Conformance.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
-const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa]
+const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa, peppol]
 
 const newPair = (debtorName: string) =>
   Effect.gen(function* () {
