@@ -32,30 +32,34 @@ const createIntegration = (pair: ReadonlyArray<string>, kind: string, config: un
   runCli(["integration", "create", ...pair, "--connector", kind, "--config", JSON.stringify(config), ...flags])
 
 layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("connectors through the CLI", (it) => {
-  it.effect("an integration of each kind is created, then synced, with its secrets by reference", () =>
-    Effect.gen(function* () {
-      for (const portal of portals) {
-        const kind = portal.connector.kind
-        const notation = portal.amountNotations[0]!
-        const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
-        const config = yield* portal.portal(documents, notation)
-        const created = jsonOf<{ id: string; interval_seconds: number }>(
-          yield* createIntegration(yield* newPair(`Debtor on ${kind}`), kind, config, "--json")
-        )
-        assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
-        const synced = yield* runCli(["sync", "now", created.id, "--json"], portal.secrets)
-        const [run] =
-          jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
-        assert.deepStrictEqual(
-          [kind, run!.outcome, run!.created, run!.quarantined],
-          [kind, "succeeded", 30, 0],
-          run!.error
-        )
-        for (const secret of Object.values(portal.secrets ?? {})) {
-          assert.notInclude(synced.stdout + synced.stderr, secret)
+  it.effect(
+    "an integration of each kind is created, then synced, with its secrets by reference",
+    () =>
+      Effect.gen(function* () {
+        for (const portal of portals) {
+          const kind = portal.connector.kind
+          const notation = portal.amountNotations[0]!
+          const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
+          const config = yield* portal.portal(documents, notation)
+          const created = jsonOf<{ id: string; interval_seconds: number }>(
+            yield* createIntegration(yield* newPair(`Debtor on ${kind}`), kind, config, "--json")
+          )
+          assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
+          const synced = yield* runCli(["sync", "now", created.id, "--json"], portal.secrets)
+          const [run] =
+            jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
+          assert.deepStrictEqual(
+            [kind, run!.outcome, run!.created, run!.quarantined],
+            [kind, "succeeded", 30, 0],
+            run!.error
+          )
+          for (const secret of Object.values(portal.secrets ?? {})) {
+            assert.notInclude(synced.stdout + synced.stderr, secret)
+          }
         }
-      }
-    }).pipe(Effect.scoped)
+      }).pipe(Effect.scoped),
+    // One CLI create and sync per bundled connector, each a process of its own.
+    { timeout: 180_000 }
   )
 
   it.effect("a secret pasted into a configuration is refused, unechoed; a secret not set fails the run by name", () =>
