@@ -8,6 +8,7 @@ import * as Coupa from "./coupa/CoupaConnector.ts"
 import * as Cxml from "./cxml/CxmlConnector.ts"
 import * as File from "./file/FileConnector.ts"
 import * as HttpJson from "./http-json/HttpJsonConnector.ts"
+import * as Peppol from "./peppol/PeppolConnector.ts"
 import * as HttpConnector from "./portal-client/HttpConnector.ts"
 import * as Simulator from "./simulator/SimulatorConnector.ts"
 
@@ -16,7 +17,8 @@ export const all: ReadonlyArray<HttpConnector.HttpPortalConnector> = [
   File.connector,
   HttpJson.connector,
   Cxml.connector,
-  Coupa.connector
+  Coupa.connector,
+  Peppol.connector
 ]
 
 export const layerOf = (connectors: ReadonlyArray<HttpConnector.HttpPortalConnector>) => {

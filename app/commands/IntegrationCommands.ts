@@ -49,7 +49,9 @@ const integrationCreate = Command.make(
     vendor: Flag.String("vendor").pipe(Flag.withDescription("The vendor's id")),
     debtor: Flag.String("debtor").pipe(Flag.withDescription("The debtor's id")),
     connector: Flag.String("connector").pipe(
-      Flag.withDescription("The connector's kind: simulator, file, http-json, cxml, coupa (docs/operators.md, Portals)")
+      Flag.withDescription(
+        "The connector's kind: simulator, file, http-json, cxml, coupa, peppol (docs/operators.md, Portals)"
+      )
     ),
     config: Flag.String("config").pipe(Flag.withDescription("The connector's configuration, as JSON")),
     interval: Flag.String("interval").pipe(

@@ -9,12 +9,13 @@ import { fixture as coupa } from "../adapters/portals/fixtures/coupa.ts"
 import { fixture as cxml } from "../adapters/portals/fixtures/cxml.ts"
 import { fixture as file } from "../adapters/portals/fixtures/file.ts"
 import { fixtureFor } from "../adapters/portals/fixtures/http-json.ts"
+import { fixture as peppol } from "../adapters/portals/fixtures/peppol.ts"
 import { jsonOf, runCli } from "../support/Cli.ts"
 import type { ConformanceFixture } from "../support/conformance/Conformance.ts"
 import { sampleDocuments } from "../support/conformance/Conformance.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
-const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa]
+const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa, peppol]
 
 const newPair = (debtorName: string) =>
   Effect.gen(function* () {
@@ -31,40 +32,45 @@ const createIntegration = (pair: ReadonlyArray<string>, kind: string, config: un
   runCli(["integration", "create", ...pair, "--connector", kind, "--config", JSON.stringify(config), ...flags])
 
 layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("connectors through the CLI", (it) => {
-  it.effect("an integration of each kind is created, then synced, with its secrets by reference", () =>
-    Effect.gen(function* () {
-      // One organization and vendor, a debtor per portal: each CLI call is a process of its own.
-      const firstPair = yield* newPair(`Debtor on ${portals[0]!.connector.kind}`)
-      for (const [index, portal] of portals.entries()) {
-        const kind = portal.connector.kind
-        const notation = portal.amountNotations[0]!
-        const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
-        const config = yield* portal.portal(documents, notation)
-        const pair =
-          index === 0
-            ? firstPair
-            : [
-                ...firstPair.slice(0, 4),
-                "--debtor",
-                jsonOf<{ id: string }>(yield* runCli(["debtor", "create", "--name", `Debtor on ${kind}`, "--json"])).id
-              ]
-        const created = jsonOf<{ id: string; interval_seconds: number }>(
-          yield* createIntegration(pair, kind, config, "--json")
-        )
-        assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
-        const synced = yield* runCli(["sync", "now", created.id, "--json"], portal.secrets)
-        const [run] =
-          jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
-        assert.deepStrictEqual(
-          [kind, run!.outcome, run!.created, run!.quarantined],
-          [kind, "succeeded", 30, 0],
-          run!.error
-        )
-        for (const secret of Object.values(portal.secrets ?? {})) {
-          assert.notInclude(synced.stdout + synced.stderr, secret)
+  it.effect(
+    "an integration of each kind is created, then synced, with its secrets by reference",
+    () =>
+      Effect.gen(function* () {
+        // One organization and vendor, a debtor per portal: each CLI call is a process of its own.
+        const firstPair = yield* newPair(`Debtor on ${portals[0]!.connector.kind}`)
+        for (const [index, portal] of portals.entries()) {
+          const kind = portal.connector.kind
+          const notation = portal.amountNotations[0]!
+          const documents = sampleDocuments(30, portal.statuses, notation, portal.invoiceNumberIsKey)
+          const config = yield* portal.portal(documents, notation)
+          const pair =
+            index === 0
+              ? firstPair
+              : [
+                  ...firstPair.slice(0, 4),
+                  "--debtor",
+                  jsonOf<{ id: string }>(yield* runCli(["debtor", "create", "--name", `Debtor on ${kind}`, "--json"]))
+                    .id
+                ]
+          const created = jsonOf<{ id: string; interval_seconds: number }>(
+            yield* createIntegration(pair, kind, config, "--json")
+          )
+          assert.strictEqual(created.interval_seconds * 1000, Duration.toMillis(portal.connector.defaultInterval))
+          const synced = yield* runCli(["sync", "now", created.id, "--json"], portal.secrets)
+          const [run] =
+            jsonOf<ReadonlyArray<{ outcome: string; created: number; quarantined: number; error?: string }>>(synced)
+          assert.deepStrictEqual(
+            [kind, run!.outcome, run!.created, run!.quarantined],
+            [kind, "succeeded", 30, 0],
+            run!.error
+          )
+          for (const secret of Object.values(portal.secrets ?? {})) {
+            assert.notInclude(synced.stdout + synced.stderr, secret)
+          }
         }
-      }
-    }).pipe(Effect.scoped)
+      }).pipe(Effect.scoped),
+    // One CLI create and sync per bundled connector, each a process of its own.
+    { timeout: 180_000 }
   )
 
   it.effect("a secret pasted into a configuration is refused, unechoed; a secret not set fails the run by name", () =>

@@ -18,21 +18,15 @@ import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
-import {
-  type ConnectorFailed,
-  configOf,
-  type PairToFetch,
-  type PortalConnector,
-  permanentFailure,
-  retryableFailure
-} from "../../../core/receivables/ports/PortalConnector.ts"
+import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
-import { knownEncoding } from "../text/Decoding.ts"
-import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
 import { unreadableDocument } from "../Unreadable.ts"
-import { childAt, childrenNamed, type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
+import { childAt, childrenNamed, type XmlElement } from "./Xml.ts"
+import { detached, type InboxEvent, moneyText, xmlEventsIn, xmlFilesOf } from "./XmlFiles.ts"
+
+export { stillWritingMinutes } from "./XmlFiles.ts"
 
 export const CxmlConfig = Schema.Struct({
   /** The local directory the cXML documents of this vendor and debtor arrive in (`*.xml`); or `sftp`. */
@@ -69,19 +63,6 @@ interface LatestStatus {
   readonly partial: string | undefined
   readonly comment: string | undefined
 }
-
-/**
- * A copy of a string that does not share memory with the document it was cut from: V8 keeps a
- * whole file's text alive for any slice of it, and the statuses outlive their documents.
- */
-const detached = (text: string) => Buffer.from(text, "utf8").toString("utf8")
-
-// cXML writes decimals as xsd:decimal, possibly with more places than cents need ("12.500").
-const moneyText = (money: XmlElement | undefined) =>
-  money?.text
-    .trim()
-    .replace(/(\.\d\d)0+$/, "$1")
-    .replace(/\.0$/, "")
 
 const statusOf = (root: XmlElement, intern: (text: string) => string) => {
   const status = childAt(root, "Request/StatusUpdateRequest/InvoiceStatus")
@@ -156,72 +137,8 @@ const wanted = [
   "Request/InvoiceDetailRequest/InvoiceDetailOrder/InvoiceDetailOrderInfo"
 ]
 
-/**
- * A file cut short in the middle of a document and written to this recently is most likely
- * still being written: retried sooner. One unchanged for longer will not mend by itself.
- */
-export const stillWritingMinutes = 10
-
-// cXML is UTF-8 unless a byte-order mark or the first XML declaration's `encoding` says otherwise.
-const declaredEncoding = (head: Uint8Array) => {
-  const prolog = Buffer.from(head.subarray(0, 256)).toString("latin1")
-  const label = /^\s*<\?xml[^>]*?\sencoding\s*=\s*["']([A-Za-z0-9._-]+)["']/.exec(prolog)?.[1]
-  return label !== undefined && knownEncoding(label) ? label.toLowerCase() : "utf-8"
-}
-
-type InboxEvent = XmlEvent | { readonly _tag: "Unread"; readonly reason: string }
-
-/** What one inbox file holds, document by document; a file that is not well-formed fails the run. */
-const eventsIn = (
-  inbox: Inbox,
-  file: string,
-  now: number,
-  paths: ReadonlyArray<string>
-): Stream.Stream<InboxEvent, ConnectorFailed> =>
-  Stream.unwrap(
-    Effect.map(
-      openPortalFile(inbox, file, {
-        encoding: declaredEncoding,
-        notDecodable: (problem) =>
-          notDecodableMessage(
-            file,
-            problem,
-            "cXML is read as UTF-8 unless a byte-order mark or the XML declaration's encoding says otherwise"
-          )
-      }),
-      (opened): Stream.Stream<InboxEvent, ConnectorFailed> => {
-        if (opened._tag === "Unread") return Stream.make(opened)
-        const reader = xmlReader(paths)
-        const checked = (events: ReadonlyArray<XmlEvent>) =>
-          Effect.forEach(events, (event) => {
-            switch (event._tag) {
-              case "Malformed":
-                return Effect.fail(
-                  permanentFailure(
-                    `${file} is not well-formed XML at line ${event.at.line}, column ${event.at.column}: ${event.reason}`
-                  )
-                )
-              case "Incomplete": {
-                const recent = now - opened.modifiedAt < stillWritingMinutes * 60_000
-                const where = `${file} ends in an incomplete cXML document (from line ${event.line}: ${event.reason})`
-                return Effect.fail(
-                  recent
-                    ? retryableFailure(`${where}; it may still be being written`)
-                    : permanentFailure(`${where}, unchanged for more than ${stillWritingMinutes} minutes`)
-                )
-              }
-              default:
-                return Effect.succeed(event)
-            }
-          })
-        return opened.chunks.pipe(
-          Stream.mapEffect((chunk) => checked(reader.push(chunk))),
-          Stream.concat(Stream.fromEffect(Effect.suspend(() => checked(reader.end())))),
-          Stream.flattenIterable
-        )
-      }
-    )
-  )
+const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
+  xmlEventsIn(inbox, file, now, paths, { format: "cXML" })
 
 const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
 
@@ -276,10 +193,7 @@ const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToF
   const now = DateTime.toEpochMillis(pair.now)
   const inbox = yield* openInbox(config.inbox, config.sftp, pair, (directory) => `the inbox ${directory}`)
   // An invoice and its statuses are in different files: when any file is new, all are read again.
-  const plan = yield* planWhole(
-    inbox,
-    (yield* inbox.list).filter((entry) => entry.name.toLowerCase().endsWith(".xml"))
-  )
+  const plan = yield* planWhole(inbox, xmlFilesOf(yield* inbox.list))
   const { statuses, deleted, toRead } = yield* survey(inbox, plan.files, now)
   // An invoice sent again (a resend) is the same invoice: the first copy counts.
   const given = new Set<string>()

@@ -72,10 +72,15 @@ const over = (what: string, limit: number) => `${what} is over the limit of ${li
 /**
  * A reader fed chunks of text. `wanted` are element paths below the root
  * (`Request/StatusUpdateRequest`; `""` wants everything): those elements, their descendants and
- * their ancestors are built, everything else is parsed and let go. After a `Malformed`,
+ * their ancestors are built, everything else is parsed and let go (`localNames`: element names
+ * without their namespace prefix). After a `Malformed`,
  * `Abandoned` or `Incomplete` event the reader takes no more text.
  */
-export const xmlReader = (wanted: ReadonlyArray<string>) => {
+export const xmlReader = (wanted: ReadonlyArray<string>, options: { readonly localNames?: boolean } = {}) => {
+  // UBL and UN/CEFACT documents qualify every element (`cbc:ID`, `ram:ID`) with a prefix each
+  // sender picks: with `localNames`, elements are named and matched without it.
+  const nameOf =
+    options.localNames === true ? (name: string) => name.slice(name.indexOf(":") + 1) : (name: string) => name
   // Paths are compared whole, once per element: the wanted ones, and their ancestors.
   const wantsAll = wanted.includes("")
   const wantedPaths = new Set(wanted)
@@ -143,16 +148,17 @@ export const xmlReader = (wanted: ReadonlyArray<string>) => {
         reason: `its elements are nested more than ${xmlLimits.depth} deep`
       })
     }
-    const frame = frameOf(frames[frames.length - 1], tag.name)
+    const name = nameOf(tag.name)
+    const frame = frameOf(frames[frames.length - 1], name)
     frames.push(frame)
-    if (frame === skipped || !keep(tag.name.length)) return
-    for (const [name, value] of Object.entries(tag.attributes)) {
+    if (frame === skipped || !keep(name.length)) return
+    for (const [attribute, value] of Object.entries(tag.attributes)) {
       if (value.length > xmlLimits.elementText) {
-        unreadable ??= over(`the attribute ${name} of <${tag.name}>`, xmlLimits.elementText)
+        unreadable ??= over(`the attribute ${attribute} of <${tag.name}>`, xmlLimits.elementText)
       }
-      if (!keep(name.length + value.length)) return
+      if (!keep(attribute.length + value.length)) return
     }
-    frame.element = { name: tag.name, attributes: tag.attributes, children: [], text: "" }
+    frame.element = { name, attributes: tag.attributes, children: [], text: "" }
     listen(at)
   }
 

@@ -1,0 +1,347 @@
+/**
+ * The `peppol` connector: a vendor's Peppol documents in an inbox directory. The vendor's own
+ * invoices (UBL 2.1 `Invoice`, Peppol BIS Billing 3.0) give the amounts and dates; the buyer's
+ * Invoice Responses (Peppol BIS Invoice Response 3.0, a UBL `ApplicationResponse`) give each
+ * invoice's state as a code (`ResponseCodes.ts`), joined by the referenced invoice (its number
+ * and, when the response gives it, its issue date). The response the buyer issued last counts
+ * (`../Responses.ts`); an invoice without one yet is `sent`, PENDING. Credit notes are not
+ * receivables: each is netted against the invoice it credits (docs/decisions.md, Connectors).
+ *
+ * Responses and credit notes are gathered first (a few dozen bytes per invoice), then invoices
+ * are read as a stream, so an inbox of any size syncs in bounded memory.
+ */
+import { DateTime, Duration, Effect, Schema, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
+import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
+import { detached, type InboxEvent, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
+import type { Inbox } from "../inbox/Inbox.ts"
+import { localInbox } from "../inbox/LocalInbox.ts"
+import { idNumber, isLater, latestOf } from "../Responses.ts"
+import { unreadableDocument } from "../Unreadable.ts"
+import {
+  creditedText,
+  isResponseCode,
+  noResponseText,
+  type ResponseCode,
+  responseCodes,
+  responseText,
+  statusMapping,
+  statusReasons
+} from "./ResponseCodes.ts"
+import { creditNotePaths, invoicePaths, ublCreditNote, ublInvoice } from "./Ubl.ts"
+
+export const PeppolConfig = Schema.Struct({
+  /** The directory the pair's Peppol documents arrive in (`*.xml`, as the access point delivers them). */
+  inbox: Schema.String.check(Schema.isNonEmpty())
+})
+export type PeppolConfig = typeof PeppolConfig.Type
+
+const kind = "peppol"
+
+/** A buyer's response, kept compact: one per invoice of the inbox is held during a fetch. */
+export interface LatestResponse {
+  readonly at: number
+  readonly rank: number
+  readonly id: number
+  readonly partiallyPaid: boolean
+  readonly reasons: string | undefined
+  readonly note: string | undefined
+}
+
+// The code is kept as its rank (one number per invoice held, not two fields).
+const codeOfRank = (rank: number) =>
+  (Object.keys(responseCodes) as ReadonlyArray<ResponseCode>).find((code) => responseCodes[code].rank === rank)!
+
+const text = (element: XmlElement | undefined) => {
+  const value = element?.text.trim()
+  return value === undefined || value === "" ? undefined : value
+}
+
+// "12:30:00", "12:30:00.5", "12:30:00+01:00", "12:30:00Z": a time without an offset is read as UTC.
+const instant = (date: string, time: string | undefined) => {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(date)) return Number.NaN
+  const clock = time ?? "00:00:00"
+  if (!/^\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.test(clock)) return Number.NaN
+  return Date.parse(`${date}T${clock}${/(Z|[+-]\d{2}:\d{2})$/.test(clock) ? "" : "Z"}`)
+}
+
+/**
+ * An invoice's key in the indexes of responses and credit notes: its number, and its issue date
+ * when known. Kept keys are `detached`: one flat string, not the pieces it was joined from.
+ */
+const referenceKey = (number: string, issueDate: string | undefined) => `${number}\u0000${issueDate ?? ""}`
+
+/** A response about one invoice, or why it cannot count. */
+export const responseOf = (
+  root: XmlElement,
+  intern: (text: string) => string
+): { readonly invoice: string; readonly response: LatestResponse } | { readonly problem: string } => {
+  const documentResponse = childAt(root, "DocumentResponse")
+  const reference = childAt(documentResponse, "DocumentReference")
+  const number = text(childAt(reference, "ID"))
+  if (number === undefined) return { problem: "an ApplicationResponse without the DocumentReference ID it answers" }
+  const code = text(childAt(documentResponse, "Response/ResponseCode")) ?? ""
+  if (!isResponseCode(code)) {
+    return {
+      problem: `the response to ${number} has the code "${code.slice(0, 16)}", not one of Peppol's invoice response codes (${Object.keys(responseCodes).join(", ")})`
+    }
+  }
+  const date = text(childAt(root, "IssueDate")) ?? ""
+  const time = text(childAt(root, "IssueTime"))
+  const at = instant(date, time)
+  if (Number.isNaN(at)) {
+    return { problem: `the response to ${number} has no readable IssueDate and IssueTime ("${date}" "${time ?? ""}")` }
+  }
+  const statuses = childrenNamed(childAt(documentResponse, "Response"), "Status")
+  const reasonCodes = statuses.map((status) => text(childAt(status, "StatusReasonCode")))
+  const reasons = statuses
+    .map((status, i) => {
+      const reasonCode = reasonCodes[i]
+      const said = text(childAt(status, "StatusReason"))
+      const named = reasonCode === undefined ? undefined : `${reasonCode} ${statusReasons[reasonCode] ?? ""}`.trim()
+      return [named, said].filter((part) => part !== undefined).join(": ")
+    })
+    .filter((reason) => reason !== "")
+    .join("; ")
+  const notes = childrenNamed(root, "Note")
+    .map(text)
+    .filter((note) => note !== undefined)
+    .join("; ")
+  return {
+    invoice: detached(referenceKey(number, text(childAt(reference, "IssueDate")))),
+    response: {
+      at,
+      rank: responseCodes[code].rank,
+      id: idNumber(text(childAt(root, "ID")) ?? ""),
+      partiallyPaid: code === "PD" && reasonCodes.includes("PPD"),
+      reasons: reasons === "" ? undefined : intern(reasons),
+      note: notes === "" ? undefined : intern(notes)
+    }
+  }
+}
+
+/** What the credit notes of the inbox take off one invoice. */
+interface Credit {
+  readonly cents: number
+  readonly currency: string
+  readonly numbers: ReadonlyArray<string>
+}
+
+/** One invoice, its latest response and its credit notes, as a document; unreadable values pass on, to be quarantined. */
+export const documentOf = (
+  invoice: XmlElement,
+  response: LatestResponse | undefined,
+  credit: Credit | undefined,
+  file: string
+): FetchedDocument => {
+  const read = ublInvoice(invoice)
+  const metadata: Record<string, string> = { ...read.metadata, file_reference: file }
+  if (response !== undefined) {
+    metadata.response_code = codeOfRank(response.rank)
+    metadata.response_issued_at = new Date(response.at).toISOString()
+    if (response.reasons !== undefined) metadata.response_reasons = response.reasons
+    if (response.note !== undefined) metadata.response_note = response.note
+  }
+  // A credit note in another currency cannot be netted: it is listed, not counted.
+  const netted = credit !== undefined && credit.currency === read.currency
+  if (credit !== undefined) {
+    metadata.credit_notes = credit.numbers.join(", ")
+    if (netted) metadata.credited_amount = (credit.cents / 100).toFixed(2)
+  }
+  const status =
+    response === undefined ? noResponseText : responseText(codeOfRank(response.rank), response.partiallyPaid)
+  const creditedInFull = netted && credit.cents >= read.amountCents
+  if (creditedInFull) metadata.response_status = status
+  return {
+    documentKey: read.number,
+    vendorReceivableId: read.number || null,
+    amountCents: read.amountCents,
+    currency: read.currency,
+    receivableDate: read.issueDate,
+    dueDate: read.dueDate,
+    portalStatus: creditedInFull ? creditedText : status,
+    poNumber: read.orderReference,
+    metadata
+  }
+}
+
+// The parts of a document each pass reads; everything else (lines, parties) is parsed and let go.
+const surveyed = ["ID", "IssueDate", "IssueTime", "Note", "DocumentResponse", ...creditNotePaths]
+const wanted = [...new Set([...surveyed, ...invoicePaths])]
+
+const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
+  xmlEventsIn(inbox, file, now, paths, { format: "UBL", localNames: true })
+
+const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
+
+/** What the inbox says before any invoice is read: latest responses, credit notes, which files to read again. */
+const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<string>, now: number) {
+  const responses = new Map<string, LatestResponse>()
+  const credits = new Map<string, Credit>()
+  const toRead: Array<string> = []
+  const interned = new Map<string, string>()
+  const intern = (value: string) => {
+    const known = interned.get(value)
+    if (known !== undefined) return known
+    const copy = detached(value)
+    if (interned.size < 1_000) interned.set(copy, copy)
+    return copy
+  }
+  for (const file of files) {
+    // Files with invoices are read again for them; so are files with something to report.
+    let again = false
+    yield* Stream.runForEach(eventsIn(inbox, file, now, surveyed), (event) =>
+      Effect.sync(() => {
+        if (event._tag !== "Document") {
+          again = true
+          return
+        }
+        const root = event.root
+        if (root.name === "ApplicationResponse") {
+          const answer = responseOf(root, intern)
+          if ("problem" in answer) {
+            again = true
+            return
+          }
+          const known = responses.get(answer.invoice)
+          if (known === undefined || isLater(answer.response, known)) responses.set(answer.invoice, answer.response)
+        } else if (root.name === "CreditNote") {
+          const note = ublCreditNote(root)
+          if (note.invoice === undefined || !Number.isInteger(note.amountCents)) {
+            again = true
+            return
+          }
+          const key = detached(referenceKey(note.invoice.number, note.invoice.issueDate))
+          const known = credits.get(key)
+          // A credit note sent again is the same credit note: it counts once.
+          if (known?.numbers.includes(note.number)) return
+          credits.set(key, {
+            cents: (known?.cents ?? 0) + note.amountCents,
+            currency: known?.currency ?? detached(note.currency),
+            numbers: [...(known?.numbers ?? []), detached(note.number)]
+          })
+        } else again = true
+      })
+    )
+    if (again) toRead.push(file)
+  }
+  return { responses, credits, toRead }
+})
+
+const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairToFetch) {
+  const config = yield* configOf({ kind, configSchema: PeppolConfig }, pair.config)
+  const now = DateTime.toEpochMillis(pair.now)
+  const inbox = localInbox(config.inbox, `the inbox ${config.inbox}`)
+  const files = xmlFilesOf(yield* inbox.list).map((entry) => entry.name)
+  const { responses, credits, toRead } = yield* survey(inbox, files, now)
+  const given = new Set<string>()
+  const credited = new Set<string>()
+  const creditOf = (number: string, issueDate: string) => {
+    const keys = [referenceKey(number, issueDate), referenceKey(number, undefined)]
+    const found = keys
+      .filter((key) => credits.has(key))
+      .map((key) => {
+        // Only the keys of credit notes are remembered: a set of every invoice would grow with the inbox.
+        credited.add(key)
+        return credits.get(key)!
+      })
+    if (found.length < 2) return found[0]
+    const [dated, undated] = found as [Credit, Credit]
+    return dated.currency === undated.currency
+      ? {
+          cents: dated.cents + undated.cents,
+          currency: dated.currency,
+          numbers: [...dated.numbers, ...undated.numbers]
+        }
+      : dated
+  }
+  const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
+    const reference = { file_reference: file }
+    switch (event._tag) {
+      case "Unread":
+        return [unreadableDocument(file, [event.reason], reference)]
+      case "Abandoned":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [`the document from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`],
+            reference
+          )
+        ]
+      case "Unreadable":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [`the document from line ${event.line} was not read: ${event.reason}`],
+            reference
+          )
+        ]
+      case "Document": {
+        const root = event.root
+        const unreadable = (reason: string) => [
+          unreadableDocument(locator(file, event), [`${reason} (the document from line ${event.line})`], reference)
+        ]
+        if (root.name === "ApplicationResponse") {
+          const answer = responseOf(root, (value) => value)
+          return "problem" in answer ? unreadable(answer.problem) : []
+        }
+        if (root.name === "CreditNote") {
+          const note = ublCreditNote(root)
+          if (note.invoice === undefined)
+            return unreadable(`the credit note ${note.number} names no invoice it credits`)
+          return Number.isInteger(note.amountCents)
+            ? []
+            : unreadable(`the credit note ${note.number} has no readable PayableAmount`)
+        }
+        if (root.name !== "Invoice") {
+          return unreadable(
+            `a ${root.name.slice(0, 64)} document: the inbox takes Invoice, CreditNote and ApplicationResponse`
+          )
+        }
+        const number = text(childAt(root, "ID")) ?? ""
+        if (number === "") return unreadable("an Invoice without an ID")
+        // An invoice sent again (a resend) is the same invoice: the first copy counts.
+        if (given.has(number)) return []
+        given.add(detached(number))
+        const issueDate = text(childAt(root, "IssueDate")) ?? ""
+        const response = latestOf(
+          responses.get(referenceKey(number, issueDate)),
+          responses.get(referenceKey(number, undefined))
+        )
+        return [documentOf(root, response, creditOf(number, issueDate), file)]
+      }
+      default:
+        return []
+    }
+  }
+  // Credit notes for invoices the inbox does not hold have nothing to reduce: reported, not dropped.
+  const orphanCredits = Stream.suspend(() =>
+    Stream.fromIterable(
+      [...credits]
+        .filter(([key]) => !credited.has(key))
+        .map(([key, credit]) =>
+          unreadableDocument(`credit notes ${credit.numbers.join(", ")}`.slice(0, 256), [
+            `the credit notes ${credit.numbers.join(", ")} credit the invoice ${key.split("\u0000").filter(Boolean).join(" of ")}, which is not in the inbox`
+          ])
+        )
+    )
+  )
+  return Stream.fromIterable(toRead).pipe(
+    Stream.flatMap((file) =>
+      eventsIn(inbox, file, now, wanted).pipe(
+        Stream.map((event) => documentsOf(file, event)),
+        Stream.flattenIterable
+      )
+    ),
+    Stream.concat(orphanCredits)
+  )
+})
+
+export const connector = {
+  kind,
+  configSchema: PeppolConfig,
+  statusMapping,
+  defaultInterval: Duration.minutes(15),
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector

@@ -1,0 +1,68 @@
+/**
+ * The coded statuses of an e-invoicing network (the Peppol Invoice Response),
+ * mapped by code: only the paid codes can ever be `PAID`, never an acceptance; and of a debtor's
+ * responses about one invoice the latest counts, whatever order they are read in.
+ */
+import { assert, describe, it } from "@effect/vitest"
+import fc from "fast-check"
+import * as Peppol from "../../../adapters/portals/peppol/ResponseCodes.ts"
+import { idNumber, latestOf, type Response } from "../../../adapters/portals/Responses.ts"
+import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
+
+const peppolCodes = Object.keys(Peppol.responseCodes) as ReadonlyArray<Peppol.ResponseCode>
+
+// What the sync makes of a response's portal_status: the connector's mapping, then the default table and rules.
+const peppolStatus = (code: Peppol.ResponseCode, partial: boolean) =>
+  normalizeStatus(Peppol.responseText(code, partial), Peppol.statusMapping)
+
+describe("Peppol invoice response codes", () => {
+  it("only PD without the PPD clarification is PAID; every code maps as its table says", () =>
+    fc.assert(
+      fc.property(fc.constantFrom(...peppolCodes), fc.boolean(), (code, partial) => {
+        const status = peppolStatus(code, partial)
+        assert.strictEqual(status === "PAID", code === "PD" && !partial)
+        assert.strictEqual(status, code === "PD" && partial ? "APPROVED" : Peppol.responseCodes[code].status)
+      })
+    ))
+
+  it("AP (accepted, payment next) is APPROVED, never PAID; an invoice without a response is PENDING", () => {
+    assert.strictEqual(peppolStatus("AP", false), "APPROVED")
+    assert.strictEqual(peppolStatus("AP", true), "APPROVED")
+    assert.strictEqual(normalizeStatus(Peppol.noResponseText, Peppol.statusMapping), "PENDING")
+  })
+
+  it("a code outside the subset is not a response code (the connector reports it rather than guess)", () =>
+    fc.assert(
+      fc.property(fc.string({ maxLength: 4 }), (code) => {
+        assert.strictEqual(Peppol.isResponseCode(code), peppolCodes.includes(code as Peppol.ResponseCode))
+      })
+    ))
+})
+
+const response: fc.Arbitrary<Response> = fc.record({
+  // Few distinct instants, ranks and ids, so that ties are common.
+  at: fc.integer({ min: 0, max: 3 }),
+  rank: fc.integer({ min: 1, max: 3 }),
+  id: fc.constantFrom("imr-1", "imr-2", "imr-3").map(idNumber)
+})
+
+describe("the latest response wins", () => {
+  it("whatever the order responses are read in, the same one counts, and none is issued after it", () =>
+    fc.assert(
+      fc.property(
+        fc
+          .array(response, { minLength: 1, maxLength: 12 })
+          .chain((responses) =>
+            fc.tuple(fc.constant(responses), fc.shuffledSubarray(responses, { minLength: responses.length }))
+          ),
+        ([responses, shuffled]) => {
+          const latest = responses.reduce<Response | undefined>(latestOf, undefined)!
+          assert.deepStrictEqual(shuffled.reduce<Response | undefined>(latestOf, undefined), latest)
+          assert.isTrue(responses.every((other) => other.at <= latest.at))
+          // At the same instant, the code furthest along the lifecycle counts.
+          assert.isTrue(responses.every((other) => other.at < latest.at || other.rank <= latest.rank))
+        }
+      ),
+      { numRuns: 500 }
+    ))
+})
