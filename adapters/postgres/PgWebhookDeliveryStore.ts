@@ -3,9 +3,11 @@
  * `webhook_attempts`, with the endpoints' cursor and health in `webhook_endpoints`, whose other
  * columns `PgWebhookEndpointStore` writes. Every statement on an organization's rows filters by
  * `org_id`. Claims take two statements in one transaction: the first locks endpoints
- * with due deliveries (`FOR UPDATE SKIP LOCKED`, so workers never wait on each other), the second,
+ * with due deliveries (`FOR UPDATE SKIP LOCKED`, so workers never wait on each other), ranked by
+ * turns per organization (`row_number() OVER (PARTITION BY org_id ...)`), the second,
  * with a snapshot taken after those locks, counts each endpoint's attempts in flight and leases
- * what its cap leaves; so the cap holds across processes. The transaction ends before any request
+ * what its cap leaves, round robin over organizations and their endpoints; so the cap holds across
+ * processes and no organization's backlog holds back another's. The transaction ends before any request
  * is sent. Secrets are read only where a delivery is signed.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
@@ -235,16 +237,23 @@ export const layer = Layer.effect(
       return yield* sql
         .withTransaction(
           Effect.gen(function* () {
+            // Endpoints take turns by organization: each organization's endpoint that came due
+            // first, then each one's second, so that one organization's many endpoints cannot hold
+            // every claim while another's wait.
             const locked = yield* sql<{ id: string }>`
-              SELECT e.id FROM webhook_endpoints e
-              WHERE e.enabled AND EXISTS (
-                SELECT 1 FROM webhook_deliveries d
-                WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now})
-              ORDER BY (
-                SELECT min(d.next_attempt_at) FROM webhook_deliveries d
-                WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending'))
+              WITH due AS (
+                SELECT e.id, e.org_id, o.oldest FROM webhook_endpoints e
+                CROSS JOIN LATERAL (
+                  SELECT min(d.next_attempt_at) AS oldest FROM webhook_deliveries d
+                  WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}) o
+                WHERE e.enabled AND o.oldest IS NOT NULL),
+              turns AS (
+                SELECT id, oldest, row_number() OVER (PARTITION BY org_id ORDER BY oldest, id) AS turn FROM due)
+              SELECT e.id FROM webhook_endpoints e JOIN turns t ON t.id = e.id
+              WHERE e.enabled
+              ORDER BY t.turn, t.oldest, t.id
               LIMIT ${request.limit}
-              FOR UPDATE SKIP LOCKED`
+              FOR UPDATE OF e SKIP LOCKED`
             if (locked.length === 0) return []
             // A new statement, so a new snapshot: it sees every claim committed before the locks.
             const rows = yield* sql<
@@ -258,16 +267,24 @@ export const layer = Layer.effect(
                 resume_at: Date | null
               } & SecretsRow
             >`
-              WITH picked AS (
-                SELECT d.id FROM unnest(${texts(locked.map((row) => row.id))}::text[]) AS l (id)
+              WITH candidates AS (
+                SELECT d.id, e.org_id, l.ord, d.place FROM unnest(${texts(locked.map((row) => row.id))}::text[])
+                  WITH ORDINALITY AS l (id, ord)
+                JOIN webhook_endpoints e ON e.id = l.id
                 CROSS JOIN LATERAL (
-                  SELECT d.id, d.attempts, d.next_attempt_at, d.sequence FROM webhook_deliveries d
+                  SELECT d.id, row_number() OVER (ORDER BY d.attempts = 0, d.next_attempt_at, d.sequence NULLS FIRST) AS place
+                  FROM webhook_deliveries d
                   WHERE d.endpoint_id = l.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}
                   ORDER BY d.attempts = 0, d.next_attempt_at, d.sequence NULLS FIRST
                   LIMIT greatest(0, ${request.perEndpoint} - (
                     SELECT count(*) FROM webhook_deliveries f
-                    WHERE f.endpoint_id = l.id AND f.status = 'sending' AND f.next_attempt_at > ${now}))) d
-                ORDER BY d.attempts = 0, d.next_attempt_at, d.sequence NULLS FIRST
+                    WHERE f.endpoint_id = l.id AND f.status = 'sending' AND f.next_attempt_at > ${now}))) d),
+              -- Round robin: an organization's endpoints in turn within it, the organizations in turn.
+              picked AS (
+                SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY place, ord) AS turn,
+                  min(ord) OVER (PARTITION BY org_id) AS org_ord
+                FROM candidates
+                ORDER BY turn, org_ord
                 LIMIT ${request.limit}),
               claimed AS (
                 UPDATE webhook_deliveries d SET status = 'sending', lease_owner = ${request.owner},
@@ -277,8 +294,8 @@ export const layer = Layer.effect(
               SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.sequence::text AS sequence, c.status, c.attempts,
                 c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, c.manual_attempts,
                 c.resume_at, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_expires_at
-              FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id
-              ORDER BY c.attempts = 0, c.next_attempt_at, c.sequence NULLS FIRST`
+              FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN picked p ON p.id = c.id
+              ORDER BY p.turn, p.org_ord`
             return rows.map(
               (row): ClaimedDelivery => ({
                 delivery: toDelivery(row),

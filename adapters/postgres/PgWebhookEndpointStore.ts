@@ -7,7 +7,7 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
-import type { WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
+import { type WebhookEndpointId, WebhookEndpointLimitReached } from "../../core/webhooks/domain/Webhooks.ts"
 import {
   type EndpointChange,
   type NewEndpoint,
@@ -24,9 +24,20 @@ export const layer = Layer.effect(
     const sql = yield* SqlClient.SqlClient
     const endpointFields = sql.literal(endpointColumns)
 
-    const create = Effect.fn("PgWebhookEndpointStore.create")(function* (input: NewEndpoint) {
-      // The cursor starts at the organization's newest event: the endpoint receives what follows.
-      const [row] = yield* sql<EndpointRow>`
+    // The organization's row is locked while its endpoints are counted and the endpoint is added,
+    // so creations at the bound take turns and only those it leaves room for pass. The count is a
+    // statement of its own: under READ COMMITTED it then sees what the lock's previous holder added.
+    // `NO KEY UPDATE` leaves the organization's row free to the foreign-key checks of other writes.
+    const create = Effect.fn("PgWebhookEndpointStore.create")(
+      function* (input: NewEndpoint) {
+        yield* sql`SELECT 1 FROM organizations WHERE id = ${input.orgId} FOR NO KEY UPDATE`
+        const [held] = yield* sql<{ count: number }>`
+          SELECT count(*)::int AS count FROM webhook_endpoints WHERE org_id = ${input.orgId}`
+        if (held!.count >= input.maxPerOrganization) {
+          return yield* new WebhookEndpointLimitReached({ limit: input.maxPerOrganization })
+        }
+        // The cursor starts at the organization's newest event: the endpoint receives what follows.
+        const [row] = yield* sql<EndpointRow>`
         INSERT INTO webhook_endpoints (id, org_id, url, description, event_types, enabled, disabled_reason, disabled_at,
           secret, cursor, fanned_out_at, created_at, updated_at)
         VALUES (${input.id}, ${input.orgId}, ${input.url}, ${input.description}, ${texts(input.eventTypes)}::text[],
@@ -34,9 +45,12 @@ export const layer = Layer.effect(
           ${input.sealedSecret},
           coalesce((SELECT last_sequence FROM event_counters WHERE org_id = ${input.orgId}), 0),
           ${date(input.at)}, ${date(input.at)}, ${date(input.at)})
-        RETURNING ${endpointFields}`.pipe(Effect.orDie)
-      return toEndpoint(row!)
-    })
+        RETURNING ${endpointFields}`
+        return toEndpoint(row!)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const list = Effect.fn("PgWebhookEndpointStore.list")(function* (
       org: OrgId,

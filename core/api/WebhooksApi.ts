@@ -181,7 +181,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotateMerge(
         summary(
           "Create a webhook endpoint",
-          "Registers a URL to receive your organization's events as they are committed. The answer carries the endpoint's signing `secret`, the only time it is shown."
+          "Registers a URL to receive your organization's events as they are committed. The answer carries the endpoint's signing `secret`, the only time it is shown. An organization has at most 20 endpoints by default (the operator may set another bound): past it, the answer is 400 `parameter_invalid` until one is deleted."
         )
       ),
     HttpApiEndpoint.get("list", "/webhook_endpoints", {

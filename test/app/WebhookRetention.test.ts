@@ -30,7 +30,8 @@ const endpoint = (org: OrgId) =>
       eventTypes: ["receivable.created"],
       enabled: true,
       sealedSecret: "v1:sealed",
-      at: daysAgo(60)
+      at: daysAgo(60),
+      maxPerOrganization: 20
     })
   )
 

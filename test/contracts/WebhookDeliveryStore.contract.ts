@@ -2,7 +2,8 @@
  * The contract of the `WebhookDeliveryStore` port, run on the memory twin and on PostgreSQL beside
  * `WebhookEndpointStore` (deliveries belong to endpoints): claims hold each endpoint's cap however
  * many workers claim at once, an expired lease is claimed again and the late worker's outcome is
- * then ignored, first attempts go in sequence order, a fan-out from a stale cursor changes nothing,
+ * then ignored, claims take turns by organization and by endpoint within one, first attempts go in
+ * sequence order, a fan-out from a stale cursor changes nothing,
  * due retries go before first attempts, a manual retry carries the schedule it stands beside,
  * pages partition, another organization sees none of it, a test's claim counts against the cap,
  * each attempt keeps what made it, one attempt only is answered as the one that disabled an
@@ -151,6 +152,37 @@ export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.
         assert.strictEqual(after.delivery.status, "succeeded")
         assert.strictEqual(after.delivery.attempts, 1)
         assert.lengthOf(after.attempts, 1)
+      })
+    )
+
+    it.effect("claims take turns by organization, and by endpoint within one, whatever came due first", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const now = yield* DateTime.now
+        // What earlier laws left due is leased away, so that the two organizations below are all that is due.
+        yield* claimAt("earlier", now, 100_000, 100_000)
+        const flooding = yield* newOrg
+        const quiet = yield* newOrg
+        const before = DateTime.subtract(now, { minutes: 1 })
+        const floodingEndpoints = new Set<string>()
+        for (let i = 0; i < 20; i++) {
+          const endpoint = yield* newEndpoint(flooding, before)
+          floodingEndpoints.add(endpoint.id)
+          yield* store.enqueue(flooding, endpoint.id, deliveries(50, before), { at: before })
+        }
+        const quietEndpoints = new Set<string>()
+        for (const count of [3, 2]) {
+          const endpoint = yield* newEndpoint(quiet, now)
+          quietEndpoints.add(endpoint.id)
+          yield* store.enqueue(quiet, endpoint.id, deliveries(count, now), { at: now })
+        }
+        const claimed = yield* claimAt("w", now, 5, 6)
+        const of = (endpoints: ReadonlySet<string>) => claimed.filter((c) => endpoints.has(c.delivery.endpointId))
+        assert.lengthOf(claimed, 6)
+        assert.isTrue(claimed.slice(0, 2).some((c) => quietEndpoints.has(c.delivery.endpointId)))
+        assert.lengthOf(of(quietEndpoints), 3)
+        assert.strictEqual(new Set(of(quietEndpoints).map((c) => c.delivery.endpointId)).size, 2)
+        assert.strictEqual(new Set(of(floodingEndpoints).map((c) => c.delivery.endpointId)).size, 3)
       })
     )
 

@@ -1,18 +1,46 @@
 /**
  * The contract of the `WebhookEndpointStore` port, run on the memory twin and on PostgreSQL beside
  * `WebhookDeliveryStore` (through which what an endpoint's changes do to its deliveries is seen):
- * endpoints page by id, another organization finds, changes and removes none of them, and a
+ * an organization's endpoints stop at its bound, even created at once, endpoints page by id,
+ * another organization finds, changes and removes none of them, and a
  * disabled endpoint's deliveries wait until it is enabled, then are due at once.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
-import { DateTime, Effect, type Layer, Option } from "effect"
-import type { WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
+import { DateTime, Effect, type Layer, Option, Result } from "effect"
+import { type WebhookEndpointId, WebhookEndpointLimitReached } from "../../core/webhooks/domain/Webhooks.ts"
 import { WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { claimAt, deliveries, newEndpoint, newOrg, type WebhookStores } from "./Webhooks.setup.ts"
 
 export const describeWebhookEndpointStoreContract = (name: string, layer: Layer.Layer<WebhookStores, unknown>) =>
   withLayer(layer, { excludeTestServices: true, timeout: 120_000 })(`WebhookEndpointStore contract: ${name}`, (it) => {
+    it.effect(
+      "an organization's endpoints stop at its bound however many are created at once, and a removal frees one",
+      () =>
+        Effect.gen(function* () {
+          const store = yield* WebhookEndpointStore
+          const org = yield* newOrg
+          const other = yield* newOrg
+          const now = yield* DateTime.now
+          const bound = 3
+          const attempts = yield* Effect.all(
+            Array.from({ length: 8 }, () => Effect.result(newEndpoint(org, now, bound))),
+            { concurrency: "unbounded" }
+          )
+          const made = attempts.filter(Result.isSuccess).map((result) => result.success)
+          assert.lengthOf(made, bound)
+          for (const refused of attempts.filter(Result.isFailure)) {
+            assert.deepStrictEqual(refused.failure, new WebhookEndpointLimitReached({ limit: bound }))
+          }
+          assert.lengthOf((yield* store.list(org, { limit: 10 })).items, bound)
+          // The bound is the organization's: another's endpoints count nothing against it.
+          assert.isTrue(Result.isSuccess(yield* Effect.result(newEndpoint(other, now, bound))))
+          assert.isTrue(yield* store.remove(org, made[0]!.id))
+          assert.isTrue(Result.isSuccess(yield* Effect.result(newEndpoint(org, now, bound))))
+          assert.isTrue(Result.isFailure(yield* Effect.result(newEndpoint(org, now, bound))))
+        })
+    )
+
     it.effect("pages partition, oldest endpoint first, and another organization finds, changes or removes none", () =>
       Effect.gen(function* () {
         const store = yield* WebhookEndpointStore

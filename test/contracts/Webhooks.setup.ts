@@ -16,7 +16,7 @@ import {
 import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { PairStoreHarness } from "./PairStore.harness.ts"
 
-export const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
+export const newEndpoint = (org: OrgId, at: DateTime.Utc, maxPerOrganization = 100) =>
   Effect.gen(function* () {
     return yield* (yield* WebhookEndpointStore).create({
       id: endpointId(randomBytes(16), DateTime.toEpochMillis(at)),
@@ -26,7 +26,8 @@ export const newEndpoint = (org: OrgId, at: DateTime.Utc) =>
       eventTypes: ["receivable.created"],
       enabled: true,
       sealedSecret: "v1:sealed",
-      at
+      at,
+      maxPerOrganization
     })
   })
 

@@ -10,17 +10,19 @@ import { Api } from "../../../core/api/Api.ts"
 import { InvalidRequest, ResourceMissing, ServiceUnavailable } from "../../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../../core/api/Security.ts"
 import type * as Wire from "../../../core/api/WebhooksApi.ts"
-import type {
-  WebhookAttempt,
-  WebhookDelivery,
-  WebhookDeliveryNotFound,
-  WebhookEndpoint,
-  WebhookEndpointBusy,
-  WebhookEndpointDisabled,
-  WebhookEndpointNotFound,
-  WebhookEndpointRejected,
-  WebhookReplayRejected,
-  WebhookUrlRejected
+import {
+  endpointLimitMessage,
+  type WebhookAttempt,
+  type WebhookDelivery,
+  type WebhookDeliveryNotFound,
+  type WebhookEndpoint,
+  type WebhookEndpointBusy,
+  type WebhookEndpointDisabled,
+  type WebhookEndpointLimitReached,
+  type WebhookEndpointNotFound,
+  type WebhookEndpointRejected,
+  type WebhookReplayRejected,
+  type WebhookUrlRejected
 } from "../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookEndpoints } from "../../../core/webhooks/services/WebhookEndpoints.ts"
 
@@ -100,6 +102,15 @@ const invalidInput = (refusal: WebhookUrlRejected | WebhookEndpointRejected): In
     ? InvalidRequest.parameterInvalid("url", `Invalid value for "url": ${refusal.message}.`)
     : InvalidRequest.parameterInvalid(refusal.field, `Invalid value for "${refusal.field}": ${refusal.message}.`)
 
+/**
+ * The organization has as many endpoints as it may: 400, not 429, since waiting frees nothing;
+ * no `param`, since no field of the request is at fault.
+ */
+const endpointLimit = (refusal: WebhookEndpointLimitReached): InvalidRequest =>
+  new InvalidRequest({
+    error: { type: "invalid_request_error", code: "parameter_invalid", message: endpointLimitMessage(refusal) }
+  })
+
 /** The documented answer to each refusal of the service. */
 const answerTo = (refusal: Refusal): InvalidRequest | ResourceMissing => {
   switch (refusal._tag) {
@@ -155,7 +166,11 @@ export const layer = HttpApiBuilder.group(
               eventTypes: payload.event_types,
               description: payload.description
             })
-            .pipe(Effect.mapError(invalidInput))
+            .pipe(
+              Effect.mapError((refusal) =>
+                refusal._tag === "WebhookEndpointLimitReached" ? endpointLimit(refusal) : invalidInput(refusal)
+              )
+            )
           return json(withSecret(created))
         })
       )

@@ -141,6 +141,16 @@ export class WebhookEndpointRejected extends Schema.TaggedError<WebhookEndpointR
   message: Schema.String
 }) {}
 
+/** The organization has as many endpoints as it may: another is refused until one is removed. */
+export class WebhookEndpointLimitReached extends Schema.TaggedError<WebhookEndpointLimitReached>()(
+  "WebhookEndpointLimitReached",
+  { limit: Schema.Number }
+) {}
+
+/** What a person is told when the organization has as many endpoints as it may. */
+export const endpointLimitMessage = (refusal: WebhookEndpointLimitReached) =>
+  `Your organization has ${refusal.limit} webhook endpoints, the most it may have: remove one before creating another.`
+
 /** A replay window that starts before the oldest event kept, or ends before it starts. */
 export class WebhookReplayRejected extends Schema.TaggedError<WebhookReplayRejected>()("WebhookReplayRejected", {
   message: Schema.String,

@@ -22,7 +22,13 @@ import {
   type NewDelivery,
   WebhookDeliveryStore
 } from "../ports/WebhookDeliveryStore.ts"
-import { deliveriesOf, endpointOf, type WebhookDeliveryRow, WebhooksState } from "./WebhooksState.ts"
+import {
+  deliveriesOf,
+  endpointOf,
+  type WebhookDeliveryRow,
+  type WebhookEndpointRow,
+  WebhooksState
+} from "./WebhooksState.ts"
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 
@@ -195,32 +201,66 @@ const make = Effect.gen(function* () {
     row.delivery.nextAttemptAt !== null &&
     DateTime.isGreaterThan(row.delivery.nextAttemptAt, now)
 
+  const millis = (at: DateTime.Utc | null) => (at === null ? 0 : DateTime.toEpochMillis(at))
+
+  // An endpoint's due retries before its first attempts, each kind in the order it came due.
+  const claimOrder = (a: WebhookDeliveryRow, b: WebhookDeliveryRow) =>
+    (a.delivery.attempts === 0 ? 1 : 0) - (b.delivery.attempts === 0 ? 1 : 0) ||
+    millis(a.delivery.nextAttemptAt) - millis(b.delivery.nextAttemptAt) ||
+    (a.delivery.sequence ?? 0) - (b.delivery.sequence ?? 0)
+
   const claim = (request: Claim) =>
     Effect.sync(() => {
-      const claimed: Array<ClaimedDelivery> = []
-      const firstAttempt = (row: WebhookDeliveryRow) => (row.delivery.attempts === 0 ? 1 : 0)
-      const rows = [...state.webhookDeliveries.values()].sort(
-        (a, b) =>
-          firstAttempt(a) - firstAttempt(b) ||
-          DateTime.toEpochMillis(a.delivery.nextAttemptAt ?? a.delivery.createdAt) -
-            DateTime.toEpochMillis(b.delivery.nextAttemptAt ?? b.delivery.createdAt) ||
-          (a.delivery.sequence ?? 0) - (b.delivery.sequence ?? 0)
-      )
-      const inFlight = new Map<string, number>()
-      for (const row of rows) {
-        if (holds(row, request.now))
-          inFlight.set(row.delivery.endpointId, (inFlight.get(row.delivery.endpointId) ?? 0) + 1)
+      // Endpoints take turns by organization, as the PostgreSQL claim ranks them: each
+      // organization's endpoint that came due first, then each one's second.
+      const due: Array<{
+        readonly row: WebhookEndpointRow
+        readonly oldest: number
+        readonly deliveries: Array<WebhookDeliveryRow>
+      }> = []
+      for (const row of state.webhookEndpoints.values()) {
+        if (!row.endpoint.enabled) continue
+        const all = deliveriesOf(state, row.endpoint.id)
+        const waiting = all.filter((d) => isDue(d, request.now)).sort(claimOrder)
+        if (waiting.length === 0) continue
+        const held = all.filter((d) => holds(d, request.now)).length
+        due.push({
+          row,
+          oldest: Math.min(...waiting.map((d) => millis(d.delivery.nextAttemptAt))),
+          deliveries: waiting.slice(0, Math.max(0, request.perEndpoint - held))
+        })
       }
-      for (const row of rows) {
-        if (claimed.length >= request.limit) break
-        const endpoint = state.webhookEndpoints.get(row.delivery.endpointId)
-        if (endpoint === undefined || !endpoint.endpoint.enabled || !isDue(row, request.now)) continue
-        const held = inFlight.get(endpoint.endpoint.id) ?? 0
-        if (held >= request.perEndpoint) continue
-        inFlight.set(endpoint.endpoint.id, held + 1)
+      due.sort((a, b) => a.oldest - b.oldest || (a.row.endpoint.id < b.row.endpoint.id ? -1 : 1))
+      const turns = new Map<string, number>()
+      const endpoints = due
+        .map((entry) => {
+          const org = idKey(entry.row.endpoint.orgId)
+          const turn = (turns.get(org) ?? 0) + 1
+          turns.set(org, turn)
+          return { ...entry, org, turn }
+        })
+        .sort((a, b) => a.turn - b.turn || a.oldest - b.oldest)
+        .slice(0, request.limit)
+      // Round robin: an organization's endpoints in turn within it, the organizations in turn.
+      const orgOrder = new Map<string, number>()
+      const candidates = endpoints.flatMap((entry, ord) => {
+        if (!orgOrder.has(entry.org)) orgOrder.set(entry.org, ord)
+        return entry.deliveries.map((row, place) => ({ row, endpoint: entry.row, org: entry.org, place, ord }))
+      })
+      candidates.sort((a, b) => orgOrder.get(a.org)! - orgOrder.get(b.org)! || a.place - b.place || a.ord - b.ord)
+      const inOrg = new Map<string, number>()
+      const picked = candidates
+        .map((candidate) => {
+          const turn = (inOrg.get(candidate.org) ?? 0) + 1
+          inOrg.set(candidate.org, turn)
+          return { ...candidate, turn }
+        })
+        .sort((a, b) => a.turn - b.turn || orgOrder.get(a.org)! - orgOrder.get(b.org)!)
+        .slice(0, request.limit)
+      return picked.map(({ row, endpoint }): ClaimedDelivery => {
         row.lease = { owner: request.owner, until: request.leaseUntil }
         row.delivery = { ...row.delivery, status: "sending", nextAttemptAt: request.leaseUntil }
-        claimed.push({
+        return {
           delivery: row.delivery,
           orgId: row.orgId as OrgId,
           url: endpoint.endpoint.url,
@@ -230,9 +270,8 @@ const make = Effect.gen(function* () {
           failingSince: endpoint.failingSince,
           scheduledAttempts: row.delivery.attempts - row.manualAttempts,
           resumeAt: row.resumeAt
-        })
-      }
-      return claimed
+        }
+      })
     })
 
   const complete = (result: AttemptResult) =>

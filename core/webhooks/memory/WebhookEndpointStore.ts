@@ -9,7 +9,7 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { feedOf, ReceivablesState } from "../../receivables/memory/ReceivablesState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { idKey } from "../../shared/memory/Keys.ts"
-import type { WebhookEndpoint, WebhookEndpointId } from "../domain/Webhooks.ts"
+import { type WebhookEndpoint, type WebhookEndpointId, WebhookEndpointLimitReached } from "../domain/Webhooks.ts"
 import { type EndpointChange, type NewEndpoint, WebhookEndpointStore } from "../ports/WebhookEndpointStore.ts"
 import { deliveriesOf, endpointOf, WebhooksState } from "./WebhooksState.ts"
 
@@ -18,7 +18,11 @@ const make = Effect.gen(function* () {
   const receivables = yield* ReceivablesState
 
   const create = (input: NewEndpoint) =>
-    Effect.sync(() => {
+    Effect.suspend(() => {
+      let held = 0
+      for (const row of state.webhookEndpoints.values()) if (idKey(row.endpoint.orgId) === idKey(input.orgId)) held += 1
+      if (held >= input.maxPerOrganization)
+        return Effect.fail(new WebhookEndpointLimitReached({ limit: input.maxPerOrganization }))
       const endpoint: WebhookEndpoint = {
         id: input.id,
         orgId: input.orgId,
@@ -38,7 +42,7 @@ const make = Effect.gen(function* () {
         cursor: feedOf(receivables, input.orgId).latestSequence,
         failingSince: null
       })
-      return endpoint
+      return Effect.succeed(endpoint)
     })
 
   const list = (org: OrgId, page: { readonly after?: string | undefined; readonly limit: number }) =>

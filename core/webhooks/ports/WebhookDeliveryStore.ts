@@ -174,7 +174,10 @@ export class WebhookDeliveryStore extends Context.Service<
       deliveries: ReadonlyArray<NewDelivery>
     ) => Effect.Effect<boolean>
     /**
-     * Claims due deliveries of enabled endpoints. Per endpoint, due retries (of deliveries attempted
+     * Claims due deliveries of enabled endpoints, taking turns: the organizations in turn, and an
+     * organization's endpoints in turn within it (each in the order its oldest due delivery came
+     * due), so that one organization's backlog, however old or spread over however many endpoints,
+     * holds back no other's. Per endpoint, due retries (of deliveries attempted
      * before) come before first attempts, so that a backlog of new events does not hold back the
      * schedule's next attempts; each kind in the order it came due, first attempts in sequence order.
      */

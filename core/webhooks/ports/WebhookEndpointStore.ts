@@ -12,7 +12,8 @@ import type {
   KeysetPage,
   SubscribableEventType,
   WebhookEndpoint,
-  WebhookEndpointId
+  WebhookEndpointId,
+  WebhookEndpointLimitReached
 } from "../domain/Webhooks.ts"
 
 export interface NewEndpoint {
@@ -25,6 +26,8 @@ export interface NewEndpoint {
   /** The secret as the `SecretBox` sealed it: never the secret itself. */
   readonly sealedSecret: string
   readonly at: DateTime.Utc
+  /** The most endpoints its organization may have, this one included. */
+  readonly maxPerOrganization: number
 }
 
 /** What an update changes; an absent field stays as it is. */
@@ -49,8 +52,12 @@ export interface SealedSecrets {
 export class WebhookEndpointStore extends Context.Service<
   WebhookEndpointStore,
   {
-    /** Adds the endpoint; its cursor starts at its organization's newest event (it receives what follows). */
-    readonly create: (endpoint: NewEndpoint) => Effect.Effect<WebhookEndpoint>
+    /**
+     * Adds the endpoint; its cursor starts at its organization's newest event (it receives what
+     * follows). Refused with `WebhookEndpointLimitReached` when its organization already has
+     * `maxPerOrganization`: counted and added in one step, so creations at once cannot pass it.
+     */
+    readonly create: (endpoint: NewEndpoint) => Effect.Effect<WebhookEndpoint, WebhookEndpointLimitReached>
     /** The organization's endpoints in id order (oldest first), whose ids sort after `after`. */
     readonly list: (
       org: OrgId,

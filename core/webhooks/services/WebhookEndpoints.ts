@@ -6,7 +6,7 @@
  * id, like a malformed one, is "not found". Secrets are sealed before storage and never logged.
  * Depends on `effect` and core only.
  */
-import { Context, DateTime, Duration, Effect, Layer, Option, Redacted } from "effect"
+import { Config, Context, DateTime, Duration, Effect, Layer, Option, Redacted, Schema } from "effect"
 import { eventTypes } from "../../receivables/domain/Events.ts"
 import { retentionDays } from "../../receivables/services/Feed.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
@@ -23,6 +23,7 @@ import {
   WebhookEndpointBusy,
   WebhookEndpointDisabled,
   WebhookEndpointId,
+  type WebhookEndpointLimitReached,
   WebhookEndpointNotFound,
   WebhookEndpointRejected,
   type WebhookEventType,
@@ -66,6 +67,15 @@ export interface DeliveryQuery {
   readonly limit: number
 }
 
+/**
+ * The most endpoints one organization may have: each is a fan-out cursor and a share of the
+ * delivery workers, so one organization's many endpoints would otherwise crowd out the others'.
+ */
+export const maxEndpointsPerOrganization = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 10_000 })),
+  "WEBHOOK_MAX_ENDPOINTS_PER_ORG"
+).pipe(Config.withDefault(20))
+
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const rotationOverlap = Duration.hours(24)
 /** The most events one replay re-sends: a wider window is asked for in parts. */
@@ -85,7 +95,7 @@ export class WebhookEndpoints extends Context.Service<
     readonly create: (
       org: OrgId,
       input: EndpointInput
-    ) => Effect.Effect<CreatedEndpoint, WebhookUrlRejected | WebhookEndpointRejected>
+    ) => Effect.Effect<CreatedEndpoint, WebhookUrlRejected | WebhookEndpointRejected | WebhookEndpointLimitReached>
     /** The organization's endpoints, oldest first, after the endpoint `after` names. */
     readonly list: (
       org: OrgId,
@@ -148,6 +158,7 @@ export class WebhookEndpoints extends Context.Service<
       const worker = yield* WebhookDelivery
       const retention = Duration.days(yield* retentionDays)
       const perEndpoint = yield* endpointConcurrency
+      const maxPerOrganization = yield* maxEndpointsPerOrganization
 
       const own = (org: OrgId, id: string) =>
         Effect.gen(function* () {
@@ -195,7 +206,8 @@ export class WebhookEndpoints extends Context.Service<
           eventTypes: types,
           enabled: input.enabled ?? true,
           sealedSecret: sealed,
-          at
+          at,
+          maxPerOrganization
         })
         return { endpoint, secret }
       })

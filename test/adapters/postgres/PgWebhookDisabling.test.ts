@@ -30,7 +30,8 @@ withLayer(postgresStorage, { excludeTestServices: true, timeout: 60_000 })("disa
         eventTypes: ["receivable.created"],
         enabled: true,
         sealedSecret: "v1:sealed",
-        at: now
+        at: now,
+        maxPerOrganization: 20
       })
       yield* store.enqueue(
         org,

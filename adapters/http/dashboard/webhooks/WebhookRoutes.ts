@@ -10,7 +10,7 @@
 import { Effect, Option, Redacted } from "effect"
 import type { HttpRouter } from "effect/http"
 import { eventTypes } from "../../../../core/receivables/domain/Events.ts"
-import type { SubscribableEventType } from "../../../../core/webhooks/domain/Webhooks.ts"
+import { endpointLimitMessage, type SubscribableEventType } from "../../../../core/webhooks/domain/Webhooks.ts"
 import { WebhookOverview } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import {
   formValuesOf,
@@ -95,7 +95,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
               htmlPage(body, 400)
             ),
           WebhookEndpointRejected: (rejected) =>
-            Effect.map(listPage(session, { problem: `Not added: ${rejected.message}.` }), (body) => htmlPage(body, 400))
+            Effect.map(listPage(session, { problem: `Not added: ${rejected.message}.` }), (body) =>
+              htmlPage(body, 400)
+            ),
+          WebhookEndpointLimitReached: (refusal) =>
+            Effect.map(listPage(session, { problem: `Not added: ${endpointLimitMessage(refusal)}` }), (body) =>
+              htmlPage(body, 400)
+            )
         })
       )
     )
