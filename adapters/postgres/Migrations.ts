@@ -33,7 +33,7 @@ import recoveryCodes from "./migrations/0024_recovery_codes.ts"
 import webhookRetriesBesideSchedule from "./migrations/0025_webhook_retries_beside_schedule.ts"
 import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
-import signInFirstTurn from "./migrations/0028_sign_in_first_turn.ts"
+import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -65,7 +65,7 @@ export const migrations = {
   "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule,
   "0026_dashboard_shown_once": dashboardShownOnce,
   "0027_sync_in_two_phases": syncInTwoPhases,
-  "0028_sign_in_first_turn": signInFirstTurn
+  "0029_sign_in_first_turn": signInFirstTurn
 }
 
 const loader = Migrator.fromRecord(migrations)

@@ -7,7 +7,7 @@
  * `X-Forwarded-For`, the loopback being a trusted proxy.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as OTPAuth from "otpauth"
 import { AccountsLive } from "../../app/Layers.ts"
@@ -132,5 +132,41 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("sign-in under
       assert.strictEqual(failures.length, maxWrongCodes)
       assert.sameMembers([...new Set(failures.map((row) => row.client_address))], attackers)
     })
+  )
+
+  it.effect(
+    "while a flood from 40 addresses keeps the hash busy, the owner from a known address gets in every time",
+    () =>
+      Effect.gen(function* () {
+        const email = "flooded@example.com"
+        const home = "198.51.100.77"
+        yield* onboarded(email)
+        assert.strictEqual((yield* signIn(email, home)).status, 303)
+
+        let flooding = true
+        const saturated = yield* Deferred.make<void>()
+        // Each address signs in again as soon as it is answered, on made-up accounts, until the owner
+        // is done or its allowance is spent (60 attempts).
+        const flood = yield* Effect.forkChild(
+          Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => `203.0.113.${i + 1}`),
+            (from, i) =>
+              Effect.gen(function* () {
+                for (let n = 0; n < 60 && flooding; n++) {
+                  const answer = yield* signIn(`made-up-${i}-${n}@example.com`, from, "a wrong password!")
+                  if (answer.status === 503) yield* Deferred.succeed(saturated, undefined)
+                }
+              }),
+            { concurrency: "unbounded", discard: true }
+          )
+        )
+        // The owner starts once the flood has been refused for want of a place.
+        yield* Deferred.await(saturated)
+        const answers: Array<number> = []
+        for (let i = 0; i < 5; i++) answers.push((yield* signIn(email, home)).status)
+        flooding = false
+        yield* Fiber.join(flood)
+        assert.deepStrictEqual(answers, [303, 303, 303, 303, 303])
+      })
   )
 })

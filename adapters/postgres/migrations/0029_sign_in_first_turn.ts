@@ -2,15 +2,15 @@
  * `record_sign_in_attempt` also says whether the attempt goes first when password hashes wait
  * (`core/accounts/domain/FairQueue.ts`): its address signed in to the account before, and the key
  * `p_first_unless` (the account and address) held no attempt within its window. Answered by the
- * same call, so that the queue costs no round trip of its own. Otherwise as in migration 0021; the
- * function is replaced whole, since its result gains a column.
+ * same call, so that the queue costs no round trip of its own. Otherwise as in migration 0021. A
+ * function of its own (two more arguments, one more column), beside the former one, so that a
+ * build before this one keeps working on this schema while both serve.
  */
 import { Effect } from "effect"
 import { SqlClient } from "effect/sql"
 
 export default Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  yield* sql`DROP FUNCTION record_sign_in_attempt(jsonb, text, text)`
   yield* sql.unsafe(`
     CREATE FUNCTION record_sign_in_attempt(
       p_counted jsonb, p_account text, p_address text, p_first_unless text, p_first_window_ms double precision
