@@ -11,12 +11,12 @@ import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
 import * as Cors from "../adapters/http/pipeline/Cors.ts"
 import * as Deadline from "../adapters/http/pipeline/Deadline.ts"
 import * as RateLimiter from "../adapters/http/pipeline/RateLimiter.ts"
-import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as NodeWebhookSender from "../adapters/webhooks/NodeWebhookSender.ts"
 import * as SecretKeyRing from "../adapters/webhooks/SecretKeyRing.ts"
 import * as ApiKeys from "../core/access/services/ApiKeys.ts"
 import * as VerifiedKeyCache from "../core/access/services/VerifiedKeyCache.ts"
+import * as HashTurns from "../core/accounts/services/HashTurns.ts"
 import * as Feed from "../core/receivables/services/Feed.ts"
 import * as ManualSync from "../core/receivables/services/ManualSync.ts"
 import * as AuditRetention from "./AuditRetention.ts"
@@ -61,7 +61,7 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   Feed.retentionDays,
   Demo.enabled,
   Dashboard.enabled,
-  ScryptPasswordHasher.hashesInFlight,
+  HashTurns.hashesInFlight,
   PublicUrl.publicUrl,
   Logging.settings,
   Tracing.settings,

@@ -5,11 +5,14 @@
  * (base64url), so that stronger parameters can come later and older hashes still verify.
  * Node's async scrypt runs on libuv's thread pool, off the event loop; at most
  * `PASSWORD_HASHES_IN_FLIGHT` hashes run at once (default 2), and one past that is refused at once
- * (`HashingBusy`), so that a storm of sign-ins cannot take every core the API needs.
+ * (`HashingBusy`), so that a storm of sign-ins cannot take every core the API needs. Sign-ins wait
+ * for their turn before they get here (`core/accounts/services/HashTurns.ts`); this cap also holds
+ * the hashes of invites and of passwords confirmed on the account page.
  */
 import { randomBytes, scrypt, timingSafeEqual } from "node:crypto"
-import { Config, Effect, Layer, Redacted, Schema } from "effect"
+import { Effect, Layer, Redacted } from "effect"
 import { HashingBusy, PasswordHasher } from "../../core/accounts/ports/PasswordHasher.ts"
+import { defaultHashesInFlight, hashesInFlight } from "../../core/accounts/services/HashTurns.ts"
 
 export interface ScryptCost {
   readonly log2N: number
@@ -37,19 +40,6 @@ const parse = (stored: string) => {
   const valid = [cost.log2N, cost.r, cost.p].every((n) => Number.isInteger(n) && n >= 1) && cost.log2N <= 20
   return valid ? { cost, salt: Buffer.from(salt, "base64url"), hash: Buffer.from(hash, "base64url") } : undefined
 }
-
-/**
- * Two, for a 2-core machine: measured with `bench/abuse/sign-in-storm.ts`, a storm at this cap
- * kept another tenant's API p99 at 0.8x to 2.9x of its quiet figure (two runs on shared cores),
- * where without a cap it grew 25-fold; a cap of 1 was no steadier.
- */
-export const defaultHashesInFlight = 2
-
-/** `PASSWORD_HASHES_IN_FLIGHT`: the scrypt computations allowed at once in this process. */
-export const hashesInFlight = Config.schema(
-  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 64 })),
-  "PASSWORD_HASHES_IN_FLIGHT"
-).pipe(Config.withDefault(defaultHashesInFlight))
 
 /** `Retry-After` counts whole seconds; a hash in flight ends within about a tenth of one. */
 const busy = new HashingBusy({ retryAfterSeconds: 1 })

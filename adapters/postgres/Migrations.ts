@@ -41,6 +41,7 @@ import webhookRetriesBesideSchedule from "./migrations/0025_webhook_retries_besi
 import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
+import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -74,7 +75,8 @@ export const migrations = {
   "0025_webhook_retries_beside_schedule": webhookRetriesBesideSchedule,
   "0026_dashboard_shown_once": dashboardShownOnce,
   "0027_sync_in_two_phases": syncInTwoPhases,
-  "0028_schema_compatibility": schemaCompatibility
+  "0028_schema_compatibility": schemaCompatibility,
+  "0029_sign_in_first_turn": signInFirstTurn
 }
 
 /**
@@ -113,7 +115,9 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   "0026_dashboard_shown_once": 26,
   // A build that syncs in one transaction takes no run lease: it must not sync beside this one.
   "0027_sync_in_two_phases": 27,
-  "0028_schema_compatibility": 27
+  "0028_schema_compatibility": 27,
+  // Adds a second signature beside the old function: builds at 0028 keep calling theirs.
+  "0029_sign_in_first_turn": 28
 }
 
 /** The id of a migration named `<id>_<name>`. */

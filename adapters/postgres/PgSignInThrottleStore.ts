@@ -37,23 +37,30 @@ export const layer = Layer.effect(
       )
     )
     return SignInThrottleStore.of({
-      record: ({ counted, trust }) => {
+      record: ({ counted, trust, firstUnless }) => {
         const document = counted.map((key: CountedKey) => ({
           key: rowKey(key),
           failures: key.policy.failures,
           windowMs: Duration.toMillis(key.policy.window),
           unlessTrusted: key.unlessTrusted
         }))
-        return sql<{ now_ms: number; full_index: number | null; times: ReadonlyArray<number> | null }>`
-          SELECT now_ms, full_index, times FROM record_sign_in_attempt(${JSON.stringify(document)}::jsonb,
-            ${trust?.account ?? null}::text, ${trust?.address ?? null}::text)`.pipe(
+        return sql<{
+          now_ms: number
+          full_index: number | null
+          times: ReadonlyArray<number> | null
+          first: boolean | null
+        }>`
+          SELECT now_ms, full_index, times, first FROM record_sign_in_attempt(${JSON.stringify(document)}::jsonb,
+            ${trust?.account ?? null}::text, ${trust?.address ?? null}::text,
+            ${firstUnless === undefined ? null : rowKey(firstUnless)}::text,
+            ${firstUnless === undefined ? null : Duration.toMillis(firstUnless.policy.window)}::float8)`.pipe(
           Effect.mapError(unavailable),
           Effect.map((rows) => {
             const full = rows.flatMap((row) =>
               row.full_index === null ? [] : [{ policy: counted[row.full_index - 1]!.policy, times: row.times ?? [] }]
             )
             return full.length === 0
-              ? ({ _tag: "Recorded", at: rows[0]!.now_ms } as const)
+              ? ({ _tag: "Recorded", at: rows[0]!.now_ms, first: rows[0]!.first === true } as const)
               : ({ _tag: "Refused", nowMillis: rows[0]!.now_ms, full, waitSeconds: 0 } as const)
           }),
           Effect.withSpan("PgSignInThrottleStore.record")

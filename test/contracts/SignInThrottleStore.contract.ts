@@ -19,6 +19,10 @@ const windowSeconds = Duration.toSeconds(pairThrottle.window)
 const admitted = (admission: Admission) =>
   admission._tag === "Admitted" ? Effect.succeed(admission.attempt) : Effect.die("throttled")
 
+/** Whether an admitted attempt goes first when hashes wait. */
+const first = (admission: Admission) =>
+  admission._tag === "Admitted" ? Effect.succeed(admission.first) : Effect.die("throttled")
+
 export const describeSignInThrottleStore = (name: string, storage: Layer.Layer<SignInThrottleStore, unknown>) =>
   layer(Layer.merge(storage, layerStandIn()), { timeout: 60_000 })(`SignInThrottleStore contract (${name})`, (it) => {
     it.effect(
@@ -71,6 +75,28 @@ export const describeSignInThrottleStore = (name: string, storage: Layer.Layer<S
           for (let i = 0; i < accountThrottle.failures; i++) yield* throttle.admit(account, freshAddress())
           assert.strictEqual((yield* throttle.admit(account, freshAddress()))._tag, "Throttled")
           assert.strictEqual((yield* throttle.admit(account, home))._tag, "Admitted")
+        })
+    )
+
+    it.effect(
+      "an attempt goes first from an address that signed in to the account, while none of its own there still counts",
+      () =>
+        Effect.gen(function* () {
+          const throttle = yield* makeThrottle("password")
+          const [account, home] = [freshAccount(), freshAddress()]
+          const before = yield* throttle.admit(account, home)
+          assert.isFalse(yield* first(before))
+          yield* (yield* admitted(before)).succeeded
+          // Failures on the account from elsewhere, a flood's, do not take the owner's turn away.
+          for (let i = 0; i < 3; i++) yield* admitted(yield* throttle.admit(account, freshAddress()))
+          const trusted = yield* throttle.admit(account, home)
+          assert.isTrue(yield* first(trusted))
+          // An attempt from home that is still counting (in flight, or wrong) does.
+          assert.isFalse(yield* first(yield* throttle.admit(account, home)))
+          yield* (yield* admitted(trusted)).succeeded
+          assert.isTrue(yield* first(yield* throttle.admit(account, home)))
+          assert.isFalse(yield* first(yield* throttle.admit(account, freshAddress())))
+          assert.isFalse(yield* first(yield* throttle.admit(freshAccount(), home)))
         })
     )
 

@@ -1,13 +1,13 @@
 /**
  * Sign-in under abuse, over a real socket and database, with real scrypt: past the hashes in
- * flight a sign-in is refused at once (503, `Retry-After`) and audited; a run of wrong codes from
+ * flight and the queue's room a sign-in is refused at once (503, `Retry-After`) and audited; a run of wrong codes from
  * several addresses locks the second factor for a while only (429, `Retry-After`), and the
  * owner's next sign-in leads to the account page, which says when and from where the latest wrong
  * code came. Client addresses come from
  * `X-Forwarded-For`, the loopback being a trusted proxy.
  */
 import { assert, layer } from "@effect/vitest"
-import { Effect, Layer } from "effect"
+import { Deferred, Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as OTPAuth from "otpauth"
 import { AccountsLive } from "../../app/Layers.ts"
@@ -50,29 +50,32 @@ const signIn = (email: string, address: string, withPassword = password) =>
   )
 
 layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("sign-in under abuse over HTTP", (it) => {
-  it.effect("past the hashes in flight a sign-in is answered at once with 503 and Retry-After, and audited", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // Waits for the decoy hash the service makes at start, which holds the one place meanwhile.
-      assert.strictEqual((yield* signIn("nobody@example.com", "192.0.2.99")).status, 401)
-      const email = "storm@example.com"
-      yield* onboarded(email)
-      const answers = yield* Effect.all(
-        Array.from({ length: 6 }, (_, i) => signIn(email, `198.51.100.${i + 1}`, "a wrong password!")),
-        { concurrency: "unbounded" }
-      )
-      const busy = answers.filter((answer) => answer.status === 503)
-      // The six arrive within a hash's time of each other, so the one place cannot serve them all.
-      assert.isAtLeast(busy.length, 1)
-      assert.isTrue(answers.every((answer) => answer.status === 401 || answer.status === 503))
-      for (const answer of busy) {
-        assert.strictEqual(answer.headers.get("retry-after"), "1")
-        assert.include(answer.body, "Too many sign-ins right now")
-      }
-      const audited = yield* sql<{ count: string }>`
+  it.effect(
+    "past the hash in flight and the account's place in line, a sign-in is answered at once with 503 and Retry-After, and audited",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // Waits for the decoy hash the service makes at start, which holds the one place meanwhile.
+        assert.strictEqual((yield* signIn("nobody@example.com", "192.0.2.99")).status, 401)
+        const email = "storm@example.com"
+        yield* onboarded(email)
+        const answers = yield* Effect.all(
+          Array.from({ length: 16 }, (_, i) => signIn(email, `198.51.100.${i + 1}`, "a wrong password!")),
+          { concurrency: "unbounded" }
+        )
+        const busy = answers.filter((answer) => answer.status === 503)
+        // Sixteen on one account arrive within a few hashes' time of each other: one place and the
+        // account's four places in line cannot hold them all.
+        assert.isAtLeast(busy.length, 1)
+        assert.isTrue(answers.every((answer) => answer.status === 401 || answer.status === 503))
+        for (const answer of busy) {
+          assert.strictEqual(answer.headers.get("retry-after"), "1")
+          assert.include(answer.body, "Too many sign-ins right now")
+        }
+        const audited = yield* sql<{ count: string }>`
         SELECT count(*) AS count FROM audit_log WHERE path = '/dashboard/sign-in' AND status = 503`
-      assert.strictEqual(Number(audited[0]?.count), busy.length)
-    })
+        assert.strictEqual(Number(audited[0]?.count), busy.length)
+      })
   )
 
   it.effect("wrong codes from five addresses lock the second factor for a while; the owner is told afterwards", () =>
@@ -129,5 +132,41 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("sign-in under
       assert.strictEqual(failures.length, maxWrongCodes)
       assert.sameMembers([...new Set(failures.map((row) => row.client_address))], attackers)
     })
+  )
+
+  it.effect(
+    "while a flood from 40 addresses keeps the hash busy, the owner from a known address gets in every time",
+    () =>
+      Effect.gen(function* () {
+        const email = "flooded@example.com"
+        const home = "198.51.100.77"
+        yield* onboarded(email)
+        assert.strictEqual((yield* signIn(email, home)).status, 303)
+
+        let flooding = true
+        const saturated = yield* Deferred.make<void>()
+        // Each address signs in again as soon as it is answered, on made-up accounts, until the owner
+        // is done or its allowance is spent (60 attempts).
+        const flood = yield* Effect.forkChild(
+          Effect.forEach(
+            Array.from({ length: 40 }, (_, i) => `203.0.113.${i + 1}`),
+            (from, i) =>
+              Effect.gen(function* () {
+                for (let n = 0; n < 60 && flooding; n++) {
+                  const answer = yield* signIn(`made-up-${i}-${n}@example.com`, from, "a wrong password!")
+                  if (answer.status === 503) yield* Deferred.succeed(saturated, undefined)
+                }
+              }),
+            { concurrency: "unbounded", discard: true }
+          )
+        )
+        // The owner starts once the flood has been refused for want of a place.
+        yield* Deferred.await(saturated)
+        const answers: Array<number> = []
+        for (let i = 0; i < 5; i++) answers.push((yield* signIn(email, home)).status)
+        flooding = false
+        yield* Fiber.join(flood)
+        assert.deepStrictEqual(answers, [303, 303, 303, 303, 303])
+      })
   )
 })

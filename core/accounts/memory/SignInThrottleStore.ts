@@ -105,8 +105,11 @@ export const makeMemoryThrottleState = (
       ...attempt.counted.map((counted) => table(counted.table, counted.policy).roomFor(counted.key, nowMillis))
     )
     if (waitSeconds > 0) return { _tag: "Refused", nowMillis, full: [], waitSeconds }
+    const quiet = attempt.firstUnless
+    const first =
+      isTrusted && (quiet === undefined || table(quiet.table, quiet.policy).counting(quiet.key, nowMillis).length === 0)
     for (const counted of attempt.counted) table(counted.table, counted.policy).add(counted.key, nowMillis)
-    return { _tag: "Recorded", at: nowMillis }
+    return { _tag: "Recorded", at: nowMillis, first }
   }
 
   const settle = (settlement: Settlement) => {

@@ -24,11 +24,19 @@ export interface AttemptToRecord {
   readonly counted: ReadonlyArray<CountedKey>
   /** The account and address whose trust exempts the `unlessTrusted` keys. */
   readonly trust: { readonly account: string; readonly address: string } | undefined
+  /**
+   * The key (one of `counted`) that must hold no attempt within its window, before this one, for an
+   * attempt from a trusted address to go first when hashes wait (`Recorded.first`).
+   */
+  readonly firstUnless: CountedKey | undefined
 }
 
 export type Recording =
-  /** Written against every key at `at` (epoch milliseconds of the store's clock). */
-  | { readonly _tag: "Recorded"; readonly at: number }
+  /**
+   * Written against every key at `at` (epoch milliseconds of the store's clock); `first` when the
+   * address is trusted for the account and `firstUnless` held nothing in its window.
+   */
+  | { readonly _tag: "Recorded"; readonly at: number; readonly first: boolean }
   /**
    * Nothing written: `full` holds, for each checked key at its policy's count, its times still in
    * the window (newest first), and `nowMillis` the store's clock; or `waitSeconds` says when a

@@ -21,6 +21,7 @@ import { SessionStore } from "../ports/SessionStore.ts"
 import { type Credentials, type DashboardUser, type EmailTaken, type Invite, UserStore } from "../ports/UserStore.ts"
 import type { UserAction } from "./ActionLog.ts"
 import * as ActionLog from "./ActionLog.ts"
+import * as HashTurns from "./HashTurns.ts"
 import { type CodeRefused, SecondFactors } from "./SecondFactors.ts"
 import { makeThrottle } from "./SignInThrottle.ts"
 
@@ -140,6 +141,7 @@ export class Accounts extends Context.Service<
       const random = yield* SecureRandom.SecureRandom
       const twoFactor = yield* SecondFactors
       const throttle = yield* makeThrottle("password")
+      const turns = yield* HashTurns.make(yield* HashTurns.hashesInFlight)
 
       const sha256 = (text: string) => digest.digest(Digest.sha256, utf8.encode(text))
       const newToken = Effect.map(random.randomBytes(Policy.tokenBytes), Policy.tokenFromBytes)
@@ -242,14 +244,22 @@ export class Accounts extends Context.Service<
         }
         const found = account === undefined ? Option.none<Credentials>() : yield* users.findByEmail(account)
         const stored = Option.isSome(found) ? found.value.passwordHash : yield* decoy
-        const matches = yield* verifyTyped((typed) => hasher.verify(typed, stored), password).pipe(
-          Effect.catchTag("HashingBusy", (busy) =>
-            Effect.andThen(
-              admission.attempt.untested,
-              new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+        const ticket = {
+          address: clientAddress === null ? "" : Policy.throttledAddress(clientAddress),
+          account,
+          first: admission.first
+        }
+        const verify = verifyTyped((typed) => hasher.verify(typed, stored), password)
+        const matches = yield* turns
+          .withTurn(ticket, verify)
+          .pipe(
+            Effect.catchTag("HashingBusy", (busy) =>
+              Effect.andThen(
+                admission.attempt.untested,
+                new SignInRefused({ reason: "busy", retryAfterSeconds: busy.retryAfterSeconds })
+              )
             )
           )
-        )
         if (Option.isNone(found) || !matches) {
           // Recorded whether or not the address has an account, so that both cost the same.
           yield* actions.byUser({

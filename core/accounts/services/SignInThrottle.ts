@@ -42,7 +42,8 @@ export interface Attempt {
 }
 
 export type Admission =
-  | { readonly _tag: "Admitted"; readonly attempt: Attempt }
+  /** `first`: goes before everyone else when hashes wait (`domain/FairQueue.ts`). */
+  | { readonly _tag: "Admitted"; readonly attempt: Attempt; readonly first: boolean }
   | { readonly _tag: "Throttled"; readonly retryAfterSeconds: number }
 
 /**
@@ -68,9 +69,13 @@ export const planAttempt = (scope: string, account: string | undefined, clientAd
   ]
   const trust = account === undefined ? undefined : { account: `${scope}\n${account}`, address: address ?? "" }
   // Every attempt per address first: a flood from one address is refused on it, before any write.
+  // The owner goes first from an address they signed in from, unless an attempt on the account from
+  // there is still counting: the account's own failures are what a flood aimed at it makes, and
+  // must not take the owner's turn away.
   const record: AttemptToRecord = {
     counted: [...(address === null ? [] : [key("attempts", address, addressAttempts)]), ...failures],
-    trust
+    trust,
+    firstUnless: pair
   }
   const untested = (at: number): Settlement => ({ at, takeBack: failures, clear: undefined, trust: undefined })
   // The right password from this address forgives the address's earlier mistakes.
@@ -119,7 +124,7 @@ export const makeThrottle = (scope: string) =>
           succeeded: settle(plan.succeeded(recording.at)),
           untested: settle(plan.untested(recording.at))
         }
-        return { _tag: "Admitted", attempt } satisfies Admission
+        return { _tag: "Admitted", attempt, first: recording.first } satisfies Admission
       })
 
     return { admit }

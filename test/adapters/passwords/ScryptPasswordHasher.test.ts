@@ -8,7 +8,8 @@
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Exit, Fiber, Redacted } from "effect"
 import fc from "fast-check"
-import { hashesInFlight, make } from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import { make } from "../../../adapters/passwords/ScryptPasswordHasher.ts"
+import { hashesInFlight } from "../../../core/accounts/services/HashTurns.ts"
 
 const cheap = make({ log2N: 10, r: 8, p: 1 })
 const other = make({ log2N: 11, r: 4, p: 1 })

@@ -4,7 +4,7 @@
  * sign-in, the CSRF token, roles, organizations kept apart, and the audit of every action.
  */
 import { assert, describe, it } from "@effect/vitest"
-import { Context, Duration, Effect, Exit, Layer, Option, Redacted } from "effect"
+import { ConfigProvider, Context, Duration, Effect, Exit, Fiber, Layer, Option, Redacted } from "effect"
 import { Digest, SecureRandom } from "effect/crypto"
 import { TestClock } from "effect/testing"
 import * as ScryptPasswordHasher from "../../../adapters/passwords/ScryptPasswordHasher.ts"
@@ -25,8 +25,9 @@ import { layerMemory as SessionsMemory } from "../../../core/accounts/memory/Ses
 import * as MemorySignInThrottleStore from "../../../core/accounts/memory/SignInThrottleStore.ts"
 import { layerMemory as UsersMemory } from "../../../core/accounts/memory/UserStore.ts"
 import { type DashboardAuditEntry, DashboardAuditLog } from "../../../core/accounts/ports/DashboardAuditLog.ts"
-import { PasswordHasher } from "../../../core/accounts/ports/PasswordHasher.ts"
+import { HashingBusy, PasswordHasher } from "../../../core/accounts/ports/PasswordHasher.ts"
 import { Accounts, type SecondStepRequired, type SignInRefused } from "../../../core/accounts/services/Accounts.ts"
+import * as HashTurns from "../../../core/accounts/services/HashTurns.ts"
 import { SecondFactors } from "../../../core/accounts/services/SecondFactors.ts"
 import { addressAttempts } from "../../../core/accounts/services/SignInThrottle.ts"
 import { KeyAdministration } from "../../../core/admin/services/KeyAdministration.ts"
@@ -55,7 +56,8 @@ const RecordingAudit = Layer.effect(
   })
 ).pipe(Layer.provide(AuditMemory), Layer.provideMerge(Layer.sync(AuditTrail, () => ({ entries: [], failing: false }))))
 
-const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
+/** `inFlight`: the places for hashes at sign-in; many unless the cap is what a test checks. */
+const servicesOver = (hasher: Layer.Layer<PasswordHasher>, inFlight = 64) =>
   KeyAdministration.layer.pipe(
     Layer.provideMerge(Layer.merge(Accounts.layer, ApiKeys.layerWith({ brand: "pr" }))),
     Layer.provideMerge(SecondFactors.layer.pipe(Layer.provide(OtpauthCodes.layer))),
@@ -69,7 +71,8 @@ const servicesOver = (hasher: Layer.Layer<PasswordHasher>) =>
       ShippedCommonPasswords.layer,
       Digest.layerWebCrypto,
       SecureRandom.layerWebCrypto
-    ])
+    ]),
+    Layer.provide(ConfigProvider.layer(ConfigProvider.fromUnknown({ PASSWORD_HASHES_IN_FLIGHT: String(inFlight) })))
   )
 
 const Services = servicesOver(ScryptPasswordHasher.layerTest)
@@ -98,10 +101,33 @@ const run = <A, E>(effect: Effect.Effect<A, E, Provided>) => effect.pipe(Effect.
 /** Over real scrypt parameters dear enough (tens of milliseconds) that sign-ins sent together overlap. */
 const runWithOneHashInFlight = <A, E>(effect: Effect.Effect<A, E, Provided>) =>
   effect.pipe(
-    Effect.provide(servicesOver(Layer.succeed(PasswordHasher, ScryptPasswordHasher.make({ log2N: 14, r: 8, p: 1 }, 1))))
+    Effect.provide(
+      servicesOver(Layer.succeed(PasswordHasher, ScryptPasswordHasher.make({ log2N: 14, r: 8, p: 1 }, 1)), 1)
+    )
   )
 
 const wrongPassword = Redacted.make("wrong password!")
+
+/**
+ * A hasher whose checks take 100 ms of the test clock, with the real one's cap: two at once, one
+ * more refused at once. Hashing (invites, the decoy) is instant, so that only sign-ins compete.
+ */
+const slowHasher = Layer.sync(PasswordHasher, () => {
+  let running = 0
+  const hashOf = (password: Redacted.Redacted<string>) => `plain$${Redacted.value(password)}`
+  return PasswordHasher.of({
+    hash: (password) => Effect.succeed(hashOf(password)),
+    verify: (password, stored) =>
+      Effect.suspend(() => {
+        if (running >= 2) return Effect.fail(new HashingBusy({ retryAfterSeconds: 1 }))
+        running++
+        return Effect.sleep(Duration.millis(100)).pipe(
+          Effect.as(stored === hashOf(password)),
+          Effect.ensuring(Effect.sync(() => running--))
+        )
+      })
+  })
+})
 
 /** What a sign-in was refused with: these users have no second factor, so it never asks for a code. */
 const refused = <A, R>(attempt: Effect.Effect<A, SignInRefused | SecondStepRequired, R>) =>
@@ -287,7 +313,7 @@ describe("Accounts", () => {
   )
 
   it.effect(
-    "past the hashes in flight a sign-in is refused at once as busy, tests no password and counts no failure",
+    "past the hashes in flight and the address's place in line, a sign-in is refused at once as busy, tests no password and counts no failure",
     () =>
       runWithOneHashInFlight(
         Effect.gen(function* () {
@@ -300,9 +326,11 @@ describe("Accounts", () => {
             email,
             Array.from({ length: 6 }, () => attacker)
           )
-          assert.deepStrictEqual([count(together, "credentials"), count(together, "busy")], [1, 5])
-          // One failure so far, not six: the pair locks only after the policy's count.
-          for (let i = 1; i < pairThrottle.failures; i++) {
+          // One hashes, the address's line holds two more, and the other three are refused.
+          const tested = 1 + HashTurns.bounds.perAddress
+          assert.deepStrictEqual([count(together, "credentials"), count(together, "busy")], [tested, 6 - tested])
+          // Three failures so far, not six: the pair locks only after the policy's count.
+          for (let i = tested; i < pairThrottle.failures; i++) {
             assert.strictEqual((yield* refused(access.signIn(email, wrongPassword, attacker))).reason, "credentials")
           }
           assert.strictEqual((yield* refused(access.signIn(email, wrongPassword, attacker))).reason, "throttled")
@@ -326,6 +354,41 @@ describe("Accounts", () => {
         yield* access.signIn(email, password, "198.51.100.51")
       })
     )
+  )
+
+  it.effect(
+    "while a flood from 250 addresses fills every hash place, the owner from a known address still gets in",
+    () =>
+      Effect.provide(
+        Effect.gen(function* () {
+          const access = yield* Accounts
+          const { email } = yield* onboard("member")
+          // Signing in once makes the address a known one.
+          const first = yield* Effect.forkChild(access.signIn(email, password, address))
+          yield* TestClock.adjust(Duration.millis(100))
+          yield* Fiber.join(first)
+
+          const flood = Array.from({ length: 250 }, (_, i) => `203.0.${Math.floor(i / 200)}.${(i % 200) + 1}`)
+          let signedIn = 0
+          // Each round, every flooding address tries a wrong password on an account of its own,
+          // staying under its limits, while the places are still busy with the rounds before.
+          for (let round = 0; round < 20; round++) {
+            yield* Effect.forkChild(
+              Effect.forEach(
+                flood,
+                (from, i) => Effect.exit(access.signIn(`target-${round}-${i}@example.com`, wrongPassword, from)),
+                { concurrency: "unbounded", discard: true }
+              )
+            )
+            yield* Effect.yieldNow
+            const owner = yield* Effect.forkChild(Effect.exit(access.signIn(email, password, address)))
+            yield* TestClock.adjust(Duration.millis(300))
+            if (Exit.isSuccess(yield* Fiber.join(owner))) signedIn++
+          }
+          assert.isAtLeast(signedIn, 19)
+        }),
+        servicesOver(slowHasher, 2)
+      )
   )
 
   it.effect("a wrong password is audited whether or not the address has an account; a throttled attempt is not", () =>
