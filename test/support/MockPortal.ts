@@ -10,9 +10,16 @@ import { Effect } from "effect"
 /** What a handler sees of a request: its method and headers (names in lower case). */
 export type MockRequest = Pick<IncomingMessage, "method" | "headers">
 
-export type Handler = (request: MockRequest, url: URL, body: string) => MockAnswer | undefined
+export type Handler = (
+  request: MockRequest,
+  url: URL,
+  body: string
+) => MockAnswer | undefined | Promise<MockAnswer | undefined>
 
-/** An answer: a status, headers and a JSON body; `undefined` never answers (a hung portal). */
+/**
+ * An answer: a status, headers and a JSON body; `undefined` never answers (a hung portal). A
+ * promise of one is answered when it settles (a slow portal).
+ */
 export interface MockAnswer {
   readonly status: number
   readonly headers?: Readonly<Record<string, string>>
@@ -43,10 +50,11 @@ export const mockPortal = (handler: Handler) =>
         request.on("end", () => {
           const url = new URL(request.url ?? "/", "http://127.0.0.1")
           requests.push(url)
-          const answer = handler(request, url, body)
-          if (answer === undefined) return
-          response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers })
-          response.end(answer.json === undefined ? "" : JSON.stringify(answer.json))
+          void Promise.resolve(handler(request, url, body)).then((answer) => {
+            if (answer === undefined || response.destroyed) return
+            response.writeHead(answer.status, { "content-type": "application/json", ...answer.headers })
+            response.end(answer.json === undefined ? "" : JSON.stringify(answer.json))
+          })
         })
       })
       server.listen(0, "127.0.0.1", () => {

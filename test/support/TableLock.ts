@@ -6,7 +6,7 @@
 import { Deferred, Effect, Fiber } from "effect"
 import { SqlClient } from "effect/sql"
 
-export const lockTable = (table: "audit_log" | "receivables") =>
+export const lockTable = (table: "audit_log" | "receivables" | "sync_runs") =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const locked = yield* Deferred.make<void>()

@@ -42,7 +42,7 @@ const fetchFrom =
     const body = init.body === undefined || init.body === null ? "" : await new Response(init.body).text()
     portal.requests.push(url)
     const headers = Object.fromEntries(new Headers(init.headers))
-    const answer = portal.handler({ method: init.method ?? "GET", headers }, url, body)
+    const answer = await portal.handler({ method: init.method ?? "GET", headers }, url, body)
     if (answer === undefined) return unanswered(init.signal)
     return new Response(answer.json === undefined ? null : JSON.stringify(answer.json), {
       status: answer.status,
