@@ -24,7 +24,7 @@ import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import { childAt, childrenNamed, type XmlElement } from "./Xml.ts"
-import { detached, type InboxEvent, moneyText, xmlEventsIn, xmlFilesOf } from "./XmlFiles.ts"
+import { detached, type InboxEvent, interner, locator, moneyText, xmlEventsIn, xmlFilesOf } from "./XmlFiles.ts"
 
 export { stillWritingMinutes } from "./XmlFiles.ts"
 
@@ -140,21 +140,12 @@ const wanted = [
 const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
   xmlEventsIn(inbox, file, now, paths, { format: "cXML" })
 
-const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
-
 /** What the inbox says before any invoice is read: latest statuses, deletions, which files to read again. */
 const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<string>, now: number) {
   const statuses = new Map<string, LatestStatus>()
   const deleted = new Set<string>()
   const toRead: Array<string> = []
-  const interned = new Map<string, string>()
-  const intern = (text: string) => {
-    const known = interned.get(text)
-    if (known !== undefined) return known
-    const copy = detached(text)
-    if (interned.size < 1_000) interned.set(copy, copy)
-    return copy
-  }
+  const intern = interner()
   for (const file of files) {
     // Files with invoices are read again for them; so are files with something to report.
     let again = false

@@ -24,6 +24,25 @@ import { type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
  */
 export const detached = (text: string) => Buffer.from(text, "utf8").toString("utf8")
 
+/**
+ * A function that hands back one detached copy of each text it is given, remembering the first
+ * 1,000 distinct ones: the few words a survey keeps for every document (status types, reasons)
+ * then share their memory, and an inbox of unusual words costs no more than detaching each.
+ */
+export const interner = () => {
+  const interned = new Map<string, string>()
+  return (text: string) => {
+    const known = interned.get(text)
+    if (known !== undefined) return known
+    const copy = detached(text)
+    if (interned.size < 1_000) interned.set(copy, copy)
+    return copy
+  }
+}
+
+/** Where a document is, in the messages of what could not be read. */
+export const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
+
 // cXML and UBL write decimals as xsd:decimal, possibly with more places than cents need ("12.500").
 export const moneyText = (money: XmlElement | undefined) =>
   money?.text

@@ -14,7 +14,7 @@ import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
-import { detached, type InboxEvent, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
+import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
 import type { Inbox } from "../inbox/Inbox.ts"
 import { localInbox } from "../inbox/LocalInbox.ts"
 import { idNumber, isLater, latestOf } from "../Responses.ts"
@@ -173,21 +173,12 @@ const wanted = [...new Set([...surveyed, ...invoicePaths])]
 const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
   xmlEventsIn(inbox, file, now, paths, { format: "UBL", localNames: true })
 
-const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
-
 /** What the inbox says before any invoice is read: latest responses, credit notes, which files to read again. */
 const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<string>, now: number) {
   const responses = new Map<string, LatestResponse>()
   const credits = new Map<string, Credit>()
   const toRead: Array<string> = []
-  const interned = new Map<string, string>()
-  const intern = (value: string) => {
-    const known = interned.get(value)
-    if (known !== undefined) return known
-    const copy = detached(value)
-    if (interned.size < 1_000) interned.set(copy, copy)
-    return copy
-  }
+  const intern = interner()
   for (const file of files) {
     // Files with invoices are read again for them; so are files with something to report.
     let again = false
