@@ -245,11 +245,13 @@ export const makeSessions = (applied: Set<string>) =>
         ])}
         INSERT INTO sync_runs (org_id, integration_id, worker, started_at, fetched_at, finished_at, committed_at,
           outcome, fetched, created, updated, unchanged, quarantined, quarantine, event_batch, events)
-        VALUES (${integration.orgId}, ${integration.id}, ${worker}, ${DateTime.toDateUtc(startedAt)},
-          ${run === undefined ? null : DateTime.toDateUtc(run.fetchedAt)}, clock_timestamp(), clock_timestamp(),
+        SELECT ${integration.orgId}, ${integration.id}, ${worker}, ${DateTime.toDateUtc(startedAt)},
+          ${run === undefined ? null : DateTime.toDateUtc(run.fetchedAt)}::timestamptz, ended.at, ended.at,
           'succeeded', ${ended.counts.fetched}, ${ended.counts.created}, ${ended.counts.updated},
           ${ended.counts.unchanged}, ${ended.counts.quarantined}, ${JSON.stringify(ended.quarantine)}::jsonb,
-          ${eventsWritten > 0 ? batch.toString() : null}::bigint, ${eventsWritten})
+          ${eventsWritten > 0 ? batch.toString() : null}::bigint, ${eventsWritten}
+        -- One reading of the clock: two calls of clock_timestamp() in a row differ.
+        FROM (SELECT clock_timestamp() AS at) ended
         ${ended.counts.created > 0 ? growth : sql``}`)
         const result = yield* Effect.uninterruptible(
           Effect.orDie(connection.executeRaw("COMMIT", [])).pipe(
