@@ -21,6 +21,7 @@ import { stepMillis } from "../../core/accounts/services/SecondFactors.ts"
 import { artifacts, chromiumPath } from "../support/Chromium.ts"
 import { inviteToken, password } from "../support/DashboardClient.ts"
 import { type Fixture, insertFixture } from "../support/Fixtures.ts"
+import { copySlips } from "../support/PageCopy.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
 
@@ -59,6 +60,7 @@ const inspect = async (page: Page, name: string, timings: Record<string, number>
     "performance.getEntriesByType('navigation').map((e) => e.duration)[0] ?? 0"
   )) as number
   timings[name] = Math.round(loaded * 10) / 10
+  assert.deepStrictEqual(copySlips(await page.innerText("body")), [], `slips in the copy of the ${name} page`)
   await page.evaluate(axeSource)
   for (const size of sizes) {
     await page.setViewportSize(size)

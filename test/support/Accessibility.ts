@@ -1,12 +1,13 @@
 /**
  * A page checked as the browser tests check every page: axe-core's WCAG 2.1 A and AA rules and
- * the Content-Security-Policy's refusals, at 1440x900 and 390x844, in light and dark, with a
+ * the Content-Security-Policy's refusals, slips in its copy (`PageCopy.ts`), at 1440x900 and 390x844, in light and dark, with a
  * screenshot of each in `test-artifacts/` (`<name>-<size>-<scheme>.png`).
  */
 import { readFileSync } from "node:fs"
 import { createRequire } from "node:module"
 import type { Browser, Page } from "playwright-core"
 import { artifacts } from "./Chromium.ts"
+import { copySlips } from "./PageCopy.ts"
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8")
 
@@ -45,6 +46,7 @@ export const inspectEverywhere = async (
       await page.waitForLoadState("load")
       for (const line of await wcagViolations(page)) found.push(`${name} ${size.name} ${scheme}: ${line}`)
       for (const line of refused) found.push(`${name} ${size.name} ${scheme}: CSP ${line}`)
+      for (const slip of copySlips(await page.innerText("body"))) found.push(`${name}: copy "${slip}"`)
       await page.screenshot({ path: `${artifacts}/${name}-${size.name}-${scheme}.png`, fullPage: true })
       await context.close()
     }

@@ -58,10 +58,16 @@ export const issuer = "Partner Receivables"
  * A wrong, reused or malformed code (or password, when turning the factor off), too many of them
  * in a window (`throttled`), `maxWrongCodes` in a row (`locked`, until `retryAfterSeconds` pass),
  * or a password that could not be checked now (`busy`: too many hashes in flight).
+ * A sign-in's second step refused for a wrong code of a held sign-in that was still valid, or for
+ * a moment's throttling, carries `heldAgain`: the same sign-in held under a new token, so that the
+ * user types the code again rather than the e-mail address and password. It gives nobody more
+ * tries than the password already does (each password sign-in holds one), and the factor's own
+ * count of wrong codes in a row still locks it.
  */
 export class CodeRefused extends Schema.TaggedError<CodeRefused>()("CodeRefused", {
   reason: Schema.Literals(["wrong", "throttled", "locked", "busy"]),
-  retryAfterSeconds: Schema.Number
+  retryAfterSeconds: Schema.Number,
+  heldAgain: Schema.optional(Schema.Redacted(Schema.String))
 }) {}
 
 /** What the audit log names as the subject of a wrong code. */
@@ -343,6 +349,11 @@ export class SecondFactors extends Context.Service<
         ).pipe(
           Effect.tapError((refused) =>
             refused.reason === "wrong" ? record(user, "sign_in_failed", clientAddress) : Effect.void
+          ),
+          Effect.catchTag("CodeRefused", (refused) =>
+            refused.reason === "wrong" || refused.reason === "throttled"
+              ? Effect.flatMap(hold(user), (heldAgain) => Effect.fail(new CodeRefused({ ...refused, heldAgain })))
+              : Effect.fail(refused)
           )
         )
         if (recoveryCodesLeft !== null) yield* record(user, "recovery_code_used", clientAddress)

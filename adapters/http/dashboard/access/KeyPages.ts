@@ -143,8 +143,7 @@ export const keyCreated = (
         created.namesakes.length === 0
           ? null
           : html`<p role="alert">
-              <strong>Another active key is also named “${nameOf(created.record)}”</strong> (starting with
-              ${created.namesakes.map((other, index) => html`${index === 0 ? "" : ", "}<code>${other.displayStart}…</code>`)}).
+              <strong>Another active key is also named “${nameOf(created.record)}”</strong> (starting with ${created.namesakes.map((other, index) => html`${index === 0 ? "" : ", "}<code>${other.displayStart}…</code>`)}).
               Revoke the one you replace, or tell them apart by what they start with.
             </p>`
       }

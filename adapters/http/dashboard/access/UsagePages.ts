@@ -6,12 +6,13 @@
  */
 import { html } from "htm/preact"
 import type { UsageDay } from "../../../../core/admin/services/OrganizationUsage.ts"
+import { counted } from "../frame/Parts.ts"
 
 /** `whose`: whose requests they are, as the section's text names them. */
 export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => html`
   <section aria-labelledby="usage-heading">
     <h2 id="usage-heading">Requests per day</h2>
-    <p>${whose} over the last ${days.length} days (UTC).</p>
+    <p>${whose} over the last ${counted(days.length, "day")} (UTC).</p>
     <div
       id="usage-chart"
       class="usage-chart"

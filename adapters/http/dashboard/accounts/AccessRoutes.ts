@@ -12,6 +12,7 @@ import * as Security from "../frame/Security.ts"
 import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { usedQuery } from "./RecoveryCodePages.ts"
 
+const wrongCode = "That code is wrong or was used already. Enter the app's current code."
 const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
 
 const throttled = (page: string, refused: { readonly retryAfterSeconds: number }, status = 429) =>
@@ -62,7 +63,8 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     })
   )
 
-  // The held sign-in's token is used up by any answer: a wrong code means signing in again.
+  // The held sign-in's token is used up by any answer; a wrong code, or a moment's throttling,
+  // holds the sign-in again under a new token, so the user types only the code again.
   yield* router.add(
     "POST",
     signInCodePath,
@@ -88,13 +90,17 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         ),
         Effect.catchTag("CodeRefused", (refused) =>
           Effect.succeed(
-            refused.reason === "throttled"
-              ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
-              : refused.reason === "busy"
-                ? busy(Pages.signIn({ problem: busyMessage }), refused)
-                : refused.reason === "locked"
-                  ? throttled(Pages.signIn({ problem: lockedFactor(refused.retryAfterSeconds) }), refused)
-                  : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
+            refused.heldAgain !== undefined
+              ? refused.reason === "throttled"
+                ? throttled(signInCode(refused.heldAgain, tryAgain(refused.retryAfterSeconds)), refused)
+                : htmlPage(signInCode(refused.heldAgain, wrongCode), 401)
+              : refused.reason === "throttled"
+                ? throttled(Pages.signIn({ problem: tryAgain(refused.retryAfterSeconds) }), refused)
+                : refused.reason === "busy"
+                  ? busy(Pages.signIn({ problem: busyMessage }), refused)
+                  : refused.reason === "locked"
+                    ? throttled(Pages.signIn({ problem: lockedFactor(refused.retryAfterSeconds) }), refused)
+                    : htmlPage(Pages.signIn({ problem: "Wrong, used or late code. Sign in again." }), 401)
           )
         )
       )

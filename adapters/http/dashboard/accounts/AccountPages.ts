@@ -26,9 +26,9 @@ export const lockedFactor = (retryAfterSeconds: number) => {
   return `Too many wrong codes in a row: this account's second factor accepts no code for ${wait}. If those codes were not yours, someone knows your password: ask an operator for a new invite, which sets a new one.`
 }
 
-const codeField = html`
+const codeField = (autofocus: boolean) => html`
   <label for="code">Code from your authenticator app (6 digits)</label>
-  <input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required />
+  <input id="code" name="code" inputmode="numeric" pattern="[0-9]{6}" maxlength="6" autocomplete="one-time-code" required autofocus=${autofocus} />
 `
 
 /** Turning the factor off takes a code of the app or, for someone who lost it, a recovery code. */
@@ -46,7 +46,7 @@ export const signInCode = (token: Redacted.Redacted<string>, problem?: string) =
       ${alert(problem)}
       <form method="post" action=${signInCodePath}>
         <input type="hidden" name="token" value=${Redacted.value(token)} />
-        ${codeField}
+        ${codeField(true)}
         <button type="submit">Sign in</button>
       </form>
       <details>
@@ -76,7 +76,7 @@ const enableSection = (viewer: Viewer, setup: Setup, qr: string) => html`
       ${csrfField(viewer)}
       <label for="enable-password">Password</label>
       <input id="enable-password" name="password" type="password" autocomplete="current-password" required />
-      ${codeField}
+      ${codeField(false)}
       <button type="submit">Turn on</button>
     </form>
   </section>
@@ -90,8 +90,7 @@ const wrongCodeSection = (wrong: WrongCode) => html`
   <section aria-labelledby="wrong-code-heading">
     <h2 id="wrong-code-heading">Latest wrong code</h2>
     <p role="alert">
-      A wrong code was entered after your right password on ${when(wrong.at, "")} from
-      <strong>${wrong.clientAddress ?? "an unknown address"}</strong>. If that was not you, someone knows your
+      A wrong code was entered after your right password, ${when(wrong.at, "")}, from <strong>${wrong.clientAddress ?? "an unknown address"}</strong>. If that was not you, someone knows your
       password: ask an operator for a new invite, which sets a new one.
     </p>
   </section>

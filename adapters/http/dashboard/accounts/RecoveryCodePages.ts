@@ -7,6 +7,7 @@
 import { html } from "htm/preact"
 import { fewLeft } from "../../../../core/accounts/domain/RecoveryCodes.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
+import { counted } from "../frame/Parts.ts"
 
 export const recoveryCodesPath = "/dashboard/account/recovery-codes"
 /** The account page after a sign-in with a recovery code. */
@@ -14,7 +15,7 @@ export const usedQuery = "recovery-code-used"
 /** The account page after the codes page was reloaded: they are not shown again. */
 export const shownQuery = "recovery-codes-shown"
 
-const left = (count: number) => `${count} recovery code${count === 1 ? "" : "s"} left`
+const left = (count: number) => `${counted(count, "recovery code")} left`
 
 /** What the account page says after a sign-in with a recovery code. */
 export const usedNotice = (count: number) => `You signed in with a recovery code; ${left(count)}.`
@@ -38,7 +39,7 @@ export const recoveryCodes = (viewer: Viewer, codes: ReadonlyArray<string>) =>
     html`
       <h1>Your recovery codes</h1>
       <p role="status">
-        Keep these ${codes.length} codes somewhere safe: they are shown only this once, and any older ones no
+        Keep these ${counted(codes.length, "code")} somewhere safe: they are shown only this once, and any older ones no
         longer work. If you lose your authenticator app, each one signs you in once in place of its code.
       </p>
       <label for="recovery-codes">Recovery codes, one a line</label>

@@ -135,8 +135,7 @@ export const audit = (viewer: Viewer, view: AuditView) =>
     html`
       <h1>Audit log</h1>
       <p>
-        <a href="/dashboard/audit/actions">Dashboard actions</a> ·
-        <a href=${auditLink(view.filters, undefined, requestsCsvPath)} download>Download these requests as CSV</a>
+        <a href="/dashboard/audit/actions">Dashboard actions</a> · <a href=${auditLink(view.filters, undefined, requestsCsvPath)} download>Download these requests as CSV</a>
       </p>
       <section aria-labelledby="requests-heading">
         <h2 id="requests-heading">API requests</h2>

@@ -101,7 +101,7 @@ export const invited = (viewer: Viewer, invite: Invite, link: string) =>
     html`
       <h1>Invite for ${invite.email}</h1>
       <p role="status">
-        Send this link to ${invite.email} (${invite.role}). It works once, until ${when(invite.expiresAt, "")}, and is
+        Send this link to ${invite.email} (${invite.role}). It works once and expires ${when(invite.expiresAt, "")}; it is
         not shown again.
       </p>
       <label for="invite-link">The invite link</label>

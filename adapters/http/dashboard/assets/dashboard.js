@@ -21,7 +21,15 @@ document.addEventListener("DOMContentLoaded", () => {
 
   const language = navigator.language
   const relative = new Intl.RelativeTimeFormat(language, { numeric: "auto" })
-  const exact = new Intl.DateTimeFormat(language, { dateStyle: "medium", timeStyle: "short" })
+  // With its zone, since the filters and the exports speak UTC and the reader's clock may not.
+  const exact = new Intl.DateTimeFormat(language, {
+    year: "numeric",
+    month: "short",
+    day: "numeric",
+    hour: "numeric",
+    minute: "2-digit",
+    timeZoneName: "short"
+  })
   const steps = [
     ["second", 60],
     ["minute", 60],

@@ -10,6 +10,9 @@ import { html } from "htm/preact"
 import type { ComponentChildren } from "preact"
 import type { Status } from "../../../../core/receivables/domain/Status.ts"
 
+/** `n` and the noun that fits it: "1 run", "3 runs". */
+export const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
+
 /** An instant on one line: `2026-11-26 08:15 UTC`, which the script makes "3 hours ago". */
 export const when = (instant: DateTime.Utc | null, otherwise: string) => {
   if (instant === null) return otherwise

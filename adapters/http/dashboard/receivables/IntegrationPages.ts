@@ -14,7 +14,7 @@ import type { SyncRunRecord } from "../../../../core/receivables/ports/Directory
 import type { StatusTotal } from "../../../../core/receivables/ports/ReceivableSearch.ts"
 import type { DisabledEndpoint } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
-import { alert, money, notice, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
+import { alert, counted, money, notice, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
 import { disabledReasonText, endpointPath } from "../webhooks/WebhookPages.ts"
 import { type Attention, needingAttention } from "./Attention.ts"
 import { SyncChart } from "./SyncChart.ts"
@@ -43,20 +43,22 @@ const lastRun = (integration: Integration) => {
 const concernText = ({ concern, integration }: Attention) => {
   switch (concern) {
     case "failing":
-      return html`its last run failed ${when(integration.lastSync?.finishedAt ?? null, "")}:
-        ${integration.lastSync?.error ?? "no reason was recorded"}`
+      return html`its last run failed ${when(integration.lastSync?.finishedAt ?? null, "")}: ${
+        integration.lastSync?.error ?? "no reason was recorded"
+      }`
     case "stale":
       return html`its update is overdue since ${nextUpdate(integration)}`
     case "paused":
       return "paused: it is not synced until an admin resumes it"
     case "quarantined":
-      return html`its last run quarantined ${integration.lastSync?.quarantined ?? 0} documents the portal sent`
+      return html`its last run quarantined ${counted(integration.lastSync?.quarantined ?? 0, "document")} the portal sent`
   }
 }
 
 const disabledEndpointItem = (endpoint: DisabledEndpoint) =>
-  html`<li>${stateBadge("disabled")} webhook endpoint <a href=${endpointPath(endpoint.id)}>${endpoint.url}</a>:
-    ${disabledReasonText[endpoint.reason]} ${when(endpoint.disabledAt, "")}; its events wait until it is enabled</li>`
+  html`<li>${stateBadge("disabled")} webhook endpoint <a href=${endpointPath(endpoint.id)}>${endpoint.url}</a>: ${
+    disabledReasonText[endpoint.reason]
+  } ${when(endpoint.disabledAt, "")}; its events wait until it is enabled</li>`
 
 const attentionSection = (items: ReadonlyArray<Attention>, disabled: ReadonlyArray<DisabledEndpoint>) => html`
   <section aria-labelledby="attention-heading">
@@ -110,7 +112,7 @@ const freshnessSection = (pairs: ReadonlyArray<Integration>) => {
         ${
           oldest === undefined
             ? "No pair has synced yet."
-            : html`${synced.length} of ${pairs.length} pairs have synced; the longest since is ${pairLink(oldest)}, ${when(oldest.lastSync!.finishedAt, "")}.`
+            : html`${synced.length} of ${counted(pairs.length, "pair")} ${synced.length === 1 ? "has" : "have"} synced; the longest since is ${pairLink(oldest)}, ${when(oldest.lastSync!.finishedAt, "")}.`
         }
       </p>
     </section>
@@ -202,7 +204,7 @@ const quarantineSection = (runs: ReadonlyArray<SyncRunRecord>) => {
         .filter((run) => run.quarantine.length > 0)
         .map(
           (run) =>
-            html`<li>Run of ${when(run.startedAt, "")}: ${run.quarantine.length} of ${run.quarantined} quarantined documents kept</li>`
+            html`<li>Run of ${when(run.startedAt, "")}: ${run.quarantine.length} of ${counted(run.quarantined, "quarantined document")} kept</li>`
         )}
     </ul>
     ${table(

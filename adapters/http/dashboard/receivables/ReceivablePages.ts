@@ -10,7 +10,7 @@ import type { Debtor, FieldValue, Receivable, Vendor } from "../../../../core/re
 import { statuses } from "../../../../core/receivables/domain/Status.ts"
 import { type SortKey, sortKeys } from "../../../../core/receivables/ports/ReceivableSearch.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
-import { alert, formatMoney, money, statusBadge, when } from "../frame/Parts.ts"
+import { alert, counted, formatMoney, money, statusBadge, when } from "../frame/Parts.ts"
 
 /** The list's query as the form and its links carry it: text as typed, empty when not set. */
 export interface ListFilters {
@@ -173,8 +173,8 @@ const summary = (view: ListView) => {
   if (view.totalCount === 0) return "No receivable matches"
   const first = (view.page - 1) * view.pageSize + 1
   const last = Math.min(view.page * view.pageSize, view.totalCount)
-  const counted = `${view.totalCount} receivable${view.totalCount === 1 ? "" : "s"} match`
-  return first > view.totalCount ? `${counted}; this page is past the end` : `${counted}; ${first} to ${last} shown`
+  const found = `${counted(view.totalCount, "receivable")} ${view.totalCount === 1 ? "matches" : "match"}`
+  return first > view.totalCount ? `${found}; this page is past the end` : `${found}; ${first} to ${last} shown`
 }
 
 const pages = (view: ListView) => {
@@ -284,9 +284,11 @@ export const detail = (viewer: Viewer, receivable: Receivable, back: string) => 
               <ul>
                 ${Object.entries(entry.changes).map(
                   ([field, change]) => html`<li>
-                    ${fieldLabels[field] ?? html`<code>${field}</code>`}:
-                    ${shown(field, change.from, currencyOf(currencyChange?.from))} →
-                    ${shown(field, change.to, currencyOf(currencyChange?.to))}
+                    ${fieldLabels[field] ?? html`<code>${field}</code>`}: ${shown(
+                      field,
+                      change.from,
+                      currencyOf(currencyChange?.from)
+                    )} → ${shown(field, change.to, currencyOf(currencyChange?.to))}
                   </li>`
                 )}
               </ul>

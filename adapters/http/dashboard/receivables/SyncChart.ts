@@ -6,6 +6,7 @@
  */
 import { html } from "htm/preact"
 import type { SyncRunRecord } from "../../../../core/receivables/ports/DirectoryStore.ts"
+import { counted } from "../frame/Parts.ts"
 
 const width = 24
 const gap = 4
@@ -20,9 +21,9 @@ export const SyncChart = (runs: ReadonlyArray<SyncRunRecord>) => {
   const most = Math.max(1, ...oldestFirst.map((run) => run.fetched))
   const failed = runs.filter((run) => run.outcome === "failed").length
   const succeeded = runs.filter((run) => run.outcome === "succeeded").length
-  const label = `The last ${runs.length} runs, oldest first: ${succeeded} succeeded, ${failed} failed, ${
+  const label = `${runs.length === 1 ? "The last run" : `The last ${runs.length} runs, oldest first`}: ${succeeded} succeeded, ${failed} failed, ${
     runs.length - succeeded - failed
-  } running; the tallest fetched ${most} documents.`
+  } running; the tallest fetched ${counted(most, "document")}.`
   return html`<figure>
     <svg
       role="img"

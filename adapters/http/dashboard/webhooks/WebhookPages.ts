@@ -11,7 +11,7 @@ import type { DisabledReason, WebhookEndpoint } from "../../../../core/webhooks/
 import type { EndpointHealth } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import { pendingCountCap } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
-import { alert, notice, stateBadge, table, when } from "../frame/Parts.ts"
+import { alert, counted, notice, stateBadge, table, when } from "../frame/Parts.ts"
 
 export const webhooksPath = "/dashboard/webhooks"
 /** Where creating an endpoint or rotating its secret leads: the secret, once. */
@@ -35,8 +35,7 @@ export const endpointState = (endpoint: WebhookEndpoint) =>
 const healthText = (health: EndpointHealth | undefined) => {
   if (health === undefined || health.lastAttempt === null) return "no attempt yet"
   const rate = Math.round((100 * health.succeeded) / health.attempts)
-  return html`last ${stateBadge(health.lastAttempt.outcome)} ${when(health.lastAttempt.at, "")};
-    ${rate}% of the last ${health.attempts} attempts succeeded`
+  return html`last ${stateBadge(health.lastAttempt.outcome)} ${when(health.lastAttempt.at, "")}; ${rate}% of the last ${counted(health.attempts, "attempt")} succeeded`
 }
 
 const pendingText = (health: EndpointHealth | undefined) => {
@@ -120,8 +119,7 @@ export const secretShown = (
     html`
       <h1>${shown.rotated ? "New signing secret" : "Endpoint added"}</h1>
       <p role="status">
-        Copy the signing secret now: it is shown only this once.
-        ${shown.rotated ? " The previous secret keeps signing beside it for 24 hours." : ""}
+        Copy the signing secret now: it is shown only this once.${shown.rotated ? " The previous secret keeps signing beside it for 24 hours." : ""}
       </p>
       <p>Endpoint: <a href=${endpointPath(shown.endpoint.id)}>${shown.endpoint.url}</a></p>
       <label for="secret">Signing secret</label>
