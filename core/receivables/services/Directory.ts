@@ -34,7 +34,15 @@ export interface NewIntegration {
 
 /** Something an operator named does not exist, or cannot be done; the message says which. */
 export class DirectoryRefused extends Schema.TaggedError<DirectoryRefused>()("DirectoryRefused", {
-  message: Schema.String
+  message: Schema.String,
+  /**
+   * Why a manual sync must wait, and until when, for a page to say in its reader's terms (the
+   * message names the setting and the instant, for an operator's terminal): a recent run
+   * (`recent`), another request's sync in progress (`busy`), or the portal's Retry-After (`portal`).
+   */
+  wait: Schema.optional(
+    Schema.Struct({ reason: Schema.Literals(["recent", "busy", "portal"]), until: Schema.optional(Schema.DateTimeUtc) })
+  )
 }) {}
 
 /** The shortest interval between two syncs of a pair. */

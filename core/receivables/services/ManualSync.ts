@@ -71,12 +71,13 @@ export class ManualSync extends Context.Service<
           const now = yield* DateTime.now
           const wait = manualSyncNotBefore(last, now, options.minGap)
           if (wait !== undefined) {
-            return yield* new DirectoryRefused({ message: refusalMessage(id, wait, options.minGap) })
+            return yield* new DirectoryRefused({ message: refusalMessage(id, wait, options.minGap), wait })
           }
           // Two operators asking at once both read the same last run: only one marks the pair.
           if (!(yield* directory.markManualSync(pair.id, now, DateTime.subtractDuration(now, options.minGap)))) {
             return yield* new DirectoryRefused({
-              message: `integration ${id} is being synced now at another request; it may sync again ${Duration.format(options.minGap)} after that one`
+              message: `integration ${id} is being synced now at another request; it may sync again ${Duration.format(options.minGap)} after that one`,
+              wait: { reason: "busy" }
             })
           }
           return yield* engine.runPair(pair, worker)

@@ -36,7 +36,16 @@ export const statusBadge = (status: Status) =>
   html`<span class=${`badge status-${status.toLowerCase()}`}>${status}</span>`
 
 /** A pair's state (active, paused, failing) or a run's outcome (succeeded, failed, running) as a badge. */
-export const stateBadge = (state: string) => html`<span class=${`badge state-${state}`}>${state}</span>`
+export const stateBadge = (state: string) =>
+  html`<span class=${`badge state-${state}`}>${stateWords[state] ?? state}</span>`
+
+/** States whose stored name is not a word a reader uses: a webhook attempt's outcomes. */
+const stateWords: Record<string, string> = {
+  http_error: "error answer",
+  connection_failed: "no connection",
+  timeout: "timed out",
+  blocked: "address refused"
+}
 
 /**
  * A table in a region that scrolls sideways by itself when the screen is narrower than the table,
@@ -59,8 +68,8 @@ export const table = (
   </div>
 `
 
-export const alert = (message: string | undefined) =>
-  message === undefined ? null : html`<p role="alert"><strong>${message}</strong></p>`
+export const alert = (message: ComponentChildren) =>
+  message === undefined || message === null ? null : html`<p role="alert"><strong>${message}</strong></p>`
 
 export const notice = (message: string | undefined) =>
   message === undefined ? null : html`<p role="status">${message}</p>`

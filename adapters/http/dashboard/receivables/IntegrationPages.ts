@@ -7,11 +7,13 @@
  */
 import type { DateTime } from "effect"
 import { html } from "htm/preact"
+import type { ComponentChildren } from "preact"
 import type { IntegrationDetail } from "../../../../core/admin/services/IntegrationAdministration.ts"
 import type { Integration } from "../../../../core/receivables/domain/Resources.ts"
 import * as RunError from "../../../../core/receivables/domain/RunError.ts"
 import type { SyncRunRecord } from "../../../../core/receivables/ports/DirectoryStore.ts"
 import type { StatusTotal } from "../../../../core/receivables/ports/ReceivableSearch.ts"
+import type { DirectoryRefused } from "../../../../core/receivables/services/Directory.ts"
 import type { DisabledEndpoint } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
 import { alert, counted, money, notice, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
@@ -38,6 +40,21 @@ const lastRun = (integration: Integration) => {
   const run = integration.lastSync
   if (run === null) return "no run yet"
   return html`${stateBadge(run.outcome)} ${when(run.finishedAt, "")}: ${run.error ?? counts(run)}`
+}
+
+/** Why "Sync now" did not sync, and when to try again, in the reader's terms and time. */
+export const notSyncedBecause = (wait: DirectoryRefused["wait"]) => {
+  const again = wait?.until === undefined ? null : html` Try again ${when(wait.until, "")}.`
+  switch (wait?.reason) {
+    case "recent":
+      return html`Not synced: this pair synced too recently to sync again yet.${again}`
+    case "portal":
+      return html`Not synced: the pair's portal asked to be left alone for a while.${again}`
+    case "busy":
+      return "Not synced now: this pair is being synced already. Its result shows here when that run ends."
+    default:
+      return "Not synced: the pair could not be synced now."
+  }
 }
 
 const concernText = ({ concern, integration }: Attention) => {
@@ -249,7 +266,7 @@ const pairActions = (viewer: Viewer, integration: Integration) => {
 export const integration = (
   viewer: Viewer,
   detail: IntegrationDetail,
-  messages: { readonly changed?: string | undefined; readonly refused?: string | undefined } = {}
+  messages: { readonly changed?: string | undefined; readonly refused?: ComponentChildren } = {}
 ) => {
   const { integration: pair, runs } = detail
   return page(

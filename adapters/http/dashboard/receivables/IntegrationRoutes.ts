@@ -134,7 +134,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           Effect.catchTag("DirectoryRefused", (refusal) =>
             Effect.map(integrations.show(actor, id), (detail) =>
               htmlPage(
-                IntegrationPages.integration(viewerOf(session), detail, { refused: `Not synced: ${refusal.message}.` }),
+                IntegrationPages.integration(viewerOf(session), detail, {
+                  refused: IntegrationPages.notSyncedBecause(refusal.wait)
+                }),
                 409
               )
             )
