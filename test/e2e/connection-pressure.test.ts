@@ -36,6 +36,9 @@ const TestLayer = Layer.effectDiscard(setup).pipe(
       settings: {
         // The request held open below waits on its body for the whole test, not on the deadline.
         REQUEST_DEADLINE_SECONDS: "120",
+        // However slow the machine, no half-sent connection counts as stale during the test: the
+        // idle connection is then the first to give way (the order is the property test's).
+        HEADERS_TIMEOUT_UNDER_PRESSURE_SECONDS: "10",
         WEBHOOK_SECRET_KEYS: `1:${randomBytes(32).toString("base64")}`
       }
     })
