@@ -5,6 +5,7 @@
 import { Cause, Config, Effect, Schema, SchemaIssue } from "effect"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
 import * as ConnectionBudget from "../adapters/http/ConnectionBudget.ts"
+import * as NodeServer from "../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../adapters/http/pipeline/AddressLimiter.ts"
 import * as Audit from "../adapters/http/pipeline/Audit.ts"
 import * as ClientAddress from "../adapters/http/pipeline/ClientAddress.ts"
@@ -47,7 +48,9 @@ const all: ReadonlyArray<Config.Config<unknown>> = [
   RateLimiter.limitsStore,
   InFlight.policy,
   AddressLimiter.policy,
+  NodeServer.maxConnections,
   ConnectionBudget.maxPerAddress,
+  ConnectionBudget.headersTimeoutUnderPressureSeconds,
   Deadline.deadlineSeconds,
   Audit.writeTimeoutSeconds,
   ClientAddress.trustedProxies,

@@ -6,7 +6,7 @@
  */
 import { createServer, type Server } from "node:http"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Config, Effect, Layer, Schema } from "effect"
 import { HttpRouter } from "effect/http"
 import * as ConnectionBudget from "./ConnectionBudget.ts"
 import { drainOnStop } from "./Drain.ts"
@@ -23,14 +23,27 @@ export const limits = {
   requestTimeoutMillis: 30_000,
   /** How long an idle kept-alive connection stays open. */
   keepAliveTimeoutMillis: 5_000,
-  /** Connections open at once; more are refused until some close. Per address: `ConnectionBudget`. */
+  /**
+   * Connections open at once, the default of `MAX_CONNECTIONS`: past it a new connection takes the
+   * slot of one with no request being answered, else is closed (`ConnectionBudget`).
+   */
   maxConnections: 2_000
 } as const
 
 export type Limits = { readonly [K in keyof typeof limits]: number }
 
-/** A server with the limits above (tests may shorten them), for `NodeHttpServer.layer`. */
-export const create = (overrides: Partial<Limits> = {}): Server => {
+/** Each open connection is a file descriptor: keep it well under the process's `ulimit -n`. */
+export const maxConnections = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_000_000 })),
+  "MAX_CONNECTIONS"
+).pipe(Config.withDefault(limits.maxConnections))
+
+/**
+ * A server with the limits above (tests may shorten them), for `NodeHttpServer.layer`. Its
+ * connections are counted by `ConnectionBudget`, not by Node's `maxConnections`, which would close
+ * a connection past the cap before the budget could give it another's slot.
+ */
+export const create = (overrides: Partial<Omit<Limits, "maxConnections">> = {}): Server => {
   const chosen = { ...limits, ...overrides }
   const server = createServer({
     maxHeaderSize: chosen.maxHeaderBytes,
@@ -40,7 +53,6 @@ export const create = (overrides: Partial<Limits> = {}): Server => {
     // How often Node looks for requests over their timeouts: a tenth of the shortest.
     connectionsCheckingInterval: Math.max(50, Math.min(chosen.headersTimeoutMillis, chosen.requestTimeoutMillis) / 10)
   })
-  server.maxConnections = chosen.maxConnections
   return server
 }
 
@@ -61,8 +73,8 @@ export interface ListenOptions {
  */
 export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOptions) =>
   Layer.unwrap(
-    Effect.sync(() => {
-      const chosen = { ...limits, ...options.limits }
+    Effect.gen(function* () {
+      const chosen = { ...limits, maxConnections: yield* Effect.orDie(maxConnections), ...options.limits }
       const http = create(chosen)
       const served = HttpRouter.serve(routes, {
         routerConfig: RequestPath.routerConfig,
@@ -72,7 +84,7 @@ export const serve = <A, E, R>(routes: Layer.Layer<A, E, R>, options: ListenOpti
       return Layer.mergeAll(
         drainOnStop(http).pipe(Layer.provideMerge(served)),
         rejectionsLayer(http, chosen.maxHeaderBytes),
-        ConnectionBudget.layer(http)
+        ConnectionBudget.layer(http, chosen.maxConnections)
       ).pipe(Layer.provide(NodeHttpServer.layer(() => http, { port: options.port, host: options.host })))
     })
   )
