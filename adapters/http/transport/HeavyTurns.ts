@@ -3,9 +3,10 @@
  * written as it is read, `StreamedPage.ts`) makes each of its pieces in a turn, one turn at a time
  * in the process, and when pieces of several organizations wait the turns go round robin by
  * organization (`core/accounts/domain/FairQueue.ts`, keyed by organization here), so that one
- * tenant's many heavy pages cannot take another tenant's turn. After each turn the fiber yields
- * (`Effect.yieldNow`: effect's scheduler resumes it from `setImmediate`, after the loop has polled
- * for I/O), so that a small request that arrived meanwhile is read and answered between two pieces.
+ * tenant's many heavy pages cannot take another tenant's turn. A turn ends with a yield
+ * (`Effect.yieldNow`: effect's scheduler resumes the fiber from `setImmediate`, after the loop has
+ * polled for I/O), so that a small request that arrived meanwhile is read and answered between two
+ * pieces.
  * A turn is only the synchronous making of a piece: waiting for the database or for a client that
  * reads slowly holds none.
  */
@@ -65,15 +66,12 @@ export const make = Effect.sync(() => {
     <A>(make: () => A) =>
       Effect.uninterruptibleMask((restore) =>
         Effect.suspend(() => {
-          const run = Effect.andThen(
-            Effect.sync(() => {
-              try {
-                return make()
-              } finally {
-                release()
-              }
-            }),
-            (piece) => Effect.as(Effect.yieldNow, piece)
+          // The turn is held until the loop has polled for I/O once after the piece: the other
+          // heavy fibers resumed in the same batch of effect's scheduler wait instead of making
+          // theirs back to back, so a loop's turn holds at most one piece.
+          const run = Effect.ensuring(
+            Effect.andThen(Effect.sync(make), (piece) => Effect.as(Effect.yieldNow, piece)),
+            Effect.sync(release)
           )
           if (running < turnsAtOnce) {
             running++
