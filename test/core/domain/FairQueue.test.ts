@@ -144,7 +144,10 @@ describe("FairQueue", () => {
               if (began) begin(owner)
             } else if (s._tag === "take") {
               const taken = FairQueue.take(queue)
-              if (taken === undefined) return assert.strictEqual(waiting.length, 0)
+              if (taken === undefined) {
+                assert.strictEqual(waiting.length, 0)
+                return
+              }
               queue = taken.queue
               const at = waiting.findIndex((w) => w.id === taken.next.item)
               const [served] = waiting.splice(at, 1)
