@@ -1,6 +1,7 @@
 /**
  * Large pages written as they are read, over a real socket: the bytes are those of the page
- * answered whole (identity, gzip and brotli), without the headers that need the whole body; a
+ * answered whole (identity, gzip and brotli), without the headers that need the whole body, in
+ * pieces of about 256 KiB; another tenant is answered while such a page is made; a
  * client that does not read holds the server to a few reads of the page, not all of it; a client
  * that hangs up mid-answer stops the reads and is audited 499. A page being written holds its
  * key's place among the requests in flight until its end. Reads are counted by the spans of
@@ -10,7 +11,7 @@ import { type IncomingMessage, request } from "node:http"
 import { connect, type Socket } from "node:net"
 import { brotliDecompressSync, gunzipSync } from "node:zlib"
 import { assert, layer } from "@effect/vitest"
-import { Context, Duration, Effect, Layer, Tracer } from "effect"
+import { Context, Deferred, Duration, Effect, Fiber, Layer, Tracer } from "effect"
 import { SqlClient } from "effect/sql"
 import * as PgReceivableStore from "../../adapters/postgres/PgReceivableStore.ts"
 import * as Wire from "../../core/api/Wire.ts"
@@ -144,6 +145,20 @@ const readSocketToEnd = (socket: Socket) =>
     socket.resume()
   })
 
+/** The body of a chunked answer (headers and all, as `readSocketToEnd` gives it), chunk by chunk. */
+const chunksOf = (answer: Buffer) => {
+  const chunks: Array<Buffer> = []
+  let at = answer.indexOf("\r\n\r\n") + 4
+  for (let i = 0; i < 10_000; i++) {
+    const lineEnd = answer.indexOf("\r\n", at)
+    const size = Number.parseInt(answer.subarray(at, lineEnd).toString("latin1"), 16)
+    if (size === 0) return chunks
+    chunks.push(answer.subarray(lineEnd + 2, lineEnd + 2 + size))
+    at = lineEnd + 2 + size + 2
+  }
+  return assert.fail("more chunks than a page has")
+}
+
 /** Waits until the store's reads stop growing (the server waits on the socket), then counts them. */
 const settledReads = (since: number) =>
   Effect.gen(function* () {
@@ -177,6 +192,52 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("pages written
         assert.isTrue(decoded(answer).equals(whole), coding)
       }
     })
+  )
+
+  it.effect("leaves in pieces of about 256 KiB, never a read's 3 MB at once, each its own chunk", () =>
+    Effect.gen(function* () {
+      const whole = yield* wholePage
+      const base = yield* BaseUrl
+      const answer = yield* Effect.promise(() => readSocketToEnd(silentClient(base)))
+      const chunks = chunksOf(answer)
+      assert.isTrue(Buffer.concat(chunks).equals(whole))
+      // A piece stops past 256 KiB of text, with the item that passed it (61 KB here).
+      assert.isAtMost(Math.max(...chunks.map((chunk) => chunk.length)), 256 * 1024 + 62_000)
+      assert.isAbove(chunks.length, whole.length / (256 * 1024 + 62_000))
+    })
+  )
+
+  it.effect("another tenant's small request is answered while this tenant's page is being made", () =>
+    Effect.gen(function* () {
+      const base = yield* BaseUrl
+      const url = new URL(base)
+      const firstBytes = yield* Deferred.make<void>()
+      const received = { bytes: 0, ended: false }
+      const heavy = yield* Effect.forkScoped(
+        Effect.callback<void>((resume) => {
+          const sent = request(
+            { host: url.hostname, port: url.port, path: page, headers: { authorization: `Bearer ${keys.orgA}` } },
+            (response) => {
+              response.on("data", (chunk: Buffer) => {
+                received.bytes += chunk.length
+                Deferred.doneUnsafe(firstBytes, Effect.void)
+              })
+              response.on("end", () => {
+                received.ended = true
+                resume(Effect.void)
+              })
+            }
+          )
+          sent.end()
+        })
+      )
+      yield* Deferred.await(firstBytes)
+      const small = yield* Effect.promise(() => rawGet(base, "/v1/vendors", { authorization: `Bearer ${keys.orgB}` }))
+      assert.strictEqual(small.status, 200)
+      assert.isFalse(received.ended, `answered after all ${received.bytes} bytes of the page`)
+      yield* Fiber.join(heavy)
+      assert.isAbove(received.bytes, 25_000_000)
+    }).pipe(Effect.scoped)
   )
 
   it.effect(

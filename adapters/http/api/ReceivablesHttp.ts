@@ -4,7 +4,8 @@
  * organization and answers with the contract's JSON, written by `core/api/Wire.ts` on the hot
  * paths and by the contract's schema for the integrations (a short list, read rarely). A list
  * page that expands metadata or history and needs more than one read is written as it is read
- * (`transport/StreamedPage.ts`); every other answer is written whole.
+ * (`transport/StreamedPage.ts`), its pieces made in the organization's turns (`transport/HeavyTurns.ts`);
+ * every other answer is written whole.
  */
 import { type DateTime, Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
@@ -17,6 +18,7 @@ import type { Receivable } from "../../../core/receivables/domain/Resources.ts"
 import type { StartingAfterNotFound } from "../../../core/receivables/ports/ReceivableStore.ts"
 import { collect } from "../../../core/receivables/services/PageParts.ts"
 import { type PageWithStartingAfter, Receivables } from "../../../core/receivables/services/Receivables.ts"
+import * as HeavyTurns from "../transport/HeavyTurns.ts"
 import * as StreamedPage from "../transport/StreamedPage.ts"
 
 const jsonType = "application/json"
@@ -61,6 +63,7 @@ const ReceivablesHandlers = HttpApiBuilder.group(
   "receivables",
   Effect.fn(function* (handlers) {
     const receivables = yield* Receivables
+    const heavyTurns = yield* HeavyTurns.HeavyTurns
     return handlers
       .handle("list", ({ query }) =>
         Effect.gen(function* () {
@@ -78,7 +81,11 @@ const ReceivablesHandlers = HttpApiBuilder.group(
           }
           if (asked.expand !== undefined && asked.expand.length > 0) {
             const page = yield* receivables.listInParts(orgId, asked).pipe(Effect.catchTags(listErrors))
-            if (!page.complete) return HttpServerResponse.stream(StreamedPage.bytes(page), { contentType: jsonType })
+            if (!page.complete) {
+              return HttpServerResponse.stream(StreamedPage.bytes(page, heavyTurns.of(orgId)), {
+                contentType: jsonType
+              })
+            }
             // Read whole in one read: answered whole, with its ETag and length.
             const { items, hasMore } = yield* collect(page)
             return pageAnswer(items, hasMore, page)
@@ -142,4 +149,9 @@ const IntegrationsHandlers = HttpApiBuilder.group(
   })
 )
 
-export const layer = Layer.mergeAll(ReceivablesHandlers, VendorsHandlers, DebtorsHandlers, IntegrationsHandlers)
+export const layer = Layer.mergeAll(
+  ReceivablesHandlers.pipe(Layer.provide(HeavyTurns.layer)),
+  VendorsHandlers,
+  DebtorsHandlers,
+  IntegrationsHandlers
+)

@@ -1,7 +1,9 @@
 /**
  * The queue for password hashes: whatever arrives, is served and gives up, in any order, no address
  * is served twice while another that waited all along has not been served once, the first class is
- * always served before anyone else, and nothing grows past its bounds.
+ * always served before anyone else, and nothing grows past its bounds. Keyed by organization (the
+ * heavy answers' turns), an organization with work waiting waits at most one turn per other
+ * organization with work.
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
@@ -111,6 +113,61 @@ describe("FairQueue", () => {
           ]
         ]
       }
+    ))
+
+  // As the heavy answers' turns use it (`adapters/http/transport/HeavyTurns.ts`), keyed by organization.
+  it("an owner with work waiting waits at most as many turns as there are other owners with work", () =>
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.oneof(
+            { weight: 3, arbitrary: fc.record({ _tag: fc.constant("offer" as const), owner: fc.nat(5) }) },
+            { weight: 3, arbitrary: fc.constant({ _tag: "take" as const }) },
+            { weight: 1, arbitrary: fc.record({ _tag: fc.constant("withdraw" as const), pick: fc.nat(30) }) }
+          ),
+          { maxLength: 300 }
+        ),
+        (steps) => {
+          const roomy: FairQueue.Bounds = { perAddress: 1_000, perAccount: 1_000, addresses: 1_000, first: 0 }
+          let queue = FairQueue.empty<number>()
+          const waiting: Array<{ readonly owner: string; readonly id: number }> = []
+          // Per owner with work: the other owners with work when its wait began, and turns they had since.
+          const wait = new Map<string, { readonly others: number; served: number }>()
+          const owners = () => new Set(waiting.map((w) => w.owner))
+          const begin = (owner: string) => wait.set(owner, { others: owners().size - 1, served: 0 })
+          steps.forEach((s, id) => {
+            if (s._tag === "offer") {
+              const owner = `org${s.owner}`
+              const began = !owners().has(owner)
+              queue = FairQueue.offer(queue, { address: owner, account: undefined, first: false }, id, roomy)!
+              waiting.push({ owner, id })
+              if (began) begin(owner)
+            } else if (s._tag === "take") {
+              const taken = FairQueue.take(queue)
+              if (taken === undefined) {
+                assert.strictEqual(waiting.length, 0)
+                return
+              }
+              queue = taken.queue
+              const at = waiting.findIndex((w) => w.id === taken.next.item)
+              const [served] = waiting.splice(at, 1)
+              for (const [owner, since] of wait) {
+                if (owner === served!.owner) continue
+                since.served++
+                assert.isAtMost(since.served, since.others, `${owner} waited past its turn`)
+              }
+              if (owners().has(served!.owner)) begin(served!.owner)
+              else wait.delete(served!.owner)
+            } else {
+              const [gone] = waiting.splice(s.pick % Math.max(1, waiting.length), 1)
+              if (gone === undefined) return
+              queue = FairQueue.withdraw(queue, gone.id)
+              if (!owners().has(gone.owner)) wait.delete(gone.owner)
+            }
+          })
+        }
+      ),
+      { numRuns: 300 }
     ))
 
   it("refuses an arrival past a bound, and takes one again once room is made", () => {
