@@ -220,13 +220,28 @@ export class WebhookDelivery extends Context.Service<
       const fanOutEndpoint = (endpoint: BehindEndpoint) =>
         Effect.gen(function* () {
           const page = yield* feed.after(endpoint.orgId, { after: endpoint.cursor, limit: fanOutBatch }).pipe(
-            // Retention removed events the endpoint never got: it goes on from the oldest kept.
-            Effect.catchTag("EventCursorExpired", () => feed.after(endpoint.orgId, { limit: fanOutBatch })),
+            // Retention removed events the endpoint never got: it goes on from the oldest kept. A
+            // cursor in a restored database's gap goes on after it: this incarnation has nothing
+            // there.
+            Effect.catchTag("EventCursorExpired", ({ through }) =>
+              feed.after(endpoint.orgId, { after: through, limit: fanOutBatch })
+            ),
             Effect.orDie
           )
-          const last = page.events.at(-1)
-          if (last === undefined) return 0
           const at = yield* DateTime.now
+          const last = page.events.at(-1)
+          // No event up to the newest sequence (one snapshot): the cursor steps over a restored
+          // database's gap, so that the endpoint is no longer behind and the next events fan out.
+          if (last === undefined) {
+            if (page.latestSequence <= endpoint.cursor) return 0
+            yield* store.advance(
+              endpoint.orgId,
+              endpoint.id,
+              { from: endpoint.cursor, to: page.latestSequence, at },
+              []
+            )
+            return 0
+          }
           const deliveries = page.events
             .filter((event) => endpoint.eventTypes.includes(event.type))
             .map((event) =>
