@@ -12,7 +12,7 @@
  * `pg_dump` must be as new as the server, and the npm package's server comes without client
  * tools, so the test runs Debian's PostgreSQL (`postgresql`), its server and its `pg_dump`
  * alike. A restore that nothing tells (a copy of the files) is declared with the CLI, against the
- * test database.
+ * test database. What tells a copy from the original is a property of the identities compared.
  */
 import { execFile } from "node:child_process"
 import { existsSync, readdirSync } from "node:fs"
@@ -23,9 +23,10 @@ import { promisify } from "node:util"
 import { assert, describe, it } from "@effect/vitest"
 import { ConfigProvider, Effect, Layer, Redacted } from "effect"
 import { SqlClient } from "effect/sql"
+import fc from "fast-check"
 import * as Database from "../../../adapters/postgres/Database.ts"
 import * as Embedded from "../../../adapters/postgres/embedded/Embedded.ts"
-import { restoreGap } from "../../../adapters/postgres/Incarnation.ts"
+import { restoreGap, sameDatabase } from "../../../adapters/postgres/Incarnation.ts"
 import * as Migrations from "../../../adapters/postgres/Migrations.ts"
 import * as PgPairStore from "../../../adapters/postgres/PgPairStore.ts"
 import { WebhooksLive } from "../../../app/Layers.ts"
@@ -225,4 +226,28 @@ describe("a restored database", () => {
       Effect.provide(Layer.mergeAll(serverLayer(), PgPairStore.layer).pipe(Layer.provideMerge(TestDatabase.layer)))
     )
   )
+
+  it("is told by any change of the database's oid or timeline, or of a system identifier both sides read", () => {
+    const identity = fc.record({
+      systemIdentifier: fc.option(fc.bigInt({ min: 1n, max: 2n ** 64n - 1n }).map(String), { nil: null }),
+      databaseOid: fc.integer({ min: 1, max: 2 ** 32 - 1 }).map(String),
+      timeline: fc.integer({ min: 1, max: 2 ** 31 - 1 })
+    })
+    fc.assert(
+      fc.property(identity, identity, (a, b) => {
+        assert.isTrue(sameDatabase(a, a))
+        // Another database, server or timeline: a copy, whatever the rest says.
+        assert.isFalse(
+          sameDatabase(a, { ...a, databaseOid: b.databaseOid === a.databaseOid ? `${a.databaseOid}0` : b.databaseOid })
+        )
+        assert.isFalse(sameDatabase(a, { ...a, timeline: b.timeline === a.timeline ? a.timeline + 1 : b.timeline }))
+        if (a.systemIdentifier !== null && b.systemIdentifier !== null && a.systemIdentifier !== b.systemIdentifier) {
+          assert.isFalse(sameDatabase(a, { ...a, systemIdentifier: b.systemIdentifier }))
+        }
+        // An identifier the role could not read on one side is not held against the other.
+        assert.isTrue(sameDatabase(a, { ...a, systemIdentifier: null }))
+        assert.isTrue(sameDatabase({ ...a, systemIdentifier: null }, { ...a, systemIdentifier: b.systemIdentifier }))
+      })
+    )
+  })
 })
