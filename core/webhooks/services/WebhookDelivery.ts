@@ -10,7 +10,7 @@
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
 import * as ActionLog from "../../accounts/services/ActionLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
-import { EventFeed } from "../../receivables/ports/EventFeed.ts"
+import { type EventCursorAhead, EventFeed, type EventPage } from "../../receivables/ports/EventFeed.ts"
 import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
@@ -219,15 +219,18 @@ export class WebhookDelivery extends Context.Service<
       // durable before they are sent), made deliveries and the cursor moved in one commit.
       const fanOutEndpoint = (endpoint: BehindEndpoint) =>
         Effect.gen(function* () {
-          const page = yield* feed.after(endpoint.orgId, { after: endpoint.cursor, limit: fanOutBatch }).pipe(
-            // Retention removed events the endpoint never got: it goes on from the oldest kept. A
-            // cursor in a restored database's gap goes on after it: this incarnation has nothing
-            // there.
-            Effect.catchTag("EventCursorExpired", ({ through }) =>
-              feed.after(endpoint.orgId, { after: through, limit: fanOutBatch })
-            ),
-            Effect.orDie
-          )
+          // Retention removed events the endpoint never got: it goes on from the oldest kept (no
+          // position, which nothing can expire). A cursor in a restored database's gap goes on
+          // after the gap: this incarnation has nothing there.
+          const read = (after: number | undefined): Effect.Effect<EventPage, EventCursorAhead> =>
+            feed
+              .after(endpoint.orgId, { after, limit: fanOutBatch })
+              .pipe(
+                Effect.catchTag("EventCursorExpired", (expired) =>
+                  read(expired.reason === "restore" ? expired.through : undefined)
+                )
+              )
+          const page = yield* Effect.orDie(read(endpoint.cursor))
           const at = yield* DateTime.now
           const last = page.events.at(-1)
           // No event up to the newest sequence (one snapshot): the cursor steps over a restored

@@ -199,6 +199,13 @@ describe("a restored database", () => {
           assert.strictEqual(yield* cursorOf(before.endpointA), made.at(-1))
           assert.deepStrictEqual(yield* deliveredSequences(before.endpointB), [1, 2])
           assert.strictEqual(yield* cursorOf(before.endpointB), 2 + restoreGap)
+          // A cursor inside the gap (a build without the gap fanned out after the restore) goes on
+          // after it, not again from the oldest event kept.
+          const sql = yield* SqlClient.SqlClient
+          yield* sql`UPDATE webhook_endpoints SET cursor = 3 WHERE id = ${before.endpointB}`
+          yield* (yield* WebhookDelivery).fanOut
+          assert.deepStrictEqual(yield* deliveredSequences(before.endpointB), [1, 2])
+          assert.strictEqual(yield* cursorOf(before.endpointB), 2 + restoreGap)
         }).pipe(Effect.provide(startOn(restored)))
       }).pipe(Effect.scoped),
     { timeout: 60_000 }
