@@ -1,6 +1,6 @@
 /**
  * The operator CLI (`npm run cli -- <command>`): organizations, API keys, vendors, debtors,
- * integrations, syncs, the demo, the audit log, dashboard users, webhook endpoints and status normalization, one
+ * integrations, syncs, the demo, the audit log, dashboard users, webhook endpoints, a restored database and status normalization, one
  * module per command group in `commands/`. Commands that need the database run against DATABASE_URL or the embedded
  * database (shared with a running app). Every command prints a readable answer, or JSON with
  * `--json`; an unknown id or a bad argument is one line on stderr and exit code 1.
@@ -15,6 +15,7 @@ import { liveKeyLimitMessage } from "../core/access/services/ApiKeys.ts"
 import { visible } from "../core/shared/domain/VisibleText.ts"
 import { audit } from "./commands/AuditCommands.ts"
 import { withDatabase } from "./commands/Common.ts"
+import { database } from "./commands/DatabaseCommands.ts"
 import { demo } from "./commands/DemoCommands.ts"
 import { integration } from "./commands/IntegrationCommands.ts"
 import { key } from "./commands/KeyCommands.ts"
@@ -38,6 +39,7 @@ export const cli = Command.make("partner-receivables").pipe(
     withDatabase(audit),
     withDatabase(user),
     withDatabase(webhook),
+    withDatabase(database),
     status
   ])
 )

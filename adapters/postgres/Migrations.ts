@@ -13,6 +13,7 @@
 import { Array as Arr, Effect, Layer } from "effect"
 import { Migrator, SqlClient } from "effect/sql"
 import { DirectClient } from "./Database.ts"
+import * as Incarnation from "./Incarnation.ts"
 import initial from "./migrations/0001_initial.ts"
 import auditAppendOnly from "./migrations/0002_audit_append_only.ts"
 import apiKeyRevocationNotify from "./migrations/0003_api_key_revocation_notify.ts"
@@ -42,6 +43,7 @@ import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
 import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
+import incarnations from "./migrations/0033_incarnations.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -76,7 +78,8 @@ export const migrations = {
   "0026_dashboard_shown_once": dashboardShownOnce,
   "0027_sync_in_two_phases": syncInTwoPhases,
   "0028_schema_compatibility": schemaCompatibility,
-  "0029_sign_in_first_turn": signInFirstTurn
+  "0029_sign_in_first_turn": signInFirstTurn,
+  "0033_incarnations": incarnations
 }
 
 /**
@@ -117,7 +120,9 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   "0027_sync_in_two_phases": 27,
   "0028_schema_compatibility": 27,
   // Adds a second signature beside the old function: builds at 0028 keep calling theirs.
-  "0029_sign_in_first_turn": 28
+  "0029_sign_in_first_turn": 28,
+  // Adds two tables an older build never reads.
+  "0033_incarnations": 29
 }
 
 /** The id of a migration named `<id>_<name>`. */
@@ -166,11 +171,15 @@ export const migrate = migrateWith(migrations, oldestCompatible)
 
 /**
  * Migrates when built, over the direct connection (`DATABASE_DIRECT_URL`): a pooler may cap or
- * time out the long transaction of a migration, and VACUUM wants a session. The app's layers
- * start only on an up-to-date schema.
+ * time out the long transaction of a migration, and VACUUM wants a session. Then checks the
+ * database's incarnation, so that a restored copy moves its event sequences past what the
+ * original may have given before anything reads or writes them. The app's layers start only on
+ * an up-to-date schema of a known incarnation.
  */
 export const layer = Layer.effectDiscard(
   Effect.flatMap(DirectClient, (direct) =>
-    migrate.pipe(Effect.provideService(SqlClient.SqlClient, direct), Effect.withSpan("Migrations.migrate"))
+    Effect.andThen(migrate.pipe(Effect.withSpan("Migrations.migrate")), Incarnation.check).pipe(
+      Effect.provideService(SqlClient.SqlClient, direct)
+    )
   )
 )

@@ -3,6 +3,9 @@
  * plus its ordinal less one; a page walks the organization's batches in sequence order and, in
  * each, its events by ordinal, both by index, so a page costs the same at any depth.
  *
+ * A restored database's new incarnation (`Incarnation.ts`) leaves a gap in each organization's
+ * sequences: a position inside one is another incarnation's, and is refused as expired.
+ *
  * Syncs commit without waiting for the disk (`PgPairSession`), so an event can be visible before
  * it is durable, and a crash could then hand its sequence out again under a reader that has passed
  * it. So no event is answered before it is durable: once a read has its rows, if the WAL is not
@@ -70,9 +73,17 @@ export const layer = Layer.effect(
       const typeFilter = request.types === undefined ? sql`` : sql`AND e.type = ANY(${texts(request.types)}::text[])`
       // One statement, so the page and the newest sequence come from one snapshot. The counter's
       // row is always returned (the page joins onto it), even when the page is empty.
-      const rows = yield* sql<Partial<EventRow> & { readonly latest: string | null; readonly pruned: string | null }>`
+      const rows = yield* sql<
+        Partial<EventRow> & {
+          readonly latest: string | null
+          readonly pruned: string | null
+          readonly gap_through: string | null
+        }
+      >`
         WITH counter AS (
-          SELECT coalesce(max(last_sequence), 0) AS latest, coalesce(max(pruned_through), 0) AS pruned
+          SELECT coalesce(max(last_sequence), 0) AS latest, coalesce(max(pruned_through), 0) AS pruned,
+            (SELECT max(through_sequence) FROM event_gaps
+             WHERE org_id = ${org} AND after_sequence < ${position} AND through_sequence > ${position}) AS gap_through
           FROM event_counters WHERE org_id = ${org}),
         page AS (
           SELECT b.id::text AS batch, e.ordinal::text AS ordinal, (b.first_sequence + e.ordinal - 1)::text AS sequence,
@@ -87,13 +98,19 @@ export const layer = Layer.effect(
             ORDER BY e.ordinal LIMIT ${fetch}) e
           ORDER BY b.last_sequence, e.ordinal
           LIMIT ${fetch})
-        SELECT counter.latest::text AS latest, counter.pruned::text AS pruned, page.*
+        SELECT counter.latest::text AS latest, counter.pruned::text AS pruned, counter.gap_through::text AS gap_through,
+          page.*
         FROM counter LEFT JOIN page ON true
         ORDER BY page.batch_order, page.event_order`.pipe(Effect.orDie)
       const latestSequence = Number(rows[0]?.latest ?? 0)
       const prunedThrough = Number(rows[0]?.pruned ?? 0)
       if (request.after !== undefined && request.after < prunedThrough) {
-        return yield* new EventCursorExpired({ after: request.after, prunedThrough })
+        return yield* new EventCursorExpired({ after: request.after, reason: "retention", through: prunedThrough })
+      }
+      // A sequence this incarnation never gave: the page after it would skip what the other gave.
+      const gapThrough = rows[0]?.gap_through
+      if (request.after !== undefined && gapThrough !== null && gapThrough !== undefined) {
+        return yield* new EventCursorExpired({ after: request.after, reason: "restore", through: Number(gapThrough) })
       }
       if (position > latestSequence) return yield* new EventCursorAhead({ after: position, latestSequence })
       const events = rows

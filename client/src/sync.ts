@@ -74,7 +74,7 @@ export interface SyncOptions {
   readonly saveCheckpoint: (checkpoint: SyncCheckpoint) => void | Promise<void>
   /**
    * When the feed no longer holds every event after the checkpoint (`cursor_expired`, past the
-   * retention): `reload` (the default) does a full load again, `throw` throws the
+   * retention, or past what a database restored from a backup holds): `reload` (the default) does a full load again, `throw` throws the
    * `InvalidRequestError` for the caller to decide.
    */
   readonly onCursorExpired?: "reload" | "throw"

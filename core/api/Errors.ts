@@ -18,16 +18,23 @@ export class InvalidRequest extends Schema.Error<InvalidRequest>("InvalidRequest
   {
     httpApiStatus: 400,
     description:
-      "A parameter has a bad value, or is not one the endpoint defines; or an events cursor is older than the retention (`cursor_expired`)"
+      "A parameter has a bad value, or is not one the endpoint defines; or an events cursor is older than the retention or of a database restored since (`cursor_expired`)"
   }
 ) {
-  /** An events cursor into what retention removed: the client has missed events and must reload. */
-  static cursorExpired(after: number, prunedThrough: number) {
+  /**
+   * An events cursor into what retention removed, or one a restored database's earlier
+   * incarnation gave: the client has missed events and must reload.
+   */
+  static cursorExpired(after: number, reason: "retention" | "restore", through: number) {
+    const why =
+      reason === "retention"
+        ? `are no longer all kept (events up to ${through} were removed by retention)`
+        : "cannot follow: the database was restored from a backup, and this sequence was given before the restore to events it does not hold"
     return new InvalidRequest({
       error: {
         type: "invalid_request_error",
         code: "cursor_expired",
-        message: `Events after ${after} are no longer all kept (events up to ${prunedThrough} were removed by retention): do a full load of /v1/receivables?verified_since=all, noting latest_sequence from /v1/events first, then follow the feed from there.`,
+        message: `Events after ${after} ${why}: do a full load of /v1/receivables?verified_since=all, noting latest_sequence from /v1/events first, then follow the feed from there.`,
         param: "after"
       }
     })

@@ -179,7 +179,10 @@ export const describeEventFeedContract = (
         const removed = yield* feed.prune(DateTime.add(yield* DateTime.now, { minutes: 1 }))
         assert.isAtLeast(removed, 3)
         const expired = yield* Effect.flip(feed.after(pair.orgId, { after: 0, limit: 10 }))
-        assert.deepStrictEqual(expired._tag === "EventCursorExpired" && expired.prunedThrough, 3)
+        assert.deepStrictEqual(expired._tag === "EventCursorExpired" && [expired.reason, expired.through], [
+          "retention",
+          3
+        ])
         // Without a position, a reader starts from the oldest kept: nothing yet, and where the feed is.
         const start = yield* feed.after(pair.orgId, { limit: 10 })
         assert.deepStrictEqual([start.events.length, start.latestSequence], [0, 3])

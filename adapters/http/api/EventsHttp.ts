@@ -22,8 +22,8 @@ export const layer = HttpApiBuilder.group(
           const { orgId } = yield* CurrentPrincipal
           const page = yield* events.list(orgId, { after: query.after, types: query.type, limit: query.limit }).pipe(
             Effect.catchTags({
-              EventCursorExpired: ({ after, prunedThrough }) =>
-                Effect.fail(InvalidRequest.cursorExpired(after, prunedThrough)),
+              EventCursorExpired: ({ after, reason, through }) =>
+                Effect.fail(InvalidRequest.cursorExpired(after, reason, through)),
               EventCursorAhead: ({ after, latestSequence }) =>
                 Effect.fail(
                   InvalidRequest.parameterInvalid(

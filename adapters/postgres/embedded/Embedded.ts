@@ -19,6 +19,11 @@ export interface EmbeddedOptions {
   readonly port: number
   /** Extra server settings, e.g. `{ fsync: "off" }` for throw-away test clusters. */
   readonly settings?: Readonly<Record<string, string>>
+  /**
+   * Another installation's `initdb` and `postgres` instead of the npm package's: a test that needs
+   * the client tools of a server version (`pg_dump`) runs that version's server.
+   */
+  readonly binaries?: { readonly initdb: string; readonly postgres: string }
 }
 
 export interface EmbeddedServer {
@@ -180,7 +185,7 @@ export const start = Effect.fn("EmbeddedPostgres.start")(function* (
   options: EmbeddedOptions
 ): Effect.fn.Return<EmbeddedServer, EmbeddedPostgresError, Scope.Scope> {
   const user = yield* ServerUser.serverUser
-  const installed = yield* binaries
+  const installed = options.binaries ?? (yield* binaries)
   const { initdb, postgres } = user === undefined ? installed : yield* ServerUser.reachableBinaries(installed, user)
   const baseDir = user === undefined ? options.baseDir : yield* ServerUser.reachableDataDir(options.baseDir, user)
   const dataDir = join(baseDir, "pgdata")

@@ -28,7 +28,7 @@ const make = Effect.gen(function* () {
       const feed = feedOf(tables, org)
       const after = request.after ?? feed.prunedThrough
       if (after < feed.prunedThrough) {
-        return Effect.fail(new EventCursorExpired({ after, prunedThrough: feed.prunedThrough }))
+        return Effect.fail(new EventCursorExpired({ after, reason: "retention", through: feed.prunedThrough }))
       }
       if (after > feed.latestSequence) {
         return Effect.fail(new EventCursorAhead({ after, latestSequence: feed.latestSequence }))

@@ -11,7 +11,7 @@ export interface EventsAfter {
   /**
    * Events with a greater sequence. Absent: from the oldest event kept, whatever retention has
    * removed (a reader starting out, or noting \`latestSequence\`); a position, 0 included, older
-   * than what retention kept is \`EventCursorExpired\`.
+   * than what retention kept, or inside a restored database's gap, is \`EventCursorExpired\`.
    */
   readonly after?: number | undefined
   /** Only these types; every type when absent. */
@@ -28,10 +28,18 @@ export interface EventPage {
   readonly latestSequence: number
 }
 
-/** The position is older than the oldest event kept: the events between were removed by retention. */
+/**
+ * The position names no place a reader can go on from without missing events: older than the
+ * oldest event kept (`retention` removed the events between), or inside the gap a restored
+ * database opened (`restore`: a sequence another incarnation of the database gave, which this one
+ * never did). A reader that has the events up to `after` has missed some and reloads; one that
+ * must go on regardless (a webhook endpoint's fan-out) goes on after `through`, the newest
+ * sequence of what is gone or skipped.
+ */
 export class EventCursorExpired extends Schema.TaggedError<EventCursorExpired>()("EventCursorExpired", {
   after: Schema.Number,
-  prunedThrough: Schema.Number
+  reason: Schema.Literals(["retention", "restore"]),
+  through: Schema.Number
 }) {}
 
 /** The position is past the newest event: it was never given to this organization. */

@@ -10,7 +10,7 @@
 import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
 import * as ActionLog from "../../accounts/services/ActionLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
-import { EventFeed } from "../../receivables/ports/EventFeed.ts"
+import { type EventCursorAhead, EventFeed, type EventPage } from "../../receivables/ports/EventFeed.ts"
 import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
@@ -219,14 +219,32 @@ export class WebhookDelivery extends Context.Service<
       // durable before they are sent), made deliveries and the cursor moved in one commit.
       const fanOutEndpoint = (endpoint: BehindEndpoint) =>
         Effect.gen(function* () {
-          const page = yield* feed.after(endpoint.orgId, { after: endpoint.cursor, limit: fanOutBatch }).pipe(
-            // Retention removed events the endpoint never got: it goes on from the oldest kept.
-            Effect.catchTag("EventCursorExpired", () => feed.after(endpoint.orgId, { limit: fanOutBatch })),
-            Effect.orDie
-          )
-          const last = page.events.at(-1)
-          if (last === undefined) return 0
+          // Retention removed events the endpoint never got: it goes on from the oldest kept (no
+          // position, which nothing can expire). A cursor in a restored database's gap goes on
+          // after the gap: this incarnation has nothing there.
+          const read = (after: number | undefined): Effect.Effect<EventPage, EventCursorAhead> =>
+            feed
+              .after(endpoint.orgId, { after, limit: fanOutBatch })
+              .pipe(
+                Effect.catchTag("EventCursorExpired", (expired) =>
+                  read(expired.reason === "restore" ? expired.through : undefined)
+                )
+              )
+          const page = yield* Effect.orDie(read(endpoint.cursor))
           const at = yield* DateTime.now
+          const last = page.events.at(-1)
+          // No event up to the newest sequence (one snapshot): the cursor steps over a restored
+          // database's gap, so that the endpoint is no longer behind and the next events fan out.
+          if (last === undefined) {
+            if (page.latestSequence <= endpoint.cursor) return 0
+            yield* store.advance(
+              endpoint.orgId,
+              endpoint.id,
+              { from: endpoint.cursor, to: page.latestSequence, at },
+              []
+            )
+            return 0
+          }
           const deliveries = page.events
             .filter((event) => endpoint.eventTypes.includes(event.type))
             .map((event) =>
