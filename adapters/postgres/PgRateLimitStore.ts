@@ -1,11 +1,14 @@
 /**
- * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), one statement per request (a
- * key's limit and its organization's together, and whether the key is revoked by now), so
- * that every process on the database counts against the same limits. The statement is the twin of
- * `take` in `core/shared/domain/RateLimit.ts`: it reads the clock of the database (one clock for every
- * process), moves the TAT on when the request passes and returns it with the decision; the
- * headers' figures are computed from those by the domain. One statement and no session state, so
- * it runs unchanged through a transaction-mode pooler. Full limits are swept every minute.
+ * `RateLimitStore` over PostgreSQL: `rate_limits` (migration 0016), so that every process on the
+ * database counts against the same limits. A key's requests are taken a batch at a time into this
+ * process's local allowances (`core/access/domain/LocalAllowance.ts`): one statement per batch (a
+ * key's limit and its organization's together, and whether the key is revoked by now), at least
+ * once a second per key in use; other limits (dashboard sessions') one statement per request. The
+ * statement is the twin of `take` in `core/shared/domain/RateLimit.ts`, a batch being a request of
+ * that cost: it reads the clock of the database (one clock for every process), moves the TAT on
+ * when the batch passes and returns it with the decision; the headers' figures are computed from
+ * those by the domain. One statement and no session state, so it runs unchanged through a
+ * transaction-mode pooler. Full limits are swept every minute.
  */
 import { Clock, Deferred, Effect, Exit, Layer, Schedule } from "effect"
 import { SqlClient } from "effect/sql"

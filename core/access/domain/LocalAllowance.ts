@@ -130,7 +130,7 @@ export const oneLeft = (policy: RateLimit.RateLimitPolicy, answer: Answer): bool
 /**
  * One request admitted from the allowance's tokens (there must be one): the decision as the
  * headers report it, from the shared TAT less the tokens still held here (they are not spent yet),
- * so that a single process sees exactly the shared bucket's figures.
+ * so that a single process reports the shared bucket's figures, within a request.
  */
 export const spend = (allowance: Allowance, now: number): [RateLimit.Decision, Allowance] => {
   const tokens = allowance.tokens - 1
