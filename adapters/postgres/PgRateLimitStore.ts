@@ -142,7 +142,7 @@ interface StatementAnswer {
  */
 const allowances = (sql: SqlClient.SqlClient) => {
   const held = new Map<string, LocalAllowance.Allowance>()
-  const refilling = new Map<string, Deferred.Deferred<void>>()
+  const refilling = new Map<string, Deferred.Deferred<void, RateLimitStoreUnavailable>>()
 
   const statement = (key: KeyRef, first: Asked, second: Asked, holdsFirst: boolean, sentAt: number) =>
     takeForKeyStatement(sql, key, first, second, databaseClock(sql), holdsFirst).pipe(
@@ -235,13 +235,16 @@ const allowances = (sql: SqlClient.SqlClient) => {
       if (held.size >= forgetAbove) {
         for (const [name, allowance] of held) if (allowance.lapsesAt <= now) held.delete(name)
       }
-      const done = Deferred.makeUnsafe<void>()
+      const done = Deferred.makeUnsafe<void, RateLimitStoreUnavailable>()
       refilling.set(first.name, done)
       return refill(key, first, second, now).pipe(
-        Effect.ensuring(
+        Effect.onExit((exit) =>
           Effect.sync(() => {
             refilling.delete(first.name)
-            Deferred.doneUnsafe(done, Exit.void)
+            // An unreachable store fails the waiters at once, each to its caller's fallback, rather
+            // than letting them try it again one after another; otherwise they decide again.
+            const failed = Exit.findErrorOption(exit)
+            Deferred.doneUnsafe(done, failed._tag === "Some" ? Exit.fail(failed.value) : Exit.void)
           })
         )
       )
