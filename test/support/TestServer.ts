@@ -8,10 +8,11 @@ import * as InFlight from "../../adapters/http/api/InFlight.ts"
 import * as NodeServer from "../../adapters/http/NodeServer.ts"
 import * as AddressLimiter from "../../adapters/http/pipeline/AddressLimiter.ts"
 import * as ClientAddress from "../../adapters/http/pipeline/ClientAddress.ts"
-import { make, RateLimiter } from "../../adapters/http/pipeline/RateLimiter.ts"
+import { make, makeOver, RateLimiter } from "../../adapters/http/pipeline/RateLimiter.ts"
 import * as VerifiedSessions from "../../adapters/http/pipeline/VerifiedSessions.ts"
 import * as Metrics from "../../adapters/http/probes/Metrics.ts"
 import * as MetricsListener from "../../adapters/http/probes/MetricsListener.ts"
+import * as PgRateLimitStore from "../../adapters/postgres/PgRateLimitStore.ts"
 import * as Dashboard from "../../app/Dashboard.ts"
 import { ServicesLive } from "../../app/Layers.ts"
 import type { RateLimitPolicy } from "../../core/shared/domain/RateLimit.ts"
@@ -28,6 +29,11 @@ export interface ServerOptions {
   readonly rateLimit?: RateLimitPolicy
   /** Per organization where it has none of its own; by default no practical limit. */
   readonly orgRateLimit?: RateLimitPolicy
+  /**
+   * The rate limits kept in PostgreSQL (`LIMITS_STORE=postgres`, with this process's local
+   * allowances), as several instances share them; by default in this process's memory.
+   */
+  readonly sharedLimits?: boolean
   /** Requests in flight per key and per organization; by default no practical limit. */
   readonly inFlight?: InFlight.InFlightPolicy
   /** Per client address, for requests no accepted key vouches for; by default no practical limit. */
@@ -74,7 +80,12 @@ export const serverLayer = (options: ServerOptions = {}) => {
           Layer.provide(settingsOf(options)),
           Layer.provide(ServicesLive.pipe(Layer.provide(settingsOf(options)))),
           Layer.provide([
-            Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited, options.orgRateLimit ?? unlimited)),
+            options.sharedLimits === true
+              ? Layer.effect(
+                  RateLimiter,
+                  makeOver(options.rateLimit ?? unlimited, options.orgRateLimit ?? unlimited)
+                ).pipe(Layer.provide(PgRateLimitStore.layer))
+              : Layer.effect(RateLimiter, make(options.rateLimit ?? unlimited, options.orgRateLimit ?? unlimited)),
             Layer.effect(
               InFlight.InFlight,
               InFlight.make(options.inFlight ?? { perKey: 10_000, perOrganization: 10_000 })

@@ -1,7 +1,7 @@
 /**
  * The bearer-key middleware: no Authorization header is `api_key_missing`; anything that is not
  * a known, live key is `api_key_invalid` or `api_key_revoked` (also a key the shared limits'
- * statement finds revoked since it was verified: dropped from the cache); a key over its rate limit, then
+ * refill finds revoked since it was verified: dropped from the cache); a key over its rate limit, then
  * over its organization's (all its keys together: the organization's own limit, verified with the
  * key, or the default), or with too many requests in flight (its own or its organization's,
  * `InFlight`), is 429. The `RateLimit-*` headers report the tighter of the two limits.
@@ -66,8 +66,9 @@ export const layer = Layer.effect(
         state.owner = owner
         // The organization's limit is taken only once the key's own let the request through, so a
         // key held back by its own limit spends nothing of its organization's. With the shared
-        // store the same statement finds a key another process revoked since this one verified
-        // (and cached) it: refused now, not once the revocation's announcement arrives.
+        // store the statement that refills this process's allowance of the key (at least every
+        // second) finds a key another process revoked since this one verified (and cached) it:
+        // refused then, even if the revocation's announcement never arrives.
         const orgPolicy = owner.orgRateLimit ?? limiter.organizationPolicy
         const { key: decision, organization: orgDecision } = yield* limiter
           .takeKeyAndOrganization(owner.keyId, owner.orgId, orgPolicy)

@@ -31,9 +31,10 @@ export class RateLimiter extends Context.Service<
     readonly take: (limit: string) => Effect.Effect<RateLimit.Decision>
     /**
      * Takes from a key's limit and then, only if that one let the request through, from its
-     * organization's under `organizationPolicy` (its own limit, or the default): one step, one
-     * statement with the shared store, which also finds a key revoked meanwhile by any process
-     * (`KeyFoundRevoked`, nothing taken).
+     * organization's under `organizationPolicy` (its own limit, or the default): one step, with
+     * the shared store from this process's allowance or by one statement for both, which also
+     * finds a key revoked meanwhile by any process (`KeyFoundRevoked`, nothing taken), within a
+     * second of the revocation.
      */
     readonly takeKeyAndOrganization: (
       keyId: string,

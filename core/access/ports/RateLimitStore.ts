@@ -3,10 +3,11 @@
  * read and moved on in one step per request, by the store's own clock. A store shared by several
  * processes makes a limit hold across them; the memory twin holds it in one process. Limits are
  * named by their caller (`key:<id>`, `org:<id>`, `session:<digest>`); a store may forget a limit
- * once it is full again. A key's request also asks whether the key is still live, in the same step,
- * where the store holds the keys as well (PostgreSQL): a key revoked through another process is then
- * refused on its next request, not when the revocation's announcement arrives. Depends on `effect`
- * and the domain.
+ * once it is full again. A key's request also asks whether the key is still live, where the store
+ * holds the keys as well (PostgreSQL): a key revoked through another process is then refused even
+ * if the revocation's announcement never arrives, within a second (the PostgreSQL store spends a
+ * key's tokens from a local allowance and asks the database, and checks the key, at least once a
+ * second). Depends on `effect` and the domain.
  */
 import { Context, type Effect, Schema } from "effect"
 import type { Decision, RateLimitPolicy } from "../../shared/domain/RateLimit.ts"
@@ -45,8 +46,9 @@ export class RateLimitStore extends Context.Service<
      * One request of `key` against two limits in one step: the second (its organization's) is
      * taken only when the first (its own) lets the request through, so a request held back by the
      * first spends nothing of the second. A store that holds the keys too answers `Revoked` for a
-     * key revoked by then, taking nothing; a store that does not (the memory twin, in one process,
-     * where a revocation reaches the cache of verified keys at once) always takes.
+     * key it found revoked, taking nothing: the PostgreSQL store when it next asks the database
+     * for the key, within a second of the revocation. A store that does not (the memory twin, in
+     * one process, where a revocation reaches the cache of verified keys at once) always takes.
      */
     readonly takeForKey: (
       key: KeyRef,

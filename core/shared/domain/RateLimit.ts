@@ -67,11 +67,15 @@ export const standing = (policy: RateLimitPolicy, allowed: boolean, tatMillis: n
  * time the limit is already spent for, plus one interval, stays within `ceilingMillis`; then the
  * TAT, once at least now, moves on by one interval. A refused request leaves the TAT as it was.
  * The PostgreSQL twin computes the same expressions in the same order.
+ *
+ * `cost` requests taken together (a process's batch, `core/access/domain/LocalAllowance.ts`) pass
+ * or fail together, as `cost` requests at one instant would, with one check: all or nothing, so
+ * that what was granted is known from whether it passed. A cost of 0 takes nothing and passes.
  */
-export const take = (policy: RateLimitPolicy, tatMillis: number | undefined, nowMillis: number): Decision => {
-  const interval = intervalMillis(policy)
+export const take = (policy: RateLimitPolicy, tatMillis: number | undefined, nowMillis: number, cost = 1): Decision => {
+  const advance = intervalMillis(policy) * cost
   const spent = tatMillis === undefined ? 0 : Math.max(tatMillis - nowMillis, 0)
-  const allowed = spent + interval <= ceilingMillis(policy)
+  const allowed = spent + advance <= ceilingMillis(policy)
   const from = tatMillis === undefined ? nowMillis : Math.max(tatMillis, nowMillis)
-  return standing(policy, allowed, allowed ? from + interval : from, nowMillis)
+  return standing(policy, allowed, allowed ? from + advance : from, nowMillis)
 }

@@ -1,7 +1,7 @@
 /**
  * The statement of `PgRateLimitStore` against the arithmetic it twins (`core/shared/domain/RateLimit.ts`):
  * on random policies and schedules, given the same instants, it passes and refuses the same
- * requests and leaves the same TAT, to the bit. A key's step finds a key revoked by then and takes
+ * requests (and batches of them) and leaves the same TAT, to the bit. A key's step finds a key revoked by then and takes
  * nothing. And the sweep forgets only limits that are full.
  */
 import { randomUUID } from "node:crypto"
@@ -21,8 +21,15 @@ const schedule = fc.record({
     burst: fc.integer({ min: 1, max: 50 })
   }),
   start: fc.double({ min: 1.7e12, max: 1.9e12, noNaN: true }),
-  // Fractions of a millisecond, as the database's clock has them.
-  gaps: fc.array(fc.double({ min: 0, max: 500, noNaN: true }), { minLength: 1, maxLength: 60 })
+  // Fractions of a millisecond, as the database's clock has them; mostly single requests, some
+  // batches of a process's local allowance (all or nothing), some that take nothing.
+  gaps: fc.array(
+    fc.record({
+      gap: fc.double({ min: 0, max: 500, noNaN: true }),
+      cost: fc.oneof(fc.constant(1), fc.integer({ min: 0, max: 12 }))
+    }),
+    { minLength: 1, maxLength: 60 }
+  )
 })
 
 layer(TestDatabase.layer, { timeout: 120_000 })("PgRateLimitStore", (it) => {
@@ -36,10 +43,10 @@ layer(TestDatabase.layer, { timeout: 120_000 })("PgRateLimitStore", (it) => {
             const name = `key:${randomUUID()}`
             let tat: number | undefined
             let now = start
-            for (const gap of gaps) {
+            for (const { gap, cost } of gaps) {
               now += gap
-              const expected = RateLimit.take(policy, tat, now)
-              const [row] = yield* takeStatement(sql, name, policy, sql`${now}::float8`)
+              const expected = RateLimit.take(policy, tat, now, cost)
+              const [row] = yield* takeStatement(sql, name, policy, sql`${now}::float8`, cost)
               assert.deepStrictEqual(
                 [row!.admitted, row!.tat_ms, row!.now_ms],
                 [expected.allowed, expected.tatMillis, now]

@@ -4,6 +4,10 @@
  * 5% of what the GCRA allows over that time (its burst, plus its rate times the seconds between
  * the first request and the last answer, by the database's clock), also with one process killed
  * halfway. Kept in each process (`LIMITS_STORE=memory`) the same offer is admitted about 3 times.
+ * Each process spends tokens it took from the shared limit in batches: over a window they may
+ * admit up to 3 x a tenth of the burst more than the GCRA allows (`docs/operators.md`), but every
+ * admission spends a token taken during the run, from a key never seen before it, so over the
+ * whole run the GCRA's own allowance still bounds them, with no slack.
  */
 import { assert, layer } from "@effect/vitest"
 import { Duration, Effect } from "effect"
