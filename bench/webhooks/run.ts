@@ -44,6 +44,7 @@ const worker: DeliveryOptions = {
   worker: "bench",
   concurrency: 16,
   perEndpoint: 4,
+  perOrganization: 16,
   lease: Duration.minutes(1),
   pollInterval: Duration.millis(250)
 }
