@@ -112,6 +112,9 @@ export const layer = Layer.effect(
         }
       })
 
+    const checkBounds = (org: OrgId, adding: number, bounds: WaitingBounds) =>
+      withinBounds(org, adding, bounds).pipe(Effect.catchTag("SqlError", Effect.die))
+
     const enqueue = Effect.fn("PgWebhookDeliveryStore.enqueue")(
       function* (
         org: OrgId,
@@ -464,6 +467,7 @@ export const layer = Layer.effect(
     })
 
     return WebhookDeliveryStore.of({
+      checkBounds,
       enqueue,
       enqueueClaimed,
       eventsBetween,

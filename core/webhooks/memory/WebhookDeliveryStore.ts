@@ -94,6 +94,23 @@ const make = Effect.gen(function* () {
     return { waiting, replays: replays.size }
   }
 
+  const refusal = (org: OrgId, adding: number, bounds: WaitingBounds) => {
+    const held = waitingOf(org)
+    if (held.replays >= bounds.maxReplays) {
+      return new WebhookOrganizationBusy({ bound: "replays", limit: bounds.maxReplays })
+    }
+    if (held.waiting + adding > bounds.maxWaiting) {
+      return new WebhookOrganizationBusy({ bound: "waiting", limit: bounds.maxWaiting })
+    }
+    return undefined
+  }
+
+  const checkBounds = (org: OrgId, adding: number, bounds: WaitingBounds) =>
+    Effect.suspend(() => {
+      const refused = refusal(org, adding, bounds)
+      return refused === undefined ? Effect.void : Effect.fail(refused)
+    })
+
   const enqueue = (
     org: OrgId,
     id: WebhookEndpointId,
@@ -102,16 +119,8 @@ const make = Effect.gen(function* () {
   ) =>
     Effect.suspend(() => {
       if (endpointOf(state, org, id) === undefined || deliveries.length === 0) return Effect.succeed([])
-      const bounds = options.bounds
-      if (bounds !== undefined) {
-        const held = waitingOf(org)
-        if (held.replays >= bounds.maxReplays) {
-          return Effect.fail(new WebhookOrganizationBusy({ bound: "replays", limit: bounds.maxReplays }))
-        }
-        if (held.waiting + deliveries.length > bounds.maxWaiting) {
-          return Effect.fail(new WebhookOrganizationBusy({ bound: "waiting", limit: bounds.maxWaiting }))
-        }
-      }
+      const refused = options.bounds === undefined ? undefined : refusal(org, deliveries.length, options.bounds)
+      if (refused !== undefined) return Effect.fail(refused)
       return Effect.succeed(deliveries.map((delivery) => add(org, id, delivery, options.at, null)))
     })
 
@@ -368,6 +377,7 @@ const make = Effect.gen(function* () {
     })
 
   return WebhookDeliveryStore.of({
+    checkBounds,
     enqueue,
     enqueueClaimed,
     eventsBetween,

@@ -138,6 +138,16 @@ export class WebhookDeliveryStore extends Context.Service<
       options: { readonly at: DateTime.Utc; readonly bounds?: WaitingBounds | undefined }
     ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, WebhookOrganizationBusy>
     /**
+     * Refuses as `enqueue` would refuse `adding` deliveries, adding nothing: the early answer to a
+     * replay, before it reads its window, so that a refusal costs the counts only. Not a
+     * reservation: `enqueue` counts again in the step that adds.
+     */
+    readonly checkBounds: (
+      org: OrgId,
+      adding: number,
+      bounds: WaitingBounds
+    ) => Effect.Effect<void, WebhookOrganizationBusy>
+    /**
      * Adds a delivery claimed by `lease.owner` as it is made (a test, attempted by the request that
      * asked for it), counted against the endpoint's cap as a worker's claim is: when the cap
      * leaves no room, nothing is added and the answer is `"busy"`; none when there is no such endpoint.

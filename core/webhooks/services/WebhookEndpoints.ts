@@ -354,6 +354,8 @@ export class WebhookEndpoints extends Context.Service<
             oldestAvailable: DateTime.formatIso(oldest)
           })
         }
+        // Refused early, before the window is read: a flood of refused replays costs the counts.
+        yield* deliveryStore.checkBounds(org, 1, bounds)
         const events = yield* deliveryStore.eventsBetween(org, {
           from: window.since,
           until,
