@@ -10,7 +10,11 @@ import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { observeSyncRun } from "../adapters/http/probes/Metrics.ts"
 import * as Scheduler from "../core/receivables/services/Scheduler.ts"
 import { SyncEngine } from "../core/receivables/services/SyncEngine.ts"
-import { endpointConcurrency, WebhookDelivery } from "../core/webhooks/services/WebhookDelivery.ts"
+import {
+  endpointConcurrency,
+  organizationConcurrency,
+  WebhookDelivery
+} from "../core/webhooks/services/WebhookDelivery.ts"
 import { EngineLive, WebhooksLive } from "./Layers.ts"
 import * as WebhookRetention from "./WebhookRetention.ts"
 
@@ -27,7 +31,8 @@ export const settings = Config.all({
 /**
  * `WEBHOOK_CONCURRENCY`: attempts in flight at once per worker (default 16);
  * `WEBHOOK_ENDPOINT_CONCURRENCY`: attempts in flight to one endpoint across every worker
- * (default 4); `WEBHOOK_POLL_MILLISECONDS`: how often an idle worker looks for new events and due
+ * (default 4); `WEBHOOK_ORG_CONCURRENCY`: attempts of one organization in flight per worker
+ * (default 8); `WEBHOOK_POLL_MILLISECONDS`: how often an idle worker looks for new events and due
  * deliveries (default 250, which keeps a commit's first attempt well within a second).
  */
 export const webhookSettings = Config.all({
@@ -36,6 +41,7 @@ export const webhookSettings = Config.all({
     "WEBHOOK_CONCURRENCY"
   ).pipe(Config.withDefault(16)),
   perEndpoint: endpointConcurrency,
+  perOrganization: organizationConcurrency,
   pollMilliseconds: Config.schema(
     Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 10, maximum: 60_000 })),
     "WEBHOOK_POLL_MILLISECONDS"
@@ -48,13 +54,14 @@ const webhookLease = Duration.minutes(1)
 /** Fans events out to webhook deliveries and attempts them, in the background while the layer lives. */
 export const WebhookWorkerLive = Layer.effectDiscard(
   Effect.gen(function* () {
-    const { concurrency, perEndpoint, pollMilliseconds } = yield* webhookSettings
+    const { concurrency, perEndpoint, perOrganization, pollMilliseconds } = yield* webhookSettings
     const worker = yield* WebhookDelivery
     yield* Effect.forkScoped(
       worker.run({
         worker: `${hostname()}:${process.pid}`,
         concurrency,
         perEndpoint,
+        perOrganization,
         lease: webhookLease,
         pollInterval: Duration.millis(pollMilliseconds)
       })

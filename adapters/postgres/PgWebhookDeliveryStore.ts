@@ -14,7 +14,12 @@ import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
 import type { EventType, StoredEvent } from "../../core/receivables/domain/Events.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
-import type { AttemptTrigger, SubscribableEventType, WebhookEndpointId } from "../../core/webhooks/domain/Webhooks.ts"
+import {
+  type AttemptTrigger,
+  type SubscribableEventType,
+  type WebhookEndpointId,
+  WebhookOrganizationBusy
+} from "../../core/webhooks/domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
@@ -23,6 +28,7 @@ import {
   type DeliveryFilter,
   type Lease,
   type NewDelivery,
+  type WaitingBounds,
   WebhookDeliveryStore
 } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { texts } from "./PgPairRows.ts"
@@ -69,25 +75,66 @@ export const layer = Layer.effect(
           AS d (id, event_id, event_type, sequence, body, due_at, next_trigger)
         RETURNING ${deliveryFields}`
 
-    const enqueue = Effect.fn("PgWebhookDeliveryStore.enqueue")(function* (
-      org: OrgId,
-      id: WebhookEndpointId,
-      deliveries: ReadonlyArray<NewDelivery>,
-      options: { readonly at: DateTime.Utc }
-    ) {
-      return yield* sql
-        .withTransaction(
-          Effect.gen(function* () {
-            // The endpoint's row stays locked until the deliveries are in: none goes to a removed one.
-            const own = yield* sql`SELECT 1 FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} FOR SHARE`
-            if (own.length === 0 || deliveries.length === 0) return []
-            const rows = yield* insertDeliveries(org, id, deliveries, options.at, undefined)
-            const order = new Map(deliveries.map((d, i) => [d.id as string, i]))
-            return rows.map(toDelivery).sort((a, b) => order.get(a.id)! - order.get(b.id)!)
-          })
-        )
-        .pipe(Effect.orDie)
-    })
+    // Replays and fan-out of one organization take turns on its row while they count what waits
+    // and add to it, so that two at once cannot both pass a bound. `NO KEY UPDATE` leaves the row
+    // free to the foreign-key checks of other writes; the counts are statements of their own, so
+    // under READ COMMITTED they see what the lock's previous holder added.
+    const lockOrganization = (org: OrgId) => sql`SELECT 1 FROM organizations WHERE id = ${org} FOR NO KEY UPDATE`
+
+    // Through the endpoints' due index: an organization has a handful of endpoints.
+    const waitingOf = (org: OrgId) =>
+      Effect.map(
+        sql<{ waiting: number }>`
+          SELECT count(*)::int AS waiting FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint_id = e.id
+          WHERE e.org_id = ${org} AND d.org_id = ${org} AND d.status IN ('pending', 'sending')`,
+        ([row]) => row!.waiting
+      )
+
+    // A replay's deliveries share their endpoint and their making; one is in flight while any of
+    // them waits for its first attempt (its trigger is still `replay`).
+    const replaysOf = (org: OrgId) =>
+      Effect.map(
+        sql<{ replays: number }>`
+          SELECT count(DISTINCT (d.endpoint_id, d.created_at))::int AS replays
+          FROM webhook_endpoints e JOIN webhook_deliveries d ON d.endpoint_id = e.id
+          WHERE e.org_id = ${org} AND d.org_id = ${org} AND d.status IN ('pending', 'sending')
+            AND d.next_trigger = 'replay'`,
+        ([row]) => row!.replays
+      )
+
+    const withinBounds = (org: OrgId, adding: number, bounds: WaitingBounds) =>
+      Effect.gen(function* () {
+        if ((yield* replaysOf(org)) >= bounds.maxReplays) {
+          return yield* new WebhookOrganizationBusy({ bound: "replays", limit: bounds.maxReplays })
+        }
+        if ((yield* waitingOf(org)) + adding > bounds.maxWaiting) {
+          return yield* new WebhookOrganizationBusy({ bound: "waiting", limit: bounds.maxWaiting })
+        }
+      })
+
+    const checkBounds = (org: OrgId, adding: number, bounds: WaitingBounds) =>
+      withinBounds(org, adding, bounds).pipe(Effect.catchTag("SqlError", Effect.die))
+
+    const enqueue = Effect.fn("PgWebhookDeliveryStore.enqueue")(
+      function* (
+        org: OrgId,
+        id: WebhookEndpointId,
+        deliveries: ReadonlyArray<NewDelivery>,
+        options: { readonly at: DateTime.Utc; readonly bounds?: WaitingBounds | undefined }
+      ) {
+        const bounds = options.bounds
+        if (bounds !== undefined) yield* lockOrganization(org)
+        // The endpoint's row stays locked until the deliveries are in: none goes to a removed one.
+        const own = yield* sql`SELECT 1 FROM webhook_endpoints WHERE org_id = ${org} AND id = ${id} FOR SHARE`
+        if (own.length === 0 || deliveries.length === 0) return []
+        if (bounds !== undefined) yield* withinBounds(org, deliveries.length, bounds)
+        const rows = yield* insertDeliveries(org, id, deliveries, options.at, undefined)
+        const order = new Map(deliveries.map((d, i) => [d.id as string, i]))
+        return rows.map(toDelivery).sort((a, b) => order.get(a.id)! - order.get(b.id)!)
+      },
+      sql.withTransaction,
+      Effect.catchTag("SqlError", Effect.die)
+    )
 
     const enqueueClaimed = Effect.fn("PgWebhookDeliveryStore.enqueueClaimed")(function* (
       org: OrgId,
@@ -214,18 +261,37 @@ export const layer = Layer.effect(
     const advance = Effect.fn("PgWebhookDeliveryStore.advance")(function* (
       org: OrgId,
       id: WebhookEndpointId,
-      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc; readonly maxWaiting: number },
       made: ReadonlyArray<NewDelivery>
     ) {
       return yield* sql
         .withTransaction(
           Effect.gen(function* () {
+            let taken = made
+            let to = move.to
+            if (made.length > 0) {
+              yield* lockOrganization(org)
+              const room = Math.max(0, move.maxWaiting - (yield* waitingOf(org)))
+              if (room < made.length) {
+                taken = made.slice(0, room)
+                const last = taken.at(-1)?.sequence
+                if (last === undefined || last === null) {
+                  // No room: the cursor stays and the endpoint goes to the back of the line, so
+                  // that the organization's other endpoints, and other organizations', go on.
+                  yield* sql`
+                    UPDATE webhook_endpoints SET fanned_out_at = ${date(move.at)}
+                    WHERE org_id = ${org} AND id = ${id} AND cursor = ${move.from}`
+                  return false
+                }
+                to = last
+              }
+            }
             const moved = yield* sql`
-              UPDATE webhook_endpoints SET cursor = ${move.to}, fanned_out_at = ${date(move.at)}
+              UPDATE webhook_endpoints SET cursor = ${to}, fanned_out_at = ${date(move.at)}
               WHERE org_id = ${org} AND id = ${id} AND cursor = ${move.from}
               RETURNING id`
             if (moved.length === 0) return false
-            if (made.length > 0) yield* insertDeliveries(org, id, made, move.at, undefined)
+            if (taken.length > 0) yield* insertDeliveries(org, id, taken, move.at, undefined)
             return true
           })
         )
@@ -234,6 +300,11 @@ export const layer = Layer.effect(
 
     const claim = Effect.fn("PgWebhookDeliveryStore.claim")(function* (request: Claim) {
       const now = date(request.now)
+      // This worker's attempts of each organization, and those it may hold no more of: their
+      // endpoints are not even locked.
+      const heldOrgs = [...request.held.keys()].map((org) => org.toLowerCase())
+      const heldCounts = [...request.held.values()].map(String)
+      const full = heldOrgs.filter((_, i) => Number(heldCounts[i]) >= request.perOrganization)
       return yield* sql
         .withTransaction(
           Effect.gen(function* () {
@@ -246,7 +317,7 @@ export const layer = Layer.effect(
                 CROSS JOIN LATERAL (
                   SELECT min(d.next_attempt_at) AS oldest FROM webhook_deliveries d
                   WHERE d.endpoint_id = e.id AND d.status IN ('pending', 'sending') AND d.next_attempt_at <= ${now}) o
-                WHERE e.enabled AND o.oldest IS NOT NULL),
+                WHERE e.enabled AND o.oldest IS NOT NULL AND e.org_id::text <> ALL(${texts(full)}::text[])),
               turns AS (
                 SELECT id, oldest, row_number() OVER (PARTITION BY org_id ORDER BY oldest, id) AS turn FROM due)
               SELECT e.id FROM webhook_endpoints e JOIN turns t ON t.id = e.id
@@ -279,11 +350,18 @@ export const layer = Layer.effect(
                   LIMIT greatest(0, ${request.perEndpoint} - (
                     SELECT count(*) FROM webhook_deliveries f
                     WHERE f.endpoint_id = l.id AND f.status = 'sending' AND f.next_attempt_at > ${now}))) d),
-              -- Round robin: an organization's endpoints in turn within it, the organizations in turn.
+              held AS (
+                SELECT h.org_id, h.count::int AS count
+                FROM unnest(${texts(heldOrgs)}::text[], ${texts(heldCounts)}::text[]) AS h (org_id, count)),
+              -- Round robin: an organization's endpoints in turn within it, the organizations in turn,
+              -- each organization to what this worker may hold of it.
+              ranked AS (
+                SELECT c.id, row_number() OVER (PARTITION BY c.org_id ORDER BY c.place, c.ord) AS turn,
+                  min(c.ord) OVER (PARTITION BY c.org_id) AS org_ord, coalesce(h.count, 0) AS held
+                FROM candidates c LEFT JOIN held h ON h.org_id = c.org_id::text),
               picked AS (
-                SELECT id, row_number() OVER (PARTITION BY org_id ORDER BY place, ord) AS turn,
-                  min(ord) OVER (PARTITION BY org_id) AS org_ord
-                FROM candidates
+                SELECT id, turn, org_ord FROM ranked
+                WHERE turn <= ${request.perOrganization} - held
                 ORDER BY turn, org_ord
                 LIMIT ${request.limit}),
               claimed AS (
@@ -389,6 +467,7 @@ export const layer = Layer.effect(
     })
 
     return WebhookDeliveryStore.of({
+      checkBounds,
       enqueue,
       enqueueClaimed,
       eventsBetween,

@@ -1,6 +1,7 @@
 /**
  * Receivers for the webhooks benchmark, on 127.0.0.1: a fast one that answers 204 at once and
- * notes when each event first arrived, one that always answers 500, and one that never answers.
+ * notes when each event first arrived, one that always answers 500, one that never answers, and
+ * one that answers 204 after `delayMs`.
  */
 import { createServer, type Server } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -13,7 +14,7 @@ export interface Receiver {
   readonly close: () => Promise<void>
 }
 
-export const listen = (behaviour: "fast" | "failing" | "silent"): Promise<Receiver> =>
+export const listen = (behaviour: "fast" | "failing" | "silent" | "slow", delayMs = 0): Promise<Receiver> =>
   new Promise((resolve) => {
     const firstArrival = new Map<number, number>()
     const server: Server = createServer((request, response) => {
@@ -25,6 +26,7 @@ export const listen = (behaviour: "fast" | "failing" | "silent"): Promise<Receiv
         state.received += 1
         if (behaviour === "fast") response.writeHead(204).end()
         else if (behaviour === "failing") response.writeHead(500).end()
+        else if (behaviour === "slow") setTimeout(() => response.writeHead(204).end(), delayMs)
       })
     })
     const state: Receiver = {

@@ -10,27 +10,15 @@
  *    never answers (15 s timeouts) beside the healthy one: the healthy one's latency.
  * BENCH_SMOKE=1 runs it in seconds at tiny sizes (and 1 s timeouts).
  */
-import { randomBytes } from "node:crypto"
 import { PgClient } from "@effect/sql-pg"
-import { DateTime, Duration, Effect, Exit, Fiber, Layer, Redacted, Scope } from "effect"
+import { Duration, Effect, Exit, Fiber, Redacted, Scope } from "effect"
 import { SqlClient } from "effect/sql"
-import * as PgDashboardAuditLog from "../../adapters/postgres/PgDashboardAuditLog.ts"
-import * as PgEventFeed from "../../adapters/postgres/PgEventFeed.ts"
-import * as PgPairStore from "../../adapters/postgres/PgPairStore.ts"
-import * as PgWebhookDeliveryStore from "../../adapters/postgres/PgWebhookDeliveryStore.ts"
-import * as PgWebhookEndpointStore from "../../adapters/postgres/PgWebhookEndpointStore.ts"
-import * as NodeWebhookCrypto from "../../adapters/webhooks/NodeWebhookCrypto.ts"
-import * as NodeWebhookSender from "../../adapters/webhooks/NodeWebhookSender.ts"
-import { type Allowance, parseAllowance } from "../../adapters/webhooks/OutboundPolicy.ts"
-import { type FetchedDocument, planPairSync } from "../../core/receivables/domain/PairSync.ts"
-import { PairStore } from "../../core/receivables/ports/PairStore.ts"
-import type { OrgId, ReceivableId } from "../../core/shared/domain/Ids.ts"
-import { WebhookCrypto } from "../../core/webhooks/ports/WebhookCrypto.ts"
-import { WebhookSender } from "../../core/webhooks/ports/WebhookSender.ts"
+import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { type DeliveryOptions, WebhookDelivery } from "../../core/webhooks/services/WebhookDelivery.ts"
 import { WebhookEndpoints } from "../../core/webhooks/services/WebhookEndpoints.ts"
 import { migratedDatabase, startCluster } from "../support/FreshDatabase.ts"
 import { option, sized } from "../support/Smoke.ts"
+import { newPair, percentile, sync, webhookServices } from "./Bench.ts"
 import { listen, type Receiver } from "./receivers.ts"
 
 const syncs = option("BENCH_SYNCS", 30, 4)
@@ -44,46 +32,9 @@ const worker: DeliveryOptions = {
   worker: "bench",
   concurrency: 16,
   perEndpoint: 4,
+  perOrganization: 16,
   lease: Duration.minutes(1),
   pollInterval: Duration.millis(250)
-}
-
-let serial = 0
-const document = (key: string): FetchedDocument => ({
-  documentKey: key,
-  vendorReceivableId: `INV-${key}`,
-  amountCents: 10_000,
-  currency: "EUR",
-  receivableDate: "2026-11-01",
-  dueDate: "2026-12-01",
-  portalStatus: "Submitted",
-  poNumber: `PO-${key}`,
-  metadata: { region: "EU" }
-})
-
-/** Commits a sync of `count` new receivables (one event each); answers when it committed. */
-const sync = (pairId: string, count: number) =>
-  Effect.scoped(
-    Effect.gen(function* () {
-      const store = yield* PairStore
-      const pair = yield* store.get(pairId)
-      const session = yield* store.session(pair, "bench", yield* DateTime.now)
-      const documents = Array.from({ length: count }, () => document(`d${++serial}`))
-      const plan = planPairSync([], documents, {
-        refs: pair.refs,
-        now: session.at,
-        newReceivableId: () => `rcv_${(++serial).toString(16).padStart(32, "0")}` as ReceivableId
-      })
-      yield* session.writeChunk(plan)
-      const counts = { fetched: count, created: count, updated: 0, unchanged: 0, quarantined: 0 }
-      yield* session.finish({ counts, quarantine: [], nextSyncAt: DateTime.add(session.at, { hours: 1 }) })
-      return { committed: performance.now() }
-    })
-  )
-
-const percentile = (values: ReadonlyArray<number>, p: number) => {
-  const sorted = [...values].sort((a, b) => a - b)
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] ?? Number.NaN
 }
 
 /** Syncs one after another while the worker runs; answers each event's latency to `receiver`, in ms. */
@@ -109,51 +60,28 @@ const latencies = (org: OrgId, pairId: string, receiver: Receiver) =>
 const main = Effect.gen(function* () {
   const server = yield* startCluster("webhooks")
   const db = PgClient.layer({ url: Redacted.make(yield* migratedDatabase(server.url)), maxConnections: 8 })
-  const services = WebhookEndpoints.layer.pipe(
-    Layer.provideMerge(WebhookDelivery.layer),
-    Layer.provideMerge(
-      Layer.mergeAll(
-        PgWebhookEndpointStore.layer,
-        PgWebhookDeliveryStore.layer,
-        PgEventFeed.layer,
-        PgDashboardAuditLog.layer,
-        PgPairStore.layer,
-        Layer.succeed(WebhookCrypto, NodeWebhookCrypto.make(new Map([[1, randomBytes(32)]]))),
-        Layer.succeed(
-          WebhookSender,
-          NodeWebhookSender.make({ allowance: parseAllowance("127.0.0.1:1-65535") as Allowance, timeout })
-        )
-      )
-    ),
-    Layer.provideMerge(db)
-  )
+  const services = webhookServices(db, timeout)
 
   yield* Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const endpoints = yield* WebhookEndpoints
     const delivery = yield* WebhookDelivery
-    const [org] = yield* sql<{ id: OrgId }>`INSERT INTO organizations (name) VALUES ('Bench') RETURNING id`
-    yield* sql`INSERT INTO debtors (name) VALUES ('Debtor')`
-    yield* sql`INSERT INTO vendors (org_id, name) VALUES (${org!.id}, 'Vendor')`
-    const [pair] = yield* sql<{ id: string }>`
-      INSERT INTO integrations (org_id, vendor_id, debtor_id, connector, next_sync_at)
-      SELECT v.org_id, v.id, d.id, 'simulator', now() + interval '1 day' FROM vendors v CROSS JOIN debtors d
-      RETURNING id`
+    const { org, pair } = yield* newPair("Bench")
     const receivers = yield* Effect.promise(() =>
       Promise.all([listen("fast"), listen("fast"), listen("failing"), listen("silent")])
     )
     const [alone, healthy, failing, silent] = receivers
 
     // 1. Latency, one healthy endpoint.
-    const first = yield* endpoints.create(org!.id, { url: alone!.url })
+    const first = yield* endpoints.create(org.id, { url: alone!.url })
     let running = yield* Effect.forkChild(delivery.run(worker))
-    const quiet = yield* latencies(org!.id, pair!.id, alone!)
+    const quiet = yield* latencies(org.id, pair.id, alone!)
     yield* Fiber.interrupt(running)
-    yield* endpoints.update(org!.id, first.endpoint.id, { enabled: false })
+    yield* endpoints.update(org.id, first.endpoint.id, { enabled: false })
 
     // 2. Throughput: a backlog committed first, then fanned out and delivered by one worker.
-    const second = yield* endpoints.create(org!.id, { url: healthy!.url })
-    for (let left = backlog; left > 0; left -= 500) yield* sync(pair!.id, Math.min(500, left))
+    const second = yield* endpoints.create(org.id, { url: healthy!.url })
+    for (let left = backlog; left > 0; left -= 500) yield* sync(pair.id, Math.min(500, left))
     const started = performance.now()
     while ((yield* delivery.fanOut) > 0) {}
     yield* delivery.drain({ ...worker, perEndpoint: 16 })
@@ -161,12 +89,12 @@ const main = Effect.gen(function* () {
     log(`${healthy!.received} deliveries of a backlog of ${backlog} in ${seconds.toFixed(2)} s`)
 
     // 3. Isolation: the healthy endpoint beside a failing and a silent one.
-    yield* endpoints.create(org!.id, { url: failing!.url })
-    yield* endpoints.create(org!.id, { url: silent!.url })
+    yield* endpoints.create(org.id, { url: failing!.url })
+    yield* endpoints.create(org.id, { url: silent!.url })
     running = yield* Effect.forkChild(delivery.run(worker))
-    const crowded = yield* latencies(org!.id, pair!.id, healthy!)
+    const crowded = yield* latencies(org.id, pair.id, healthy!)
     yield* Fiber.interrupt(running)
-    yield* endpoints.remove(org!.id, second.endpoint.id)
+    yield* endpoints.remove(org.id, second.endpoint.id)
     yield* Effect.promise(() => Promise.all(receivers.map((r) => r.close())))
 
     const row = (name: string, values: ReadonlyArray<number>) =>

@@ -250,7 +250,7 @@ export class WebhooksGroup extends HttpApiGroup.make("webhooks")
       .annotateMerge(
         summary(
           "Replay events to a webhook endpoint",
-          "Sends again, in sequence order, the events of the endpoint's types created in `[since, until)`. `since` must be within the events' retention (30 days by default)."
+          "Sends again, in sequence order, the events of the endpoint's types created in `[since, until)`. `since` must be within the events' retention (30 days by default). A window of more than 10,000 events by default is refused with 400: replay it in parts. When your organization already has 4 replays in flight, or the replay would leave it more than 50,000 deliveries waiting (the operator may set other bounds), nothing is queued and the answer is 429 with `Retry-After`."
         )
       ),
     HttpApiEndpoint.get("deliveries", "/webhook_endpoints/:id/deliveries", {

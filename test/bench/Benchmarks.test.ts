@@ -23,6 +23,7 @@ const entryPoints = [
   "bench/abuse/heavy-pages.ts",
   "bench/abuse/many-keys.ts",
   "bench/abuse/sign-in-storm.ts",
+  "bench/abuse/webhooks.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
   "bench/connectors/run.ts",

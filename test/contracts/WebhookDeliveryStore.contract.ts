@@ -6,13 +6,19 @@
  * sequence order, a fan-out from a stale cursor changes nothing,
  * due retries go before first attempts, a manual retry carries the schedule it stands beside,
  * pages partition, another organization sees none of it, a test's claim counts against the cap,
- * each attempt keeps what made it, one attempt only is answered as the one that disabled an
+ * each attempt keeps what made it, an organization's share of a worker's claims, its deliveries
+ * waiting and replays in flight hold however many replays come at once, fan-out pauses at the
+ * bound and loses nothing, one attempt only is answered as the one that disabled an
  * endpoint, and retention removes finished deliveries and, past the events' bound, those waiting
  * for a disabled endpoint.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
-import { type ClaimedDelivery, WebhookDeliveryStore } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
+import {
+  type ClaimedDelivery,
+  type WaitingBounds,
+  WebhookDeliveryStore
+} from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
 import { claimAt, deliveries, newEndpoint, newOrg, outcome, type WebhookStores } from "./Webhooks.setup.ts"
 
@@ -186,16 +192,125 @@ export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.
       })
     )
 
+    it.effect("an organization takes no more of a worker's claims than its share, what the worker holds counted", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const now = yield* DateTime.now
+        yield* claimAt("earlier", now, 100_000, 100_000)
+        const flooding = yield* newOrg
+        const quiet = yield* newOrg
+        for (let i = 0; i < 5; i++) {
+          const endpoint = yield* newEndpoint(flooding, now)
+          yield* store.enqueue(flooding, endpoint.id, deliveries(10, now), { at: now })
+        }
+        const endpoint = yield* newEndpoint(quiet, now)
+        yield* store.enqueue(quiet, endpoint.id, deliveries(3, now), { at: now })
+        const claim = (held: ReadonlyMap<typeof flooding, number>) =>
+          store.claim({
+            owner: "w",
+            now,
+            leaseUntil: DateTime.add(now, { minutes: 1 }),
+            limit: 50,
+            perEndpoint: 4,
+            perOrganization: 4,
+            held
+          })
+        const of = (claimed: ReadonlyArray<ClaimedDelivery>, org: typeof flooding) =>
+          claimed.filter((c) => c.orgId === org).length
+        const first = yield* claim(new Map([[flooding, 1]]))
+        assert.strictEqual(of(first, flooding), 3)
+        assert.strictEqual(of(first, quiet), 3)
+        // At its share, an organization gets nothing more, and another's deliveries still come.
+        yield* store.enqueue(quiet, endpoint.id, deliveries(1, now, 10), { at: now })
+        const second = yield* claim(new Map([[flooding, 4]]))
+        assert.strictEqual(of(second, flooding), 0)
+        assert.strictEqual(of(second, quiet), 1)
+      })
+    )
+
+    it.effect("replays at once cannot pass the organization's bounds on deliveries waiting and replays in flight", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const now = yield* DateTime.now
+        const replayed = (count: number) => deliveries(count, now).map((d) => ({ ...d, trigger: "replay" as const }))
+        const attempt = (
+          org: typeof waitingOrg,
+          id: (typeof endpoints)[number],
+          count: number,
+          bounds: WaitingBounds
+        ) =>
+          store.enqueue(org, id, replayed(count), { at: now, bounds }).pipe(
+            Effect.map(() => "queued"),
+            Effect.catchTag("WebhookOrganizationBusy", (refusal) => Effect.succeed(refusal.bound))
+          )
+        const waitingOrg = yield* newOrg
+        const endpoints = [(yield* newEndpoint(waitingOrg, now)).id]
+        const waiting = yield* Effect.all(
+          Array.from({ length: 6 }, () => attempt(waitingOrg, endpoints[0]!, 3, { maxWaiting: 10, maxReplays: 100 })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(waiting.toSorted(), ["queued", "queued", "queued", "waiting", "waiting", "waiting"])
+        assert.lengthOf((yield* store.deliveries(waitingOrg, endpoints[0]!, { limit: 100 })).items, 9)
+
+        const replaysOrg = yield* newOrg
+        const own = yield* Effect.forEach(Array.from({ length: 5 }), () => newEndpoint(replaysOrg, now))
+        const replays = yield* Effect.all(
+          own.map((endpoint) => attempt(replaysOrg, endpoint.id, 2, { maxWaiting: 1_000, maxReplays: 2 })),
+          { concurrency: "unbounded" }
+        )
+        assert.deepStrictEqual(replays.toSorted(), ["queued", "queued", "replays", "replays", "replays"])
+        // A replay stops being in flight once its deliveries have had their first attempt.
+        const claimed = (yield* claimAt("w", now, 100, 100_000)).filter((c) => c.orgId === replaysOrg)
+        assert.lengthOf(claimed, 4)
+        for (const c of claimed) yield* store.complete(outcome("w", replaysOrg, c.delivery.id, now))
+        assert.strictEqual(yield* attempt(replaysOrg, own[0]!.id, 2, { maxWaiting: 1_000, maxReplays: 2 }), "queued")
+      })
+    )
+
+    it.effect("fan-out at the organization's bound on deliveries waiting pauses, and loses no event", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(org, now)
+        const move = (from: number, to: number, maxWaiting: number, first: number) =>
+          store.advance(org, endpoint.id, { from, to, at: now, maxWaiting }, deliveries(to - from, now, first))
+        const sequences = Effect.map(store.deliveries(org, endpoint.id, { limit: 100 }), (page) =>
+          page.items.map((d) => d.sequence).toSorted((a, b) => a! - b!)
+        )
+        // Room for 5 of 8: the cursor moves to the fifth, not past the rest.
+        assert.isTrue(yield* move(0, 8, 5, 1))
+        assert.deepStrictEqual(yield* sequences, [1, 2, 3, 4, 5])
+        assert.isFalse(yield* move(8, 9, 5, 9))
+        // No room: nothing is added and the cursor stays.
+        assert.isFalse(yield* move(5, 8, 5, 6))
+        assert.lengthOf(yield* sequences, 5)
+        // As deliveries are made, fan-out goes on from where it paused.
+        for (const c of yield* claimAt("w", now, 2, 100_000)) {
+          if (c.orgId === org) yield* store.complete(outcome("w", org, c.delivery.id, now))
+        }
+        assert.isTrue(yield* move(5, 8, 5, 6))
+        assert.isTrue(yield* move(7, 8, 100, 8))
+        assert.deepStrictEqual(yield* sequences, [1, 2, 3, 4, 5, 6, 7, 8])
+      })
+    )
+
     it.effect("a fan-out from a stale cursor changes nothing", () =>
       Effect.gen(function* () {
         const store = yield* WebhookDeliveryStore
         const org = yield* newOrg
         const now = yield* DateTime.now
         const endpoint = yield* newEndpoint(org, now)
-        assert.isFalse(yield* store.advance(org, endpoint.id, { from: 7, to: 9, at: now }, deliveries(2, now)))
+        assert.isFalse(
+          yield* store.advance(org, endpoint.id, { from: 7, to: 9, at: now, maxWaiting: 100 }, deliveries(2, now))
+        )
         assert.lengthOf((yield* store.deliveries(org, endpoint.id, { limit: 10 })).items, 0)
-        assert.isTrue(yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now }, deliveries(2, now)))
-        assert.isFalse(yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now }, deliveries(2, now)))
+        assert.isTrue(
+          yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now, maxWaiting: 100 }, deliveries(2, now))
+        )
+        assert.isFalse(
+          yield* store.advance(org, endpoint.id, { from: 0, to: 2, at: now, maxWaiting: 100 }, deliveries(2, now))
+        )
         assert.lengthOf((yield* store.deliveries(org, endpoint.id, { limit: 10 })).items, 2)
       })
     )

@@ -53,7 +53,9 @@ export const claimAt = (owner: string, now: DateTime.Utc, perEndpoint: number, l
       now,
       leaseUntil: DateTime.add(now, { minutes: 1 }),
       limit,
-      perEndpoint
+      perEndpoint,
+      perOrganization: limit,
+      held: new Map()
     })
   })
 

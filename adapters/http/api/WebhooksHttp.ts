@@ -7,11 +7,12 @@ import { DateTime, Effect, Option, Redacted } from "effect"
 import { HttpServerResponse } from "effect/http"
 import { HttpApiBuilder } from "effect/http-api"
 import { Api } from "../../../core/api/Api.ts"
-import { InvalidRequest, ResourceMissing, ServiceUnavailable } from "../../../core/api/Errors.ts"
+import { InvalidRequest, RateLimited, ResourceMissing, ServiceUnavailable } from "../../../core/api/Errors.ts"
 import { CurrentPrincipal } from "../../../core/api/Security.ts"
 import type * as Wire from "../../../core/api/WebhooksApi.ts"
 import {
   endpointLimitMessage,
+  organizationBusyMessage,
   type WebhookAttempt,
   type WebhookDelivery,
   type WebhookDeliveryNotFound,
@@ -21,6 +22,7 @@ import {
   type WebhookEndpointLimitReached,
   type WebhookEndpointNotFound,
   type WebhookEndpointRejected,
+  type WebhookOrganizationBusy,
   type WebhookReplayRejected,
   type WebhookUrlRejected
 } from "../../../core/webhooks/domain/Webhooks.ts"
@@ -141,6 +143,24 @@ const busy = (refusal: WebhookEndpointBusy) =>
     String(busyRetryAfterSeconds)
   )
 
+// Deliveries and replays of an organization end within minutes at the workers' pace.
+const organizationBusyRetryAfterSeconds = 60
+
+/**
+ * A replay past the organization's deliveries waiting or replays in flight: 429, since both free
+ * as its deliveries are made; `Retry-After` says when to look again, the message what to do.
+ */
+const organizationBusy = (refusal: WebhookOrganizationBusy) =>
+  HttpServerResponse.setHeader(
+    json({
+      error: new RateLimited({
+        error: { type: "rate_limit_error", code: "rate_limited", message: organizationBusyMessage(refusal) }
+      }).error
+    }).pipe(HttpServerResponse.setStatus(429)),
+    "retry-after",
+    String(organizationBusyRetryAfterSeconds)
+  )
+
 const instant = (field: string, text: string) =>
   Option.match(DateTime.make(text), {
     onNone: () =>
@@ -225,8 +245,11 @@ export const layer = HttpApiBuilder.group(
         Effect.gen(function* () {
           const since = yield* instant("since", payload.since)
           const until = payload.until === undefined ? undefined : yield* instant("until", payload.until)
-          const { queued } = yield* webhooks.replay(yield* org, params.id, { since, until }).pipe(answered)
-          return json({ object: "webhook_replay", queued })
+          return yield* webhooks.replay(yield* org, params.id, { since, until }).pipe(
+            Effect.map(({ queued }) => json({ object: "webhook_replay", queued })),
+            Effect.catchTag("WebhookOrganizationBusy", (refusal) => Effect.succeed(organizationBusy(refusal))),
+            answered
+          )
         })
       )
       .handle("deliveries", ({ params, query }) =>

@@ -151,6 +151,22 @@ export class WebhookEndpointLimitReached extends Schema.TaggedError<WebhookEndpo
 export const endpointLimitMessage = (refusal: WebhookEndpointLimitReached) =>
   `Your organization has ${refusal.limit} webhook endpoints, the most it may have: remove one before creating another.`
 
+/**
+ * A replay the organization's bounds leave no room for: its deliveries waiting (queued, not yet
+ * delivered or given up) would pass `limit`, or it has `limit` replays in flight (a replay is in
+ * flight while a delivery it queued waits for its first attempt). Both free as deliveries are made.
+ */
+export class WebhookOrganizationBusy extends Schema.TaggedError<WebhookOrganizationBusy>()("WebhookOrganizationBusy", {
+  bound: Schema.Literals(["waiting", "replays"]),
+  limit: Schema.Number
+}) {}
+
+/** What a person is told when a replay passes one of the organization's bounds: what to do. */
+export const organizationBusyMessage = (refusal: WebhookOrganizationBusy) =>
+  refusal.bound === "waiting"
+    ? `This replay would leave your organization more than ${refusal.limit} webhook deliveries waiting, the most it may have: wait until more of them are delivered, or replay a shorter window.`
+    : `Your organization has ${refusal.limit} replays in flight, the most it may have: wait until their deliveries have been attempted, then replay again.`
+
 /** A replay window that starts before the oldest event kept, or ends before it starts. */
 export class WebhookReplayRejected extends Schema.TaggedError<WebhookReplayRejected>()("WebhookReplayRejected", {
   message: Schema.String,

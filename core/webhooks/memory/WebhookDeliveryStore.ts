@@ -11,7 +11,12 @@ import type { StoredEvent } from "../../receivables/domain/Events.ts"
 import { feedOf, ReceivablesState } from "../../receivables/memory/ReceivablesState.ts"
 import type { OrgId } from "../../shared/domain/Ids.ts"
 import { idKey } from "../../shared/memory/Keys.ts"
-import type { SubscribableEventType, WebhookDelivery, WebhookEndpointId } from "../domain/Webhooks.ts"
+import {
+  type SubscribableEventType,
+  type WebhookDelivery,
+  type WebhookEndpointId,
+  WebhookOrganizationBusy
+} from "../domain/Webhooks.ts"
 import {
   type AttemptResult,
   type BehindEndpoint,
@@ -20,6 +25,7 @@ import {
   type DeliveryFilter,
   type Lease,
   type NewDelivery,
+  type WaitingBounds,
   WebhookDeliveryStore
 } from "../ports/WebhookDeliveryStore.ts"
 import {
@@ -76,17 +82,47 @@ const make = Effect.gen(function* () {
     return made
   }
 
+  const waitingOf = (org: OrgId) => {
+    let waiting = 0
+    const replays = new Set<string>()
+    for (const row of state.webhookDeliveries.values()) {
+      const { status, endpointId, createdAt } = row.delivery
+      if (!sameOrg(row.orgId, org) || (status !== "pending" && status !== "sending")) continue
+      waiting += 1
+      if (row.nextTrigger === "replay") replays.add(`${endpointId} ${DateTime.toEpochMillis(createdAt)}`)
+    }
+    return { waiting, replays: replays.size }
+  }
+
+  const refusal = (org: OrgId, adding: number, bounds: WaitingBounds) => {
+    const held = waitingOf(org)
+    if (held.replays >= bounds.maxReplays) {
+      return new WebhookOrganizationBusy({ bound: "replays", limit: bounds.maxReplays })
+    }
+    if (held.waiting + adding > bounds.maxWaiting) {
+      return new WebhookOrganizationBusy({ bound: "waiting", limit: bounds.maxWaiting })
+    }
+    return undefined
+  }
+
+  const checkBounds = (org: OrgId, adding: number, bounds: WaitingBounds) =>
+    Effect.suspend(() => {
+      const refused = refusal(org, adding, bounds)
+      return refused === undefined ? Effect.void : Effect.fail(refused)
+    })
+
   const enqueue = (
     org: OrgId,
     id: WebhookEndpointId,
     deliveries: ReadonlyArray<NewDelivery>,
-    options: { readonly at: DateTime.Utc }
+    options: { readonly at: DateTime.Utc; readonly bounds?: WaitingBounds | undefined }
   ) =>
-    Effect.sync(() =>
-      endpointOf(state, org, id) === undefined
-        ? []
-        : deliveries.map((delivery) => add(org, id, delivery, options.at, null))
-    )
+    Effect.suspend(() => {
+      if (endpointOf(state, org, id) === undefined || deliveries.length === 0) return Effect.succeed([])
+      const refused = options.bounds === undefined ? undefined : refusal(org, deliveries.length, options.bounds)
+      if (refused !== undefined) return Effect.fail(refused)
+      return Effect.succeed(deliveries.map((delivery) => add(org, id, delivery, options.at, null)))
+    })
 
   const enqueueClaimed = (
     org: OrgId,
@@ -179,14 +215,19 @@ const make = Effect.gen(function* () {
   const advance = (
     org: OrgId,
     id: WebhookEndpointId,
-    move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+    move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc; readonly maxWaiting: number },
     deliveries: ReadonlyArray<NewDelivery>
   ) =>
     Effect.sync(() => {
       const row = endpointOf(state, org, id)
       if (row === undefined || row.cursor !== move.from) return false
-      for (const delivery of deliveries) add(org, id, delivery, move.at, null)
-      row.cursor = move.to
+      const room = deliveries.length === 0 ? 0 : Math.max(0, move.maxWaiting - waitingOf(org).waiting)
+      const taken = room < deliveries.length ? deliveries.slice(0, room) : deliveries
+      const to = taken === deliveries ? move.to : taken.at(-1)?.sequence
+      // No room: the cursor stays, the events wait in the feed.
+      if (to === undefined || to === null) return false
+      for (const delivery of taken) add(org, id, delivery, move.at, null)
+      row.cursor = to
       return true
     })
 
@@ -218,8 +259,12 @@ const make = Effect.gen(function* () {
         readonly oldest: number
         readonly deliveries: Array<WebhookDeliveryRow>
       }> = []
+      const heldOf = (org: string) => {
+        for (const [held, count] of request.held) if (sameOrg(held, org)) return count
+        return 0
+      }
       for (const row of state.webhookEndpoints.values()) {
-        if (!row.endpoint.enabled) continue
+        if (!row.endpoint.enabled || heldOf(row.endpoint.orgId) >= request.perOrganization) continue
         const all = deliveriesOf(state, row.endpoint.id)
         const waiting = all.filter((d) => isDue(d, request.now)).sort(claimOrder)
         if (waiting.length === 0) continue
@@ -255,6 +300,7 @@ const make = Effect.gen(function* () {
           inOrg.set(candidate.org, turn)
           return { ...candidate, turn }
         })
+        .filter((candidate) => candidate.turn <= request.perOrganization - heldOf(candidate.row.orgId))
         .sort((a, b) => a.turn - b.turn || orgOrder.get(a.org)! - orgOrder.get(b.org)!)
         .slice(0, request.limit)
       return picked.map(({ row, endpoint }): ClaimedDelivery => {
@@ -331,6 +377,7 @@ const make = Effect.gen(function* () {
     })
 
   return WebhookDeliveryStore.of({
+    checkBounds,
     enqueue,
     enqueueClaimed,
     eventsBetween,

@@ -22,7 +22,8 @@ import type {
   WebhookDelivery,
   WebhookDeliveryId,
   WebhookEndpointId,
-  WebhookEventType
+  WebhookEventType,
+  WebhookOrganizationBusy
 } from "../domain/Webhooks.ts"
 import type { SealedSecrets } from "./WebhookEndpointStore.ts"
 
@@ -81,6 +82,20 @@ export interface Claim {
   readonly limit: number
   /** At most this many deliveries of one endpoint under live leases, across every worker. */
   readonly perEndpoint: number
+  /** At most this many deliveries of one organization held by this worker, `held` included. */
+  readonly perOrganization: number
+  /** The deliveries this worker holds per organization (claimed, not yet recorded). */
+  readonly held: ReadonlyMap<OrgId, number>
+}
+
+/**
+ * An organization's bounds on what waits for delivery: deliveries waiting (pending or in flight,
+ * whatever made them), and replays in flight (a replay is in flight while a delivery it queued
+ * waits for its first attempt).
+ */
+export interface WaitingBounds {
+  readonly maxWaiting: number
+  readonly maxReplays: number
 }
 
 /** What follows an attempt: the delivery's next state, and the endpoint's where it changes. */
@@ -110,13 +125,28 @@ export interface BehindEndpoint {
 export class WebhookDeliveryStore extends Context.Service<
   WebhookDeliveryStore,
   {
-    /** Adds deliveries to the endpoint (a replay), pending from their `dueAt`. */
+    /**
+     * Adds deliveries to the endpoint (a replay), pending from their `dueAt`. With `bounds`, they
+     * are counted against the organization's and added in one step (concurrent replays cannot
+     * both pass): refused whole with `WebhookOrganizationBusy` when its deliveries waiting would
+     * pass `maxWaiting` or it has `maxReplays` replays in flight.
+     */
     readonly enqueue: (
       org: OrgId,
       id: WebhookEndpointId,
       deliveries: ReadonlyArray<NewDelivery>,
-      options: { readonly at: DateTime.Utc }
-    ) => Effect.Effect<ReadonlyArray<WebhookDelivery>>
+      options: { readonly at: DateTime.Utc; readonly bounds?: WaitingBounds | undefined }
+    ) => Effect.Effect<ReadonlyArray<WebhookDelivery>, WebhookOrganizationBusy>
+    /**
+     * Refuses as `enqueue` would refuse `adding` deliveries, adding nothing: the early answer to a
+     * replay, before it reads its window, so that a refusal costs the counts only. Not a
+     * reservation: `enqueue` counts again in the step that adds.
+     */
+    readonly checkBounds: (
+      org: OrgId,
+      adding: number,
+      bounds: WaitingBounds
+    ) => Effect.Effect<void, WebhookOrganizationBusy>
     /**
      * Adds a delivery claimed by `lease.owner` as it is made (a test, attempted by the request that
      * asked for it), counted against the endpoint's cap as a worker's claim is: when the cap
@@ -165,12 +195,16 @@ export class WebhookDeliveryStore extends Context.Service<
     /**
      * Adds the deliveries of the events after the endpoint's cursor, through `to`, and moves the
      * cursor there, in one commit, if the cursor is still at `from` (another worker may have
-     * fanned it out meanwhile: then nothing changes and the answer is false).
+     * fanned it out meanwhile: then nothing changes and the answer is false). The organization's
+     * deliveries waiting stay within `maxWaiting`, counted in the same step: with room for fewer,
+     * only the first that fit are added and the cursor moves to the last of them; with none, the
+     * cursor stays (the endpoint goes to the back of `behind`) and the answer is false. Nothing is
+     * dropped: the events wait in the feed until there is room.
      */
     readonly advance: (
       org: OrgId,
       id: WebhookEndpointId,
-      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc },
+      move: { readonly from: number; readonly to: number; readonly at: DateTime.Utc; readonly maxWaiting: number },
       deliveries: ReadonlyArray<NewDelivery>
     ) => Effect.Effect<boolean>
     /**
@@ -180,6 +214,7 @@ export class WebhookDeliveryStore extends Context.Service<
      * holds back no other's. Per endpoint, due retries (of deliveries attempted
      * before) come before first attempts, so that a backlog of new events does not hold back the
      * schedule's next attempts; each kind in the order it came due, first attempts in sequence order.
+     * An organization gets no more than `perOrganization` less what this worker `held` of it.
      */
     readonly claim: (claim: Claim) => Effect.Effect<ReadonlyArray<ClaimedDelivery>>
     /**

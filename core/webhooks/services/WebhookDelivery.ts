@@ -11,6 +11,7 @@ import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Sem
 import * as ActionLog from "../../accounts/services/ActionLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
 import { type EventCursorAhead, EventFeed, type EventPage } from "../../receivables/ports/EventFeed.ts"
+import type { OrgId } from "../../shared/domain/Ids.ts"
 import { answerExcerpt } from "../domain/AnswerExcerpt.ts"
 import { disableAfter, honourRetryAfter, isGone, isSuccess, nextDelay } from "../domain/WebhookSchedule.ts"
 import { attemptId, deliveryHeaders, deliveryId, signedContent } from "../domain/WebhookSigning.ts"
@@ -33,6 +34,8 @@ export interface DeliveryOptions {
   readonly concurrency: number
   /** Attempts in flight at once to one endpoint, across every worker. */
   readonly perEndpoint: number
+  /** Deliveries of one organization this worker holds at once (claimed, not yet recorded). */
+  readonly perOrganization: number
   /** How long a claimed delivery is the worker's: past it, another worker attempts it again. */
   readonly lease: Duration.Duration
   /** The wait between rounds when nothing is due. */
@@ -47,6 +50,27 @@ export const endpointConcurrency = Config.schema(
   Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 64 })),
   "WEBHOOK_ENDPOINT_CONCURRENCY"
 ).pipe(Config.withDefault(4))
+
+/**
+ * An organization's deliveries waiting (queued, not yet delivered or given up): a replay that
+ * would pass it is refused, and fan-out to its endpoints pauses at it, the events waiting in the
+ * feed, so that one organization's backlog stays a bounded share of the queue.
+ */
+export const maxWaitingPerOrganization = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 100, maximum: 10_000_000 })),
+  "WEBHOOK_MAX_WAITING_PER_ORG"
+).pipe(Config.withDefault(50_000))
+
+/**
+ * `WEBHOOK_ORG_CONCURRENCY`: attempts of one organization's endpoints in flight at once in one
+ * worker (default 8 of `WEBHOOK_CONCURRENCY`'s 16), deliveries claimed and not yet attempted
+ * included: however many endpoints an organization has and however slowly they answer, the
+ * others keep the rest of the worker's slots.
+ */
+export const organizationConcurrency = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1024 })),
+  "WEBHOOK_ORG_CONCURRENCY"
+).pipe(Config.withDefault(8))
 
 /**
  * What the organization's audit says of an endpoint the service disabled: where it was, without
@@ -156,6 +180,7 @@ export class WebhookDelivery extends Context.Service<
       const sender = yield* WebhookSender
       const feed = yield* EventFeed
       const actions = yield* ActionLog.make
+      const maxWaiting = yield* maxWaitingPerOrganization
 
       const attempt = Effect.fn("WebhookDelivery.attempt")(function* (claimed: ClaimedDelivery, worker: string) {
         const startedAt = yield* DateTime.now
@@ -240,7 +265,7 @@ export class WebhookDelivery extends Context.Service<
             yield* store.advance(
               endpoint.orgId,
               endpoint.id,
-              { from: endpoint.cursor, to: page.latestSequence, at },
+              { from: endpoint.cursor, to: page.latestSequence, at, maxWaiting },
               []
             )
             return 0
@@ -253,7 +278,7 @@ export class WebhookDelivery extends Context.Service<
           const moved = yield* store.advance(
             endpoint.orgId,
             endpoint.id,
-            { from: endpoint.cursor, to: last.sequence, at },
+            { from: endpoint.cursor, to: last.sequence, at, maxWaiting },
             deliveries
           )
           // Busy while it moved past events, whether or not the endpoint wanted them.
@@ -269,6 +294,13 @@ export class WebhookDelivery extends Context.Service<
         Effect.gen(function* () {
           const claiming = yield* Semaphore.make(1)
           const waiting: Array<ClaimedDelivery> = []
+          // What this worker holds of each organization, claimed until its attempt is recorded.
+          const held = new Map<OrgId, number>()
+          const hold = (org: OrgId, by: number) => {
+            const count = (held.get(org) ?? 0) + by
+            if (count === 0) held.delete(org)
+            else held.set(org, count)
+          }
           // After a claim that found nothing, the idle slots do not ask again until the poll interval
           // has passed or an attempt of this worker has ended (freeing room under an endpoint's cap):
           // an idle worker makes one claim per interval, not one per slot.
@@ -283,8 +315,11 @@ export class WebhookDelivery extends Context.Service<
                   now,
                   leaseUntil: DateTime.addDuration(now, options.lease),
                   limit: options.concurrency * claimsPerSlot,
-                  perEndpoint: options.perEndpoint
+                  perEndpoint: options.perEndpoint,
+                  perOrganization: options.perOrganization,
+                  held
                 })
+                for (const delivery of claimed) hold(delivery.orgId, 1)
                 waiting.push(...claimed)
                 if (claimed.length === 0) {
                   quietUntil = DateTime.toEpochMillis(now) + Duration.toMillis(options.pollInterval)
@@ -296,7 +331,7 @@ export class WebhookDelivery extends Context.Service<
           const next = Effect.gen(function* () {
             const claimed = yield* nextDelivery
             if (claimed === undefined) return false
-            yield* attempt(claimed, options.worker)
+            yield* attempt(claimed, options.worker).pipe(Effect.ensuring(Effect.sync(() => hold(claimed.orgId, -1))))
             quietUntil = Number.NEGATIVE_INFINITY
             return true
           })

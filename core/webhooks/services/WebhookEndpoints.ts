@@ -27,6 +27,7 @@ import {
   WebhookEndpointNotFound,
   WebhookEndpointRejected,
   type WebhookEventType,
+  type WebhookOrganizationBusy,
   WebhookReplayRejected,
   type WebhookUrlRejected
 } from "../domain/Webhooks.ts"
@@ -34,7 +35,7 @@ import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
 import { WebhookDeliveryStore } from "../ports/WebhookDeliveryStore.ts"
 import { type EndpointChange, WebhookEndpointStore } from "../ports/WebhookEndpointStore.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
-import { deliveryOf, endpointConcurrency, WebhookDelivery } from "./WebhookDelivery.ts"
+import { deliveryOf, endpointConcurrency, maxWaitingPerOrganization, WebhookDelivery } from "./WebhookDelivery.ts"
 
 export interface EndpointInput {
   readonly url: string
@@ -76,10 +77,20 @@ export const maxEndpointsPerOrganization = Config.schema(
   "WEBHOOK_MAX_ENDPOINTS_PER_ORG"
 ).pipe(Config.withDefault(20))
 
+/** An organization's replays in flight: each is a burst of deliveries queued at once. */
+export const maxReplaysPerOrganization = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 1_000 })),
+  "WEBHOOK_MAX_REPLAYS_PER_ORG"
+).pipe(Config.withDefault(4))
+
+/** The most events one replay re-sends: a wider window is asked for in parts. */
+export const maxReplayEvents = Config.schema(
+  Schema.FiniteFromString.check(Schema.isInt(), Schema.isBetween({ minimum: 1, maximum: 100_000 })),
+  "WEBHOOK_MAX_REPLAY_EVENTS"
+).pipe(Config.withDefault(10_000))
+
 /** How long a rotated-out secret keeps signing beside the new one. */
 export const rotationOverlap = Duration.hours(24)
-/** The most events one replay re-sends: a wider window is asked for in parts. */
-export const replayMaximum = 10_000
 const descriptionMaximum = 500
 
 const descriptionProblem = (description: string): string | undefined => {
@@ -122,12 +133,20 @@ export class WebhookEndpoints extends Context.Service<
       { readonly delivery: Delivery; readonly attempt: WebhookAttempt },
       WebhookEndpointNotFound | WebhookEndpointDisabled | WebhookEndpointBusy
     >
-    /** Re-sends the endpoint's events created in `[since, until)` in sequence order; answers how many. */
+    /**
+     * Re-sends the endpoint's events created in `[since, until)` in sequence order; answers how
+     * many. A window of more than `WEBHOOK_MAX_REPLAY_EVENTS` is refused (`WebhookReplayRejected`),
+     * and so is a replay past the organization's deliveries waiting or replays in flight
+     * (`WebhookOrganizationBusy`), counted and queued in one step.
+     */
     readonly replay: (
       org: OrgId,
       id: string,
       window: { readonly since: DateTime.Utc; readonly until?: DateTime.Utc | undefined }
-    ) => Effect.Effect<{ readonly queued: number }, WebhookEndpointNotFound | WebhookReplayRejected>
+    ) => Effect.Effect<
+      { readonly queued: number },
+      WebhookEndpointNotFound | WebhookReplayRejected | WebhookOrganizationBusy
+    >
     readonly deliveries: (
       org: OrgId,
       endpoint: string,
@@ -159,6 +178,11 @@ export class WebhookEndpoints extends Context.Service<
       const retention = Duration.days(yield* retentionDays)
       const perEndpoint = yield* endpointConcurrency
       const maxPerOrganization = yield* maxEndpointsPerOrganization
+      const bounds = {
+        maxWaiting: yield* maxWaitingPerOrganization,
+        maxReplays: yield* maxReplaysPerOrganization
+      }
+      const replayMaximum = yield* maxReplayEvents
 
       const own = (org: OrgId, id: string) =>
         Effect.gen(function* () {
@@ -330,6 +354,8 @@ export class WebhookEndpoints extends Context.Service<
             oldestAvailable: DateTime.formatIso(oldest)
           })
         }
+        // Refused early, before the window is read: a flood of refused replays costs the counts.
+        yield* deliveryStore.checkBounds(org, 1, bounds)
         const events = yield* deliveryStore.eventsBetween(org, {
           from: window.since,
           until,
@@ -348,7 +374,7 @@ export class WebhookEndpoints extends Context.Service<
           events.map((event) =>
             deliveryOf(event, deliveryId(crypto.randomBytes(16), DateTime.toEpochMillis(now)), now, "replay")
           ),
-          { at: now }
+          { at: now, bounds }
         )
         return { queued: events.length }
       })

@@ -52,7 +52,9 @@ withLayer(postgresStorage, { excludeTestServices: true, timeout: 60_000 })("disa
         now,
         leaseUntil: DateTime.add(now, { minutes: 1 }),
         limit: 10,
-        perEndpoint: 2
+        perEndpoint: 2,
+        perOrganization: 10,
+        held: new Map()
       })
       assert.lengthOf(claimed, 2)
 

@@ -39,6 +39,8 @@ export const workerOptions = (overrides: Partial<DeliveryOptions> = {}): Deliver
   worker: "test-worker",
   concurrency: 4,
   perEndpoint: 2,
+  // The whole worker, unless a test bounds an organization's share.
+  perOrganization: overrides.concurrency ?? 4,
   lease: Duration.minutes(1),
   pollInterval: Duration.millis(20),
   ...overrides

@@ -5,7 +5,7 @@
  */
 import { DateTime, Effect, Option } from "effect"
 import { HttpRouter } from "effect/http"
-import { WebhookDeliveryNotFound } from "../../../../core/webhooks/domain/Webhooks.ts"
+import { organizationBusyMessage, WebhookDeliveryNotFound } from "../../../../core/webhooks/domain/Webhooks.ts"
 import { type Guarded, type Guards, htmlPage, notFound, queryOf, seeOther, viewerOf } from "../frame/Handlers.ts"
 import { deliveryPage, deliveryPath } from "./WebhookEndpointPages.ts"
 import type { WebhookHandlers } from "./WebhookHandlers.ts"
@@ -83,6 +83,10 @@ export const register = Effect.fnUntraced(function* (
                 `Not replayed: ${rejected.message}${rejected.oldestAvailable === null ? "" : ` (the earliest start now: ${rejected.oldestAvailable})`}.`,
                 400
               )
+            ),
+          WebhookOrganizationBusy: (refusal) =>
+            Effect.flatMap(idParam, (id) =>
+              refusedOnEndpoint(session, id, `Not replayed: ${organizationBusyMessage(refusal)}`, 429)
             )
         })
       )
