@@ -1,7 +1,8 @@
 /**
  * A database outage under load, as an operator meets it: the app process on a PostgreSQL of the
- * test's own, stopped (a fast shutdown: `57P01 admin_shutdown` to every session) and started again
- * while clients of the API, the webhook routes and the dashboard keep sending requests over HTTP.
+ * test's own, stopped (a fast shutdown: `57P01 admin_shutdown` to every session) and started again,
+ * or behind a PgBouncer killed and started again on its address, while clients of the API, the
+ * webhook routes and the dashboard keep sending requests over HTTP.
  * Every answer is a success or 503 in the documented shape with `Retry-After`, from the first
  * moment of the outage to its last (never 500, never a 429 that the outage caused: the per-key cap
  * of requests in flight is at its default, so places left taken by the outage would show), and
