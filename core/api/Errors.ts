@@ -259,7 +259,7 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
   {
     httpApiStatus: 503,
     description:
-      "The service cannot answer right now (the request could not be recorded for audit, or not answered within the request deadline): retry after the seconds of the Retry-After header, if any"
+      "The service cannot answer right now (its database cannot be reached, the request could not be recorded for audit, or not answered within the request deadline): retry after the seconds of the Retry-After header, if any"
   }
 ) {
   static deadline(seconds: number) {
@@ -268,6 +268,15 @@ export class ServiceUnavailable extends Schema.Error<ServiceUnavailable>("Servic
         type: "api_error",
         code: "service_unavailable",
         message: `The request could not be answered within ${seconds} s; retry later.`
+      }
+    })
+  }
+  static databaseUnavailable() {
+    return new ServiceUnavailable({
+      error: {
+        type: "api_error",
+        code: "service_unavailable",
+        message: "The service's database cannot be reached right now; retry later."
       }
     })
   }

@@ -37,6 +37,8 @@ export interface PgBouncer {
 export interface PgBouncerOptions {
   /** Server connections per database and user: the pool every client shares (default 4). */
   readonly poolSize?: number
+  /** Where it listens (default: a free port), so that a restarted pooler takes its predecessor's address. */
+  readonly port?: number
 }
 
 const iniValue = (value: string) => value.replace(/[\s'"\\]/g, (char) => `\\${char}`)
@@ -87,7 +89,7 @@ export const start = (serverUrl: string, options: PgBouncerOptions = {}) =>
       // PgBouncer refuses to run as root; it then runs as nobody, who must read its files.
       const asRoot = process.getuid?.() === 0
       if (asRoot) await chmod(dir, 0o755)
-      const port = await freePort()
+      const port = options.port ?? (await freePort())
       const server = new URL(serverUrl)
       // Trust still wants the user listed; its password there is never asked for.
       await writeFile(join(dir, "userlist.txt"), `"${decodeURIComponent(server.username)}" ""\n`, { mode: 0o644 })

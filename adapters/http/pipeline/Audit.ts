@@ -2,7 +2,8 @@
  * The audit entry of a request, built here and nowhere else, whatever ended the request: an
  * answer, a refusal, a client that hung up (499), or a request line Node itself refused
  * (`NodeServer`). The step commits the entry before the answer leaves, so no answered request is
- * missing from the log; a request that cannot be recorded is answered 503 instead of its answer.
+ * missing from the log; a request that cannot be recorded is answered 503 with `Retry-After` instead
+ * of its answer.
  * An answer written as it is read (a stream) has its entry committed before its last bytes: the
  * message ends only after it, and a client that hangs up on the way is recorded as 499.
  * The write is bounded (`AUDIT_WRITE_TIMEOUT_SECONDS`): past it the answer leaves, the entry is
@@ -97,11 +98,10 @@ export const step = Effect.gen(function* () {
     })
 
   const unavailable = (request: RequestContext) =>
-    Refusals.refuse(
+    Refusals.unavailable(
       request,
-      503,
-      { schema: ServiceUnavailable, error: ServiceUnavailable.auditUnavailable(request.requestId) },
-      `The request could not be recorded, so it was not answered (${request.requestId}).`
+      ServiceUnavailable.auditUnavailable(request.requestId),
+      `The service is unavailable: the request could not be recorded, so it was not answered (${request.requestId}). Try again in ${Refusals.retryAfterSeconds} seconds.`
     )
 
   /**

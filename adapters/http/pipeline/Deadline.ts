@@ -23,7 +23,7 @@ export const deadlineSeconds = Config.schema(
 ).pipe(Config.withDefault(10))
 
 /** How long a client is asked to wait before trying again. */
-export const retryAfterSeconds = 2
+export const retryAfterSeconds = Refusals.retryAfterSeconds
 
 /** Marks the interruption of a router that ran out of time. */
 export class DeadlineExceeded extends Context.Service<DeadlineExceeded, true>()("adapters/http/DeadlineExceeded") {
@@ -67,13 +67,8 @@ export const bodyRefusal = (request: RequestContext, seconds: number) =>
 
 /** The answer to a request that ran out of time. */
 export const refusal = (request: RequestContext, seconds: number) =>
-  HttpServerResponse.setHeader(
-    Refusals.refuse(
-      request,
-      503,
-      { schema: ServiceUnavailable, error: ServiceUnavailable.deadline(seconds) },
-      `The page could not be served in time: try again in ${retryAfterSeconds} seconds.`
-    ),
-    "retry-after",
-    String(retryAfterSeconds)
+  Refusals.unavailable(
+    request,
+    ServiceUnavailable.deadline(seconds),
+    `The page could not be served in time: try again in ${retryAfterSeconds} seconds.`
   )

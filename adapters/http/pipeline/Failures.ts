@@ -4,13 +4,17 @@
  * it, 503 with `Retry-After`, or 408 if the request's body was still arriving. A path the router has no route for under this method is 405
  * with `Allow` naming the path's methods (the path itself was decided to exist), or a plain 404
  * page inside the dashboard; a client that left before its answer is recorded as 499 (nginx's
- * convention), not as a server error; anything else is 500 `internal_error`, logged with the
+ * convention), not as a server error; a database that cannot be used right now (refused, lost or
+ * timed-out connections, a pooler's refusals, a server shutting down or starting up: see
+ * `isDatabaseUnavailable`) is 503 `service_unavailable` with `Retry-After`, as a stalled one is,
+ * whether its error was handled or not; anything else is 500 `internal_error`, logged with the
  * request id, its body saying nothing of internals.
  */
 import { Cause, Effect, type Types } from "effect"
 import type { HttpServerRequest } from "effect/http"
 import { HttpServerError, HttpServerResponse } from "effect/http"
-import { InternalError, MethodNotAllowed } from "../../../core/api/Errors.ts"
+import { SqlError } from "effect/sql"
+import { InternalError, MethodNotAllowed, ServiceUnavailable } from "../../../core/api/Errors.ts"
 import * as Deadline from "./Deadline.ts"
 import * as Refusals from "./Refusals.ts"
 import { CurrentRequest, type RequestContext } from "./RequestContext.ts"
@@ -42,6 +46,45 @@ const isClientAbort = (cause: Cause.Cause<unknown>) =>
     (reason) => Cause.isInterruptReason(reason) && reason.annotations.has(HttpServerError.ClientAbort.key)
   )
 
+/**
+ * SQLSTATEs of a server that cannot take work right now, beyond the connection exceptions (class
+ * 08, which the driver reports as `ConnectionError`, as it does sockets refused, reset or silent):
+ * insufficient resources (53, `too_many_connections` among them), `admin_shutdown`,
+ * `crash_shutdown` and `cannot_connect_now` (57P01 to 57P03: a server stopping or starting), and
+ * system errors (58). A pooler reports its own refusals (a server it cannot reach, a login it
+ * retries later, a queue wait past its bound) as 08P01.
+ */
+const unavailableState = /^(08|53|57P0[123]|58)/
+
+const sqlStateOf = (reason: SqlError.SqlErrorReason): string | undefined => {
+  const code = (reason.cause as { readonly code?: unknown } | undefined)?.code
+  return typeof code === "string" ? code : undefined
+}
+
+/**
+ * Whether `error` (a failure or a defect: the stores die with what they do not expect) is the
+ * database being unreachable or unable to take work, rather than a fault of the request or of the
+ * code: a `SqlError` whose reason is the connection's, or whose SQLSTATE says so, also when
+ * wrapped as the cause of another error.
+ */
+export const isDatabaseUnavailable = (error: unknown): boolean => {
+  for (let at = error, depth = 0; at !== undefined && at !== null && depth < 5; depth++) {
+    if (SqlError.isSqlError(at)) {
+      const state = sqlStateOf(at.reason)
+      return at.reason._tag === "ConnectionError" || (state !== undefined && unavailableState.test(state))
+    }
+    at = (at as { readonly cause?: unknown }).cause
+  }
+  return false
+}
+
+const databaseUnavailable = (cause: Cause.Cause<unknown>) =>
+  cause.reasons.some(
+    (reason) =>
+      (Cause.isFailReason(reason) && isDatabaseUnavailable(reason.error)) ||
+      (Cause.isDieReason(reason) && isDatabaseUnavailable(reason.defect))
+  )
+
 /** The answer for a router that failed with `cause` (`deadlineSeconds`: the deadline it had). */
 export const answerFor = (
   request: RequestContext,
@@ -70,6 +113,19 @@ export const answerFor = (
             "allow",
             allowed.join(", ")
           )
+    )
+  }
+  // Logged at warning level, one line a request: an outage is the operator's to see, not a fault.
+  if (databaseUnavailable(cause)) {
+    return Effect.logWarning("request failed: the database cannot be used right now", cause).pipe(
+      Effect.annotateLogs({ requestId: request.requestId, method: request.method, path: request.shownPath }),
+      Effect.as(
+        Refusals.unavailable(
+          request,
+          ServiceUnavailable.databaseUnavailable(),
+          `The service is unavailable for a moment: try again in ${Refusals.retryAfterSeconds} seconds.`
+        )
+      )
     )
   }
   return Effect.logError("request failed", cause).pipe(

@@ -5,6 +5,7 @@
  */
 import type { Schema } from "effect"
 import { HttpServerResponse } from "effect/http"
+import { ServiceUnavailable } from "../../../core/api/Errors.ts"
 import * as ErrorResponse from "./ErrorResponse.ts"
 import type { RequestContext } from "./RequestContext.ts"
 
@@ -28,3 +29,17 @@ export const refuse = <S extends Schema.Codec<unknown, unknown>>(
   page: string
 ): HttpServerResponse.HttpServerResponse =>
   request.dashboard ? pageText(status, page) : ErrorResponse.of(api.schema, api.error, status)
+
+/** How long a client is asked to wait before trying again when the service cannot answer. */
+export const retryAfterSeconds = 2
+
+/**
+ * 503 `service_unavailable` with `Retry-After`: the service cannot answer right now, and a client
+ * that waits the seconds it is told finds it again. Every 503 of the pipeline is this one.
+ */
+export const unavailable = (request: RequestContext, error: ServiceUnavailable, page: string) =>
+  HttpServerResponse.setHeader(
+    refuse(request, 503, { schema: ServiceUnavailable, error }, page),
+    "retry-after",
+    String(retryAfterSeconds)
+  )

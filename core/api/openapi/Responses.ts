@@ -6,7 +6,8 @@
  * on a success (but a receivables page written as it is read), and to a GET 304 when
  * `If-None-Match` names it; 405 for any other method, with
  * `Allow` naming the path's methods; 500 for anything
- * unexpected; 503 when the request could not be audited. Every error answer has the one body of
+ * unexpected; 503 with `Retry-After` when the database cannot be used, the request could not be
+ * audited or its deadline passed. Every error answer has the one body of
  * `ErrorBody`.
  */
 import { SchemaAST } from "effect"
@@ -118,7 +119,7 @@ const envelopeResponses = (methods: string): Record<number, OpenApi.OpenApiSpecR
   },
   503: {
     description: descriptionOf(ServiceUnavailable),
-    headers: { "Request-Id": requestId },
+    headers: { "Request-Id": requestId, "Retry-After": retryAfter },
     content: errorContent
   }
 })
