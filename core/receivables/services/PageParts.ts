@@ -12,7 +12,7 @@ import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { Receivable } from "../domain/Resources.ts"
 import type {
   ReceivableStore,
-  ReceivablesPage,
+  ReceivablesChunk,
   ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
@@ -44,7 +44,7 @@ interface NextRead extends Progress {
 
 /** The items of one read the page takes, and either its end or the read after it. */
 const takeFrom = (
-  chunk: ReceivablesPage,
+  chunk: ReceivablesChunk,
   read: { readonly asked: number; readonly offset: number },
   progress: Progress,
   limit: number,
@@ -97,7 +97,7 @@ export const readInParts = (
       )
       const readOn = (next: NextRead) =>
         store
-          .listReceivables(org, { ...request, window: { offset: 0, limit: next.asked }, startingAfter: next.after })
+          .continuePage(org, { ...request, window: { offset: 0, limit: next.asked }, startingAfter: next.after })
           .pipe(
             // The item continued after was read a moment ago: it cannot be missing.
             Effect.orDie,
