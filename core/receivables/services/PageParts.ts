@@ -3,8 +3,9 @@
  * stream of its parts: each read's items, then whether more items follow. The next chunk is read
  * only when the stream is pulled, so whoever writes the page sets the pace (a client that reads
  * slowly holds one chunk, not the page). The page stops at `limit` items or before its answer
- * would pass `maxAnswerBytes`, and always holds one item while items remain. Depends on the
- * `ReceivableStore` port only.
+ * would pass `maxAnswerBytes`, and always holds one item while items remain. Reads after the first
+ * ask the store for the chunk only (`continuePage`): the counts and the watermark are the first
+ * read's. Depends on the `ReceivableStore` port only.
  */
 import { type DateTime, Effect, Option, Stream } from "effect"
 import type { OrgId, ReceivableId } from "../../shared/domain/Ids.ts"

@@ -99,40 +99,43 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("read
     })
   )
 
-  it.effect("a page reads each pair's names once, and its later chunk counts only one match past it", () =>
-    Effect.gen(function* () {
-      const sql = yield* SqlClient.SqlClient
-      // The first test's dataset, or this test's own when it runs alone.
-      const [present] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
-      if (Number(present!.n) === 0) yield* seed
-      const [org] = yield* sql<{ id: OrgId }>`
+  it.effect(
+    "a page reads each pair's names once, and its later chunk counts only one match past it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // The first test's dataset, or this test's own when it runs alone.
+        const [present] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
+        if (Number(present!.n) === 0) yield* seed
+        const [org] = yield* sql<{ id: OrgId }>`
         SELECT org_id AS id FROM receivables GROUP BY org_id ORDER BY count(*) DESC, org_id LIMIT 1`
-      const { listPage, continuedPage } = makeStatements(sql)
-      const analyzed = Effect.fnUntraced(function* (statement: Statement.Statement<unknown>) {
-        const [text, params] = statement.compile()
-        const [row] = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(
-          `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
-          params
-        )
-        return nodes(row!["QUERY PLAN"][0]!.Plan)
-      })
-      const request = { filter: {}, window: { offset: 0, limit: 100 }, history: Option.none(), metadata: false }
-      const page = yield* listPage(org!.id, request)
-      const pairs = new Set(page.map((row) => `${row.vendor_id} ${row.debtor_id}`)).size
-      assert.isBelow(pairs, page.length)
-      // Rows a scan of `vendors` yields over all its loops: one a pair, not one a receivable.
-      const vendorRows = (yield* analyzed(listPage(org!.id, request)))
-        .filter((node) => node["Relation Name"] === "vendors")
-        .reduce((sum, node) => sum + node["Actual Rows"]! * node["Actual Loops"]!, 0)
-      assert.strictEqual(vendorRows, pairs)
+        const { listPage, continuedPage } = makeStatements(sql)
+        const analyzed = Effect.fnUntraced(function* (statement: Statement.Statement<unknown>) {
+          const [text, params] = statement.compile()
+          const [row] = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+            params
+          )
+          return nodes(row!["QUERY PLAN"][0]!.Plan)
+        })
+        const request = { filter: {}, window: { offset: 0, limit: 100 }, history: Option.none(), metadata: false }
+        const page = yield* listPage(org!.id, request)
+        const pairs = new Set(page.map((row) => `${row.vendor_id} ${row.debtor_id}`)).size
+        assert.isBelow(pairs, page.length)
+        // Rows a scan of `vendors` yields over all its loops: one a pair, not one a receivable.
+        const vendorRows = (yield* analyzed(listPage(org!.id, request)))
+          .filter((node) => node["Relation Name"] === "vendors")
+          .reduce((sum, node) => sum + node["Actual Rows"]! * node["Actual Loops"]!, 0)
+        assert.strictEqual(vendorRows, pairs)
 
-      const after = page[9]!.id as ReceivableId
-      const chunk = { ...request, window: { offset: 0, limit: 10 }, startingAfter: after }
-      // Every scan of `receivables` stops within the chunk and the one match past it (the page
-      // reads 10 rows by key, the count at most 11 index entries), where the whole count reads all.
-      for (const node of yield* analyzed(continuedPage(org!.id, chunk))) {
-        if (node["Relation Name"] === "receivables") assert.isAtMost(node["Actual Rows"]!, 11, JSON.stringify(node))
-      }
-    })
+        const after = page[9]!.id as ReceivableId
+        const chunk = { ...request, window: { offset: 0, limit: 10 }, startingAfter: after }
+        // Every scan of `receivables` stops within the chunk and the one match past it (the page
+        // reads 10 rows by key, the count at most 11 index entries), where the whole count reads all.
+        for (const node of yield* analyzed(continuedPage(org!.id, chunk))) {
+          if (node["Relation Name"] === "receivables") assert.isAtMost(node["Actual Rows"]!, 11, JSON.stringify(node))
+        }
+      }),
+    { timeout: 120_000 }
   )
 })
