@@ -58,10 +58,11 @@ const onAdmin = <A, E>(url: string, use: (sql: SqlClient.SqlClient) => Effect.Ef
  */
 export const withFreshDatabase = <A, E>(
   name: string,
-  body: (url: string) => Effect.Effect<A, E, SqlClient.SqlClient | Scope.Scope>
+  body: (url: string) => Effect.Effect<A, E, SqlClient.SqlClient | Scope.Scope>,
+  settings: Readonly<Record<string, string>> = {}
 ) =>
   Effect.gen(function* () {
-    const server = yield* startCluster(name)
+    const server = yield* startCluster(name, settings)
     const url = yield* migratedDatabase(server.url)
     return yield* body(url).pipe(Effect.provide(client(url)))
   })

@@ -69,6 +69,19 @@ describe("benchmarks", () => {
     })
   }
 
+  // The list's plans side by side with another checkout's statements (here this one's again).
+  it.concurrent("bench/api/plans.ts runs side by side with BENCH_BEFORE in smoke mode", {
+    timeout: 300_000
+  }, async () => {
+    const { stdout } = await run(node, [join(root, "bench/api/plans.ts")], {
+      cwd: root,
+      env: { ...process.env, BENCH_SMOKE: "1", BENCH_BEFORE: root },
+      timeout: 170_000,
+      maxBuffer: 16 * 2 ** 20
+    })
+    assert.include(stdout, "| buffers after / before |")
+  })
+
   // The sync benchmark side by side with another checkout (here this one again), in smoke mode.
   it.concurrent("bench/sync/run.ts runs side by side with BENCH_BEFORE in smoke mode", {
     timeout: 300_000

@@ -162,7 +162,7 @@ export const describeReceivableStore = <E>(name: string, storeLayer: Layer.Layer
     )
 
     it.effect(
-      "keyset: after any receivable of the organization, matching or not, a page is the model's list after that place",
+      "keyset: after any receivable of the organization, matching or not, a page (and a page's later chunk) is the model's list after that place",
       () => keysetSliceLaw
     )
     it.effect("keyset: following each page's last item visits every match once, in order", () => keysetWalkLaw)

@@ -45,6 +45,18 @@ export const keysetSliceLaw = forAll(
       assert.deepStrictEqual(ids(page.items), ids(following.slice(offset, offset + limit)))
       assert.strictEqual(page.followingCount, following.length)
       assert.strictEqual(page.totalCount, matches.length)
+      // A later chunk of a page: the same items, counted only as far as tells whether more follow.
+      const store = yield* ReceivableStore
+      const chunk = yield* Effect.orDie(
+        store.continuePage(asked.org, {
+          ...plain,
+          filter: asked.filter,
+          window: { offset, limit },
+          startingAfter: after.id
+        })
+      )
+      assert.deepStrictEqual(chunk.items, page.items)
+      assert.strictEqual(chunk.followingCount, Math.min(following.length, offset + limit + 1))
     })
 )
 
@@ -88,6 +100,12 @@ export const unknownCursorLaw = forAll(fc.constant(null), (world) =>
       )
       assert.instanceOf(refused, StartingAfterNotFound)
       assert.strictEqual(refused.id, id)
+      const chunkRefused = yield* Effect.orDie(
+        Effect.flip(
+          store.continuePage(own, { ...plain, filter: {}, window: { offset: 0, limit: 5 }, startingAfter: id })
+        )
+      )
+      assert.deepStrictEqual(chunkRefused, refused)
     }
   })
 )

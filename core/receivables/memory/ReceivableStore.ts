@@ -234,6 +234,12 @@ const make = Effect.gen(function* () {
     }
   })
 
+  const continuePage = (org: OrgId, request: ReceivablesPageRequest) =>
+    Effect.map(listReceivables(org, request), ({ items, followingCount }) => ({
+      items,
+      followingCount: Math.min(followingCount, request.window.offset + request.window.limit + 1)
+    }))
+
   const getReceivable = (org: OrgId, id: ReceivableId, historyLimit: number) =>
     Effect.sync(() =>
       Option.map(Option.fromNullishOr(receivables.get(rowKey(org, id))), (r) =>
@@ -343,7 +349,14 @@ const make = Effect.gen(function* () {
     )
 
   return {
-    store: ReceivableStore.of({ listReceivables, getReceivable, listVendors, listDebtors, listIntegrations }),
+    store: ReceivableStore.of({
+      listReceivables,
+      continuePage,
+      getReceivable,
+      listVendors,
+      listDebtors,
+      listIntegrations
+    }),
     seeding: MemoryReceivables.of({ seed: seedRows })
   }
 })

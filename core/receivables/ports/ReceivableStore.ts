@@ -44,6 +44,15 @@ export interface ReceivablesPage {
   readonly nextVerifiedSince: DateTime.Utc
 }
 
+/**
+ * A later read of a page already begun (`continuePage`): its items, and the matches after its
+ * cursor counted only as far as `window.offset + window.limit + 1`, which tells whether more follow.
+ */
+export interface ReceivablesChunk {
+  readonly items: ReadonlyArray<Receivable>
+  readonly followingCount: number
+}
+
 /** `startingAfter` names no receivable of the organization (another's is no different). */
 export class StartingAfterNotFound extends Schema.TaggedError<StartingAfterNotFound>()("StartingAfterNotFound", {
   id: Schema.String
@@ -62,6 +71,14 @@ export class ReceivableStore extends Context.Service<
       org: OrgId,
       request: ReceivablesPageRequest
     ) => Effect.Effect<ReceivablesPage, StartingAfterNotFound>
+    /**
+     * The next chunk of a page whose first read gave the counts and the watermark: the same items
+     * `listReceivables` gives, without counting every match.
+     */
+    readonly continuePage: (
+      org: OrgId,
+      request: ReceivablesPageRequest & { readonly startingAfter: ReceivableId }
+    ) => Effect.Effect<ReceivablesChunk, StartingAfterNotFound>
     /** One receivable with its metadata and its newest `historyLimit` history entries. */
     readonly getReceivable: (
       org: OrgId,

@@ -3,8 +3,9 @@
  * stream of its parts: each read's items, then whether more items follow. The next chunk is read
  * only when the stream is pulled, so whoever writes the page sets the pace (a client that reads
  * slowly holds one chunk, not the page). The page stops at `limit` items or before its answer
- * would pass `maxAnswerBytes`, and always holds one item while items remain. Depends on the
- * `ReceivableStore` port only.
+ * would pass `maxAnswerBytes`, and always holds one item while items remain. Reads after the first
+ * ask the store for the chunk only (`continuePage`): the counts and the watermark are the first
+ * read's. Depends on the `ReceivableStore` port only.
  */
 import { type DateTime, Effect, Option, Stream } from "effect"
 import type { OrgId, ReceivableId } from "../../shared/domain/Ids.ts"
@@ -12,7 +13,7 @@ import * as AnswerSize from "../domain/AnswerSize.ts"
 import type { Receivable } from "../domain/Resources.ts"
 import type {
   ReceivableStore,
-  ReceivablesPage,
+  ReceivablesChunk,
   ReceivablesPageRequest,
   StartingAfterNotFound
 } from "../ports/ReceivableStore.ts"
@@ -51,7 +52,7 @@ const measuredPerTurn = 256 * 1024
 
 /** The items of one read the page takes, and either its end or the read after it. */
 const takeFrom = Effect.fnUntraced(function* (
-  chunk: ReceivablesPage,
+  chunk: ReceivablesChunk,
   read: { readonly asked: number; readonly offset: number },
   progress: Progress,
   limit: number,
@@ -106,7 +107,7 @@ export const readInParts = (
         (start): PageInParts => {
           const readOn = (next: NextRead) =>
             store
-              .listReceivables(org, { ...request, window: { offset: 0, limit: next.asked }, startingAfter: next.after })
+              .continuePage(org, { ...request, window: { offset: 0, limit: next.asked }, startingAfter: next.after })
               .pipe(
                 // The item continued after was read a moment ago: it cannot be missing.
                 Effect.orDie,

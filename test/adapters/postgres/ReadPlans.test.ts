@@ -1,14 +1,15 @@
 /**
  * The list statement's plans on a dataset large enough for the planner to care (100,000
  * receivables over 50 organizations): every filter combination of spec section 4.5, within one
- * organization, reads `receivables` through an index, never a sequential scan.
+ * organization, reads `receivables` through an index, never a sequential scan; a vendor's page
+ * reads each pair's names once, and a page's later chunk counts no further than it needs.
  */
 import { assert, layer } from "@effect/vitest"
 import { DateTime, Effect, Option } from "effect"
-import { SqlClient } from "effect/sql"
+import { SqlClient, type Statement } from "effect/sql"
 import { makeStatements } from "../../../adapters/postgres/PgReceivableStore.ts"
 import type { ReceivableFilter } from "../../../core/receivables/ports/ReceivableStore.ts"
-import type { DebtorId, OrgId, VendorId } from "../../../core/shared/domain/Ids.ts"
+import type { DebtorId, OrgId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
 import * as TestDatabase from "../../support/TestDatabase.ts"
 
 const seed = Effect.gen(function* () {
@@ -42,6 +43,8 @@ interface PlanNode {
   readonly "Node Type": string
   readonly "Relation Name"?: string
   readonly "Index Name"?: string
+  readonly "Actual Rows"?: number
+  readonly "Actual Loops"?: number
   readonly Plans?: ReadonlyArray<PlanNode>
 }
 
@@ -94,5 +97,52 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("read
         }
       }
     })
+  )
+
+  it.effect(
+    "a vendor's page reads each pair's names once; a later chunk counts only one match past it",
+    () =>
+      Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // The first test's dataset, or this test's own when it runs alone.
+        const [present] = yield* sql<{ n: bigint }>`SELECT count(*) AS n FROM receivables`
+        if (Number(present!.n) === 0) yield* seed
+        const [pick] = yield* sql<{ org_id: OrgId; vendor_id: VendorId }>`
+        SELECT org_id, vendor_id FROM receivables GROUP BY org_id, vendor_id ORDER BY count(*) DESC, vendor_id LIMIT 1`
+        const org = { id: pick!.org_id }
+        const { listPage, continuedPage } = makeStatements(sql)
+        const analyzed = Effect.fnUntraced(function* (statement: Statement.Statement<unknown>) {
+          const [text, params] = statement.compile()
+          const [row] = yield* sql.unsafe<{ "QUERY PLAN": ReadonlyArray<{ Plan: PlanNode }> }>(
+            `EXPLAIN (ANALYZE, FORMAT JSON) ${text}`,
+            params
+          )
+          return nodes(row!["QUERY PLAN"][0]!.Plan)
+        })
+        const request = {
+          filter: { vendorId: pick!.vendor_id },
+          window: { offset: 0, limit: 100 },
+          history: Option.none(),
+          metadata: false
+        }
+        const page = yield* listPage(org!.id, request)
+        const pairs = new Set(page.map((row) => `${row.vendor_id} ${row.debtor_id}`)).size
+        assert.isBelow(pairs, page.length)
+        // Rows a scan of `vendors` yields over all its loops: one a pair, not one a receivable.
+        const vendorRows = (yield* analyzed(listPage(org!.id, request)))
+          .filter((node) => node["Relation Name"] === "vendors")
+          .reduce((sum, node) => sum + node["Actual Rows"]! * node["Actual Loops"]!, 0)
+        assert.strictEqual(vendorRows, pairs)
+
+        const after = page[9]!.id as ReceivableId
+        // In list order (the organization's index), so the chunk's own keys are an index range too.
+        const chunk = { ...request, filter: {}, window: { offset: 0, limit: 10 }, startingAfter: after }
+        // Every scan of `receivables` stops within the chunk and the one match past it (the page
+        // reads 10 rows by key, the count at most 11 index entries), where the whole count reads all.
+        for (const node of yield* analyzed(continuedPage(org!.id, chunk))) {
+          if (node["Relation Name"] === "receivables") assert.isAtMost(node["Actual Rows"]!, 11, JSON.stringify(node))
+        }
+      }),
+    { timeout: 120_000 }
   )
 })

@@ -41,7 +41,7 @@ const setup = (
         ? Receivables.layer
         : Receivables.layerWith({ maxAnswerBytes: sizes.maxAnswerBytes })
     const storeReads = { count: 0 }
-    // The memory store, its list reads counted.
+    // The memory store, its page reads counted.
     const counted = Layer.effect(
       ReceivableStore,
       Effect.map(Effect.service(ReceivableStore), (store) =>
@@ -51,6 +51,11 @@ const setup = (
             Effect.suspend(() => {
               storeReads.count++
               return store.listReceivables(org, request)
+            }),
+          continuePage: (org, request) =>
+            Effect.suspend(() => {
+              storeReads.count++
+              return store.continuePage(org, request)
             })
         })
       )
