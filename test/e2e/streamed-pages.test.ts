@@ -36,7 +36,9 @@ const readsOfPage = heavyRows / 50
 let storeReads = 0
 const countingTracer = Tracer.make({
   span: (options) => {
-    if (options.name === "PgReceivableStore.listReceivables") storeReads++
+    // A page's first read and the reads that continue it.
+    if (options.name === "PgReceivableStore.listReceivables" || options.name === "PgReceivableStore.continuePage")
+      storeReads++
     return new Tracer.NativeSpan(options)
   }
 })
