@@ -42,6 +42,7 @@ import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
 import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
+import inFlightShares from "./migrations/0030_in_flight_shares.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -76,7 +77,8 @@ export const migrations = {
   "0026_dashboard_shown_once": dashboardShownOnce,
   "0027_sync_in_two_phases": syncInTwoPhases,
   "0028_schema_compatibility": schemaCompatibility,
-  "0029_sign_in_first_turn": signInFirstTurn
+  "0029_sign_in_first_turn": signInFirstTurn,
+  "0030_in_flight_shares": inFlightShares
 }
 
 /**
@@ -117,7 +119,9 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   "0027_sync_in_two_phases": 27,
   "0028_schema_compatibility": 27,
   // Adds a second signature beside the old function: builds at 0028 keep calling theirs.
-  "0029_sign_in_first_turn": 28
+  "0029_sign_in_first_turn": 28,
+  // A new table beside `requests_in_flight`: builds at 0029 keep counting their rows.
+  "0030_in_flight_shares": 29
 }
 
 /** The id of a migration named `<id>_<name>`. */
