@@ -1,6 +1,6 @@
 import { Duration } from "effect"
 import * as MemoryInFlightShareStore from "../../core/access/memory/InFlightShareStore.ts"
-import { describeInFlightShares } from "./InFlightShares.contract.ts"
+import { describeInFlightShares } from "./InFlightShareStore.contract.ts"
 
 describeInFlightShares("memory", MemoryInFlightShareStore.layer, {
   runs: "test clock",

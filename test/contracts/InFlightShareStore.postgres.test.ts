@@ -1,7 +1,7 @@
 import { Duration, Layer } from "effect"
 import * as PgInFlightStore from "../../adapters/postgres/PgInFlightStore.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
-import { describeInFlightShares } from "./InFlightShares.contract.ts"
+import { describeInFlightShares } from "./InFlightShareStore.contract.ts"
 
 describeInFlightShares("PostgreSQL", PgInFlightStore.shareStore.pipe(Layer.provide(TestDatabase.layer)), {
   runs: "wall clock",
