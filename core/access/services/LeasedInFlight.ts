@@ -125,11 +125,9 @@ export const make = (process: string, timing: LeaseTiming) =>
 
     yield* Effect.forkScoped(Effect.repeat(heartbeat, Schedule.spaced(timing.heartbeat)))
     yield* Effect.addFinalizer(() =>
-      Effect.suspend(() => store.release(process, [...organizations.keys()])).pipe(
-        asking.withPermits(1),
-        Effect.timeout(timing.heartbeat),
-        Effect.ignore
-      )
+      Effect.suspend(() =>
+        store.release(process, [...new Set([...keys.values(), ...organizations.values()].map((held) => held.orgId))])
+      ).pipe(asking.withPermits(1), Effect.timeout(timing.heartbeat), Effect.ignore)
     )
 
     return InFlightStore.of({
