@@ -30,10 +30,11 @@ export const shareStore = Layer.effect(
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     return InFlightShareStore.of({
-      grant: (process, owner, want, caps, lease) =>
+      grant: (process, owner, need, want, caps, lease) =>
         sql<{ key_share: number; org_share: number; short: "key" | "organization" | null }>`
           SELECT key_share, org_share, short FROM grant_in_flight_shares(${process}::uuid, ${owner.orgId}::uuid,
-            ${owner.keyId}::uuid, ${want.key}::integer, ${want.organization}::integer, ${caps.perKey}::integer,
+            ${owner.keyId}::uuid, ${need.key}::integer, ${need.organization}::integer, ${want.key}::integer,
+            ${want.organization}::integer, ${caps.perKey}::integer,
             ${caps.perOrganization}::integer, make_interval(secs => ${seconds(lease)}::float8))`.pipe(
           Effect.mapError(unavailable),
           Effect.map(([row]) => ({ key: row!.key_share, organization: row!.org_share, short: row!.short })),

@@ -6,9 +6,9 @@
  *
  * `grant_in_flight_shares` sets a process's shares of a key and its organization in one statement:
  * under a transaction-scoped lock on the organization (a key belongs to one), it drops the
- * organization's ended leases and the process's own two, then grants each what it wants if the
- * others' live shares leave that much of both caps, or else one less than it wants (what is in
- * use) as far as they leave, as `core/access/domain/InFlightShares.ts` says, naming the cap that fell short; being `VOLATILE`, each sum is read
+ * organization's ended leases and the process's own two, then, if the others' live shares leave
+ * what the admission needs of both caps, grants each what it wants as far as they leave, or else
+ * one less than it needs (what is in use) as far as they leave, as `core/access/domain/InFlightShares.ts` says, naming the cap that fell short; being `VOLATILE`, each sum is read
  * in a snapshot taken once the lock is held, so the live shares never add up past a cap. A
  * renewal (a statement of the adapter's) only extends leases that have not ended and only shrinks
  * them, so it needs no lock: a lease that ended is gone for good, and its share returned.
@@ -33,7 +33,8 @@ export default Effect.gen(function* () {
     )`
   yield* sql.unsafe(`
     CREATE FUNCTION grant_in_flight_shares(
-      p_process uuid, p_org uuid, p_key uuid, p_want_key integer, p_want_org integer,
+      p_process uuid, p_org uuid, p_key uuid, p_need_key integer, p_need_org integer,
+      p_want_key integer, p_want_org integer,
       p_per_key integer, p_per_org integer, p_lease interval
     ) RETURNS TABLE (key_share integer, org_share integer, short text) LANGUAGE plpgsql VOLATILE AS $$
     DECLARE
@@ -48,13 +49,13 @@ export default Effect.gen(function* () {
         FROM in_flight_shares s WHERE s.org_id = p_org AND s.owner = p_key;
       SELECT greatest(0, p_per_org - coalesce(sum(s.share), 0))::integer INTO v_org
         FROM in_flight_shares s WHERE s.org_id = p_org AND s.owner = p_org;
-      IF p_want_key <= v_key AND p_want_org <= v_org THEN
-        v_key := p_want_key;
-        v_org := p_want_org;
+      IF p_need_key <= v_key AND p_need_org <= v_org THEN
+        v_key := greatest(0, least(p_want_key, v_key));
+        v_org := greatest(0, least(p_want_org, v_org));
       ELSE
-        v_short := CASE WHEN p_want_key > v_key THEN 'key' ELSE 'organization' END;
-        v_key := greatest(0, least(p_want_key - 1, v_key));
-        v_org := greatest(0, least(p_want_org - 1, v_org));
+        v_short := CASE WHEN p_need_key > v_key THEN 'key' ELSE 'organization' END;
+        v_key := greatest(0, least(p_need_key - 1, v_key));
+        v_org := greatest(0, least(p_need_org - 1, v_org));
       END IF;
       INSERT INTO in_flight_shares (org_id, owner, process_id, share, expires_at)
         SELECT p_org, g.owner, p_process, g.share, clock_timestamp() + p_lease

@@ -27,7 +27,9 @@ export const liveTotal = (table: ShareTable, owner: string, now: number) =>
 
 export interface ShareAsk {
   readonly owner: string
-  /** The share the process wants to hold, in all; less than it holds gives the rest back. */
+  /** The share the admission needs (what is in use and its place), at most `want`. */
+  readonly need: number
+  /** The share the process wants to hold, in all, room for admissions waiting included; less than it holds gives the rest back. */
   readonly want: number
   readonly cap: number
 }
@@ -41,11 +43,11 @@ export interface GrantRequest {
 }
 
 /**
- * Sets the process's share of each owner asked for, leased from `now`: what it wants if the other
- * processes' live shares leave that much of every cap, since the admission needs a place under
- * all of them; otherwise, of each, one less than it wants (what it has in use) or what is left,
- * whichever is less, so that a refused admission holds no place idle that another could use.
- * Never below zero. Leases of those owners that ended are dropped on the way.
+ * Sets the process's share of each owner asked for, leased from `now`. If the other processes'
+ * live shares leave what the admission needs of every cap (it needs a place under all of them),
+ * each is what it wants or what is left, whichever is less; otherwise, of each, one less than it
+ * needs (what it has in use) or what is left, so that a refused admission holds no place idle
+ * that another could use. Never below zero. Leases of those owners that ended are dropped on the way.
  */
 export const grant = (
   table: ShareTable,
@@ -60,9 +62,9 @@ export const grant = (
   const asked = new Set(asks.map((ask) => ask.owner))
   const rest = table.filter((lease) => !asked.has(lease.owner) || (lease.process !== process && isLive(lease, now)))
   const left = asks.map((ask) => Math.max(0, ask.cap - liveTotal(rest, ask.owner, now)))
-  const short = asks.findIndex((ask, i) => ask.want > left[i]!)
+  const short = asks.findIndex((ask, i) => ask.need > left[i]!)
   const whole = short === -1
-  const granted = asks.map((ask, i) => Math.max(0, Math.min(whole ? ask.want : ask.want - 1, left[i]!)))
+  const granted = asks.map((ask, i) => Math.max(0, Math.min(whole ? ask.want : ask.need - 1, left[i]!)))
   const leased = asks.flatMap((ask, i) =>
     granted[i]! > 0 ? [{ process, owner: ask.owner, share: granted[i]!, expiresAt: now + request.leaseMillis }] : []
   )

@@ -16,13 +16,13 @@ export const layerMemory: Layer.Layer<InFlightShareStore, never, AccessState> = 
       inFlightShares.splice(0, inFlightShares.length, ...table)
     }
     return InFlightShareStore.of({
-      grant: (process, owner, want, caps, lease) =>
+      grant: (process, owner, need, want, caps, lease) =>
         Effect.map(Clock.currentTimeMillis, (now) => {
           const next = Shares.grant(inFlightShares, {
             process,
             asks: [
-              { owner: owner.keyId, want: want.key, cap: caps.perKey },
-              { owner: owner.orgId, want: want.organization, cap: caps.perOrganization }
+              { owner: owner.keyId, need: need.key, want: want.key, cap: caps.perKey },
+              { owner: owner.orgId, need: need.organization, want: want.organization, cap: caps.perOrganization }
             ],
             now,
             leaseMillis: Duration.toMillis(lease)

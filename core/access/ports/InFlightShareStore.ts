@@ -28,13 +28,15 @@ export class InFlightShareStore extends Context.Service<
   InFlightShareStore,
   {
     /**
-     * Sets the process's shares of the owner's key and organization to what it wants, if the other
-     * processes' live shares leave that much of both caps, and to one less otherwise (as far as
-     * they leave), leased for `lease`: what was granted, and which cap fell short if one did.
+     * Sets the process's shares of the owner's key and organization, leased for `lease`: if the
+     * other processes' live shares leave what the admission needs of both caps, to what it wants
+     * as far as they leave; otherwise to one less than it needs (as far as they leave). What was
+     * granted, and which cap fell short if one did.
      */
     readonly grant: (
       process: string,
       owner: InFlightOwner,
+      need: OwnerShares,
       want: OwnerShares,
       caps: InFlightCaps,
       lease: Duration.Duration

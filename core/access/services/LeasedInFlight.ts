@@ -2,8 +2,8 @@
  * An `InFlightStore` for one process among several, over an `InFlightShareStore`: the process holds
  * a leased share of each key's and organization's budget in flight and admits within it on its own,
  * so that a key answered at a steady pace costs no statement per request. When a request finds its
- * shares full, the process asks for one place more, which the store grants only out of what the
- * other processes' live shares leave of the cap: the caps hold across processes, and a process
+ * shares full, the process asks for a place more for each admission waiting, which the store
+ * grants only out of what the other processes' live shares leave of the cap: the caps hold across processes, and a process
  * alone grows its share up to the whole cap. Every heartbeat renews the leases, each shrunk to the
  * most the process had in use since the previous one, so that an idle share returns within two
  * heartbeats; a process that stops gives its shares back, and one that dies stops holding them when
@@ -28,6 +28,8 @@ interface Budget {
   share: number
   inUse: number
   peak: number
+  /** Admissions waiting to ask for a share of it, so that one grant makes room for them all. */
+  pending: number
   /** By this process's clock, when its lease may have ended: the share counts for nothing from then. */
   until: number
 }
@@ -47,7 +49,7 @@ export const make = (process: string, timing: LeaseTiming) =>
     const budget = (budgets: Map<string, Budget>, id: string, orgId: string) => {
       const known = budgets.get(id)
       if (known !== undefined) return known
-      const created: Budget = { orgId, share: 0, inUse: 0, peak: 0, until: 0 }
+      const created: Budget = { orgId, share: 0, inUse: 0, peak: 0, pending: 0, until: 0 }
       budgets.set(id, created)
       return created
     }
@@ -74,18 +76,19 @@ export const make = (process: string, timing: LeaseTiming) =>
         : undefined
     }
 
-    const askAndAdmit = (owner: InFlightOwner, caps: InFlightCaps) =>
+    const askAndAdmit = (owner: InFlightOwner, caps: InFlightCaps, key: Budget, organization: Budget) =>
       Effect.gen(function* () {
         const asked = yield* Clock.currentTimeMillis
         const admitted = admitHere(owner, asked)
         if (admitted !== undefined) return admitted
-        const key = budget(keys, owner.keyId, owner.orgId)
-        const organization = budget(organizations, owner.orgId, owner.orgId)
-        // A full share, or one whose lease may have ended, asks for one place more than in use.
-        const want = (of: Budget) => (hasRoom(of, asked) ? of.share : of.inUse + 1)
+        // A full share, or one whose lease may have ended, asks for a place more than in use for
+        // each admission waiting on it: a burst costs a grant or two, not one each.
+        const need = (of: Budget) => (hasRoom(of, asked) ? of.share : of.inUse + 1)
+        const want = (of: Budget) => (hasRoom(of, asked) ? of.share : of.inUse + of.pending)
         const granted = yield* store.grant(
           process,
           owner,
+          { key: need(key), organization: need(organization) },
           { key: want(key), organization: want(organization) },
           caps,
           timing.lease
@@ -93,7 +96,8 @@ export const make = (process: string, timing: LeaseTiming) =>
         key.share = granted.key
         organization.share = granted.organization
         key.until = organization.until = asked + leaseMillis
-        return granted.short !== null ? ({ _tag: "Refused", scope: granted.short } as const) : take(key, organization)
+        if (hasRoom(key, asked) && hasRoom(organization, asked)) return take(key, organization)
+        return { _tag: "Refused", scope: granted.short ?? (hasRoom(key, asked) ? "organization" : "key") } as const
       })
 
     const heartbeat = Effect.gen(function* () {
@@ -102,7 +106,7 @@ export const make = (process: string, timing: LeaseTiming) =>
       const named: Array<[string, Budget]> = []
       for (const budgets of [keys, organizations]) {
         for (const [owner, held] of budgets) {
-          if (held.share === 0 && held.inUse === 0) budgets.delete(owner)
+          if (held.share === 0 && held.inUse === 0 && held.pending === 0) budgets.delete(owner)
           else if (held.share > 0) {
             needs.push({ orgId: held.orgId, owner, share: Math.min(held.share, Math.max(held.inUse, held.peak)) })
             named.push([owner, held])
@@ -134,7 +138,21 @@ export const make = (process: string, timing: LeaseTiming) =>
       admit: (owner, caps) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => {
           const admitted = admitHere(owner, now)
-          return admitted !== undefined ? Effect.succeed(admitted) : asking.withPermits(1)(askAndAdmit(owner, caps))
+          if (admitted !== undefined) return Effect.succeed(admitted)
+          const key = budget(keys, owner.keyId, owner.orgId)
+          const organization = budget(organizations, owner.orgId, owner.orgId)
+          key.pending += 1
+          organization.pending += 1
+          return asking
+            .withPermits(1)(askAndAdmit(owner, caps, key, organization))
+            .pipe(
+              Effect.ensuring(
+                Effect.sync(() => {
+                  key.pending -= 1
+                  organization.pending -= 1
+                })
+              )
+            )
         })
     })
   })

@@ -16,7 +16,9 @@ const step = fc.oneof(
     kind: fc.constant("grant" as const),
     process: fc.integer({ min: 0, max: 3 }),
     key: fc.integer({ min: 0, max: 6 }),
-    organization: fc.integer({ min: 0, max: 9 })
+    organization: fc.integer({ min: 0, max: 9 }),
+    // What waits beside the admission: wanted on top of what it needs.
+    extra: fc.integer({ min: 0, max: 4 })
   }),
   fc.record({
     kind: fc.constant("renew" as const),
@@ -38,15 +40,17 @@ describe("InFlightShares", () => {
           const process = "process" in s ? `p${s.process}` : ""
           if (s.kind === "grant") {
             const before = table
-            const asks = owners.map((owner) => ({ owner, want: s[owner], cap: caps[owner] }))
+            const asks = owners.map((owner) => ({ owner, need: s[owner], want: s[owner] + s.extra, cap: caps[owner] }))
             const next = Shares.grant(table, { process, asks, now, leaseMillis })
             table = next.table
             owners.forEach((owner, i) => {
               const others = Shares.liveTotal(Shares.release(before, process), owner, now)
-              // All that is asked, when the others leave enough of both caps; never more than asked.
-              if (next.short === undefined) assert.strictEqual(next.granted[i], s[owner])
+              const left = Math.max(0, caps[owner] - others)
+              // What is wanted as far as the others leave, when they leave what is needed of both
+              // caps; less than what is needed otherwise.
+              if (next.short === undefined) assert.strictEqual(next.granted[i], Math.min(s[owner] + s.extra, left))
               else assert.isAtMost(next.granted[i]!, Math.max(0, s[owner] - 1))
-              assert.isAtMost(next.granted[i]!, Math.max(0, caps[owner] - others))
+              assert.isAtMost(next.granted[i]!, left)
             })
           } else if (s.kind === "renew") {
             const held = (owner: string) =>
@@ -68,19 +72,19 @@ describe("InFlightShares", () => {
   it("a process alone is granted what it asks, up to the cap; once its lease ends, another gets it all", () => {
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 50 }), fc.integer({ min: 0, max: 60 }), (cap, want) => {
-        const asks = [{ owner: "key", want, cap }]
+        const asks = [{ owner: "key", need: want, want, cap }]
         const alone = Shares.grant([], { process: "one", asks, now: 0, leaseMillis })
         assert.strictEqual(alone.granted[0], Math.min(want, cap))
         const before = Shares.grant(alone.table, {
           process: "two",
-          asks: [{ owner: "key", want: cap, cap }],
+          asks: [{ owner: "key", need: cap, want: cap, cap }],
           now: leaseMillis - 1,
           leaseMillis
         })
         assert.strictEqual(Shares.liveTotal(before.table, "key", leaseMillis - 1), cap)
         const after = Shares.grant(alone.table, {
           process: "two",
-          asks: [{ owner: "key", want: cap, cap }],
+          asks: [{ owner: "key", need: cap, want: cap, cap }],
           now: leaseMillis,
           leaseMillis
         })
