@@ -9,7 +9,6 @@ import * as NodeCrypto from "@effect/platform-node/NodeCrypto"
 import { Config, Duration, Effect, Layer, Schema } from "effect"
 import { SecureRandom } from "effect/crypto"
 import * as InFlight from "../adapters/http/api/InFlight.ts"
-import { deadlineSeconds } from "../adapters/http/pipeline/Deadline.ts"
 import * as RateLimiter from "../adapters/http/pipeline/RateLimiter.ts"
 import * as RandomIds from "../adapters/ids/RandomIds.ts"
 import * as ScryptPasswordHasher from "../adapters/passwords/ScryptPasswordHasher.ts"
@@ -150,18 +149,11 @@ export const ServicesLive = Layer.mergeAll(
   RandomIds.layer
 )
 
-/**
- * The limits' state where `LIMITS_STORE` says: shared in PostgreSQL, or in this process. Rows of
- * requests in flight are leased for the request deadline and a margin, since no request is
- * answered longer: a crashed process's rows stop counting then.
- */
+/** The limits' state where `LIMITS_STORE` says: shared in PostgreSQL, or in this process. */
 const LimitStoresLive = Layer.unwrap(
-  Effect.map(Config.all([RateLimiter.limitsStore, deadlineSeconds]), ([store, deadline]) =>
+  Effect.map(RateLimiter.limitsStore, (store) =>
     store === "postgres"
-      ? Layer.merge(
-          PgRateLimitStore.layer,
-          PgInFlightStore.layerWith(Duration.sum(Duration.seconds(deadline), PgInFlightStore.leaseMargin))
-        )
+      ? Layer.merge(PgRateLimitStore.layer, PgInFlightStore.layer)
       : Layer.merge(MemoryRateLimitStore.layerOwnState, MemoryInFlightStore.layerOwnState)
   )
 )

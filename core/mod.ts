@@ -10,18 +10,22 @@
 
 // Access: API keys, rate limits, requests in flight, the request audit log and usage.
 export * as ApiKey from "./access/domain/ApiKey.ts"
+export * as InFlightShares from "./access/domain/InFlightShares.ts"
 export * as AccessState from "./access/memory/AccessState.ts"
 export * as MemoryApiKeyStore from "./access/memory/ApiKeyStore.ts"
 export * as MemoryAuditLog from "./access/memory/AuditLog.ts"
+export * as MemoryInFlightShareStore from "./access/memory/InFlightShareStore.ts"
 export * as MemoryInFlightStore from "./access/memory/InFlightStore.ts"
 export * as MemoryKeyUsageStore from "./access/memory/KeyUsageStore.ts"
 export * as MemoryRateLimitStore from "./access/memory/RateLimitStore.ts"
 export * as ApiKeyStore from "./access/ports/ApiKeyStore.ts"
 export * as AuditLog from "./access/ports/AuditLog.ts"
+export * as InFlightShareStore from "./access/ports/InFlightShareStore.ts"
 export * as InFlightStore from "./access/ports/InFlightStore.ts"
 export * as KeyUsageStore from "./access/ports/KeyUsageStore.ts"
 export * as RateLimitStore from "./access/ports/RateLimitStore.ts"
 export * as ApiKeys from "./access/services/ApiKeys.ts"
+export * as LeasedInFlight from "./access/services/LeasedInFlight.ts"
 export * as VerifiedKeyCache from "./access/services/VerifiedKeyCache.ts"
 // Accounts: dashboard users, invites, sessions, second factors, sign-in throttles, the organizations' action log.
 export * as Dashboard from "./accounts/domain/Dashboard.ts"

@@ -1,5 +1,5 @@
 /**
- * The database's incarnation (migration 0033). A backup restored, a database copied, or a server
+ * The database's incarnation (migration 0031). A backup restored, a database copied, or a server
  * recovered to an earlier point is an earlier state of the original: its event counters stand
  * where the backup was taken, and the sequences the original gave after it would be given again,
  * to other events, so a consumer holding one of them would skip the copy's new events without a

@@ -43,7 +43,8 @@ import dashboardShownOnce from "./migrations/0026_dashboard_shown_once.ts"
 import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
 import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
-import incarnations from "./migrations/0033_incarnations.ts"
+import inFlightShares from "./migrations/0030_in_flight_shares.ts"
+import incarnations from "./migrations/0031_incarnations.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -79,7 +80,8 @@ export const migrations = {
   "0027_sync_in_two_phases": syncInTwoPhases,
   "0028_schema_compatibility": schemaCompatibility,
   "0029_sign_in_first_turn": signInFirstTurn,
-  "0033_incarnations": incarnations
+  "0030_in_flight_shares": inFlightShares,
+  "0031_incarnations": incarnations
 }
 
 /**
@@ -121,8 +123,10 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   "0028_schema_compatibility": 27,
   // Adds a second signature beside the old function: builds at 0028 keep calling theirs.
   "0029_sign_in_first_turn": 28,
+  // A new table beside `requests_in_flight`: builds at 0029 keep counting their rows.
+  "0030_in_flight_shares": 29,
   // Adds two tables an older build never reads.
-  "0033_incarnations": 29
+  "0031_incarnations": 29
 }
 
 /** The id of a migration named `<id>_<name>`. */

@@ -48,10 +48,10 @@ const caps = { perKey: 10_000, perOrganization: 10_000 }
 
 const stores = {
   memory: Layer.merge(MemoryRateLimitStore.layerOwnState, MemoryInFlightStore.layerOwnState),
-  postgres: Layer.merge(PgRateLimitStore.layer, PgInFlightStore.layerWith(PgInFlightStore.leaseMargin))
+  postgres: Layer.merge(PgRateLimitStore.layer, PgInFlightStore.layer)
 } as const
 
-// Owners are UUIDs, as the columns of `requests_in_flight` hold them.
+// Owners are UUIDs, as the columns of `in_flight_shares` hold them.
 const uuid = (n: number) => `00000000-0000-4000-8000-${n.toString().padStart(12, "0")}`
 const owners = {
   "one hot key": [{ keyId: uuid(1) as ApiKeyId, orgId: uuid(900_001) as OrgId }],

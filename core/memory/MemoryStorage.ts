@@ -14,6 +14,7 @@ import { Layer } from "effect"
 import { AccessState } from "../access/memory/AccessState.ts"
 import * as ApiKeyStore from "../access/memory/ApiKeyStore.ts"
 import * as AuditLog from "../access/memory/AuditLog.ts"
+import * as InFlightShareStore from "../access/memory/InFlightShareStore.ts"
 import * as InFlightStore from "../access/memory/InFlightStore.ts"
 import * as KeyUsageStore from "../access/memory/KeyUsageStore.ts"
 import * as RateLimitStore from "../access/memory/RateLimitStore.ts"
@@ -69,6 +70,7 @@ export const layer = Layer.mergeAll(
   DashboardAuditLog.layerMemory,
   RateLimitStore.layerMemory,
   InFlightStore.layerMemory,
+  InFlightShareStore.layerMemory,
   WebhookEndpointStore.layerMemory,
   WebhookDeliveryStore.layerMemory,
   WebhookOverview.layerMemory

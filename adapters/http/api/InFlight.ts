@@ -59,7 +59,7 @@ export const makeOver = (limits: InFlightPolicy) =>
       ): Effect.Effect<A, E | Refused, R> =>
         // The admission may wait on the database, so it stays interruptible (the request's
         // deadline); once admitted, the release is installed before anything can interrupt. A
-        // shared store's place taken by an admission interrupted mid-way ends with its lease.
+        // process's share grown for an admission interrupted mid-way shrinks at its next heartbeats.
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(
             restore(admission(owner)),

@@ -4,6 +4,7 @@
  * announced to every subscriber, as the database's trigger does. Depends on `effect` and core only.
  */
 import { Context, Effect, Layer, PubSub } from "effect"
+import type { ShareLease } from "../domain/InFlightShares.ts"
 import type { ApiKeyRecord } from "../ports/ApiKeyStore.ts"
 import type { StoredAuditEntry } from "../ports/AuditLog.ts"
 import type { KeyUsageDay } from "../ports/KeyUsageStore.ts"
@@ -19,9 +20,11 @@ export interface AccessTables {
   readonly auditLog: Array<StoredAuditEntry>
   /** Rate limits' TATs in epoch milliseconds, by the limit's name, as `rate_limits` keeps them. */
   readonly rateLimits: Map<string, number>
-  /** Requests in flight per key and per organization, as `requests_in_flight` counts its rows. */
+  /** Requests in flight per key and per organization, in this process alone. */
   readonly inFlightByKey: Map<string, number>
   readonly inFlightByOrganization: Map<string, number>
+  /** Processes' leased shares of the budgets in flight, as `in_flight_shares` keeps them. */
+  readonly inFlightShares: Array<ShareLease>
 }
 
 export class AccessState extends Context.Service<AccessState, AccessTables>()("core/access/memory/AccessState") {
@@ -37,7 +40,8 @@ export class AccessState extends Context.Service<AccessState, AccessTables>()("c
         auditLog: [],
         rateLimits: new Map(),
         inFlightByKey: new Map(),
-        inFlightByOrganization: new Map()
+        inFlightByOrganization: new Map(),
+        inFlightShares: []
       })
     )
   )

@@ -1,6 +1,6 @@
 /**
  * `InFlightStore` in memory, over the memory world's `AccessState`: counts per key and per organization,
- * held to the same contract as `requests_in_flight` (`test/contracts/InFlightStore.contract.ts`).
+ * held to the same contract as the leased shares in PostgreSQL (`test/contracts/InFlightStore.contract.ts`).
  * Only what is in flight is kept: an entry leaves when its count returns to zero. Nothing outlives
  * the process, so no lease is needed. Depends on `effect` and core only.
  */

@@ -69,8 +69,9 @@ const ask = (base: string, key: string) =>
 
 /**
  * `offered` requests, one every `seconds / offered`, each sent at its time whatever the earlier
- * ones' answers, to the API processes in turn; `during` runs beside them. The answers per process,
- * and the seconds from before the first request to after the last answer, by the database's clock.
+ * ones' answers, to the API processes in turn; `during` runs beside them. The answers per process;
+ * each answer with its process and when it was sent (`performance.now()`); and the seconds from
+ * before the first request to after the last answer, by the database's clock.
  */
 const offer = (cluster: Cluster.Cluster, key: string, during: Effect.Effect<void> = Effect.void) =>
   Effect.gen(function* () {
@@ -82,14 +83,21 @@ const offer = (cluster: Cluster.Cluster, key: string, during: Effect.Effect<void
       (i) =>
         Effect.andThen(
           Effect.sleep(Duration.millis(Math.max(0, started + i * spacing - performance.now()))),
-          Effect.map(ask(cluster.apis[i % cluster.apis.length]!, key), (answer) => ({ api: i % 3, answer }))
+          Effect.suspend(() => {
+            const sentAt = performance.now()
+            return Effect.map(ask(cluster.apis[i % cluster.apis.length]!, key), (answer) => ({
+              api: i % 3,
+              answer,
+              sentAt
+            }))
+          })
         ),
       { concurrency: "unbounded" }
     )
     const [answers] = yield* Effect.all([paced, during], { concurrency: "unbounded" })
     const elapsed = (yield* databaseSeconds) - from
     const of = (api: number) => answers.filter((answer) => answer.api === api).map(({ answer }) => answer)
-    return { byApi: [of(0), of(1), of(2)], elapsed }
+    return { byApi: [of(0), of(1), of(2)], answers, elapsed }
   })
 
 const admittedOf = (answers: ReadonlyArray<Answer>) => answers.filter((answer) => answer === 200).length
@@ -100,15 +108,6 @@ const sharedRow = (keyId: string) =>
     const sql = yield* SqlClient.SqlClient
     const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM rate_limits WHERE name = ${keyId}`
     return row!.n === 1
-  }).pipe(Effect.orDie)
-
-/** The key's requests that a process admitted and has not answered: those of a dead one, until their lease ends. */
-const heldInFlight = (orgId: string, keyId: string) =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const [row] = yield* sql<{ n: number }>`
-      SELECT count(*)::int AS n FROM requests_in_flight WHERE org_id = ${orgId} AND key_id = ${keyId}`
-    return row!.n
   }).pipe(Effect.orDie)
 
 /** The GCRA's admissions over `elapsed` seconds; the measure spans the run, so this bounds it from above. */
@@ -142,28 +141,32 @@ layer(TestDatabase.layer, { timeout: 180_000, excludeTestServices: true })(
       Effect.scoped(
         Effect.gen(function* () {
           const cluster = yield* limitsCluster({})
-          const { orgId, keyId, key } = yield* newOrganization("Shared limit, one process killed", 52)
+          const { key } = yield* newOrganization("Shared limit, one process killed", 52)
           const victim = cluster.servers[2]!
+          let killedAt = Number.POSITIVE_INFINITY
           const kill = Effect.andThen(
             Effect.sleep(Duration.seconds(seconds / 2)),
             Effect.promise(() => {
+              killedAt = performance.now()
               victim.child.kill("SIGKILL")
               return victim.exited
             })
           )
-          const { byApi, elapsed } = yield* offer(cluster, key, Effect.asVoid(kill))
+          const { byApi, answers, elapsed } = yield* offer(cluster, key, Effect.asVoid(kill))
           // The killed process answered until it died, and nothing after.
           assert.isAbove(admittedOf(byApi[2]!), 0)
           assert.isAtLeast(byApi[2]!.filter((answer) => answer === "failed").length, offered / 3 / 3)
           const survivors = [...byApi[0]!, ...byApi[1]!]
           assert.deepStrictEqual([...new Set(survivors)].sort(), [200, 429], "the others admit or refuse")
-          // What it had admitted and not answered when it died spent the limit all the same: those
-          // requests still hold their places in flight (the others give theirs back before answering).
-          const lost = yield* heldInFlight(orgId, keyId)
+          // What it had admitted and not answered when it died spent the limit all the same, unseen
+          // from here: at most the requests it had been sent and not answered by then.
+          const unanswered = answers.filter(
+            ({ api, answer, sentAt }) => api === 2 && answer === "failed" && sentAt < killedAt
+          ).length
           const expected = allowedOver(elapsed)
-          const admitted = admittedOf(byApi.flat()) + lost
+          const admitted = admittedOf(byApi.flat())
           assert.isAtMost(admitted, Math.ceil(expected), "never more than the GCRA allows over the run")
-          assert.closeTo(admitted, expected, expected * 0.05)
+          assert.isAtLeast(admitted + unanswered, expected * 0.95)
         })
       )
     )
