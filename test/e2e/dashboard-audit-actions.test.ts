@@ -165,7 +165,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         .replace(/^\uFEFF/, "")
         .split("\r\n")
         .slice(0, -1)
-      assert.match(lines[0]!, /^id,vendor_receivable_id,vendor,debtor,status,portal_status,amount_cents,/)
+      assert.match(lines[0]!, /^id,vendor_receivable_id,vendor,debtor,status,portal_status,amount,currency,/)
       const rows = lines.slice(1)
       assert.strictEqual(rows.length, expected!.n, "every match, across chunks")
       const ids = rows.map((row) => row.split(",")[0]!)
