@@ -313,6 +313,16 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           "no sort chosen: newest first, as the list"
         )
 
+        // A search with "changed since" as the list reads it: the bulk rows changed two days ago.
+        const since = DateTime.formatIso(DateTime.subtract(yield* DateTime.now, { hours: 24 }))
+        const searched = `?q=${encodeURIComponent("BULK-00")}&verified_since=${encodeURIComponent(since)}`
+        const searchedList = yield* run(() => client.get(`/dashboard/receivables${searched}`))
+        assert.deepStrictEqual(
+          readCsv(yield* download(`/dashboard/receivables.csv${searched}`)).map((row) => row.id),
+          idsOn(searchedList.body)
+        )
+        assert.isBelow(idsOn(searchedList.body).length, 8, "fewer than the search finds unfiltered")
+
         const byId = new Map(rows.map((row) => [row.id, row]))
         const money = (n: number) => [byId.get(bulk(n))?.amount, byId.get(bulk(n))?.currency]
         assert.deepStrictEqual(money(1), ["1234.50", "EUR"])
