@@ -67,7 +67,7 @@ export const layer = Layer.effect(
         WITH page_keys AS (SELECT r.id FROM receivables r WHERE ${where} ORDER BY ${orderBy("r", request.order)}
           LIMIT ${request.window.limit} OFFSET ${request.window.offset}),
         total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
-        SELECT total.total_count, ${receivableColumns(Option.none(), false)}
+        SELECT total.total_count, ${receivableColumns(Option.none(), request.metadata === true)}
         FROM total
         LEFT JOIN (page_keys k JOIN receivables p ON p.org_id = ${org} AND p.id = k.id) ON true
         ORDER BY ${orderBy("p", request.order)}`

@@ -66,7 +66,8 @@ const searchPlan = fc.record({
   window: fc.record({
     offset: fc.oneof(fc.constant(0), fc.nat({ max: 6 })),
     limit: fc.oneof(fc.constant(16), fc.integer({ min: 1, max: 8 }))
-  })
+  }),
+  metadata: fc.boolean()
 })
 
 type SearchPlan = typeof searchPlan extends fc.Arbitrary<infer A> ? A : never
@@ -109,7 +110,8 @@ export const describeReceivableSearch = <E>(name: string, storage: Layer.Layer<R
                 text,
                 filter: asked.filter,
                 order: plan.order,
-                window: plan.window
+                window: plan.window,
+                metadata: plan.metadata
               })
               const found = modelList(world, org, filter)
                 .filter(
@@ -128,7 +130,7 @@ export const describeReceivableSearch = <E>(name: string, storage: Layer.Layer<R
               )
               assert.deepStrictEqual(
                 page.items.map((item) => encodeReceivable(item)),
-                found.slice(offset, offset + limit).map((r) => modelReceivable(world, r, { metadata: false }))
+                found.slice(offset, offset + limit).map((r) => modelReceivable(world, r, { metadata: plan.metadata }))
               )
             }),
           200

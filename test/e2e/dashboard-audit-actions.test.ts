@@ -117,7 +117,10 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         }).then((r) => r.text())
       )
       const requestLines = requests.replace(/^\uFEFF/, "").split("\r\n")
-      assert.strictEqual(requestLines[0], "time,method,path,query,status,key,request_id,duration_ms,client_address")
+      assert.strictEqual(
+        requestLines[0],
+        "time,method,path,query,status,key,key_id,request_id,duration_ms,client_address"
+      )
       assert.isAtLeast(requestLines.length - 2, 3)
       assert.isTrue(requestLines.slice(1, -1).every((line) => line.split(",")[2] === "/v1/vendors"))
       assert.notInclude(requests, fixtureKeys.orgA, "no key, only its name")
@@ -162,7 +165,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         .replace(/^\uFEFF/, "")
         .split("\r\n")
         .slice(0, -1)
-      assert.match(lines[0]!, /^id,vendor_receivable_id,vendor,debtor,status,portal_status,amount_cents,/)
+      assert.match(lines[0]!, /^id,vendor_receivable_id,vendor,debtor,status,portal_status,amount,currency,/)
       const rows = lines.slice(1)
       assert.strictEqual(rows.length, expected!.n, "every match, across chunks")
       const ids = rows.map((row) => row.split(",")[0]!)

@@ -9,6 +9,8 @@ import { Context, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import fc from "fast-check"
 import { AccountsLive } from "../../app/Layers.ts"
+import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
+import { readCsv } from "../support/CsvReader.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { type Fixture, keys as fixtureKeys, insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -186,6 +188,31 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           { numRuns: 30 }
         )
       )
+    })
+  )
+  // Last in the file: it adds a key to organization A.
+  it.effect("the requests CSV tells two keys of one name apart by their ids", () =>
+    Effect.gen(function* () {
+      const { fixture, base, sql, keyA } = yield* setup
+      const second = makeApiKey("pr", new Uint8Array(secretBytes).fill(9))
+      const [added] = yield* sql<{ id: string }>`
+        INSERT INTO api_keys (org_id, key_hash, display_start, name)
+        VALUES (${fixture.orgA}, sha256(convert_to(${second}, 'UTF8')), 'pr_live_tw', 'nightly export')
+        RETURNING id`
+      yield* sql`UPDATE api_keys SET name = 'nightly export' WHERE id = ${keyA}`
+      const byFirst = yield* apiRequest(base, fixtureKeys.orgA, "/v1/vendors?limit=7")
+      const bySecond = yield* apiRequest(base, second, "/v1/vendors?limit=7")
+      const { client } = yield* signedIn(base, fixture.orgA, "admin")
+      const answer = yield* run(() => client.get("/dashboard/audit/requests.csv?path=/v1/vendors&match=exact"))
+      const rows = readCsv(answer.body).filter((row) => row.query === "limit=7")
+      assert.deepStrictEqual(
+        rows.map((row) => [row.request_id, row.key, row.key_id]).sort(),
+        [
+          [byFirst, "nightly export", keyA],
+          [bySecond, "nightly export", added!.id]
+        ].sort()
+      )
+      assert.notInclude(answer.body, second, "the key's id, never the key")
     })
   )
 })

@@ -10,6 +10,7 @@ import { assert, layer } from "@effect/vitest"
 import { Context, DateTime, Effect, Layer } from "effect"
 import { SqlClient } from "effect/sql"
 import { AccountsLive } from "../../app/Layers.ts"
+import { readCsv } from "../support/CsvReader.ts"
 import { run, signedIn } from "../support/DashboardClient.ts"
 import { insertFixture } from "../support/Fixtures.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
@@ -264,6 +265,80 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.match(page.body, /<a href="\/dashboard\/receivables">Back to the list<\/a>/)
         assert.strictEqual((yield* run(() => client.get(`/dashboard/receivables/${fixture.receivableB}`))).status, 404)
         assert.strictEqual((yield* run(() => client.get("/dashboard/receivables/not-an-id"))).status, 404)
+      })
+  )
+  // Last in the file: it changes amounts, currencies and metadata the tests above read.
+  it.effect(
+    "the CSV download keeps the list's order, writes amounts as decimals beside the currency, metadata on request",
+    () =>
+      Effect.gen(function* () {
+        const fixture = yield* Seeded
+        const sql = yield* SqlClient.SqlClient
+        const { client } = yield* signedIn(yield* BaseUrl, fixture.orgA, "member")
+        const bulk = (n: number) => `rcv_${(5000 + n).toString(16).padStart(32, "0")}`
+        yield* sql`UPDATE receivables SET amount_cents = 123450 WHERE id = ${bulk(1)}`
+        yield* sql`UPDATE receivables SET amount_cents = -5 WHERE id = ${bulk(2)}`
+        yield* sql`UPDATE receivables SET amount_cents = 1234, currency = 'JPY' WHERE id = ${bulk(3)}`
+        const metadata = { cost_center: "=CC-7", note: 'a, "quoted" note' }
+        yield* sql`UPDATE receivables SET metadata = ${JSON.stringify(metadata)}::jsonb WHERE id = ${bulk(4)}`
+        const download = (path: string) =>
+          Effect.map(
+            run(() => client.get(path)),
+            (answer) => answer.body
+          )
+
+        // The list's order, as its link carries it: the first page is the file's first 50 rows.
+        const list = yield* run(() => client.get("/dashboard/receivables?sort=amount&order=asc"))
+        assert.include(list.body, 'href="/dashboard/receivables.csv?sort=amount&amp;order=asc"')
+        const rows = readCsv(yield* download("/dashboard/receivables.csv?sort=amount&order=asc"))
+        const listed = idsOn(list.body)
+        let next = nextOf(list.body)
+        for (let pages = 1; next !== undefined && pages < 10; pages++) {
+          const following = yield* run(() => client.get(next!))
+          listed.push(...idsOn(following.body))
+          next = nextOf(following.body)
+        }
+        assert.strictEqual(listed.length, 128)
+        assert.deepStrictEqual(
+          rows.map((row) => row.id),
+          listed,
+          "row for row the list's pages, in their order"
+        )
+        const newestFirst = readCsv(yield* download("/dashboard/receivables.csv?status=PAID"))
+        const paid = yield* sql<{ id: string }>`
+        SELECT id FROM receivables WHERE org_id = ${fixture.orgA} AND status = 'PAID' ORDER BY detected_at DESC, id DESC`
+        assert.deepStrictEqual(
+          newestFirst.map((row) => row.id),
+          paid.map((row) => row.id),
+          "no sort chosen: newest first, as the list"
+        )
+
+        // A search with "changed since" as the list reads it: the bulk rows changed two days ago.
+        const since = DateTime.formatIso(DateTime.subtract(yield* DateTime.now, { hours: 24 }))
+        const searched = `?q=${encodeURIComponent("BULK-00")}&verified_since=${encodeURIComponent(since)}`
+        const searchedList = yield* run(() => client.get(`/dashboard/receivables${searched}`))
+        assert.deepStrictEqual(
+          readCsv(yield* download(`/dashboard/receivables.csv${searched}`)).map((row) => row.id),
+          idsOn(searchedList.body)
+        )
+        assert.isBelow(idsOn(searchedList.body).length, 8, "fewer than the search finds unfiltered")
+
+        const byId = new Map(rows.map((row) => [row.id, row]))
+        const money = (n: number) => [byId.get(bulk(n))?.amount, byId.get(bulk(n))?.currency]
+        assert.deepStrictEqual(money(1), ["1234.50", "EUR"])
+        assert.deepStrictEqual(money(2), ["-0.05", "EUR"], "a credit is a number, not guarded as a formula")
+        assert.deepStrictEqual(money(3), ["1234", "JPY"], "in the currency's own digits")
+        assert.deepStrictEqual(money(5), ["5.00", "EUR"])
+        assert.notProperty(rows[0], "amount_cents")
+        assert.notProperty(rows[0], "metadata", "metadata only when asked for")
+
+        const withMetadata = readCsv(yield* download("/dashboard/receivables.csv?q=BULK-000&metadata=1"))
+        assert.strictEqual(withMetadata.length, 8, "BULK-0001 to BULK-0009 but 50%_OFF")
+        const described = withMetadata.find((row) => row.id === bulk(4))
+        assert.deepStrictEqual(JSON.parse(described?.metadata ?? ""), metadata)
+        assert.deepStrictEqual(JSON.parse(withMetadata.find((row) => row.id === bulk(5))?.metadata ?? ""), {})
+        assert.strictEqual((yield* run(() => client.get("/dashboard/receivables.csv?metadata=yes"))).status, 400)
+        assert.strictEqual((yield* run(() => client.get("/dashboard/receivables.csv?sort=vendor"))).status, 400)
       })
   )
 })

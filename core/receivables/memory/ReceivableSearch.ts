@@ -3,7 +3,7 @@
  * for embedders and fast tests, held to the same contract as PostgreSQL's
  * (`test/contracts/ReceivableSearch.contract.ts`). It reads the rows the read path reads
  * (`ReceivableStore.ts`), one organization's through its pairs, and answers them as the list does,
- * without history or metadata. Depends on `effect` and core only.
+ * without history, and with metadata when asked. Depends on `effect` and core only.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import type { OrgId } from "../../shared/domain/Ids.ts"
@@ -66,7 +66,7 @@ export const layerMemory: Layer.Layer<ReceivableSearch, never, ReceivablesState>
           items: matches
             .sort(inOrder(request.order))
             .slice(offset, offset + limit)
-            .map((r) => receivableOf(tables, r, { history: Option.none(), metadata: false }))
+            .map((r) => receivableOf(tables, r, { history: Option.none(), metadata: request.metadata === true }))
         }
       })
 

@@ -29,6 +29,8 @@ export interface SearchRequest {
   readonly filter: ReceivableFilter
   readonly order: SearchOrder
   readonly window: PageWindow
+  /** Each item's metadata too (a CSV export's option); without it, none. */
+  readonly metadata?: boolean | undefined
 }
 
 export interface SearchPage {

@@ -27,6 +27,7 @@ export interface FindQuery {
   readonly order: SearchOrder
   readonly page: number
   readonly pageSize: number
+  readonly metadata?: boolean | undefined
 }
 
 export class ReceivableFinder extends Context.Service<
@@ -48,7 +49,8 @@ export class ReceivableFinder extends Context.Service<
           text: text === "" ? undefined : text,
           filter: query.filter,
           order: query.order,
-          window: pageWindow(query.page, query.pageSize)
+          window: pageWindow(query.page, query.pageSize),
+          metadata: query.metadata
         })
       })
 

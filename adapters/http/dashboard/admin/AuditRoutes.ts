@@ -144,7 +144,8 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         if (session.user.role !== "admin") return forbidden(session)
         return Csv.download(
           "audit-requests.csv",
-          ["time", "method", "path", "query", "status", "key", "request_id", "duration_ms", "client_address"],
+          // A key by its name and its id: names repeat (a rotated key often keeps its name).
+          ["time", "method", "path", "query", "status", "key", "key_id", "request_id", "duration_ms", "client_address"],
           parsed.filters,
           (filters) =>
             auditService.requests(actor, filters, csvPageSize).pipe(
@@ -157,6 +158,7 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
                   entry.query,
                   entry.status,
                   keyName(entry.keyId),
+                  entry.keyId,
                   entry.requestId,
                   entry.durationMs,
                   entry.clientAddress

@@ -5,18 +5,20 @@
  * since spreadsheet programs read a file without one in the system's legacy encoding. A cell that
  * starts with `=`, `+`, `-`, `@` (or a tab or carriage return) is prefixed with `'`, so that no
  * spreadsheet runs it as a formula (OWASP, CSV injection): paths, names and subjects come from
- * clients and portals.
+ * clients and portals. A plain number (`-12.50`) is left as it is: it runs nothing, and a finance
+ * sheet must read a credit note's amount as a number, not as text.
  */
 import { Effect, type Option, Stream } from "effect"
 import { HttpServerResponse } from "effect/http"
 import * as Security from "./Security.ts"
 
 const formulaStart = /^[=+\-@\t\r]/
+const plainNumber = /^-?[0-9]+(\.[0-9]+)?$/
 
 /** One cell as the file holds it: guarded against formulas, quoted when it must be. */
 export const cell = (value: string | number | null): string => {
   const text = value === null ? "" : String(value)
-  const guarded = formulaStart.test(text) ? `'${text}` : text
+  const guarded = formulaStart.test(text) && !plainNumber.test(text) ? `'${text}` : text
   return /[",\r\n]/.test(guarded) ? `"${guarded.replaceAll('"', '""')}"` : guarded
 }
 

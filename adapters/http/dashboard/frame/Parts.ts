@@ -21,10 +21,27 @@ export const when = (instant: DateTime.Utc | null, otherwise: string) => {
   return html`<time datetime=${iso} title=${exact}>${exact}</time>`
 }
 
+const moneyFormat = (currency: string) =>
+  new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay: "code" })
+
+/** How many of a currency's minor units make one: 2 for EUR, 0 for JPY, 3 for KWD. */
+const fractionDigits = (format: Intl.NumberFormat) => format.resolvedOptions().maximumFractionDigits ?? 2
+
 /** Minor units in the currency's own digits (cents for EUR, none for JPY), with its code. */
 export const formatMoney = (cents: number, currency: string) => {
-  const format = new Intl.NumberFormat("en", { style: "currency", currency, currencyDisplay: "code" })
-  return format.format(cents / 10 ** (format.resolvedOptions().maximumFractionDigits ?? 2))
+  const format = moneyFormat(currency)
+  return format.format(cents / 10 ** fractionDigits(format))
+}
+
+/**
+ * Minor units as a plain decimal in the currency's digits, for machines: `1234.50` for EUR,
+ * `1234` for JPY, `-0.05`; no grouping, no code. Integer arithmetic, so no cent is rounded away.
+ */
+export const decimalAmount = (cents: number, currency: string) => {
+  const digits = fractionDigits(moneyFormat(currency))
+  const whole = String(Math.abs(cents)).padStart(digits + 1, "0")
+  const sign = cents < 0 ? "-" : ""
+  return digits === 0 ? `${sign}${whole}` : `${sign}${whole.slice(0, -digits)}.${whole.slice(-digits)}`
 }
 
 /** An amount, kept on one line; its cell is right-aligned (`td.number`). */

@@ -1,25 +1,28 @@
 /**
- * The receivables list's filters as a CSV download (`/dashboard/receivables.csv`): every matching
- * receivable, read 500 at a time and written as it comes (`Csv.ts`): keyset pages, first detected
- * first, or, when a text is searched, the search's numbered pages, newest first. Members and admins alike: it is what the
- * list shows them. A filter the list would refuse is refused here too (400).
+ * The receivables list as a CSV download (`/dashboard/receivables.csv`): every receivable the
+ * list's query matches, in the list's order (its `sort` and `order`; its `page` is ignored: the
+ * file holds every page), read a chunk at a time and written as it comes (`Csv.ts`). Amounts are
+ * plain decimals in their currency's digits, beside the currency. With `metadata=1`, a last
+ * column holds each receivable's metadata as a JSON object, and fewer rows are read at a time,
+ * since a portal's metadata runs to about 60 KB a receivable. Members and admins alike: it is what
+ * the list shows them. A query the list would refuse is refused here too (400).
  */
 import { DateTime, Effect, Option } from "effect"
 import { type HttpRouter, HttpServerRequest } from "effect/http"
 import type { Receivable } from "../../../../core/receivables/domain/Resources.ts"
-import { Status } from "../../../../core/receivables/domain/Status.ts"
-import { defaultOrder, ReceivableFinder } from "../../../../core/receivables/services/ReceivableFinder.ts"
-import { Receivables } from "../../../../core/receivables/services/Receivables.ts"
-import { DebtorId, type ReceivableId, VendorId } from "../../../../core/shared/domain/Ids.ts"
+import { ReceivableFinder } from "../../../../core/receivables/services/ReceivableFinder.ts"
 import * as Csv from "../frame/Csv.ts"
 import { type Guards, htmlPage, queryOf, viewerOf } from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
-import { problemOf } from "./ReceivableRoutes.ts"
+import { decimalAmount } from "../frame/Parts.ts"
+import { filtersOf, orderOf } from "./ReceivablePages.ts"
+import { findFilterOf, problemOf } from "./ReceivableRoutes.ts"
 
 export const exportPath = "/dashboard/receivables.csv"
 
-/** Receivables read per query while the file is written. */
+/** Receivables read per query while the file is written: without metadata, and with it (at most ~3 MB). */
 const chunk = 500
+const metadataChunk = 50
 
 const header = [
   "id",
@@ -28,7 +31,7 @@ const header = [
   "debtor",
   "status",
   "portal_status",
-  "amount_cents",
+  "amount",
   "currency",
   "receivable_date",
   "due_date",
@@ -44,7 +47,7 @@ const rowOf = (item: Receivable) => [
   item.debtor.name,
   item.status,
   item.portalStatus,
-  item.amountCents,
+  decimalAmount(item.amountCents, item.currency),
   item.currency,
   item.receivableDate,
   item.dueDate,
@@ -54,7 +57,6 @@ const rowOf = (item: Receivable) => [
 ]
 
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
-  const receivables = yield* Receivables
   const finder = yield* ReceivableFinder
 
   yield* router.add(
@@ -64,64 +66,42 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       Effect.gen(function* () {
         const org = session.user.orgId
         const query = queryOf(yield* HttpServerRequest.HttpServerRequest)
-        const field = (name: string) => (query.get(name) ?? "").trim()
-        const filters = {
-          text: field("q"),
-          vendor: field("vendor"),
-          debtor: field("debtor"),
-          status: field("status"),
-          verifiedSince: field("verified_since"),
-          sort: "",
-          order: "",
-          page: ""
-        }
-        const problem = problemOf(filters)
+        const filters = filtersOf(query)
+        const metadataOption = (query.get("metadata") ?? "").trim()
+        const problem =
+          problemOf(filters) ??
+          (metadataOption === "" || metadataOption === "1" ? undefined : "metadata is either 1 (included) or left out.")
         if (problem !== undefined) return htmlPage(Pages.refusal("Not exported", problem, viewerOf(session)), 400)
-        const filter = {
-          vendorId: filters.vendor === "" ? undefined : VendorId.make(filters.vendor),
-          debtorId: filters.debtor === "" ? undefined : DebtorId.make(filters.debtor),
-          status: Status.literals.find((status) => status === filters.status),
-          // As the list: everything when no date is given.
-          verifiedSince: filters.verifiedSince === "" ? ("all" as const) : filters.verifiedSince
-        }
-        // A search reads the finder's numbered pages (a search matches few rows); the rest reads
-        // the list's keyset pages, which stay fast however deep.
-        if (filters.text !== "") {
-          const searched = (page: number) =>
-            finder.find(org, { text: filters.text, filter, order: defaultOrder, page, pageSize: chunk }).pipe(
+        const metadata = metadataOption === "1"
+        const pageSize = metadata ? metadataChunk : chunk
+        // The list's numbered pages, so that any of its orders is kept; a page is read only after
+        // the one before it is written.
+        const read = (page: number) =>
+          finder
+            .find(org, {
+              text: filters.text,
+              filter: findFilterOf(filters),
+              order: orderOf(filters),
+              page,
+              pageSize,
+              metadata
+            })
+            .pipe(
               // The text's length was checked above.
               Effect.orDie,
               Effect.map(
                 (found) =>
                   [
-                    found.items.map(rowOf),
-                    page * chunk < found.totalCount && found.items.length > 0 ? Option.some(page + 1) : Option.none()
+                    found.items.map((item) =>
+                      metadata ? [...rowOf(item), JSON.stringify(item.metadata ?? {})] : rowOf(item)
+                    ),
+                    found.items.length === pageSize && page * pageSize < found.totalCount
+                      ? Option.some(page + 1)
+                      : Option.none()
                   ] as const
               )
             )
-          return Csv.download("receivables.csv", header, 1, searched)
-        }
-        const page = (startingAfter: Option.Option<ReceivableId>) =>
-          receivables
-            .list(org, {
-              ...filter,
-              historyLimit: 0,
-              page: 1,
-              limit: chunk,
-              startingAfter: Option.getOrUndefined(startingAfter)
-            })
-            .pipe(
-              // The cursor is the last item just read, so it exists; page 1 is the only page asked for.
-              Effect.orDie,
-              Effect.map((list) => {
-                const last = list.items.at(-1)
-                return [
-                  list.items.map(rowOf),
-                  list.hasMore && last !== undefined ? Option.some(Option.some(last.id)) : Option.none()
-                ] as const
-              })
-            )
-        return Csv.download("receivables.csv", header, Option.none<ReceivableId>(), page)
+        return Csv.download("receivables.csv", metadata ? [...header, "metadata"] : header, 1, read)
       })
     )
   )

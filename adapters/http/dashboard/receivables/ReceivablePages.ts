@@ -62,6 +62,12 @@ export const listPath = (filters: ListFilters) => {
   return text === "" ? "/dashboard/receivables" : `/dashboard/receivables?${text}`
 }
 
+/** The list's CSV download, in the list's order; with metadata, a last column of it as JSON. */
+const exportPath = (filters: ListFilters, metadata: boolean) => {
+  const path = listPath(filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")
+  return metadata ? `${path}${path.includes("?") ? "&" : "?"}metadata=1` : path
+}
+
 export interface ListView {
   readonly filters: ListFilters
   readonly vendors: ReadonlyArray<Vendor>
@@ -217,13 +223,10 @@ export const list = (viewer: Viewer, view: ListView) =>
               view.totalCount === 0
                 ? null
                 : html`<p>
-                    <a
-                      href=${listPath(view.filters).replace("/dashboard/receivables", "/dashboard/receivables.csv")}
-                      download
-                      role="button"
-                      class="secondary outline"
+                    <a href=${exportPath(view.filters, false)} download role="button" class="secondary outline"
                       >Download these receivables as CSV</a
                     >
+                    ${" "}<a href=${exportPath(view.filters, true)} download>with their metadata</a>
                   </p>`
             }${results(view)}`
           : html`${alert(`Nothing was searched: ${view.problem}`)}<p><a href="/dashboard/receivables">Clear filters</a></p>`

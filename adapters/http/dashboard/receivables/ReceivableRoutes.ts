@@ -50,6 +50,17 @@ export const problemOf = (filters: ReceivablePages.ListFilters) => {
   return undefined
 }
 
+/** The core's filter for a query `problemOf` passed: "changed since" as the list reads it. */
+export const findFilterOf = (filters: ReceivablePages.ListFilters) => {
+  const since = filters.verifiedSince === "" ? Option.none() : parseVerifiedSince(filters.verifiedSince)
+  return {
+    vendorId: filters.vendor === "" ? undefined : VendorId.make(filters.vendor),
+    debtorId: filters.debtor === "" ? undefined : DebtorId.make(filters.debtor),
+    status: isStatus(filters.status) ? filters.status : undefined,
+    updatedSince: Option.isSome(since) && since.value._tag === "Since" ? since.value.at : undefined
+  }
+}
+
 export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRouter, guards: Guards) {
   const receivables = yield* Receivables
   const finder = yield* ReceivableFinder
@@ -76,16 +87,10 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
               ? "the debtor is not one of your debtors."
               : undefined)
         if (problem !== undefined) return htmlPage(ReceivablePages.list(viewerOf(session), { ...view, problem }), 400)
-        const since = filters.verifiedSince === "" ? Option.none() : parseVerifiedSince(filters.verifiedSince)
         const found = yield* finder
           .find(org, {
             text: filters.text,
-            filter: {
-              vendorId: filters.vendor === "" ? undefined : VendorId.make(filters.vendor),
-              debtorId: filters.debtor === "" ? undefined : DebtorId.make(filters.debtor),
-              status: isStatus(filters.status) ? filters.status : undefined,
-              updatedSince: Option.isSome(since) && since.value._tag === "Since" ? since.value.at : undefined
-            },
+            filter: findFilterOf(filters),
             order: ReceivablePages.orderOf(filters),
             page,
             pageSize
