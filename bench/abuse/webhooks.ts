@@ -126,7 +126,9 @@ const main = Effect.gen(function* () {
       countTimes.push(performance.now() - started)
       waiting = row!.waiting
     }
-    log(`flood: ${made.length} endpoints, ${replays.queued} replays queued ${replays.deliveries} in ${floodSeconds.toFixed(1)} s`)
+    log(
+      `flood: ${made.length} endpoints, ${replays.queued} replays queued ${replays.deliveries} in ${floodSeconds.toFixed(1)} s`
+    )
 
     const flooded = yield* quietPhase(quiet.org.id, quiet.pair.id, fast)
     log(`flooded: first ${flooded.first?.toFixed(0)} ms, all ${flooded.all?.toFixed(0)} ms`)

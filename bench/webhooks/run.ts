@@ -63,7 +63,6 @@ const main = Effect.gen(function* () {
   const services = webhookServices(db, timeout)
 
   yield* Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
     const endpoints = yield* WebhookEndpoints
     const delivery = yield* WebhookDelivery
     const { org, pair } = yield* newPair("Bench")
