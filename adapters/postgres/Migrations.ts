@@ -44,7 +44,7 @@ import syncInTwoPhases from "./migrations/0027_sync_in_two_phases.ts"
 import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
 import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
 import incarnations from "./migrations/0033_incarnations.ts"
-import inviteRevoked from "./migrations/0034_invite_revoked.ts"
+import teamInvitesAndEndedSessions from "./migrations/0034_team_invites_and_ended_sessions.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -81,7 +81,7 @@ export const migrations = {
   "0028_schema_compatibility": schemaCompatibility,
   "0029_sign_in_first_turn": signInFirstTurn,
   "0033_incarnations": incarnations,
-  "0034_invite_revoked": inviteRevoked
+  "0034_team_invites_and_ended_sessions": teamInvitesAndEndedSessions
 }
 
 /**
@@ -126,7 +126,7 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   // Adds two tables an older build never reads.
   "0033_incarnations": 29,
   // An older build reading the action log would not know the new action.
-  "0034_invite_revoked": 34
+  "0034_team_invites_and_ended_sessions": 34
 }
 
 /** The id of a migration named `<id>_<name>`. */

@@ -143,11 +143,19 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         SELECT id, email FROM dashboard_users WHERE org_id = ${org} ORDER BY created_at DESC LIMIT 1`
       const changed = yield* run(() => client.post(`/dashboard/team/${target!.id}/role`, { csrf, role: "member" }))
       assert.strictEqual(changed.status, 303)
-      assert.strictEqual(yield* createsKey(other.client, other.csrf), 303)
+      assert.strictEqual(
+        (yield* run(() => other.client.post("/dashboard/keys", { csrf: other.csrf, name: "by-someone" }))).headers.get(
+          "location"
+        ),
+        "/dashboard/sign-in?ended=role_changed",
+        "the session ended, and the redirect says why"
+      )
+      const told = yield* run(() => other.client.get("/dashboard/sign-in?ended=role_changed"))
+      assert.include(told.body, "You were signed out: an admin changed your role.")
       assert.strictEqual(
         (yield* run(() => other.client.get("/dashboard/keys"))).headers.get("location"),
         "/dashboard/sign-in",
-        "the session ended"
+        "the cookie is gone: nothing more is told"
       )
       const again = makeClient(base)
       yield* run(() => again.post("/dashboard/sign-in", { email: target!.email, password }))
@@ -175,10 +183,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
 
       const olderAdminLink = yield* inviteToken(org, address, "admin")
       yield* inviteToken(org, address, "member")
-      assert.strictEqual(yield* createsKey(first, csrf), 303)
       assert.strictEqual(
-        (yield* run(() => first.get("/dashboard/keys"))).headers.get("location"),
-        "/dashboard/sign-in",
+        (yield* run(() => first.post("/dashboard/keys", { csrf, name: "by-someone" }))).headers.get("location"),
+        "/dashboard/sign-in?ended=reinvited",
         "the re-invite signed them out"
       )
       const older = makeClient(base)
@@ -205,7 +212,18 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.strictEqual(removed.status, 303)
       assert.strictEqual(
         (yield* run(() => member.client.get("/dashboard/keys"))).headers.get("location"),
-        "/dashboard/sign-in"
+        "/dashboard/sign-in?ended=removed"
+      )
+      assert.include(
+        (yield* run(() => makeClient(base).get("/dashboard/sign-in?ended=removed"))).body,
+        "an admin removed you from the organization"
+      )
+      const stranger = makeClient(base)
+      stranger.cookie = `pr_session=${"x".repeat(43)}`
+      assert.strictEqual(
+        (yield* run(() => stranger.get("/dashboard/keys"))).headers.get("location"),
+        "/dashboard/sign-in",
+        "a token that was never a session is told nothing"
       )
       const signIn = yield* run(() => makeClient(base).post("/dashboard/sign-in", { email: target!.email, password }))
       assert.strictEqual(signIn.status, 401)

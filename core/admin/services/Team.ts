@@ -86,13 +86,14 @@ export class Team extends Context.Service<
       const applyRole = (org: OrgId, member: TeamMember, role: Role) =>
         Effect.gen(function* () {
           yield* applied(yield* users.changeRole(org, member.id, role))
-          yield* sessions.removeAllOfUser(org, member.id)
+          yield* sessions.removeAllOfUser(org, member.id, "role_changed", yield* DateTime.now)
         })
 
       const applyRemoval = (org: OrgId, member: TeamMember) =>
         Effect.gen(function* () {
-          yield* applied(yield* users.removeUser(org, member.id, yield* DateTime.now))
-          yield* sessions.removeAllOfUser(org, member.id)
+          const now = yield* DateTime.now
+          yield* applied(yield* users.removeUser(org, member.id, now))
+          yield* sessions.removeAllOfUser(org, member.id, "removed", now)
         })
 
       const sameId = (id: string) => (member: TeamMember) => member.id === id.toLowerCase()
