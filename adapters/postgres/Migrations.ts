@@ -45,6 +45,7 @@ import schemaCompatibility from "./migrations/0028_schema_compatibility.ts"
 import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
 import inFlightShares from "./migrations/0030_in_flight_shares.ts"
 import incarnations from "./migrations/0031_incarnations.ts"
+import teamInvitesAndEndedSessions from "./migrations/0032_team_invites_and_ended_sessions.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -81,7 +82,8 @@ export const migrations = {
   "0028_schema_compatibility": schemaCompatibility,
   "0029_sign_in_first_turn": signInFirstTurn,
   "0030_in_flight_shares": inFlightShares,
-  "0031_incarnations": incarnations
+  "0031_incarnations": incarnations,
+  "0032_team_invites_and_ended_sessions": teamInvitesAndEndedSessions
 }
 
 /**
@@ -126,7 +128,10 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   // A new table beside `requests_in_flight`: builds at 0029 keep counting their rows.
   "0030_in_flight_shares": 29,
   // Adds two tables an older build never reads.
-  "0031_incarnations": 29
+  "0031_incarnations": 29,
+  // A new action and a new table: an older build shows the action log's new action by its code
+  // and never reads the table.
+  "0032_team_invites_and_ended_sessions": 29
 }
 
 /** The id of a migration named `<id>_<name>`. */

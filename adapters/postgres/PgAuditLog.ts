@@ -261,7 +261,7 @@ const make = (options: Options) =>
     // `(org_id, at DESC, id DESC)` index of migration 0011 yields the page in order, so a page
     // reads about `limit` rows whatever the filters that follow.
     const search = Effect.fn("PgAuditLog.search")(function* (query: AuditSearch) {
-      const before = query.before
+      const { before, after } = query
       const rows = yield* sql<AuditRow & { readonly id: string }>`
         SELECT id, at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address
         FROM audit_log
@@ -286,8 +286,15 @@ const make = (options: Options) =>
               ? sql``
               : sql`AND at <= ${DateTime.toDateUtc(before.at)} AND (at, id) < (${DateTime.toDateUtc(before.at)}, ${before.sequence})`
           }
-        ORDER BY at DESC, id DESC LIMIT ${Math.max(0, query.limit)}`.pipe(Effect.orDie)
-      return rows.map(
+          ${
+            after === undefined
+              ? sql``
+              : sql`AND at >= ${DateTime.toDateUtc(after.at)} AND (at, id) > (${DateTime.toDateUtc(after.at)}, ${after.sequence})`
+          }
+        ORDER BY ${after === undefined ? sql`at DESC, id DESC` : sql`at ASC, id ASC`}
+        LIMIT ${Math.max(0, query.limit)}`.pipe(Effect.orDie)
+      // Going back to newer entries reads the oldest of them first; the page is still newest first.
+      return (after === undefined ? rows : rows.toReversed()).map(
         (row): StoredAuditEntry => ({
           entry: toEntry(row),
           position: { at: DateTime.fromDateUnsafe(row.at), sequence: Number(row.id) }

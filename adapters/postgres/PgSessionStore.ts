@@ -5,7 +5,7 @@
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
-import { type Session, SessionStore } from "../../core/accounts/ports/SessionStore.ts"
+import { type EndReason, type Session, SessionStore } from "../../core/accounts/ports/SessionStore.ts"
 import type { OrgId, UserId } from "../../core/shared/domain/Ids.ts"
 
 interface SessionRow {
@@ -58,11 +58,31 @@ export const layer = Layer.effect(
         Effect.asVoid
       )
 
-    const removeAllOfUser = (org: OrgId, user: UserId) =>
-      sql`DELETE FROM dashboard_sessions WHERE org_id = ${org} AND user_id = ${user}`.pipe(Effect.orDie, Effect.asVoid)
+    const removeAllOfUser = (org: OrgId, user: UserId, reason: EndReason, at: DateTime.Utc) =>
+      sql`
+        WITH ended AS (
+          DELETE FROM dashboard_sessions WHERE org_id = ${org} AND user_id = ${user} RETURNING token_hash
+        )
+        INSERT INTO dashboard_ended_sessions (token_hash, reason, ended_at)
+        SELECT token_hash, ${reason}, ${DateTime.toDateUtc(at)} FROM ended
+        ON CONFLICT (token_hash) DO UPDATE SET reason = EXCLUDED.reason, ended_at = EXCLUDED.ended_at`.pipe(
+        Effect.orDie,
+        Effect.asVoid,
+        Effect.withSpan("PgSessionStore.removeAllOfUser")
+      )
+
+    const endedReason = (tokenHash: Uint8Array) =>
+      sql<{ reason: EndReason }>`SELECT reason FROM dashboard_ended_sessions WHERE token_hash = ${tokenHash}`.pipe(
+        Effect.orDie,
+        Effect.map((rows) => Option.map(Option.fromNullishOr(rows[0]), (row) => row.reason)),
+        Effect.withSpan("PgSessionStore.endedReason")
+      )
 
     const removeExpired = (createdBefore: DateTime.Utc, seenBefore: DateTime.Utc) =>
       sql`
+        WITH forgotten AS (
+          DELETE FROM dashboard_ended_sessions WHERE ended_at < ${DateTime.toDateUtc(createdBefore)}
+        )
         DELETE FROM dashboard_sessions
         WHERE created_at < ${DateTime.toDateUtc(createdBefore)} OR last_seen_at < ${DateTime.toDateUtc(seenBefore)}
         RETURNING 1 AS one`.pipe(
@@ -71,6 +91,6 @@ export const layer = Layer.effect(
         Effect.withSpan("PgSessionStore.removeExpired")
       )
 
-    return SessionStore.of({ create, find, touch, remove, removeAllOfUser, removeExpired })
+    return SessionStore.of({ create, find, touch, remove, removeAllOfUser, endedReason, removeExpired })
   })
 )

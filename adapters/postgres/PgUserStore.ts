@@ -34,9 +34,13 @@ interface InviteRow {
   readonly used_at: Date | null
 }
 
-const toMember = (row: UserRow): TeamMember => ({
+/** A user row with its second factor's secret, read only to tell whether there is one. */
+type MemberRow = UserRow & { readonly totp_secret: string | null }
+
+const toMember = (row: MemberRow): TeamMember => ({
   ...toUser(row),
-  removedAt: row.removed_at === null ? null : DateTime.fromDateUnsafe(row.removed_at)
+  removedAt: row.removed_at === null ? null : DateTime.fromDateUnsafe(row.removed_at),
+  secondFactor: row.totp_secret !== null
 })
 
 const toInvite = (row: InviteRow): Invite => ({
@@ -87,6 +91,29 @@ export const layer = Layer.effect(
       return Option.map(Option.fromNullishOr(rows[0]), toInvite)
     })
 
+    const pendingInvites = Effect.fn("PgUserStore.pendingInvites")(function* (org: OrgId, now: DateTime.Utc) {
+      if (!isUuid(org)) return []
+      const rows = yield* sql<InviteRow>`
+        SELECT * FROM dashboard_invites
+        WHERE org_id = ${org} AND used_at IS NULL AND expires_at > ${DateTime.toDateUtc(now)}
+        ORDER BY email, created_at DESC`.pipe(Effect.orDie)
+      return rows.map(toInvite)
+    })
+
+    const revokeInvites = Effect.fn("PgUserStore.revokeInvites")(function* (
+      org: OrgId,
+      email: string,
+      now: DateTime.Utc
+    ) {
+      if (!isUuid(org)) return false
+      const at = DateTime.toDateUtc(now)
+      const rows = yield* sql`
+        UPDATE dashboard_invites SET used_at = ${at}
+        WHERE org_id = ${org} AND email = ${email} AND used_at IS NULL AND expires_at > ${at}
+        RETURNING 1`.pipe(Effect.orDie)
+      return rows.length > 0
+    })
+
     const redeemInvite = (tokenHash: Uint8Array, passwordHash: string, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const at = DateTime.toDateUtc(now)
@@ -101,7 +128,7 @@ export const layer = Layer.effect(
         // like any other: under the organization's lock, it never takes away the last admin (who
         // stays one, with the new password).
         yield* sql`SELECT 1 FROM organizations WHERE id = ${invite.org_id} FOR NO KEY UPDATE`
-        const team = (yield* sql<UserRow>`
+        const team = (yield* sql<MemberRow>`
           SELECT * FROM dashboard_users
           WHERE org_id = ${invite.org_id} AND (role = 'admin' OR email = ${invite.email})`).map(toMember)
         const existing = team.find((member) => member.email === invite.email && member.removedAt === null)
@@ -147,7 +174,7 @@ export const layer = Layer.effect(
 
     const listUsers = Effect.fn("PgUserStore.listUsers")(function* (org: OrgId) {
       if (!isUuid(org)) return []
-      const rows = yield* sql<UserRow>`
+      const rows = yield* sql<MemberRow>`
         SELECT * FROM dashboard_users WHERE org_id = ${org} ORDER BY email`.pipe(Effect.orDie)
       return rows.map(toMember)
     })
@@ -162,7 +189,7 @@ export const layer = Layer.effect(
       Effect.gen(function* () {
         if (!isUuid(org) || !isUuid(id)) return "missing" as const
         yield* sql`SELECT 1 FROM organizations WHERE id = ${org} FOR NO KEY UPDATE`
-        const rows = yield* sql<UserRow>`
+        const rows = yield* sql<MemberRow>`
           SELECT * FROM dashboard_users WHERE org_id = ${org} AND (role = 'admin' OR id = ${id})`
         const members = rows.map(toMember)
         const found = members.find((member) => member.id === id.toLowerCase() && member.removedAt === null)
@@ -197,6 +224,8 @@ export const layer = Layer.effect(
     return UserStore.of({
       createInvite,
       findInvite,
+      pendingInvites,
+      revokeInvites,
       redeemInvite,
       findByEmail,
       findUser,

@@ -75,12 +75,29 @@ const allPages = (audit: AuditLog["Service"], query: AuditSearch) =>
     return pages
   })
 
+/**
+ * Every page back to the newest, from after the oldest entry: each page the `limit` entries next
+ * newer, newest first. Bounded by the entries there are: each page but the last is full.
+ */
+const pagesBack = (audit: AuditLog["Service"], query: AuditSearch, oldest: StoredAuditEntry, entries: number) =>
+  Effect.gen(function* () {
+    const pages: Array<ReadonlyArray<StoredAuditEntry>> = []
+    let after = oldest.position
+    while (pages.length <= entries) {
+      const page = yield* audit.search({ ...query, after })
+      pages.push(page)
+      if (page.length < query.limit) break
+      after = page[0]!.position
+    }
+    return pages
+  })
+
 export const describeSearch = <R>(
   it: Vitest.MethodsNonLive<AuditLog | R>,
   storedKeys: Effect.Effect<readonly [ApiKeyId, ApiKeyId], never, R>
 ) => {
   it.effect(
-    "a search answers the organization's entries that pass every filter, newest first, page after page, never another organization's",
+    "a search answers the organization's entries that pass every filter, newest first, page after page (older and back to newer), never another organization's",
     () =>
       Effect.gen(function* () {
         const keys = yield* storedKeys
@@ -126,6 +143,17 @@ export const describeSearch = <R>(
                 pages.flat().map(({ entry }) => plain(entry)),
                 expectedOf(recorded, query).map(plain)
               )
+              const found = pages.flat()
+              const oldest = found.at(-1)
+              if (oldest !== undefined) {
+                const back = yield* pagesBack(audit, query, oldest, found.length)
+                assert.isTrue(back.every((page) => page.length <= query.limit))
+                assert.deepStrictEqual(
+                  [...back.toReversed().flat(), oldest].map(({ entry }) => plain(entry)),
+                  found.map(({ entry }) => plain(entry)),
+                  "paging back to newer entries passes the same ones"
+                )
+              }
             })
         )
       })

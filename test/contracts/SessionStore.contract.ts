@@ -59,46 +59,55 @@ export const describeSessionStore = <E>(name: string, storeLayer: Layer.Layer<Se
         yield* sessions.create(tokenHash, { orgId: user.orgId, userId: user.id, createdAt: at, lastSeenAt: at })
         yield* sessions.touch(other.id, tokenHash, DateTime.addDuration(at, Duration.minutes(5)))
         yield* sessions.remove(other.id, tokenHash)
-        yield* sessions.removeAllOfUser(other.id, user.id)
+        yield* sessions.removeAllOfUser(other.id, user.id, "removed", at)
         assert.strictEqual(millis(Option.getOrThrow(yield* sessions.find(tokenHash)).lastSeenAt), millis(at))
+        assert.isTrue(Option.isNone(yield* sessions.endedReason(tokenHash)), "another organization ends nothing")
       })
     )
 
-    it.effect("removing all of a user's sessions removes those and no other user's", () =>
-      Effect.gen(function* () {
-        const sessions = yield* SessionStore
-        const run = Effect.runPromiseWith(yield* Effect.context<Services>())
-        yield* Effect.promise(() =>
-          fc.assert(
-            fc.asyncProperty(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), (mine, theirs) =>
-              run(
-                Effect.gen(function* () {
-                  const user = yield* newUser()
-                  const colleague = yield* newUser({ orgId: user.orgId })
-                  const at = yield* startOf
-                  const make = (owner: typeof user) =>
-                    Effect.gen(function* () {
-                      const tokenHash = digest()
-                      yield* sessions.create(tokenHash, {
-                        orgId: owner.orgId,
-                        userId: owner.id,
-                        createdAt: at,
-                        lastSeenAt: at
+    it.effect(
+      "removing all of a user's sessions removes those and no other user's, keeping why for each of theirs",
+      () =>
+        Effect.gen(function* () {
+          const sessions = yield* SessionStore
+          const run = Effect.runPromiseWith(yield* Effect.context<Services>())
+          yield* Effect.promise(() =>
+            fc.assert(
+              fc.asyncProperty(fc.integer({ min: 0, max: 4 }), fc.integer({ min: 0, max: 4 }), (mine, theirs) =>
+                run(
+                  Effect.gen(function* () {
+                    const user = yield* newUser()
+                    const colleague = yield* newUser({ orgId: user.orgId })
+                    const at = yield* startOf
+                    const make = (owner: typeof user) =>
+                      Effect.gen(function* () {
+                        const tokenHash = digest()
+                        yield* sessions.create(tokenHash, {
+                          orgId: owner.orgId,
+                          userId: owner.id,
+                          createdAt: at,
+                          lastSeenAt: at
+                        })
+                        return tokenHash
                       })
-                      return tokenHash
-                    })
-                  const own = yield* Effect.forEach(Array.from({ length: mine }), () => make(user))
-                  const kept = yield* Effect.forEach(Array.from({ length: theirs }), () => make(colleague))
-                  yield* sessions.removeAllOfUser(user.orgId, user.id)
-                  for (const tokenHash of own) assert.isTrue(Option.isNone(yield* sessions.find(tokenHash)))
-                  for (const tokenHash of kept) assert.isTrue(Option.isSome(yield* sessions.find(tokenHash)))
-                })
-              )
-            ),
-            { numRuns: 10 }
+                    const own = yield* Effect.forEach(Array.from({ length: mine }), () => make(user))
+                    const kept = yield* Effect.forEach(Array.from({ length: theirs }), () => make(colleague))
+                    yield* sessions.removeAllOfUser(user.orgId, user.id, "role_changed", at)
+                    for (const tokenHash of own) {
+                      assert.isTrue(Option.isNone(yield* sessions.find(tokenHash)))
+                      assert.deepStrictEqual(yield* sessions.endedReason(tokenHash), Option.some("role_changed"))
+                    }
+                    for (const tokenHash of kept) {
+                      assert.isTrue(Option.isSome(yield* sessions.find(tokenHash)))
+                      assert.isTrue(Option.isNone(yield* sessions.endedReason(tokenHash)))
+                    }
+                  })
+                )
+              ),
+              { numRuns: 10 }
+            )
           )
-        )
-      })
+        })
     )
     it.effect("removing the expired removes the sessions past either limit, of every organization, and no other", () =>
       Effect.gen(function* () {

@@ -145,6 +145,36 @@ export const describeUserStore = <E>(name: string, storeLayer: Layer.Layer<Servi
         assert.deepStrictEqual([owner.user.orgId, owner.passwordHash], [one.id, "hash-1"])
       })
     )
+    it.effect("pending invites are the organization's unused, unexpired ones; revoking voids an address's", () =>
+      Effect.gen(function* () {
+        const store = yield* UserStore
+        const org = yield* newOrg
+        const other = yield* newOrg
+        const kept = yield* invite(org.id, "admin")
+        const revoked = yield* invite(org.id, "member")
+        const redeemed = yield* invite(org.id, "member")
+        const elsewhere = yield* invite(other.id, "member")
+        const now = yield* DateTime.now
+        yield* store.redeemInvite(redeemed.tokenHash, "hash-1", now)
+        const emailsOf = (invites: ReadonlyArray<{ readonly email: string }>) => invites.map((i) => i.email).sort()
+        assert.deepStrictEqual(emailsOf(yield* store.pendingInvites(org.id, now)), [kept.email, revoked.email].sort())
+        assert.deepStrictEqual(
+          yield* store.pendingInvites(org.id, DateTime.addDuration(now, Duration.hours(2))),
+          [],
+          "expired ones are not pending"
+        )
+        assert.isFalse(
+          yield* store.revokeInvites(other.id, revoked.email, now),
+          "another organization's revokes nothing"
+        )
+        assert.isFalse(yield* store.revokeInvites(org.id, redeemed.email, now), "a used one is not revoked")
+        assert.isTrue(yield* store.revokeInvites(org.id, revoked.email, now))
+        assert.isTrue(Option.isNone(yield* store.redeemInvite(revoked.tokenHash, "hash-2", now)))
+        assert.deepStrictEqual(emailsOf(yield* store.pendingInvites(org.id, now)), [kept.email])
+        assert.deepStrictEqual(emailsOf(yield* store.pendingInvites(other.id, now)), [elsewhere.email])
+      })
+    )
+
     it.effect("a newer invite of an address voids the organization's older ones at once, not another's", () =>
       Effect.gen(function* () {
         const store = yield* UserStore

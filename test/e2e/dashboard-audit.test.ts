@@ -42,6 +42,9 @@ const shownRequests = (body: string) => {
 const olderLink = (body: string) =>
   /<a href="([^"]+)" rel="next">Older requests<\/a>/.exec(body)?.[1]?.replaceAll("&amp;", "&")
 
+const newerLink = (body: string) =>
+  /<a href="([^"]+)" rel="prev">Newer requests<\/a>/.exec(body)?.[1]?.replaceAll("&amp;", "&")
+
 /** Requests of both organizations, made once for the whole file. */
 const setup = Effect.runSync(
   Effect.cached(
@@ -138,6 +141,49 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           Number(b.slice(9)) - Number(a.slice(9))
       )
       assert.deepStrictEqual(pages.flat(), expected)
+    })
+  )
+
+  it.effect("regression: from the oldest page, newer pages lead back through the same pages", () =>
+    Effect.gen(function* () {
+      const { fixture, base, sql } = yield* setup
+      yield* sql`
+        INSERT INTO audit_log (at, request_id, key_id, org_id, method, path, query, status, duration_ms, client_address)
+        SELECT date_trunc('second', now()) - (n / 2) * interval '1 second', 'req_back_' || n, NULL, ${fixture.orgA},
+          'GET', '/v1/paging-back', '', 200, 1, NULL
+        FROM generate_series(1, 120) n`
+      const { client } = yield* signedIn(base, fixture.orgA, "admin")
+      const walk = (first: string, link: (body: string) => string | undefined) =>
+        Effect.gen(function* () {
+          const pages: Array<ReadonlyArray<string>> = []
+          let at: string | undefined = first
+          // Bounded: three pages are expected, ten would be a loop.
+          while (at !== undefined && pages.length < 10) {
+            const answer = yield* run(() => client.get(at!))
+            assert.strictEqual(answer.status, 200)
+            pages.push(shownRequests(answer.body))
+            const following = link(answer.body)
+            if (following === undefined) return { pages, last: at }
+            at = following
+          }
+          return { pages, last: at }
+        })
+      const first = yield* run(() => client.get("/dashboard/audit?path=%2Fv1%2Fpaging-back"))
+      assert.isUndefined(newerLink(first.body), "the newest page has no newer one")
+      const older = yield* walk("/dashboard/audit?path=%2Fv1%2Fpaging-back", olderLink)
+      assert.deepStrictEqual(
+        older.pages.map((shown) => shown.length),
+        [50, 50, 20]
+      )
+      const oldest = yield* run(() => client.get(older.last!))
+      const back = yield* walk(newerLink(oldest.body)!, newerLink)
+      assert.deepStrictEqual(back.pages, older.pages.slice(0, 2).toReversed())
+      assert.strictEqual(
+        (yield* run(() =>
+          client.get("/dashboard/audit?before_at=2026-11-01T00:00Z&before_seq=1&after_at=2026-11-01T00:00Z&after_seq=1")
+        )).status,
+        400
+      )
     })
   )
 

@@ -133,6 +133,31 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.isAtLeast(usage.at(-1)!.succeeded, 4)
       assert.isAtLeast(usage.at(-1)!.clientErrors, 1)
       assert.strictEqual((yield* run(() => client.get(`/dashboard/keys/${other!.id}`))).status, 404)
+      assert.notInclude(page.body, "/revoke", "a member is offered no revoke")
+    })
+  )
+
+  it.effect("regression: a key's own page offers an admin its revoke, through the list's confirmation", () =>
+    Effect.gen(function* () {
+      const { fixture, base } = yield* setup
+      const { client, csrf } = yield* signedIn(base, fixture.orgA, "admin")
+      const shown = yield* create(client, csrf, "revoke-from-its-page")
+      const key = newKeyOf(shown.body)
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ id: string }>`SELECT id FROM api_keys WHERE name = 'revoke-from-its-page'`
+      const own = yield* run(() => client.get(`/dashboard/keys/${row!.id}`))
+      assert.include(own.body, `href="/dashboard/keys/${row!.id}/revoke"`)
+      const confirm = yield* run(() => client.get(`/dashboard/keys/${row!.id}/revoke`))
+      assert.strictEqual(confirm.status, 200)
+      assert.include(confirm.body, "Revoke the key")
+      const withoutCsrf = yield* run(() => client.post(`/dashboard/keys/${row!.id}/revoke`, { csrf: "" }))
+      assert.strictEqual(withoutCsrf.status, 403)
+      const revoked = yield* run(() => client.post(`/dashboard/keys/${row!.id}/revoke`, { csrf }))
+      assert.strictEqual(revoked.status, 303)
+      const used = yield* run(() => fetch(`${base}/v1/receivables`, { headers: { authorization: `Bearer ${key}` } }))
+      assert.strictEqual(used.status, 401)
+      const after = yield* run(() => client.get(`/dashboard/keys/${row!.id}`))
+      assert.notInclude(after.body, "/revoke", "a revoked key offers no second revoke")
     })
   )
 })

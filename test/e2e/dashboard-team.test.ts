@@ -72,6 +72,66 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
     })
   )
 
+  it.effect(
+    "regression: pending invites are listed and an admin revokes one (its link stops working, the log says so)",
+    () =>
+      Effect.gen(function* () {
+        const { base } = yield* setup
+        const org = yield* newOrg
+        const { client, csrf } = yield* signedIn(base, org, "admin")
+        const member = yield* signedIn(base, org, "member")
+        const address = email("pending")
+        const token = yield* inviteToken(org, address, "admin")
+        const page = yield* run(() => client.get("/dashboard/team"))
+        const pending = page.body.slice(
+          page.body.indexOf('id="pending-heading"'),
+          page.body.indexOf('id="invite-heading"')
+        )
+        assert.include(pending, `<th scope="row">${address}</th><td>admin</td>`)
+        assert.include(pending, "<time", "when it was made and when it expires")
+        assert.notInclude(pending, "member-", "redeemed invites are not pending")
+        assert.strictEqual(
+          (yield* run(() =>
+            member.client.post("/dashboard/team/invites/revoke", { csrf: member.csrf, email: address })
+          )).status,
+          403
+        )
+        const revoked = yield* run(() => client.post("/dashboard/team/invites/revoke", { csrf, email: address }))
+        assert.strictEqual(revoked.status, 303)
+        assert.strictEqual(revoked.headers.get("location"), "/dashboard/team?invite_revoked")
+        const after = yield* run(() => client.get("/dashboard/team?invite_revoked"))
+        assert.include(after.body, "The invite is revoked: its link no longer works.")
+        assert.include(after.body, "No invite is waiting to be used.")
+        assert.notStrictEqual((yield* run(() => makeClient(base).accept(token))).status, 303, "the link is void")
+        const again = yield* run(() => client.post("/dashboard/team/invites/revoke", { csrf, email: address }))
+        assert.strictEqual(again.status, 404)
+        assert.include(again.body, "Not revoked: no invite of that address is waiting")
+        const sql = yield* SqlClient.SqlClient
+        const logged = yield* sql<{ subject: string; user_id: string }>`
+        SELECT subject, user_id FROM dashboard_audit WHERE org_id = ${org} AND action = 'invite_revoked'`
+        assert.strictEqual(logged.length, 1)
+        assert.strictEqual(logged[0]!.subject, address)
+        assert.strictEqual(logged[0]!.user_id, yield* userId(/admin-\d+@example\.com/.exec(page.body)![0]))
+      })
+  )
+
+  it.effect("regression: each user's second factor is shown on or off", () =>
+    Effect.gen(function* () {
+      const { base } = yield* setup
+      const org = yield* newOrg
+      const { client } = yield* signedIn(base, org, "admin")
+      yield* signedIn(base, org, "member")
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`
+        UPDATE dashboard_users SET totp_secret = ${"A".repeat(32)}, totp_last_step = 0
+        WHERE org_id = ${org} AND role = 'member'`
+      const page = yield* run(() => client.get("/dashboard/team"))
+      assert.include(page.body, '<th scope="col">Second factor</th>')
+      assert.match(page.body, /member-\d+@example\.com<\/th><td>member<\/td><td>on<\/td>/)
+      assert.match(page.body, /admin-\d+@example\.com \(you\)<\/th><td>admin<\/td><td>off<\/td>/)
+    })
+  )
+
   it.effect("a demoted admin's sessions end at once; signed in again, they cannot create keys", () =>
     Effect.gen(function* () {
       const { base } = yield* setup
@@ -83,11 +143,19 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         SELECT id, email FROM dashboard_users WHERE org_id = ${org} ORDER BY created_at DESC LIMIT 1`
       const changed = yield* run(() => client.post(`/dashboard/team/${target!.id}/role`, { csrf, role: "member" }))
       assert.strictEqual(changed.status, 303)
-      assert.strictEqual(yield* createsKey(other.client, other.csrf), 303)
+      assert.strictEqual(
+        (yield* run(() => other.client.post("/dashboard/keys", { csrf: other.csrf, name: "by-someone" }))).headers.get(
+          "location"
+        ),
+        "/dashboard/sign-in?ended=role_changed",
+        "the session ended, and the redirect says why"
+      )
+      const told = yield* run(() => other.client.get("/dashboard/sign-in?ended=role_changed"))
+      assert.include(told.body, "You were signed out: an admin changed your role.")
       assert.strictEqual(
         (yield* run(() => other.client.get("/dashboard/keys"))).headers.get("location"),
         "/dashboard/sign-in",
-        "the session ended"
+        "the cookie is gone: nothing more is told"
       )
       const again = makeClient(base)
       yield* run(() => again.post("/dashboard/sign-in", { email: target!.email, password }))
@@ -115,10 +183,9 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
 
       const olderAdminLink = yield* inviteToken(org, address, "admin")
       yield* inviteToken(org, address, "member")
-      assert.strictEqual(yield* createsKey(first, csrf), 303)
       assert.strictEqual(
-        (yield* run(() => first.get("/dashboard/keys"))).headers.get("location"),
-        "/dashboard/sign-in",
+        (yield* run(() => first.post("/dashboard/keys", { csrf, name: "by-someone" }))).headers.get("location"),
+        "/dashboard/sign-in?ended=reinvited",
         "the re-invite signed them out"
       )
       const older = makeClient(base)
@@ -145,7 +212,18 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       assert.strictEqual(removed.status, 303)
       assert.strictEqual(
         (yield* run(() => member.client.get("/dashboard/keys"))).headers.get("location"),
-        "/dashboard/sign-in"
+        "/dashboard/sign-in?ended=removed"
+      )
+      assert.include(
+        (yield* run(() => makeClient(base).get("/dashboard/sign-in?ended=removed"))).body,
+        "an admin removed you from the organization"
+      )
+      const stranger = makeClient(base)
+      stranger.cookie = `pr_session=${"x".repeat(43)}`
+      assert.strictEqual(
+        (yield* run(() => stranger.get("/dashboard/keys"))).headers.get("location"),
+        "/dashboard/sign-in",
+        "a token that was never a session is told nothing"
       )
       const signIn = yield* run(() => makeClient(base).post("/dashboard/sign-in", { email: target!.email, password }))
       assert.strictEqual(signIn.status, 401)

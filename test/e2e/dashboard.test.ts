@@ -254,7 +254,14 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       }
       const csrf = csrfOf((yield* run(() => laptop.get("/dashboard/keys"))).body)
       assert.strictEqual((yield* run(() => laptop.post("/dashboard/sign-out-everywhere", { csrf }))).status, 303)
-      assert.strictEqual((yield* run(() => phone.get("/dashboard/keys"))).status, 303)
+      assert.strictEqual(
+        (yield* run(() => phone.get("/dashboard/keys"))).headers.get("location"),
+        "/dashboard/sign-in?ended=signed_out_everywhere"
+      )
+      assert.include(
+        (yield* run(() => phone.get("/dashboard/sign-in?ended=signed_out_everywhere"))).body,
+        "you signed out everywhere from another device"
+      )
 
       const sql = yield* SqlClient.SqlClient
       const [count] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM api_keys WHERE name = 'replayed'`

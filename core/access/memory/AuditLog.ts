@@ -39,7 +39,8 @@ const matchesSearch = (query: AuditSearch, { entry, position }: StoredAuditEntry
   (query.path === undefined ||
     (query.path.match === "exact" ? entry.path === query.path.value : entry.path.startsWith(query.path.value))) &&
   (query.requestId === undefined || entry.requestId === query.requestId) &&
-  (query.before === undefined || isBefore(position, query.before))
+  (query.before === undefined || isBefore(position, query.before)) &&
+  (query.after === undefined || isBefore(query.after, position))
 
 const make = Effect.gen(function* () {
   const tables = yield* AccessState
@@ -62,12 +63,11 @@ const make = Effect.gen(function* () {
     )
 
   const search = (query: AuditSearch) =>
-    Effect.sync(() =>
-      stored
-        .filter((item) => matchesSearch(query, item))
-        .sort(newestFirst)
-        .slice(0, Math.max(0, query.limit))
-    )
+    Effect.sync(() => {
+      const found = stored.filter((item) => matchesSearch(query, item)).sort(newestFirst)
+      const limit = Math.max(0, query.limit)
+      return query.after === undefined ? found.slice(0, limit) : found.slice(Math.max(0, found.length - limit))
+    })
 
   return AuditLog.of({ record, keep: record, recent, search, pending: Effect.succeed(0) })
 })

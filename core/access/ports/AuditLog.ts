@@ -52,6 +52,11 @@ export interface AuditSearch {
   readonly requestId?: string | undefined
   /** Only entries before this position (the last one of the previous page). */
   readonly before?: AuditPosition | undefined
+  /**
+   * Only entries after this position (the first one of the page before, going back to newer
+   * ones): the `limit` oldest of them, still returned newest first.
+   */
+  readonly after?: AuditPosition | undefined
   readonly limit: number
 }
 

@@ -7,7 +7,7 @@
 import { Context, type DateTime, Effect, Layer, type Redacted } from "effect"
 import type { DashboardAuditEntry } from "../ports/DashboardAuditLog.ts"
 import type { SecondFactor } from "../ports/SecondFactorStore.ts"
-import type { Session } from "../ports/SessionStore.ts"
+import type { EndReason, Session } from "../ports/SessionStore.ts"
 import type { HeldSecret } from "../ports/ShownOnceStore.ts"
 import type { Credentials, Invite } from "../ports/UserStore.ts"
 
@@ -40,6 +40,8 @@ export interface AccountTables {
   readonly trustedAddresses: Map<string, Array<string>>
   /** By the hex of their token's digest. */
   readonly sessions: Map<string, Session>
+  /** Why sessions were ended, by the hex of their token's digest. */
+  readonly endedSessions: Map<string, { readonly reason: EndReason; readonly at: DateTime.Utc }>
   /** Secrets held for a page that shows them once, by the hex of their handle's digest. */
   readonly shownOnce: Map<string, HeldSecret>
   readonly dashboardAudit: Array<DashboardAuditEntry>
@@ -69,6 +71,7 @@ export class AccountsState extends Context.Service<AccountsState, AccountTables>
         signInAttempts: new Map(),
         trustedAddresses: new Map(),
         sessions: new Map(),
+        endedSessions: new Map(),
         shownOnce: new Map(),
         dashboardAudit: []
       })

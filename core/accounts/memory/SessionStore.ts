@@ -5,11 +5,11 @@
 import { DateTime, Effect, Layer, Option } from "effect"
 import { Hex } from "effect/encoding"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
-import { SessionStore } from "../ports/SessionStore.ts"
+import { type EndReason, SessionStore } from "../ports/SessionStore.ts"
 import { AccountsState } from "./AccountsState.ts"
 
 const make = Effect.gen(function* () {
-  const { sessions } = yield* AccountsState
+  const { sessions, endedSessions } = yield* AccountsState
   const owned = (org: OrgId, digest: string) => {
     const session = sessions.get(digest)
     return session !== undefined && session.orgId === org.toLowerCase() ? session : undefined
@@ -35,12 +35,17 @@ const make = Effect.gen(function* () {
         const digest = Hex.encode(tokenHash)
         if (owned(org, digest) !== undefined) sessions.delete(digest)
       }),
-    removeAllOfUser: (org: OrgId, user: UserId) =>
+    removeAllOfUser: (org: OrgId, user: UserId, reason: EndReason, at: DateTime.Utc) =>
       Effect.sync(() => {
         for (const [digest, session] of sessions) {
-          if (session.orgId === org.toLowerCase() && session.userId === user.toLowerCase()) sessions.delete(digest)
+          if (session.orgId === org.toLowerCase() && session.userId === user.toLowerCase()) {
+            sessions.delete(digest)
+            endedSessions.set(digest, { reason, at })
+          }
         }
       }),
+    endedReason: (tokenHash) =>
+      Effect.sync(() => Option.map(Option.fromNullishOr(endedSessions.get(Hex.encode(tokenHash))), (e) => e.reason)),
     removeExpired: (createdBefore, seenBefore) =>
       Effect.sync(() => {
         let removed = 0
@@ -52,6 +57,9 @@ const make = Effect.gen(function* () {
             sessions.delete(digest)
             removed++
           }
+        }
+        for (const [digest, ended] of endedSessions) {
+          if (DateTime.isLessThan(ended.at, createdBefore)) endedSessions.delete(digest)
         }
         return removed
       })

@@ -119,11 +119,40 @@ export const layerMemory: Layer.Layer<UserStore, never, AccountsState | Organiza
         .filter((entry) => entry.user.orgId === org.toLowerCase())
         .map((entry) => ({
           ...entry.user,
-          removedAt: removedUsers.get(userKey(entry.user.orgId, entry.user.id)) ?? null
+          removedAt: removedUsers.get(userKey(entry.user.orgId, entry.user.id)) ?? null,
+          secondFactor: secondFactors.has(userKey(entry.user.orgId, entry.user.id))
         }))
         .sort((a, b) => (a.email < b.email ? -1 : a.email > b.email ? 1 : 0))
 
     const listUsers = (org: OrgId) => Effect.sync(() => membersOf(org))
+
+    const isPending = (invite: Invite, org: OrgId, now: DateTime.Utc) =>
+      invite.orgId === org.toLowerCase() && invite.usedAt === null && DateTime.isGreaterThan(invite.expiresAt, now)
+
+    const pendingInvites = (org: OrgId, now: DateTime.Utc) =>
+      Effect.sync(() =>
+        [...invites.values()]
+          .filter((invite) => isPending(invite, org, now))
+          .sort((a, b) =>
+            a.email !== b.email
+              ? a.email < b.email
+                ? -1
+                : 1
+              : DateTime.toEpochMillis(b.createdAt) - DateTime.toEpochMillis(a.createdAt)
+          )
+      )
+
+    const revokeInvites = (org: OrgId, email: string, now: DateTime.Utc) =>
+      Effect.sync(() => {
+        let revoked = false
+        for (const [digest, invite] of invites) {
+          if (invite.email === email && isPending(invite, org, now)) {
+            invites.set(digest, { ...invite, usedAt: now })
+            revoked = true
+          }
+        }
+        return revoked
+      })
 
     /** The organization's user of that id if not removed, or why the change cannot be made. */
     const changeable = (org: OrgId, id: UserId, becomes: DashboardUser["role"] | "removed") => {
@@ -159,6 +188,8 @@ export const layerMemory: Layer.Layer<UserStore, never, AccountsState | Organiza
       findByEmail,
       findUser,
       listUsers,
+      pendingInvites,
+      revokeInvites,
       changeRole,
       removeUser
     })

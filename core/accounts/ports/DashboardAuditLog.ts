@@ -25,6 +25,7 @@ export const DashboardAction = Schema.Literals([
   "recovery_codes_generated",
   "recovery_code_used",
   "user_invited",
+  "invite_revoked",
   "role_changed",
   "user_removed",
   // What admins do to webhooks in the dashboard; `subject` is the endpoint's or the delivery's id.

@@ -7,6 +7,13 @@
 import { Context, type DateTime, type Effect, type Option } from "effect"
 import type { OrgId, UserId } from "../../shared/domain/Ids.ts"
 
+/**
+ * Why a user's sessions were ended for them (not by their own sign-out), as the sign-in page
+ * tells the holder of an ended session: kept with each ended session's digest, so that it is told
+ * only to whoever holds that session's token.
+ */
+export type EndReason = "role_changed" | "removed" | "signed_out_everywhere" | "reinvited" | "invite_redeemed"
+
 export interface Session {
   readonly orgId: OrgId
   readonly userId: UserId
@@ -23,11 +30,14 @@ export class SessionStore extends Context.Service<
     readonly find: (tokenHash: Uint8Array) => Effect.Effect<Option.Option<Session>>
     readonly touch: (org: OrgId, tokenHash: Uint8Array, at: DateTime.Utc) => Effect.Effect<void>
     readonly remove: (org: OrgId, tokenHash: Uint8Array) => Effect.Effect<void>
-    /** Removes every session of the user. */
-    readonly removeAllOfUser: (org: OrgId, user: UserId) => Effect.Effect<void>
+    /** Removes every session of the user, keeping each one's digest with why it ended. */
+    readonly removeAllOfUser: (org: OrgId, user: UserId, reason: EndReason, at: DateTime.Utc) => Effect.Effect<void>
+    /** Why the session of this digest was ended, while that is kept. */
+    readonly endedReason: (tokenHash: Uint8Array) => Effect.Effect<Option.Option<EndReason>>
     /**
      * Removes every session, of any organization, created before `createdBefore` or last used
-     * before `seenBefore` (expired by the policy's two limits); how many.
+     * before `seenBefore` (expired by the policy's two limits); how many. The reasons of sessions
+     * ended before `createdBefore` go too: a session that old would have expired anyway.
      */
     readonly removeExpired: (createdBefore: DateTime.Utc, seenBefore: DateTime.Utc) => Effect.Effect<number>
   }

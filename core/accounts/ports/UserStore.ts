@@ -25,6 +25,8 @@ export interface DashboardUser {
 export interface TeamMember extends DashboardUser {
   /** When an admin or operator removed them; null while they may sign in. */
   readonly removedAt: DateTime.Utc | null
+  /** Whether a second factor (TOTP) is turned on: the team page shows who signs in with a password alone. */
+  readonly secondFactor: boolean
 }
 
 export interface Credentials {
@@ -79,6 +81,13 @@ export class UserStore extends Context.Service<
      */
     readonly createInvite: (invite: NewInvite) => Effect.Effect<Invite, OrganizationNotFound | EmailTaken>
     readonly findInvite: (tokenHash: Uint8Array) => Effect.Effect<Option.Option<Invite>>
+    /** The organization's invites still usable at `now` (unused, unexpired), by address. */
+    readonly pendingInvites: (org: OrgId, now: DateTime.Utc) => Effect.Effect<ReadonlyArray<Invite>>
+    /**
+     * Voids (marks used at `now`) the organization's unused, unexpired invites of the address:
+     * whether there was one.
+     */
+    readonly revokeInvites: (org: OrgId, email: string, now: DateTime.Utc) => Effect.Effect<boolean>
     /**
      * In one step: marks the invite used, if it is unused and not expired at `now`, stores its
      * user with this password hash (a new user, or the organization's user of that address with

@@ -17,7 +17,7 @@ import { guessableProblem, normalizePassword, verifyTyped } from "../domain/Pass
 import { CommonPasswords } from "../ports/CommonPasswords.ts"
 import { type HashingBusy, PasswordHasher } from "../ports/PasswordHasher.ts"
 import type { WrongCode } from "../ports/SecondFactorStore.ts"
-import { SessionStore } from "../ports/SessionStore.ts"
+import { type EndReason, SessionStore } from "../ports/SessionStore.ts"
 import { type Credentials, type DashboardUser, type EmailTaken, type Invite, UserStore } from "../ports/UserStore.ts"
 import type { UserAction } from "./ActionLog.ts"
 import * as ActionLog from "./ActionLog.ts"
@@ -122,6 +122,8 @@ export class Accounts extends Context.Service<
       replacing?: string
     ) => Effect.Effect<SignedInWithCode, CodeRefused>
     readonly authenticate: (sessionToken: string) => Effect.Effect<CurrentSession, SessionInvalid>
+    /** Why the session of this token was ended for its user, while that is kept (none for any other token). */
+    readonly endedReason: (sessionToken: string) => Effect.Effect<Option.Option<EndReason>>
     readonly checkCsrf: (session: CurrentSession, presented: string) => boolean
     readonly signOut: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
     readonly signOutEverywhere: (session: CurrentSession, clientAddress: string | null) => Effect.Effect<void>
@@ -193,7 +195,7 @@ export class Accounts extends Context.Service<
         // signed in as them is signed out at once, not when the link is used.
         const existing = yield* users.findByEmail(normalized)
         if (Option.isSome(existing) && existing.value.user.orgId === stored.orgId) {
-          yield* sessions.removeAllOfUser(stored.orgId, existing.value.user.id)
+          yield* sessions.removeAllOfUser(stored.orgId, existing.value.user.id, "reinvited", yield* DateTime.now)
         }
         return { token: Redacted.make(token), invite: stored }
       })
@@ -222,7 +224,7 @@ export class Accounts extends Context.Service<
         const redeemed = yield* users.redeemInvite(yield* sha256(token), passwordHash, yield* DateTime.now)
         if (Option.isNone(redeemed)) return yield* new InviteUnusable()
         // A new password through a new invite ends whatever was signed in with the old one.
-        yield* sessions.removeAllOfUser(redeemed.value.orgId, redeemed.value.id)
+        yield* sessions.removeAllOfUser(redeemed.value.orgId, redeemed.value.id, "invite_redeemed", yield* DateTime.now)
         yield* record({ user: redeemed.value, clientAddress }, "invite_accepted", null)
         return yield* startSession(redeemed.value, replacing)
       })
@@ -315,6 +317,11 @@ export class Accounts extends Context.Service<
         return { user: user.value, tokenHash, csrfToken } satisfies CurrentSession
       })
 
+      const endedReason = Effect.fn("Accounts.endedReason")(function* (token: string) {
+        if (!Policy.isWellFormedToken(token)) return Option.none<EndReason>()
+        return yield* sessions.endedReason(yield* sha256(token))
+      })
+
       const signOut = Effect.fn("Accounts.signOut")(function* (session: CurrentSession, clientAddress: string | null) {
         yield* sessions.remove(session.user.orgId, session.tokenHash)
         yield* record({ user: session.user, clientAddress }, "sign_out", null)
@@ -324,7 +331,12 @@ export class Accounts extends Context.Service<
         session: CurrentSession,
         clientAddress: string | null
       ) {
-        yield* sessions.removeAllOfUser(session.user.orgId, session.user.id)
+        yield* sessions.removeAllOfUser(
+          session.user.orgId,
+          session.user.id,
+          "signed_out_everywhere",
+          yield* DateTime.now
+        )
         yield* record({ user: session.user, clientAddress }, "sign_out_everywhere", null)
       })
 
@@ -335,6 +347,7 @@ export class Accounts extends Context.Service<
         signIn,
         signInWithCode,
         authenticate,
+        endedReason,
         checkCsrf: (session, presented) => Policy.constantTimeEqual(session.csrfToken, presented),
         signOut,
         signOutEverywhere,

@@ -42,8 +42,10 @@ export type RequestFilters = Omit<AuditSearch, "orgId" | "since" | "until" | "li
 
 export interface RequestPage {
   readonly entries: ReadonlyArray<StoredAuditEntry>
-  /** Where the next page starts, when there is one. */
+  /** Where the next page (older entries) starts, when there is one. */
   readonly next: AuditPosition | undefined
+  /** Where the previous page (newer entries) starts, after this position, when there is one. */
+  readonly previous: AuditPosition | undefined
   readonly since: DateTime.Utc
   readonly until: DateTime.Utc
 }
@@ -85,7 +87,7 @@ export class OrganizationAudit extends Context.Service<
         // A minute ahead, so entries of requests just answered are inside an open-ended window.
         const until = filters.until ?? DateTime.add(now, { minutes: 1 })
         const since = filters.since ?? DateTime.subtractDuration(until, defaultWindow)
-        const empty = { entries: [], next: undefined, since, until }
+        const empty = { entries: [], next: undefined, previous: undefined, since, until }
         let keyId: ApiKeyId | undefined
         if (filters.keyId !== undefined) {
           const key = yield* keys.find(actor, filters.keyId)
@@ -101,10 +103,25 @@ export class OrganizationAudit extends Context.Service<
           until,
           limit: pageSize + 1
         })
+        const more = found.length > pageSize
+        if (filters.after !== undefined) {
+          // Going to newer entries: the one more is the newest, beyond this page; the entry the
+          // page follows is older, so an older page is there whenever this one is not empty.
+          const entries = more ? found.slice(1) : found
+          return {
+            entries,
+            next: entries.at(-1)?.position,
+            previous: more ? entries[0]?.position : undefined,
+            since,
+            until
+          }
+        }
         const entries = found.slice(0, pageSize)
         return {
           entries,
-          next: found.length > pageSize ? entries.at(-1)?.position : undefined,
+          next: more ? entries.at(-1)?.position : undefined,
+          // A page that continues from an older position has newer entries before it.
+          previous: filters.before === undefined ? undefined : entries[0]?.position,
           since,
           until
         }

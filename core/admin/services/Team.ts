@@ -25,6 +25,9 @@ export class UserNotFound extends Schema.TaggedError<UserNotFound>()("UserNotFou
 /** The change would leave the organization without an admin, and nobody could manage it. */
 export class LastAdmin extends Schema.TaggedError<LastAdmin>()("LastAdmin", {}) {}
 
+/** No invite of that address is pending in the organization (used, expired, revoked or never made). */
+export class InviteNotFound extends Schema.TaggedError<InviteNotFound>()("InviteNotFound", {}) {}
+
 export class Team extends Context.Service<
   Team,
   {
@@ -38,6 +41,10 @@ export class Team extends Context.Service<
       { readonly token: Redacted.Redacted<string>; readonly invite: Invite },
       NotPermitted | EmailTaken | InvalidEmail
     >
+    /** The organization's invites still usable (admins only). */
+    readonly pendingInvites: (actor: Actor) => Effect.Effect<ReadonlyArray<Invite>, NotPermitted>
+    /** Voids the organization's pending invites of the address; `InviteNotFound` when there is none. */
+    readonly revokeInvite: (actor: Actor, email: string) => Effect.Effect<void, NotPermitted | InviteNotFound>
     readonly changeRole: (
       actor: Actor,
       userId: string,
@@ -79,13 +86,14 @@ export class Team extends Context.Service<
       const applyRole = (org: OrgId, member: TeamMember, role: Role) =>
         Effect.gen(function* () {
           yield* applied(yield* users.changeRole(org, member.id, role))
-          yield* sessions.removeAllOfUser(org, member.id)
+          yield* sessions.removeAllOfUser(org, member.id, "role_changed", yield* DateTime.now)
         })
 
       const applyRemoval = (org: OrgId, member: TeamMember) =>
         Effect.gen(function* () {
-          yield* applied(yield* users.removeUser(org, member.id, yield* DateTime.now))
-          yield* sessions.removeAllOfUser(org, member.id)
+          const now = yield* DateTime.now
+          yield* applied(yield* users.removeUser(org, member.id, now))
+          yield* sessions.removeAllOfUser(org, member.id, "removed", now)
         })
 
       const sameId = (id: string) => (member: TeamMember) => member.id === id.toLowerCase()
@@ -104,6 +112,20 @@ export class Team extends Context.Service<
           .pipe(Effect.catchTag("OrganizationNotFound", (missing: OrganizationNotFound) => Effect.die(missing)))
         yield* access.record(actor, "user_invited", `${made.invite.email} (${role})`)
         return made
+      })
+
+      const pendingInvites = Effect.fn("Team.pendingInvites")(function* (actor: Actor) {
+        yield* adminOnly(actor, "manage the team")
+        return yield* users.pendingInvites(actor.user.orgId, yield* DateTime.now)
+      })
+
+      const revokeInvite = Effect.fn("Team.revokeInvite")(function* (actor: Actor, email: string) {
+        yield* adminOnly(actor, "revoke invites")
+        const address = email.trim().toLowerCase()
+        if (!(yield* users.revokeInvites(actor.user.orgId, address, yield* DateTime.now))) {
+          return yield* new InviteNotFound()
+        }
+        yield* access.record(actor, "invite_revoked", address)
       })
 
       const changeRole = Effect.fn("Team.changeRole")(function* (actor: Actor, userId: string, role: Role) {
@@ -130,7 +152,16 @@ export class Team extends Context.Service<
         yield* applyRemoval(org, yield* target(org, sameEmail(email)))
       })
 
-      return Team.of({ members, invite, changeRole, remove, changeRoleByEmail, removeByEmail })
+      return Team.of({
+        members,
+        invite,
+        pendingInvites,
+        revokeInvite,
+        changeRole,
+        remove,
+        changeRoleByEmail,
+        removeByEmail
+      })
     })
   )
 }

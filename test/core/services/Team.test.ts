@@ -17,7 +17,8 @@ const member = (index: number, role: "admin" | "member"): TeamMember => ({
   email: `user-${index}@example.com`,
   role,
   createdAt: epoch,
-  removedAt: null
+  removedAt: null,
+  secondFactor: false
 })
 
 const adminsOf = (members: ReadonlyArray<TeamMember>) =>

@@ -18,6 +18,12 @@ export const keyPath = (id: string) => `${keysPath}/${id}`
 
 export const nameOf = (key: ApiKeyRecord) => (key.name === "" ? "(no name)" : key.name)
 
+/** The way to revoke a key, on its row and its own page alike: an admin's, of an active key. */
+const revokeLink = (viewer: Viewer, key: ApiKeyRecord) =>
+  viewer.user.role === "admin" && key.revokedAt === null
+    ? html`<a href=${`${keyPath(key.id)}/revoke`} aria-label=${`Revoke ${nameOf(key)}`}>Revoke…</a>`
+    : null
+
 const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
   <tr>
     <th scope="row"><a href=${keyPath(key.id)}>${nameOf(key)}</a></th>
@@ -25,17 +31,7 @@ const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
     <td>${when(key.createdAt, "")}</td>
     <td>${when(key.lastUsedAt, "never")}</td>
     <td>${key.revokedAt === null ? "active" : html`revoked ${when(key.revokedAt, "")}`}</td>
-    ${
-      viewer.user.role === "admin"
-        ? html`<td>
-            ${
-              key.revokedAt === null
-                ? html`<a href=${`${keyPath(key.id)}/revoke`} aria-label=${`Revoke ${nameOf(key)}`}>Revoke…</a>`
-                : null
-            }
-          </td>`
-        : null
-    }
+    ${viewer.user.role === "admin" ? html`<td>${revokeLink(viewer, key)}</td>` : null}
   </tr>
 `
 
@@ -198,6 +194,7 @@ export const keyUsage = (viewer: Viewer, usage: KeyUsage) =>
         <dt>State</dt>
         <dd>${usage.key.revokedAt === null ? "active" : html`revoked ${when(usage.key.revokedAt, "")}`}</dd>
       </dl>
+      ${revokeLink(viewer, usage.key)}
       ${usageSection(usage.days, "The API requests made with this key")}
       <section aria-labelledby="paths-heading">
         <h2 id="paths-heading">Top paths</h2>

@@ -5,12 +5,34 @@
  */
 import { Effect, Option, Redacted } from "effect"
 import { HttpRouter, HttpServerResponse } from "effect/http"
+import type { EndReason } from "../../../../core/accounts/ports/SessionStore.ts"
 import { Accounts } from "../../../../core/accounts/services/Accounts.ts"
-import { crossSite, formOf, type Guards, htmlPage, overviewPath, seeOther, signInPath } from "../frame/Handlers.ts"
+import {
+  crossSite,
+  formOf,
+  type Guards,
+  htmlPage,
+  overviewPath,
+  queryOf,
+  seeOther,
+  signInPath
+} from "../frame/Handlers.ts"
 import * as Pages from "../frame/Pages.ts"
 import * as Security from "../frame/Security.ts"
 import { accountPath, busyMessage, lockedFactor, signInCode, signInCodePath } from "./AccountPages.ts"
 import { usedQuery } from "./RecoveryCodePages.ts"
+
+/**
+ * What the sign-in page tells someone whose session was ended for them, by the code its redirect
+ * carries: fixed words that name nobody, so a crafted address tells nothing either.
+ */
+const endedNotices: Partial<Record<string, string>> = {
+  role_changed: "You were signed out: an admin changed your role. Sign in again to go on with the new one.",
+  removed: "You were signed out: an admin removed you from the organization. Ask an admin for a new invite.",
+  signed_out_everywhere: "You were signed out: you signed out everywhere from another device or tab.",
+  reinvited: "You were signed out: a new invite was sent to your address. Set your password through its link.",
+  invite_redeemed: "You were signed out: your password was set again through an invite."
+} satisfies Record<EndReason, string>
 
 const wrongCode = "That code is wrong or was used already. Enter the app's current code."
 const tryAgain = (seconds: number) => `Too many failed attempts. Try again in ${seconds} seconds.`
@@ -32,7 +54,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       const session = token === undefined ? Option.none() : yield* Effect.option(access.authenticate(token))
       if (Option.isSome(session)) return seeOther(overviewPath)
       const signedOutJustNow = request.url === `${signInPath}?signed-out`
-      return htmlPage(Pages.signIn(signedOutJustNow ? { notice: "You are signed out." } : {}))
+      const ended = endedNotices[queryOf(request).get("ended") ?? ""]
+      const notice = signedOutJustNow ? "You are signed out." : ended
+      return htmlPage(Pages.signIn(notice === undefined ? {} : { notice }))
     })
   )
 

@@ -71,7 +71,7 @@ const enableSection = (viewer: Viewer, setup: Setup, qr: string) => html`
     </p>
     <img src=${qr} width="232" height="232" alt="QR code of the secret, for an authenticator app to scan" />
     <p>Or type the secret: <code class="secret">${Redacted.value(setup.secret)}</code></p>
-    <p>Or as a link your app may open: <code class="secret">${setup.uri}</code></p>
+    <p>Or as a link your app may open: <a class="secret" href=${setup.uri}>${setup.uri}</a></p>
     <form method="post" action=${`${accountPath}/totp/enable`}>
       ${csrfField(viewer)}
       <label for="enable-password">Password</label>

@@ -30,16 +30,21 @@ export interface AuditView {
   /** The window searched, as a sentence. */
   readonly window: string
   readonly next: string | undefined
+  /** The page of newer entries, when this one is not the newest. */
+  readonly previous: string | undefined
   readonly continued: boolean
   readonly problem: string | undefined
 }
 
 export const requestsCsvPath = `${auditPath}/requests.csv`
 
-/** The page's address (or its CSV's) with these filters, continuing after a position when given. */
+/**
+ * The page's address (or its CSV's) with these filters, continuing from a position when given:
+ * to older entries (before it) or newer ones (after it).
+ */
 export const auditLink = (
   filters: AuditFilters,
-  before?: { readonly at: string; readonly sequence: number },
+  from?: { readonly at: string; readonly sequence: number; readonly direction: "before" | "after" },
   path = auditPath
 ) => {
   const query = new URLSearchParams()
@@ -53,9 +58,9 @@ export const auditLink = (
     ["request_id", filters.requestId]
   ] as const
   for (const [name, value] of fields) if (value !== "") query.set(name, value)
-  if (before !== undefined) {
-    query.set("before_at", before.at)
-    query.set("before_seq", `${before.sequence}`)
+  if (from !== undefined) {
+    query.set(`${from.direction}_at`, from.at)
+    query.set(`${from.direction}_seq`, `${from.sequence}`)
   }
   const text = query.toString()
   return text === "" ? path : `${path}?${text}`
@@ -161,6 +166,7 @@ export const audit = (viewer: Viewer, view: AuditView) =>
         <nav aria-label="Pages">
           <ul>
             ${view.continued ? html`<li><a href=${auditLink(view.filters)}>Newest</a></li>` : null}
+            ${view.previous === undefined ? null : html`<li><a href=${view.previous} rel="prev">Newer requests</a></li>`}
             ${view.next === undefined ? null : html`<li><a href=${view.next} rel="next">Older requests</a></li>`}
           </ul>
         </nav>

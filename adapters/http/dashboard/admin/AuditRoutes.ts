@@ -32,7 +32,19 @@ const instantOf = (text: string) =>
 type Read = { readonly filters: RequestFilters } | { readonly problem: string }
 
 /** The core's filters from the form's, or what is wrong with them in the words the page shows. */
-const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => {
+/** A page's position from the query's two fields; undefined when neither is set. */
+const positionOf = (at: string, sequence: string): AuditPosition | undefined | "unknown" => {
+  if (at === "" && sequence === "") return undefined
+  const instant = instantOf(at)
+  if (Option.isNone(instant) || !/^\d{1,15}$/.test(sequence)) return "unknown"
+  return { at: instant.value, sequence: Number(sequence) }
+}
+
+const read = (
+  form: AuditFilters,
+  before: AuditPosition | undefined | "unknown",
+  after: AuditPosition | undefined | "unknown"
+): Read => {
   const statusClass = statusClasses.get(form.status)
   if (form.status !== "" && statusClass === undefined) return { problem: "The status is not 2xx, 3xx, 4xx or 5xx." }
   if (form.path !== "" && form.match !== "prefix" && form.match !== "exact") {
@@ -42,11 +54,8 @@ const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => 
   const until = form.to === "" ? Option.none() : instantOf(form.to)
   if (form.from !== "" && Option.isNone(since)) return { problem: "“From” is not a date and time (2026-11-24T08:00)." }
   if (form.to !== "" && Option.isNone(until)) return { problem: "“To” is not a date and time (2026-11-24T18:00)." }
-  let before: AuditPosition | undefined
-  if (beforeAt !== "" || beforeSeq !== "") {
-    const at = instantOf(beforeAt)
-    if (Option.isNone(at) || !/^\d{1,15}$/.test(beforeSeq)) return { problem: "The page to continue from is unknown." }
-    before = { at: at.value, sequence: Number(beforeSeq) }
+  if (before === "unknown" || after === "unknown" || (before !== undefined && after !== undefined)) {
+    return { problem: "The page to continue from is unknown." }
   }
   return {
     filters: {
@@ -56,7 +65,8 @@ const read = (form: AuditFilters, beforeAt: string, beforeSeq: string): Read => 
       requestId: form.requestId === "" ? undefined : form.requestId,
       since: Option.getOrUndefined(since),
       until: Option.getOrUndefined(until),
-      before
+      before,
+      after
     }
   }
 }
@@ -82,7 +92,15 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
       to: field("to"),
       requestId: field("request_id")
     }
-    return { form, parsed: read(form, field("before_at"), field("before_seq")), continued: field("before_at") !== "" }
+    return {
+      form,
+      parsed: read(
+        form,
+        positionOf(field("before_at"), field("before_seq")),
+        positionOf(field("after_at"), field("after_seq"))
+      ),
+      continued: field("before_at") !== "" || field("after_at") !== ""
+    }
   }
 
   const forbidden = (session: Guarded) =>
@@ -105,21 +123,31 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           if ("problem" in parsed) {
             if (session.user.role !== "admin") return forbidden(session)
             return htmlPage(
-              auditPage(viewer, { ...view, requests: [], window: "", next: undefined, problem: parsed.problem }),
+              auditPage(viewer, {
+                ...view,
+                requests: [],
+                window: "",
+                next: undefined,
+                previous: undefined,
+                problem: parsed.problem
+              }),
               400
             )
           }
           const found = yield* auditService.requests(actor, parsed.filters)
-          const next =
-            found.next === undefined
+          const linkTo = (direction: "before" | "after", position: AuditPosition | undefined) =>
+            position === undefined
               ? undefined
-              : auditLink(form, { at: DateTime.formatIso(found.next.at), sequence: found.next.sequence })
+              : auditLink(form, { at: DateTime.formatIso(position.at), sequence: position.sequence, direction })
+          const next = linkTo("before", found.next)
+          const previous = linkTo("after", found.previous)
           return htmlPage(
             auditPage(viewer, {
               ...view,
               requests: found.entries,
               window: `from ${minute(found.since)} to ${minute(found.until)} UTC`,
               next,
+              previous,
               problem: undefined
             })
           )

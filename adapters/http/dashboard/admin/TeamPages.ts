@@ -13,6 +13,7 @@ export const invitePath = `${teamPath}/invite`
 /** Where inviting leads: the link, once. */
 export const invitedPath = `${teamPath}/invited`
 export const memberPath = (id: string) => `${teamPath}/${id}`
+export const revokeInvitePath = `${teamPath}/invites/revoke`
 
 const roleForm = (viewer: Viewer, member: TeamMember) => html`
   <form method="post" action=${`${memberPath(member.id)}/role`} class="inline">
@@ -29,6 +30,7 @@ const memberRow = (viewer: Viewer, member: TeamMember) => html`
   <tr>
     <th scope="row">${member.email}${member.id === viewer.user.id ? " (you)" : ""}</th>
     <td>${member.role}</td>
+    <td>${member.secondFactor ? "on" : "off"}</td>
     <td>${when(member.createdAt, "")}</td>
     <td>${member.removedAt === null ? roleForm(viewer, member) : html`removed ${when(member.removedAt, "")}`}</td>
     <td>
@@ -41,9 +43,58 @@ const memberRow = (viewer: Viewer, member: TeamMember) => html`
   </tr>
 `
 
+const inviteRow = (viewer: Viewer, invite: Invite) => html`
+  <tr>
+    <th scope="row">${invite.email}</th>
+    <td>${invite.role}</td>
+    <td>${when(invite.createdAt, "")}</td>
+    <td>${when(invite.expiresAt, "")}</td>
+    <td>
+      <form
+        method="post"
+        action=${revokeInvitePath}
+        class="inline"
+        data-confirm=${`Revoke the invite of ${invite.email}? Its link stops working.`}
+      >
+        ${csrfField(viewer)}
+        <input type="hidden" name="email" value=${invite.email} />
+        <button type="submit" class="secondary" aria-label=${`Revoke the invite of ${invite.email}`}>Revoke</button>
+      </form>
+    </td>
+  </tr>
+`
+
+const pendingSection = (viewer: Viewer, invites: ReadonlyArray<Invite>) => html`
+  <section aria-labelledby="pending-heading">
+    <h2 id="pending-heading">Pending invites</h2>
+    ${
+      invites.length === 0
+        ? html`<p>No invite is waiting to be used.</p>`
+        : html`<div class="overflow-auto" tabindex="0" role="region" aria-label="Pending invites, scrollable">
+            <table>
+              <caption>Invites whose links still work; revoking one stops its link at once</caption>
+              <thead>
+                <tr>
+                  <th scope="col">E-mail address</th>
+                  <th scope="col">Role</th>
+                  <th scope="col">Invited</th>
+                  <th scope="col">Expires</th>
+                  <th scope="col">Revoke</th>
+                </tr>
+              </thead>
+              <tbody>
+                ${invites.map((invite) => inviteRow(viewer, invite))}
+              </tbody>
+            </table>
+          </div>`
+    }
+  </section>
+`
+
 export const team = (
   viewer: Viewer,
   members: ReadonlyArray<TeamMember>,
+  invites: ReadonlyArray<Invite>,
   messages: { readonly problem?: string | undefined; readonly notice?: string | undefined } = {}
 ) =>
   page(
@@ -62,6 +113,7 @@ export const team = (
             <tr>
               <th scope="col">E-mail address</th>
               <th scope="col">Role</th>
+              <th scope="col">Second factor</th>
               <th scope="col">Since</th>
               <th scope="col">Change</th>
               <th scope="col">Remove</th>
@@ -72,6 +124,7 @@ export const team = (
           </tbody>
         </table>
       </div>
+      ${pendingSection(viewer, invites)}
       <section aria-labelledby="invite-heading">
         <h2 id="invite-heading">Invite someone</h2>
         <p>

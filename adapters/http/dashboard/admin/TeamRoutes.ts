@@ -35,8 +35,13 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     messages: { problem?: string; notice?: string },
     status = 200
   ) =>
-    team.members({ user: session.user, clientAddress }).pipe(
-      Effect.map((members) => htmlPage(TeamPages.team(viewerOf(session), members, messages), status)),
+    Effect.all([
+      team.members({ user: session.user, clientAddress }),
+      team.pendingInvites({ user: session.user, clientAddress })
+    ]).pipe(
+      Effect.map(([members, invites]) =>
+        htmlPage(TeamPages.team(viewerOf(session), members, invites, messages), status)
+      ),
       Effect.catchTag("NotPermitted", () => Effect.succeed(forbidden(session)))
     )
 
@@ -50,7 +55,9 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
           ? "The role is changed: the user's sessions have ended."
           : query.has("removed")
             ? "The user is removed: their sessions have ended."
-            : undefined
+            : query.has("invite_revoked")
+              ? "The invite is revoked: its link no longer works."
+              : undefined
         return teamPage(session, clientAddress, notice === undefined ? {} : { notice })
       })
     )
@@ -88,6 +95,26 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
         })
       )
     })
+  )
+
+  yield* router.add(
+    "POST",
+    TeamPages.revokeInvitePath,
+    signedInChange((session, clientAddress, field) =>
+      team.revokeInvite({ user: session.user, clientAddress }, field("email")).pipe(
+        Effect.map(() => seeOther(`${TeamPages.teamPath}?invite_revoked`)),
+        Effect.catchTags({
+          NotPermitted: () => Effect.succeed(forbidden(session)),
+          InviteNotFound: () =>
+            teamPage(
+              session,
+              clientAddress,
+              { problem: "Not revoked: no invite of that address is waiting (used, expired or revoked already)." },
+              404
+            )
+        })
+      )
+    )
   )
 
   yield* router.add(

@@ -108,7 +108,10 @@ export const makeGuards = Effect.fnUntraced(function* (options: GuardOptions) {
       const session = yield* Effect.option(access.authenticate(token))
       if (Option.isNone(session)) {
         verified.forget(digestOf(token))
-        return yield* Security.withoutSession(seeOther(signInPath), origin.secure)
+        // Why is told only to the holder of the ended session's token, by a code in the address.
+        const reason = yield* access.endedReason(token)
+        const to = Option.isSome(reason) ? `${signInPath}?ended=${reason.value}` : signInPath
+        return yield* Security.withoutSession(seeOther(to), origin.secure)
       }
       // A signed-in user's pages count against their session, not against the allowance their
       // address shares with everything keyless from it (an office behind one address).
