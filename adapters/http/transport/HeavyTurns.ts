@@ -11,7 +11,8 @@
  * reads slowly holds none.
  */
 import { Context, Deferred, Effect, Layer } from "effect"
-import * as FairQueue from "../../../core/accounts/domain/FairQueue.ts"
+import type * as FairQueue from "../../../core/accounts/domain/FairQueue.ts"
+import * as FairPlaces from "../../../core/accounts/services/FairPlaces.ts"
 import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import type { Turn } from "./StreamedPage.ts"
 
@@ -40,26 +41,8 @@ const unbounded: FairQueue.Bounds = {
   first: 0
 }
 
-interface Waiter {
-  readonly turn: Deferred.Deferred<void>
-  given: boolean
-}
-
 export const make = Effect.sync(() => {
-  let running = 0
-  let queue = FairQueue.empty<Waiter>()
-
-  // A turn that ends goes straight to the next waiter, so that no arrival can take it first.
-  const release = () => {
-    const taken = FairQueue.take(queue)
-    if (taken === undefined) {
-      running--
-      return
-    }
-    queue = taken.queue
-    taken.next.item.given = true
-    Deferred.doneUnsafe(taken.next.item.turn, Effect.void)
-  }
+  const places = FairPlaces.make(turnsAtOnce)
 
   const of =
     (org: OrgId): Turn =>
@@ -71,19 +54,12 @@ export const make = Effect.sync(() => {
           // theirs back to back, so a loop's turn holds at most one piece.
           const run = Effect.ensuring(
             Effect.andThen(Effect.sync(make), (piece) => Effect.as(Effect.yieldNow, piece)),
-            Effect.sync(release)
+            Effect.sync(places.release)
           )
-          if (running < turnsAtOnce) {
-            running++
-            return run
-          }
-          const waiter: Waiter = { turn: Deferred.makeUnsafe<void>(), given: false }
-          queue = FairQueue.offer(queue, { address: org, account: undefined, first: false }, waiter, unbounded)!
+          if (places.takeFree()) return run
+          const waiter = places.wait({ address: org, account: undefined, first: false }, unbounded)!
           // The turn may be given in the same instant the answer ends: then it is passed on.
-          const giveUp = Effect.sync(() => {
-            if (waiter.given) release()
-            else queue = FairQueue.withdraw(queue, waiter)
-          })
+          const giveUp = Effect.sync(() => places.giveUp(waiter))
           return restore(Deferred.await(waiter.turn)).pipe(
             Effect.onInterrupt(() => giveUp),
             Effect.andThen(run)

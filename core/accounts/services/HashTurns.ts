@@ -7,8 +7,9 @@
  * place and got 97.5% of everyone's sign-ins refused. Depends on `effect` and the core.
  */
 import { Config, Deferred, Duration, Effect, Schema } from "effect"
-import * as FairQueue from "../domain/FairQueue.ts"
+import type * as FairQueue from "../domain/FairQueue.ts"
 import { HashingBusy } from "../ports/PasswordHasher.ts"
+import * as FairPlaces from "./FairPlaces.ts"
 
 /**
  * Two, for a 2-core machine: measured with `bench/abuse/sign-in-storm.ts`, a storm at this cap
@@ -34,27 +35,9 @@ export const longestWait = Duration.seconds(3)
 /** `Retry-After` counts whole seconds; a hash in flight ends within about a tenth of one. */
 const busy = new HashingBusy({ retryAfterSeconds: 1 })
 
-interface Waiter {
-  readonly turn: Deferred.Deferred<void>
-  given: boolean
-}
-
 export const make = (inFlight: number) =>
   Effect.sync(() => {
-    let running = 0
-    let queue = FairQueue.empty<Waiter>()
-
-    // A place that frees goes straight to the next waiter, so that no arrival can take it first.
-    const release = () => {
-      const taken = FairQueue.take(queue)
-      if (taken === undefined) {
-        running--
-        return
-      }
-      queue = taken.queue
-      taken.next.item.given = true
-      Deferred.doneUnsafe(taken.next.item.turn, Effect.void)
-    }
+    const places = FairPlaces.make(inFlight)
 
     /**
      * `work` (a hash) once a place is free for `ticket`; the place is held until the work ends,
@@ -68,21 +51,13 @@ export const make = (inFlight: number) =>
         Effect.suspend((): Effect.Effect<A, E | HashingBusy, R> => {
           const run = Effect.ensuring(
             restore(work),
-            Effect.sync(() => release())
+            Effect.sync(() => places.release())
           )
-          if (running < inFlight) {
-            running++
-            return run
-          }
-          const waiter: Waiter = { turn: Deferred.makeUnsafe<void>(), given: false }
-          const offered = FairQueue.offer(queue, ticket, waiter, bounds)
-          if (offered === undefined) return Effect.fail(busy)
-          queue = offered
+          if (places.takeFree()) return run
+          const waiter = places.wait(ticket, bounds)
+          if (waiter === undefined) return Effect.fail(busy)
           // The place may be given in the same instant the wait ends: whoever holds it runs.
-          const giveUp = Effect.sync(() => {
-            if (waiter.given) release()
-            else queue = FairQueue.withdraw(queue, waiter)
-          })
+          const giveUp = Effect.sync(() => places.giveUp(waiter))
           return restore(Effect.timeoutOption(Deferred.await(waiter.turn), longestWait)).pipe(
             Effect.onInterrupt(() => giveUp),
             Effect.flatMap(
