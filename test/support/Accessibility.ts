@@ -47,6 +47,10 @@ export const inspectEverywhere = async (
       for (const line of await wcagViolations(page)) found.push(`${name} ${size.name} ${scheme}: ${line}`)
       for (const line of refused) found.push(`${name} ${size.name} ${scheme}: CSP ${line}`)
       for (const slip of copySlips(await page.innerText("body"))) found.push(`${name}: copy "${slip}"`)
+      // A scrolling region inside another, which the script makes of a table the server wrapped
+      // its own way: two landmarks of one name (axe's `landmark-unique`, outside the WCAG rules).
+      const nested = (await page.evaluate("document.querySelectorAll('[role=region] [role=region]').length")) as number
+      if (nested > 0) found.push(`${name} ${size.name} ${scheme}: ${nested} region(s) nested in another`)
       await page.screenshot({ path: `${artifacts}/${name}-${size.name}-${scheme}.png`, fullPage: true })
       await context.close()
     }

@@ -9,7 +9,7 @@ import type { ApiKeyRecord } from "../../../../core/access/ports/ApiKeyStore.ts"
 import type { KeyUsage, UsageDay } from "../../../../core/admin/services/OrganizationUsage.ts"
 import { keysPath } from "../frame/Handlers.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
-import { alert, notice, when } from "../frame/Parts.ts"
+import { alert, notice, table, when } from "../frame/Parts.ts"
 import { usageSection } from "./UsagePages.ts"
 
 /** Where creating a key leads: the key, once. */
@@ -35,27 +35,12 @@ const keyRow = (viewer: Viewer, key: ApiKeyRecord) => html`
   </tr>
 `
 
-// Focusable, so that a keyboard can scroll the table on a narrow screen.
-const keyTable = (viewer: Viewer, records: ReadonlyArray<ApiKeyRecord>, caption: string) => html`
-  <div class="overflow-auto" tabindex="0" role="region" aria-label=${caption}>
-    <table>
-      <caption>${caption}</caption>
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Starts with</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">State</th>
-          ${viewer.user.role === "admin" ? html`<th scope="col">Action</th>` : null}
-        </tr>
-      </thead>
-      <tbody>
-        ${records.map((key) => keyRow(viewer, key))}
-      </tbody>
-    </table>
-  </div>
-`
+const keyTable = (viewer: Viewer, records: ReadonlyArray<ApiKeyRecord>, caption: string) =>
+  table(
+    caption,
+    ["Name", "Starts with", "Created", "Last used", "State", ...(viewer.user.role === "admin" ? ["Action"] : [])],
+    records.map((key) => keyRow(viewer, key))
+  )
 
 const createForm = (viewer: Viewer, problem: string | undefined) => html`
   <section aria-labelledby="create-heading">

@@ -13,7 +13,7 @@ import {
 } from "../../../../core/accounts/ports/DashboardAuditLog.ts"
 import type { TeamMember } from "../../../../core/accounts/ports/UserStore.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
-import { alert, when } from "../frame/Parts.ts"
+import { alert, table, when } from "../frame/Parts.ts"
 import { auditPath } from "./AuditPages.ts"
 
 export const actionsPath = `${auditPath}/actions`
@@ -104,21 +104,11 @@ export const actions = (viewer: Viewer, view: ActionsView) =>
       <h1>Dashboard actions</h1>
       <p><a href=${auditPath}>API requests</a> · <a href=${actionsLink(actionsCsvPath, view.filters)} download>Download as CSV</a></p>
       ${filterForm(view)} ${alert(view.problem)}
-      <div class="overflow-auto" tabindex="0" role="region" aria-label="Dashboard actions, scrollable">
-        <table>
-          <caption>What people did in the dashboard, newest first${view.continued ? " (continued)" : ""}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">User</th>
-              <th scope="col">Action</th>
-              <th scope="col">On</th>
-              <th scope="col">Client address</th>
-            </tr>
-          </thead>
-          <tbody>${view.entries.map(row(view.names))}</tbody>
-        </table>
-      </div>
+      ${table(
+        `What people did in the dashboard, newest first${view.continued ? " (continued)" : ""}`,
+        ["Time", "User", "Action", "On", "Client address"],
+        view.entries.map(row(view.names))
+      )}
       ${view.entries.length === 0 && view.problem === undefined ? html`<p>No action matches.</p>` : null}
       <nav aria-label="Pages">
         <ul>

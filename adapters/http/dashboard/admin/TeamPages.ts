@@ -6,7 +6,7 @@
 import { html } from "htm/preact"
 import type { Invite, TeamMember } from "../../../../core/accounts/ports/UserStore.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
-import { alert, notice, when } from "../frame/Parts.ts"
+import { alert, notice, table, when } from "../frame/Parts.ts"
 
 export const teamPath = "/dashboard/team"
 export const invitePath = `${teamPath}/invite`
@@ -70,23 +70,11 @@ const pendingSection = (viewer: Viewer, invites: ReadonlyArray<Invite>) => html`
     ${
       invites.length === 0
         ? html`<p>No invite is waiting to be used.</p>`
-        : html`<div class="overflow-auto" tabindex="0" role="region" aria-label="Pending invites, scrollable">
-            <table>
-              <caption>Invites whose links still work; revoking one stops its link at once</caption>
-              <thead>
-                <tr>
-                  <th scope="col">E-mail address</th>
-                  <th scope="col">Role</th>
-                  <th scope="col">Invited</th>
-                  <th scope="col">Expires</th>
-                  <th scope="col">Revoke</th>
-                </tr>
-              </thead>
-              <tbody>
-                ${invites.map((invite) => inviteRow(viewer, invite))}
-              </tbody>
-            </table>
-          </div>`
+        : table(
+            "Invites whose links still work; revoking one stops its link at once",
+            ["E-mail address", "Role", "Invited", "Expires", "Revoke"],
+            invites.map((invite) => inviteRow(viewer, invite))
+          )
     }
   </section>
 `
@@ -106,24 +94,11 @@ export const team = (
         always keeps one admin.
       </p>
       ${notice(messages.notice)} ${alert(messages.problem)}
-      <div class="overflow-auto" tabindex="0" role="region" aria-label="Users, scrollable">
-        <table>
-          <caption>Your organization's dashboard users</caption>
-          <thead>
-            <tr>
-              <th scope="col">E-mail address</th>
-              <th scope="col">Role</th>
-              <th scope="col">Second factor</th>
-              <th scope="col">Since</th>
-              <th scope="col">Change</th>
-              <th scope="col">Remove</th>
-            </tr>
-          </thead>
-          <tbody>
-            ${members.map((member) => memberRow(viewer, member))}
-          </tbody>
-        </table>
-      </div>
+      ${table(
+        "Your organization's dashboard users",
+        ["E-mail address", "Role", "Second factor", "Since", "Change", "Remove"],
+        members.map((member) => memberRow(viewer, member))
+      )}
       ${pendingSection(viewer, invites)}
       <section aria-labelledby="invite-heading">
         <h2 id="invite-heading">Invite someone</h2>
