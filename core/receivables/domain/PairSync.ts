@@ -125,6 +125,25 @@ const unstorableFields = (document: FetchedDocument): ReadonlyArray<string> => {
   return reasons
 }
 
+/** Of a refused value, what a reason shows: enough to find it in the portal, never a whole field. */
+const shownValueLength = 40
+
+/**
+ * The value at `path` of `input`, as the reason for refusing it shows it (`got 12.5`), so that
+ * whoever reads the quarantine can tell what the portal sent; cut at `shownValueLength`. Sizes
+ * were checked before (`oversizeFields`), so no value read here is large.
+ */
+const gotValue = (input: unknown, path: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }>) => {
+  let value = input
+  for (const segment of path) {
+    if (value === null || typeof value !== "object") return ""
+    value = (value as Record<PropertyKey, unknown>)[typeof segment === "object" ? segment.key : segment]
+  }
+  if (value === undefined || (value !== null && typeof value === "object")) return ""
+  const text = JSON.stringify(value)
+  return `, got ${text.length > shownValueLength ? `${text.slice(0, shownValueLength)}…` : text}`
+}
+
 /** The document as a receivable's state, or the reasons it cannot be one. */
 export const validateDocument = (
   document: FetchedDocument,
@@ -137,7 +156,7 @@ export const validateDocument = (
   if (oversize.length > 0) return { _tag: "Invalid", reasons: oversize }
   const unstorableReasons = unstorableFields(document)
   if (unstorableReasons.length > 0) return { _tag: "Invalid", reasons: unstorableReasons }
-  const exit = decodeState({
+  const input = {
     vendorReceivableId: document.vendorReceivableId,
     amountCents: document.amountCents,
     currency: document.currency,
@@ -147,13 +166,15 @@ export const validateDocument = (
     portalStatus: document.portalStatus,
     poNumber: document.poNumber,
     metadata: document.metadata
-  })
+  }
+  const exit = decodeState(input)
   if (exit._tag === "Success") return { _tag: "Valid", state: exit.value }
   const error = exit.cause.reasons.find((reason) => reason._tag === "Fail")
   const issues =
     error !== undefined && error._tag === "Fail" && Schema.isSchemaError(error.error)
       ? formatIssues(error.error.issue).issues.map(
-          (issue) => `${(issue.path ?? []).map(String).join(".") || "document"}: ${issue.message}`
+          (issue) =>
+            `${(issue.path ?? []).map(String).join(".") || "document"}: ${issue.message}${gotValue(input, issue.path ?? [])}`
         )
       : ["the document could not be read"]
   return { _tag: "Invalid", reasons: issues }

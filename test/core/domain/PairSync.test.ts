@@ -260,9 +260,10 @@ describe("planPairSync", () => {
     assert.strictEqual(plan.quarantined.length, 2)
     assert.deepStrictEqual(plan.inserts, [])
     const reasons = plan.quarantined[0]!.reasons.join("; ")
-    assert.match(reasons, /amountCents/)
-    assert.match(reasons, /currency/)
-    assert.match(reasons, /receivableDate/)
+    // Each reason names the field and what the portal sent in it.
+    assert.match(reasons, /amountCents: [^;]*, got 12\.5/)
+    assert.match(reasons, /currency: [^;]*, got "euro"/)
+    assert.match(reasons, /receivableDate: [^;]*, got "2026-02-30"/)
     assert.deepStrictEqual(plan.quarantined[1]!.reasons, ["the portal returned this document twice"])
   })
 
