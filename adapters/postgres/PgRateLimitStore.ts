@@ -232,22 +232,36 @@ const allowances = (sql: SqlClient.SqlClient) => {
       if (forKey._tag === "Spend" && LocalAllowance.plan(held.get(second.name), second.policy, now)._tag !== "Ask") {
         return Effect.succeed(decide(first, second, now))
       }
-      if (held.size >= forgetAbove) {
-        for (const [name, allowance] of held) if (allowance.lapsesAt <= now) held.delete(name)
+      // Another key of the organization refilling: its statement may bring the organization's
+      // batch, and two asked at once would hold more than the stated bound (a tenth of the burst).
+      const organizationPending = refilling.get(second.name)
+      if (organizationPending !== undefined) {
+        return Effect.andThen(Deferred.await(organizationPending), takeForKey(key, first, second))
       }
-      const done = Deferred.makeUnsafe<void, RateLimitStoreUnavailable>()
-      refilling.set(first.name, done)
-      return refill(key, first, second, now).pipe(
-        Effect.onExit((exit) =>
-          Effect.sync(() => {
-            refilling.delete(first.name)
-            // An unreachable store fails the waiters at once, each to its caller's fallback, rather
-            // than letting them try it again one after another; otherwise they decide again.
-            const failed = Exit.findErrorOption(exit)
-            Deferred.doneUnsafe(done, failed._tag === "Some" ? Exit.fail(failed.value) : Exit.void)
-          })
+      if (held.size >= forgetAbove) {
+        for (const [name, allowance] of held) {
+          if (allowance.lapsesAt <= now && !refilling.has(name)) held.delete(name)
+        }
+      }
+      // Marked and unmarked in one piece: a refill interrupted between would leave its waiters
+      // waiting for good.
+      return Effect.uninterruptibleMask((restore) => {
+        const done = Deferred.makeUnsafe<void, RateLimitStoreUnavailable>()
+        refilling.set(first.name, done)
+        refilling.set(second.name, done)
+        return restore(refill(key, first, second, now)).pipe(
+          Effect.onExit((exit) =>
+            Effect.sync(() => {
+              refilling.delete(first.name)
+              refilling.delete(second.name)
+              // An unreachable store fails the waiters at once, each to its caller's fallback, rather
+              // than letting them try it again one after another; otherwise they decide again.
+              const failed = Exit.findErrorOption(exit)
+              Deferred.doneUnsafe(done, failed._tag === "Some" ? Exit.fail(failed.value) : Exit.void)
+            })
+          )
         )
-      )
+      })
     })
 
   return takeForKey

@@ -57,12 +57,13 @@ export const makeOver = (limits: InFlightPolicy) =>
         answer: Effect.Effect<A, E, R>,
         refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
       ): Effect.Effect<A, E | Refused, R> =>
-        // The admission may wait on the database, so it stays interruptible (the request's
-        // deadline); once admitted, the release is installed before anything can interrupt. A
-        // process's share grown for an admission interrupted mid-way shrinks at its next heartbeats.
+        // The store's admission is interruptible only while it waits on the database (the
+        // request's deadline), and the release is installed before anything can interrupt: a place
+        // taken is always given back. A process's share grown for an admission interrupted while it
+        // waited shrinks at its next heartbeats.
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(
-            restore(admission(owner)),
+            admission(owner),
             (admitted): Effect.Effect<A, E | Refused, R> =>
               admitted._tag === "Refused"
                 ? refused(admitted.scope)

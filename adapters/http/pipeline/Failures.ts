@@ -49,12 +49,14 @@ const isClientAbort = (cause: Cause.Cause<unknown>) =>
 /**
  * SQLSTATEs of a server that cannot take work right now, beyond the connection exceptions (class
  * 08, which the driver reports as `ConnectionError`, as it does sockets refused, reset or silent):
- * insufficient resources (53, `too_many_connections` among them), `admin_shutdown`,
- * `crash_shutdown` and `cannot_connect_now` (57P01 to 57P03: a server stopping or starting), and
- * system errors (58). A pooler reports its own refusals (a server it cannot reach, a login it
- * retries later, a queue wait past its bound) as 08P01.
+ * `too_many_connections` and `configuration_limit_exceeded` (53300, 53400), `admin_shutdown`,
+ * `crash_shutdown` and `cannot_connect_now` (57P01 to 57P03: a server stopping or starting). A
+ * pooler reports its own refusals (a server it cannot reach, a login it retries later, a queue
+ * wait past its bound) as 08P01. Not these: a full disk, memory run out or an I/O error (53100,
+ * 53200, class 58) last until an operator acts, so they stay faults, logged as errors for alerts
+ * to see, rather than "try again in 2 seconds".
  */
-const unavailableState = /^(08|53|57P0[123]|58)/
+const unavailableState = /^(08|53[34]00|57P0[123])/
 
 const sqlStateOf = (reason: SqlError.SqlErrorReason): string | undefined => {
   const code = (reason.cause as { readonly code?: unknown } | undefined)?.code

@@ -2,7 +2,9 @@
  * Where requests in flight are counted, per key and per organization (all its keys together): an
  * admission takes a place under both caps or is refused naming the cap it met, and gives its
  * place back when released. A store shared by several processes makes the caps hold across them;
- * the memory twin counts in one process. Depends on `effect` alone.
+ * the memory twin counts in one process. An admission is interruptible only where it waits (on a
+ * shared store), never once it has taken a place: its caller runs it uninterruptibly, so that a
+ * place taken always reaches it and is given back. Depends on `effect` alone.
  */
 import { Context, type Effect, Schema } from "effect"
 

@@ -85,14 +85,16 @@ export const make = (process: string, timing: LeaseTiming) =>
         // each admission waiting on it: a burst costs a grant or two, not one each.
         const need = (of: Budget) => (hasRoom(of, asked) ? of.share : of.inUse + 1)
         const want = (of: Budget) => (hasRoom(of, asked) ? of.share : of.inUse + of.pending)
-        const granted = yield* store.grant(
-          process,
-          owner,
-          { key: need(key), organization: need(organization) },
-          { key: want(key), organization: want(organization) },
-          caps,
-          timing.lease
-        )
+        const needs = { key: need(key), organization: need(organization) }
+        const wants = { key: want(key), organization: want(organization) }
+        // A grant that falls short gives one less than needed, which may be less than a share held
+        // now: meanwhile, admissions of other keys of the organization count on no more than that,
+        // or another process could be granted the difference while this one still admits into it.
+        key.share = Math.min(key.share, needs.key - 1)
+        organization.share = Math.min(organization.share, needs.organization - 1)
+        // Only the statement may be interrupted (the request's deadline): what it grants is taken
+        // here in one piece, and a grant lost to an interruption leaves the shares lower, never higher.
+        const granted = yield* Effect.interruptible(store.grant(process, owner, needs, wants, caps, timing.lease))
         key.share = granted.key
         organization.share = granted.organization
         key.until = organization.until = asked + leaseMillis
@@ -115,6 +117,9 @@ export const make = (process: string, timing: LeaseTiming) =>
         }
       }
       if (needs.length === 0) return
+      // A renewal never grows a share: the smaller one holds here before the store shrinks it, so
+      // that no admission meanwhile counts on room another process may then be granted.
+      for (const [index, [, held]] of named.entries()) held.share = needs[index]!.share
       const kept = yield* store.renew(process, needs, timing.lease)
       for (const [owner, held] of named) {
         held.share = kept.get(owner) ?? 0
@@ -135,25 +140,32 @@ export const make = (process: string, timing: LeaseTiming) =>
     )
 
     return InFlightStore.of({
+      // Uninterruptible but for the statement: a place taken here always
+      // reaches the caller, who installs its release, since a place lost on the way would shrink
+      // the cap of every process until this one restarts.
       admit: (owner, caps) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => {
-          const admitted = admitHere(owner, now)
-          if (admitted !== undefined) return Effect.succeed(admitted)
-          const key = budget(keys, owner.keyId, owner.orgId)
-          const organization = budget(organizations, owner.orgId, owner.orgId)
-          key.pending += 1
-          organization.pending += 1
-          return asking
-            .withPermits(1)(askAndAdmit(owner, caps, key, organization))
-            .pipe(
-              Effect.ensuring(
-                Effect.sync(() => {
-                  key.pending -= 1
-                  organization.pending -= 1
-                })
+        Effect.uninterruptible(
+          Effect.flatMap(Clock.currentTimeMillis, (now) => {
+            const admitted = admitHere(owner, now)
+            if (admitted !== undefined) return Effect.succeed(admitted)
+            const key = budget(keys, owner.keyId, owner.orgId)
+            const organization = budget(organizations, owner.orgId, owner.orgId)
+            key.pending += 1
+            organization.pending += 1
+            // The turn to ask waits uninterruptibly, behind statements that are not: a request past its
+            // deadline leaves at its own statement, at once.
+            return asking
+              .withPermits(1)(askAndAdmit(owner, caps, key, organization))
+              .pipe(
+                Effect.ensuring(
+                  Effect.sync(() => {
+                    key.pending -= 1
+                    organization.pending -= 1
+                  })
+                )
               )
-            )
-        })
+          })
+        )
     })
   })
 

@@ -47,8 +47,12 @@ const refusedSocket = new SqlError.SqlError({
 
 describe("Failures", () => {
   it("a database that cannot take work is told from a fault of the request or the code", () => {
-    fc.assert(fc.property(sqlState(["08", "53", "58"]), (code) => Failures.isDatabaseUnavailable(serverError(code))))
-    for (const code of ["57P01", "57P02", "57P03"]) assert.isTrue(Failures.isDatabaseUnavailable(serverError(code)))
+    fc.assert(fc.property(sqlState(["08"]), (code) => Failures.isDatabaseUnavailable(serverError(code))))
+    for (const code of ["53300", "53400", "57P01", "57P02", "57P03"])
+      assert.isTrue(Failures.isDatabaseUnavailable(serverError(code)))
+    // Faults that last until an operator acts (a full disk, memory, I/O): errors, not "try again".
+    for (const code of ["53100", "53200", "58000", "58030", "58P01"])
+      assert.isFalse(Failures.isDatabaseUnavailable(serverError(code)))
     // A missing table, a constraint, a bad value, a cancelled statement: faults, never an outage.
     fc.assert(
       fc.property(
