@@ -1,6 +1,7 @@
 /**
  * The listener's graceful drain on a stop: requests in flight are answered (and audited) before
- * anything else is torn down, and no connection the kernel accepted is reset.
+ * anything else is torn down, no connection the kernel accepted is reset, and answers given
+ * meanwhile close their connections.
  */
 import type { Server } from "node:http"
 import { Server as NetServer } from "node:net"
@@ -14,6 +15,12 @@ import { Effect, Layer } from "effect"
 export const drain = (http: Server) =>
   new Promise<void>((resolve) => {
     if (!http.listening) return resolve()
+    // Every answer from now on says `Connection: close` and ends its connection: a client that
+    // keeps connections alive opens a new one (to another process) for its next request, rather
+    // than sending it on a connection the drain then closes under it.
+    http.prependListener("request", (_request, response) => {
+      response.shouldKeepAlive = false
+    })
     // Connections the kernel has accepted but Node has not yet taken would be reset when the
     // listening socket closes: keep listening a moment so that they are taken and served.
     setTimeout(() => closeAndDrain(http, resolve), acceptGraceMillis)
