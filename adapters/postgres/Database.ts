@@ -77,8 +77,9 @@ export interface PoolOptions {
 
 const applicationName = "partner-receivables"
 
-// One connection for the revocation `LISTEN`, one for the migrations at start, which closes
-// once idle for a minute: a process holds one direct connection at most while it runs.
+// At most two: the migrations at start, whose connection the revocation `LISTEN` then reuses,
+// and the demo's seeding lock where a demo is seeded. An idle one closes after a minute (its
+// sweep may take another), so a worker holds none after its first minute or two.
 const directConnections = 2
 const directIdle = Duration.minutes(1)
 
