@@ -77,6 +77,27 @@ export interface PoolOptions {
 
 const applicationName = "partner-receivables"
 
+/**
+ * The server and database of `url` as the driver's spans name them (`server.address`,
+ * `server.port`, `db.namespace`): given a URL alone it names every span `localhost`, 5432,
+ * `postgres`. The same values the driver reads from the URL, so the connection is unchanged; a
+ * socket directory (`?host=`) or several hosts are left to the URL, and to the defaults' names.
+ */
+export const spanTarget = (url: string): { host?: string; port?: number; database?: string } => {
+  try {
+    const parsed = new URL(url)
+    if (parsed.searchParams.has("host") || parsed.hostname === "" || parsed.hostname.includes(",")) return {}
+    const database = decodeURIComponent(parsed.pathname.slice(1))
+    return {
+      host: parsed.hostname.replace(/^\[(.*)\]$/, "$1"),
+      ...(parsed.port === "" ? {} : { port: Number(parsed.port) }),
+      ...(database === "" ? {} : { database })
+    }
+  } catch {
+    return {}
+  }
+}
+
 // At most two: the migrations at start, whose connection the revocation `LISTEN` then reuses,
 // and the demo's seeding lock where a demo is seeded. An idle one closes after a minute (its
 // sweep may take another), so a worker holds none after its first minute or two.
@@ -90,6 +111,7 @@ const directClient = (
   const where = describeUrl(Redacted.value(directUrl))
   const client = PgClient.make({
     url: directUrl,
+    ...spanTarget(Redacted.value(directUrl)),
     maxConnections: directConnections,
     idleTimeout: directIdle,
     applicationName
@@ -105,6 +127,7 @@ export const layerUrl = (url: Redacted.Redacted<string>, options: PoolOptions = 
   const where = describeUrl(Redacted.value(url))
   const pool = PgClient.make({
     url,
+    ...spanTarget(Redacted.value(url)),
     maxConnections: options.maxConnections ?? 10,
     prepare: options.preparedStatements ?? true,
     applicationName

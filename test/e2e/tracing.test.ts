@@ -91,6 +91,10 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("traci
       assert.include(spans, "partner-receivables")
       assert.include(spans, "Authorization.bearer")
       assert.include(spans, "Accounts.inviteFor", "the invite request's work is still traced")
+      // Database spans name the real server and database, not the driver's defaults.
+      const database = new URL(url)
+      assert.include(spans, `"db.namespace","value":{"stringValue":"${database.pathname.slice(1)}"}`)
+      assert.include(spans, `"server.port","value":{"intValue":${database.port}}`)
       assert.notInclude(spans, inviteToken)
       assert.notInclude(spans, keyInPath)
       assert.notInclude(spans, "SecretInPath")
