@@ -111,7 +111,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.include(testPage.body, "&lt;script>alert(1)&lt;/script>")
         assert.notInclude(testPage.body, "<script>alert(1)")
         const health = yield* pages.get("/dashboard/webhooks")
-        assert.include(health.body, "100% of the last 1 attempts succeeded")
+        assert.include(health.body, "100% of the last 1 attempt succeeded")
 
         // Disabled: a banner on every page of the organization, the overview names it.
         assert.strictEqual((yield* pages.get(`${endpointPath}/disable`)).status, 200)
