@@ -7,6 +7,7 @@ import { PortalConnectors } from "../../core/receivables/ports/PortalConnector.t
 import * as Coupa from "./coupa/CoupaConnector.ts"
 import * as Cxml from "./cxml/CxmlConnector.ts"
 import * as File from "./file/FileConnector.ts"
+import * as FrLifecycle from "./fr-lifecycle/FrLifecycleConnector.ts"
 import * as HttpJson from "./http-json/HttpJsonConnector.ts"
 import * as Peppol from "./peppol/PeppolConnector.ts"
 import * as HttpConnector from "./portal-client/HttpConnector.ts"
@@ -18,7 +19,8 @@ export const all: ReadonlyArray<HttpConnector.HttpPortalConnector> = [
   HttpJson.connector,
   Cxml.connector,
   Coupa.connector,
-  Peppol.connector
+  Peppol.connector,
+  FrLifecycle.connector
 ]
 
 export const layerOf = (connectors: ReadonlyArray<HttpConnector.HttpPortalConnector>) => {

@@ -37,3 +37,10 @@ export const isLater = (candidate: Response, known: Response): boolean =>
 /** The one that counts of two, either possibly absent. */
 export const latestOf = <R extends Response>(a: R | undefined, b: R | undefined): R | undefined =>
   a === undefined ? b : b === undefined ? a : isLater(b, a) ? b : a
+
+/**
+ * An invoice's key in a connector's index of responses: its number, and its issue date when the
+ * response gives it (a number can be reused from one year to the next). Kept keys are
+ * `detached`: one flat string, not the pieces it was joined from.
+ */
+export const referenceKey = (number: string, issueDate: string | undefined) => `${number}\u0000${issueDate ?? ""}`

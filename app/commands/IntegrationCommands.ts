@@ -50,7 +50,7 @@ const integrationCreate = Command.make(
     debtor: Flag.String("debtor").pipe(Flag.withDescription("The debtor's id")),
     connector: Flag.String("connector").pipe(
       Flag.withDescription(
-        "The connector's kind: simulator, file, http-json, cxml, coupa, peppol (docs/operators.md, Portals)"
+        "The connector's kind: simulator, file, http-json, cxml, coupa, peppol, fr-lifecycle (docs/operators.md, Portals)"
       )
     ),
     config: Flag.String("config").pipe(Flag.withDescription("The connector's configuration, as JSON")),

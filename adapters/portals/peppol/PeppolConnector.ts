@@ -17,7 +17,7 @@ import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
 import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
 import type { Inbox } from "../inbox/Inbox.ts"
 import { localInbox } from "../inbox/LocalInbox.ts"
-import { idNumber, isLater, latestOf } from "../Responses.ts"
+import { idNumber, isLater, latestOf, referenceKey } from "../Responses.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import {
   creditedText,
@@ -65,12 +65,6 @@ const instant = (date: string, time: string | undefined) => {
   if (!/^\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})?$/.test(clock)) return Number.NaN
   return Date.parse(`${date}T${clock}${/(Z|[+-]\d{2}:\d{2})$/.test(clock) ? "" : "Z"}`)
 }
-
-/**
- * An invoice's key in the indexes of responses and credit notes: its number, and its issue date
- * when known. Kept keys are `detached`: one flat string, not the pieces it was joined from.
- */
-const referenceKey = (number: string, issueDate: string | undefined) => `${number}\u0000${issueDate ?? ""}`
 
 /** A response about one invoice, or why it cannot count. */
 export const responseOf = (

@@ -1,7 +1,7 @@
 /**
  * The fields of a UBL 2.1 invoice (Peppol BIS Billing 3.0, EN 16931) a receivable needs, from
  * the elements the XML reader kept (by local name, whatever the sender's prefixes). Used by the
- * `peppol` connector, and meant for the French lifecycle's. Pure.
+ * `peppol` and `fr-lifecycle` connectors. Pure.
  */
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
@@ -23,7 +23,8 @@ export const invoicePaths = [
 /** A credit note's elements: what it credits, and by how much. */
 export const creditNotePaths = ["ID", "IssueDate", "DocumentCurrencyCode", "BillingReference", "LegalMonetaryTotal"]
 
-const text = (element: XmlElement | undefined) => {
+/** An element's own text, trimmed; absent when the element is, or when it holds only white space. */
+export const text = (element: XmlElement | undefined) => {
   const value = element?.text.trim()
   return value === undefined || value === "" ? undefined : value
 }
@@ -40,7 +41,7 @@ export interface UblInvoice {
 }
 
 // "Payment within 30 days", "30 days net", "Net 30 days": the due date when the invoice has none.
-const termDays = (terms: string | undefined) => {
+export const termDays = (terms: string | undefined) => {
   const days = terms === undefined ? undefined : /(\d{1,3})\s*(?:days|jours)/i.exec(terms)?.[1]
   return days === undefined ? undefined : Number(days)
 }

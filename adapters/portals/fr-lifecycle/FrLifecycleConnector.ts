@@ -1,0 +1,204 @@
+/**
+ * The `fr-lifecycle` connector: a vendor's French e-invoicing documents in an inbox, as its
+ * approved platform (plateforme agréée) delivers them. The vendor's own invoices (UBL 2.1
+ * `Invoice` or UN/CEFACT `CrossIndustryInvoice`, the XML of a Factur-X) give the amounts and
+ * dates; the lifecycle messages (CDAR, Flow 6) give each invoice's state as a code
+ * (`LifecycleCodes.ts`), joined by the referenced invoice (its number and, when the message gives
+ * it, its issue date). The status issued last counts (`../Responses.ts`); an invoice without one
+ * yet is `submitted`, PENDING.
+ *
+ * Statuses are gathered first (a few dozen bytes per invoice), then invoices are read as a
+ * stream, so an inbox of any size syncs in bounded memory.
+ */
+import { DateTime, Duration, Effect, Schema, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
+import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
+import { childAt } from "../cxml/Xml.ts"
+import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
+import { type Inbox, planWhole } from "../inbox/Inbox.ts"
+import { SftpSettings } from "../inbox/SftpInbox.ts"
+import { oneInbox, openInbox } from "../inbox/Source.ts"
+import { invoicePaths, text, type UblInvoice, ublInvoice } from "../peppol/Ubl.ts"
+import { isLater, latestOf, referenceKey } from "../Responses.ts"
+import { unreadableDocument } from "../Unreadable.ts"
+import { cdarPaths, cdarRoot, type LifecycleStatus, statusesOf } from "./Cdar.ts"
+import { ciiInvoice, ciiPaths, creditNoteTypes } from "./Cii.ts"
+import { codeOfRank, lifecycleText, noStatusText, statusMapping } from "./LifecycleCodes.ts"
+
+export const FrLifecycleConfig = Schema.Struct({
+  /** The local directory the pair's documents arrive in (`*.xml`, as the platform delivers them); or `sftp`. */
+  inbox: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  /** The documents' directory on an SFTP server, in place of `inbox`. */
+  sftp: Schema.optionalKey(SftpSettings)
+}).check(oneInbox("inbox"))
+export type FrLifecycleConfig = typeof FrLifecycleConfig.Type
+
+const kind = "fr-lifecycle"
+
+const ciiRoot = "CrossIndustryInvoice"
+
+const decimal = (cents: number, currency: string | undefined, invoiceCurrency: string) =>
+  `${(cents / 100).toFixed(2)}${currency === undefined || currency === invoiceCurrency ? "" : ` ${currency}`}`
+
+/** One invoice and its latest status as a document; unreadable values pass on, to be quarantined. */
+export const documentOf = (read: UblInvoice, status: LifecycleStatus | undefined, file: string): FetchedDocument => {
+  const metadata: Record<string, string> = { ...read.metadata, file_reference: file }
+  let portalStatus = noStatusText
+  if (status !== undefined) {
+    const code = codeOfRank(status.rank)
+    metadata.response_code = code
+    metadata.response_issued_at = new Date(status.at).toISOString()
+    if (status.reasons !== undefined) metadata.response_reasons = status.reasons
+    if (status.note !== undefined) metadata.response_note = status.note
+    const amount = status.amountCents
+    if (amount !== undefined && code === "206") {
+      metadata.approved_amount = decimal(amount, status.amountCurrency, read.currency)
+    }
+    if (amount !== undefined && code === "212") {
+      metadata.paid_amount = decimal(amount, status.amountCurrency, read.currency)
+    }
+    // Cashed in another currency cannot be compared with the invoice: not known to be all of it.
+    const partlyCashed =
+      code === "212" &&
+      amount !== undefined &&
+      ((status.amountCurrency !== undefined && status.amountCurrency !== read.currency) || amount < read.amountCents)
+    portalStatus = lifecycleText(code, partlyCashed)
+  }
+  return {
+    documentKey: read.number,
+    vendorReceivableId: read.number || null,
+    amountCents: read.amountCents,
+    currency: read.currency,
+    receivableDate: read.issueDate,
+    dueDate: read.dueDate,
+    portalStatus,
+    poNumber: read.orderReference,
+    metadata
+  }
+}
+
+// The parts of a document each pass reads; everything else (lines, parties) is parsed and let go.
+const surveyed = cdarPaths
+const wanted = [...new Set([...surveyed, ...invoicePaths, ...ciiPaths])]
+
+const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
+  xmlEventsIn(inbox, file, now, paths, { format: "XML", localNames: true })
+
+/** What the inbox says before any invoice is read: latest statuses, which files to read again. */
+const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<string>, now: number) {
+  const statuses = new Map<string, LifecycleStatus>()
+  const toRead: Array<string> = []
+  const intern = interner()
+  for (const file of files) {
+    // Files with invoices are read again for them; so are files with something to report.
+    let again = false
+    yield* Stream.runForEach(eventsIn(inbox, file, now, surveyed), (event) =>
+      Effect.sync(() => {
+        if (event._tag !== "Document" || event.root.name !== cdarRoot) {
+          again = true
+          return
+        }
+        for (const answer of statusesOf(event.root, intern)) {
+          if ("problem" in answer) {
+            again = true
+            continue
+          }
+          const known = statuses.get(answer.invoice)
+          if (known === undefined || isLater(answer.status, known)) statuses.set(answer.invoice, answer.status)
+        }
+      })
+    )
+    if (again) toRead.push(file)
+  }
+  return { statuses, toRead }
+})
+
+const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: PairToFetch) {
+  const config = yield* configOf({ kind, configSchema: FrLifecycleConfig }, pair.config)
+  const now = DateTime.toEpochMillis(pair.now)
+  const inbox = yield* openInbox(config.inbox, config.sftp, pair, (directory) => `the inbox ${directory}`)
+  // An invoice and its statuses are in different files: when any file is new, all are read again.
+  const plan = yield* planWhole(inbox, xmlFilesOf(yield* inbox.list))
+  const { statuses, toRead } = yield* survey(inbox, plan.files, now)
+  // An invoice sent again (a resend) is the same invoice: the first copy counts.
+  const given = new Set<string>()
+  const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
+    const reference = { file_reference: file }
+    switch (event._tag) {
+      case "Unread":
+        return [unreadableDocument(file, [event.reason], reference)]
+      case "Abandoned":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [`the document from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`],
+            reference
+          )
+        ]
+      case "Unreadable":
+        return [
+          unreadableDocument(
+            locator(file, event),
+            [`the document from line ${event.line} was not read: ${event.reason}`],
+            reference
+          )
+        ]
+      case "Document": {
+        const root = event.root
+        const unreadable = (reasons: ReadonlyArray<string>) => [
+          unreadableDocument(
+            locator(file, event),
+            reasons.map((reason) => `${reason} (the document from line ${event.line})`),
+            reference
+          )
+        ]
+        if (root.name === cdarRoot) {
+          const problems = statusesOf(root, (value) => value).flatMap((answer) =>
+            "problem" in answer ? [answer.problem] : []
+          )
+          return problems.length === 0 ? [] : unreadable(problems.slice(0, 20))
+        }
+        const typeCode = text(childAt(root, "ExchangedDocument/TypeCode")) ?? ""
+        if (root.name === "CreditNote" || (root.name === ciiRoot && creditNoteTypes.has(typeCode))) {
+          return unreadable([
+            "a credit note: not a receivable, and not netted against its invoice by this connector; settle the invoice's status with its lifecycle instead"
+          ])
+        }
+        if (root.name !== "Invoice" && root.name !== ciiRoot) {
+          return unreadable([
+            `a ${root.name.slice(0, 64)} document: the inbox takes Invoice (UBL), CrossIndustryInvoice (CII, Factur-X) and CrossDomainAcknowledgementAndResponse (CDAR)`
+          ])
+        }
+        const read = root.name === ciiRoot ? ciiInvoice(root) : ublInvoice(root)
+        if (read.number === "") return unreadable([`a ${root.name} without its number`])
+        if (given.has(read.number)) return []
+        given.add(detached(read.number))
+        const status = latestOf(
+          statuses.get(referenceKey(read.number, read.issueDate)),
+          statuses.get(referenceKey(read.number, undefined))
+        )
+        return [documentOf(read, status, file)]
+      }
+      default:
+        return []
+    }
+  }
+  return Stream.fromIterable(toRead).pipe(
+    Stream.flatMap((file) =>
+      eventsIn(inbox, file, now, wanted).pipe(
+        Stream.map((event) => documentsOf(file, event)),
+        Stream.flattenIterable
+      )
+    ),
+    // Only a fetch that read every file counts them as read.
+    Stream.concat(Stream.fromEffectDrain(plan.done))
+  )
+})
+
+export const connector = {
+  kind,
+  configSchema: FrLifecycleConfig,
+  statusMapping,
+  defaultInterval: Duration.minutes(15),
+  fetch: (pair) => Stream.unwrap(fetchDocuments(pair))
+} satisfies PortalConnector
