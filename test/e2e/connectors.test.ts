@@ -8,6 +8,7 @@ import { Duration, Effect } from "effect"
 import { fixture as coupa } from "../adapters/portals/fixtures/coupa.ts"
 import { fixture as cxml } from "../adapters/portals/fixtures/cxml.ts"
 import { fixture as file } from "../adapters/portals/fixtures/file.ts"
+import { fixture as frLifecycle } from "../adapters/portals/fixtures/fr-lifecycle.ts"
 import { fixtureFor } from "../adapters/portals/fixtures/http-json.ts"
 import { fixture as peppol } from "../adapters/portals/fixtures/peppol.ts"
 import { jsonOf, runCli } from "../support/Cli.ts"
@@ -15,7 +16,7 @@ import type { ConformanceFixture } from "../support/conformance/Conformance.ts"
 import { sampleDocuments } from "../support/conformance/Conformance.ts"
 import * as TestDatabase from "../support/TestDatabase.ts"
 
-const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa, peppol]
+const portals: ReadonlyArray<ConformanceFixture> = [file, fixtureFor("cursor"), cxml, coupa, peppol, frLifecycle]
 
 const newPair = (debtorName: string) =>
   Effect.gen(function* () {
@@ -70,7 +71,7 @@ layer(TestDatabase.layer, { timeout: 120_000, excludeTestServices: true })("conn
         }
       }).pipe(Effect.scoped),
     // One CLI create and sync per bundled connector, each a process of its own.
-    { timeout: 180_000 }
+    { timeout: 240_000 }
   )
 
   it.effect("a secret pasted into a configuration is refused, unechoed; a secret not set fails the run by name", () =>

@@ -161,7 +161,7 @@ const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: 
         const typeCode = text(childAt(root, "ExchangedDocument/TypeCode")) ?? ""
         if (root.name === "CreditNote" || (root.name === ciiRoot && creditNoteTypes.has(typeCode))) {
           return unreadable([
-            "a credit note: not a receivable, and not netted against its invoice by this connector; settle the invoice's status with its lifecycle instead"
+            "a credit note: not a receivable, and fr-lifecycle does not net credit notes against their invoices (see its README)"
           ])
         }
         if (root.name !== "Invoice" && root.name !== ciiRoot) {

@@ -1,10 +1,11 @@
 /**
- * The coded statuses of an e-invoicing network (the Peppol Invoice Response),
- * mapped by code: only the paid codes can ever be `PAID`, never an acceptance; and of a debtor's
+ * The coded statuses of e-invoicing networks (the Peppol Invoice Response, the French CDAR
+ * lifecycle), mapped by code: only the paid codes can ever be `PAID`, never an acceptance; and of a debtor's
  * responses about one invoice the latest counts, whatever order they are read in.
  */
 import { assert, describe, it } from "@effect/vitest"
 import fc from "fast-check"
+import * as French from "../../../adapters/portals/fr-lifecycle/LifecycleCodes.ts"
 import * as Peppol from "../../../adapters/portals/peppol/ResponseCodes.ts"
 import { idNumber, latestOf, type Response } from "../../../adapters/portals/Responses.ts"
 import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
@@ -37,6 +38,42 @@ describe("Peppol invoice response codes", () => {
         assert.strictEqual(Peppol.isResponseCode(code), peppolCodes.includes(code as Peppol.ResponseCode))
       })
     ))
+})
+
+const frenchCodes = Object.keys(French.lifecycleCodes) as ReadonlyArray<French.LifecycleCode>
+
+const frenchStatus = (code: French.LifecycleCode, partlyCashed: boolean) =>
+  normalizeStatus(French.lifecycleText(code, partlyCashed), French.statusMapping)
+
+describe("French lifecycle codes (CDAR)", () => {
+  it("only 212 for the whole amount is PAID; every code maps as its table says", () =>
+    fc.assert(
+      fc.property(fc.constantFrom(...frenchCodes), fc.boolean(), (code, partlyCashed) => {
+        const status = frenchStatus(code, partlyCashed)
+        assert.strictEqual(status === "PAID", code === "212" && !partlyCashed)
+        assert.strictEqual(status, code === "212" && partlyCashed ? "APPROVED" : French.lifecycleCodes[code].status)
+      })
+    ))
+
+  it("205 (approved) and 211 (payment transmitted) are APPROVED, 206 DISPUTED; no status yet is PENDING", () => {
+    assert.strictEqual(frenchStatus("205", false), "APPROVED")
+    assert.strictEqual(frenchStatus("211", false), "APPROVED")
+    assert.strictEqual(frenchStatus("206", false), "DISPUTED")
+    assert.strictEqual(normalizeStatus(French.noStatusText, French.statusMapping), "PENDING")
+  })
+
+  it("a code outside the table is not a lifecycle code (the connector reports it rather than guess)", () =>
+    fc.assert(
+      fc.property(fc.oneof(fc.string({ maxLength: 4 }), fc.integer({ min: 0, max: 999 }).map(String)), (code) => {
+        assert.strictEqual(French.isLifecycleCode(code), frenchCodes.includes(code as French.LifecycleCode))
+      })
+    ))
+
+  it("each rank names one code, and the ranks are the table's order", () => {
+    const ranks = frenchCodes.map((code) => French.lifecycleCodes[code].rank)
+    assert.strictEqual(new Set(ranks).size, frenchCodes.length)
+    for (const code of frenchCodes) assert.strictEqual(French.codeOfRank(French.lifecycleCodes[code].rank), code)
+  })
 })
 
 const response: fc.Arbitrary<Response> = fc.record({
