@@ -4,7 +4,7 @@
  * decoded as its byte-order mark or XML declaration says, and read by `Xml.ts`. What can only fail
  * the run (a file that is not well-formed, or cut short) fails it here, classified: a file cut
  * short and written to recently is most likely still being written, so it is retried sooner.
- * Shared by every connector whose documents are XML files (`cxml`, `peppol`), over any inbox
+ * Shared by every connector whose documents are XML files (`cxml`, `peppol`, `fr-lifecycle`), over any inbox
  * (a local directory or an SFTP server).
  */
 import { Effect, Stream } from "effect"

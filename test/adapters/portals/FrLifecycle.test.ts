@@ -4,6 +4,7 @@
  * of 206 and 212 are kept, a status for another issue date of the same number does not join, and
  * what cannot count is reported, not dropped.
  */
+import { readFileSync } from "node:fs"
 import { mkdtemp, rm, writeFile } from "node:fs/promises"
 import { tmpdir } from "node:os"
 import { join } from "node:path"
@@ -235,6 +236,47 @@ describe("the fr-lifecycle connector", () => {
       assert.strictEqual(second?.metadata.payment_terms, "Paiement à 45 jours, escompte 2% à 10 jours")
       assert.strictEqual(second?.poNumber, other.poNumber)
       assert.strictEqual(second?.metadata.buyer_reference, "SERVICE-ACHATS")
+    })
+  )
+
+  it.effect("the README's worked example gives the receivable it describes", () =>
+    Effect.gen(function* () {
+      const readme = readFileSync(join(import.meta.dirname, "../../../adapters/portals/fr-lifecycle/README.md"), "utf8")
+      // Each XML block of the page is the file named last before it.
+      const [, ...blocks] = readme.split("```xml\n")
+      const before = readme.split("```xml\n").slice(0, -1)
+      const files = Object.fromEntries(
+        blocks.map((block, i) => [[...before[i]!.matchAll(/`([\w.-]+\.xml)`/g)].at(-1)![1]!, block.split("```")[0]!])
+      )
+      assert.deepStrictEqual(Object.keys(files), ["invoice-F-2026-0042.xml", "cdv-204.xml", "cdv-212.xml"])
+      const [document] = yield* fetchFrom(yield* inboxWith(files))
+      assert.deepStrictEqual(
+        {
+          ...document,
+          status: statusOf(document),
+          metadata: { ...document!.metadata, file_reference: undefined }
+        },
+        {
+          documentKey: "F-2026-0042",
+          vendorReceivableId: "F-2026-0042",
+          amountCents: 150000,
+          currency: "EUR",
+          receivableDate: "2026-11-02",
+          dueDate: "2026-12-02",
+          portalStatus: "212 Cashed (partially)",
+          poNumber: "BC-4711",
+          status: "APPROVED",
+          metadata: {
+            payment_terms: "Paiement à 30 jours",
+            invoice_type_code: "380",
+            response_code: "212",
+            response_issued_at: "2026-11-25T08:30:00.000Z",
+            paid_amount: "600.00",
+            file_reference: undefined
+          }
+        }
+      )
+      assert.strictEqual(document?.metadata.file_reference, "invoice-F-2026-0042.xml")
     })
   )
 })
