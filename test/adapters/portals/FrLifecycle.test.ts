@@ -17,6 +17,7 @@ import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
 import { pairToFetch, sampleDocuments, temporaryDirectory } from "../../support/conformance/Conformance.ts"
 import { cdarDocument, ciiInvoiceDocument } from "./fixtures/fr-lifecycle.ts"
 import { creditNoteDocument, invoiceDocument } from "./fixtures/peppol.ts"
+import { startSshd } from "./fixtures/sshd.ts"
 
 const samples = sampleDocuments(2, [["submitted", "PENDING"]], { decimalSeparator: ".", groupsThousands: false }, true)
 // 123456 cents (1234.56) in USD, and 123450 cents in EUR.
@@ -277,6 +278,41 @@ describe("the fr-lifecycle connector", () => {
         }
       )
       assert.strictEqual(document?.metadata.file_reference, "invoice-F-2026-0042.xml")
+    })
+  )
+
+  it.effect("over SFTP: read whole when a status arrives, not at all when nothing did", () =>
+    Effect.gen(function* () {
+      const sshd = yield* startSshd
+      const directory = yield* temporaryDirectory("fr-lifecycle-sftp")
+      const sftp = {
+        host: "127.0.0.1",
+        port: sshd.port,
+        user: sshd.user,
+        privateKey: { env: "PA_SFTP_KEY" },
+        directory,
+        hostKey: sshd.hostKey.fingerprint
+      }
+      const pair = pairToFetch({ sftp }, { PA_SFTP_KEY: sshd.clientKey })
+      const fetchOverSftp = Effect.map(Stream.runCollect(connector.fetch(pair)), (documents) =>
+        [...documents].map((document) => [document.documentKey, document.portalStatus])
+      )
+      yield* Effect.promise(async () => {
+        await writeFile(join(directory, "invoice.xml"), ciiInvoiceDocument(invoice))
+        await writeFile(
+          join(directory, "s1.xml"),
+          cdarDocument([{ invoiceId: invoice.key, invoiceDate: undefined, code: "204" }], "20261103140000")
+        )
+      })
+      assert.deepStrictEqual(yield* fetchOverSftp, [[invoice.key, "204 Taken in charge"]])
+      assert.deepStrictEqual(yield* fetchOverSftp, [])
+      yield* Effect.promise(() =>
+        writeFile(
+          join(directory, "s2.xml"),
+          cdarDocument([{ invoiceId: invoice.key, invoiceDate: undefined, code: "205" }], "20261110140000")
+        )
+      )
+      assert.deepStrictEqual(yield* fetchOverSftp, [[invoice.key, "205 Approved"]])
     })
   )
 })
