@@ -9,7 +9,9 @@
  * runs, a slot waiting `pollInterval` when nothing is due; `drain` syncs what is due and
  * returns. Any number of schedulers (processes) can share one database: claims are leased and
  * skip pairs another holds. A run that fails is recorded by the engine; in `run`, a fault of the
- * scheduler's own (the database gone) is logged and the slot carries on after a pause.
+ * scheduler's own (the database gone) is logged and the slot carries on after a pause. A claim is
+ * untraced, so that an idle worker sends no spans: one that finds nothing is counted
+ * (`sync_idle_polls_total`), and each run it finds is a trace of its own.
  */
 import { type Duration, Effect, Metric, Semaphore } from "effect"
 import type { Pair } from "../ports/PairStore.ts"

@@ -5,6 +5,10 @@
  * endpoint disabled when it has failed for 5 days or answered `410 Gone`). A claim commits before
  * the request and the outcome after it, so no transaction is open across an HTTP call; a worker
  * that dies leaves leases that expire, and its deliveries are attempted again (at least once).
+ * Attempts are counted by what they left the delivery (`webhook_deliveries_total`) and a success
+ * timed from its event's commit (`webhook_delivery_lag_seconds`). The polls (endpoints behind,
+ * deliveries due) are untraced, so that an idle worker sends no spans: one that finds nothing is
+ * counted (`webhook_idle_polls_total`), and what one finds is traced.
  * Depends on `effect` and core only.
  */
 import { Config, Context, DateTime, Duration, Effect, Layer, Metric, Random, Schema, Semaphore } from "effect"
