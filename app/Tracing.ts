@@ -4,7 +4,8 @@
  * `OTEL_SERVICE_NAME` (default `partner-receivables`). Unset, nothing is traced or sent. A request
  * whose target carries a secret (anything `RequestPath.redactSecrets` would cut: a key, an invite
  * link's token) gets no request span, since that span records the raw path: the work it did is
- * still traced.
+ * still traced. The workers' polls that find nothing and the scrapes of `/metrics` are not traced
+ * (`Scheduler`, `WebhookDelivery`, `MetricsListener`), so an idle worker sends no spans.
  * Sampling follows `OTEL_TRACES_SAMPLER` and `OTEL_TRACES_SAMPLER_ARG`, parent-based: a trace that
  * starts here is kept with the ratio (`always_on` 1, the default; `always_off` 0;
  * `traceidratio` its argument), and a span under a parent (a caller's `traceparent` among them)

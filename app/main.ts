@@ -21,6 +21,7 @@ import * as MetricsListener from "../adapters/http/probes/MetricsListener.ts"
 import * as Database from "../adapters/postgres/Database.ts"
 import * as Migrations from "../adapters/postgres/Migrations.ts"
 import * as PgPairStore from "../adapters/postgres/PgPairStore.ts"
+import * as PgWebhookDeliveryStore from "../adapters/postgres/PgWebhookDeliveryStore.ts"
 import * as AuditRetention from "./AuditRetention.ts"
 import * as AppConfig from "./Config.ts"
 import * as Dashboard from "./Dashboard.ts"
@@ -38,12 +39,17 @@ import * as Tracing from "./Tracing.ts"
 
 const DatabaseLive = Migrations.layer.pipe(Layer.provideMerge(Database.layer))
 
-const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, dashboard: boolean) =>
+// The process that runs the API and the workers at once (role `all`) delivers webhooks too.
+const HttpLive = ({ port, host }: AppConfig.Http, metrics: AppConfig.Metrics, dashboard: boolean, delivers: boolean) =>
   Layer.merge(
     NodeServer.serve(Dashboard.routes(dashboard), { port, host, listenLog: true }),
     Option.match(metrics.port, {
       onNone: () => Layer.empty,
-      onSome: (port) => MetricsListener.serve({ port, host: metrics.host }, Metrics.apiGauges)
+      onSome: (port) =>
+        MetricsListener.serve(
+          { port, host: metrics.host },
+          delivers ? Effect.andThen(Metrics.apiGauges, Metrics.webhookGauges) : Metrics.apiGauges
+        )
     })
   ).pipe(Layer.provide([ServicesLive, LimitsLive, AddressLimiter.layer, ClientAddress.layer, VerifiedSessions.layer]))
 
@@ -83,7 +89,7 @@ const main = Effect.gen(function* () {
   const demo = yield* Demo.enabled
   const dashboard = yield* Dashboard.enabled
   const api = Layer.mergeAll(
-    HttpLive(http, metrics, dashboard),
+    HttpLive(http, metrics, dashboard, role === "all"),
     DemoLive(http, demo, dashboard),
     AuditRetention.layer,
     DashboardAuditRetention.layer,
@@ -96,7 +102,10 @@ const main = Effect.gen(function* () {
     const workerMetrics = Option.match(metrics.port, {
       onNone: () => Layer.empty,
       onSome: (port) =>
-        MetricsListener.serve({ port, host: metrics.host }, Metrics.pairGauges).pipe(Layer.provide(PgPairStore.layer))
+        MetricsListener.serve(
+          { port, host: metrics.host },
+          Effect.andThen(Metrics.pairGauges, Metrics.webhookGauges)
+        ).pipe(Layer.provide([PgPairStore.layer, PgWebhookDeliveryStore.layer]))
     })
     return yield* Layer.launch(Layer.merge(Sync.SchedulerLive, workerMetrics).pipe(Layer.provide(DatabaseLive)))
   }

@@ -336,6 +336,7 @@ export const layer = Layer.effect(
                 failing_since: Date | null
                 manual_attempts: number
                 resume_at: Date | null
+                event_committed_at: Date | null
               } & SecretsRow
             >`
               WITH candidates AS (
@@ -371,7 +372,11 @@ export const layer = Layer.effect(
                 RETURNING d.*)
               SELECT c.id, c.endpoint_id, c.event_id, c.event_type, c.sequence::text AS sequence, c.status, c.attempts,
                 c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, c.manual_attempts,
-                c.resume_at, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_expires_at
+                c.resume_at, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_expires_at,
+                -- The event's batch, for the delivery's lag: one probe of the batches' (org, last) index.
+                (SELECT b.committed_at FROM event_batches b
+                  WHERE b.org_id = c.org_id AND b.last_sequence >= c.sequence AND b.first_sequence <= c.sequence
+                  ORDER BY b.last_sequence LIMIT 1) AS event_committed_at
               FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN picked p ON p.id = c.id
               ORDER BY p.turn, p.org_ord`
             return rows.map(
@@ -384,7 +389,9 @@ export const layer = Layer.effect(
                 trigger: row.next_trigger,
                 failingSince: row.failing_since === null ? null : DateTime.fromDateUnsafe(row.failing_since),
                 scheduledAttempts: row.attempts - row.manual_attempts,
-                resumeAt: row.resume_at === null ? null : DateTime.fromDateUnsafe(row.resume_at)
+                resumeAt: row.resume_at === null ? null : DateTime.fromDateUnsafe(row.resume_at),
+                eventCommittedAt:
+                  row.event_committed_at === null ? null : DateTime.fromDateUnsafe(row.event_committed_at)
               })
             )
           })
@@ -438,6 +445,15 @@ export const layer = Layer.effect(
       return { disabledEndpoint: endpoint.health === "disable" && changed.some((row) => row.was_enabled) }
     })
 
+    // Through the partial due index, read no further than the cap.
+    const waiting = (cap: number) =>
+      sql<{ waiting: number }>`
+        SELECT count(*)::int AS waiting FROM (
+          SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT ${cap}) w`.pipe(
+        Effect.map(([row]) => row!.waiting),
+        Effect.orDie
+      )
+
     const prune = Effect.fn("PgWebhookDeliveryStore.prune")(function* (before: {
       readonly finishedBefore: DateTime.Utc
       readonly waitingBefore: DateTime.Utc
@@ -478,6 +494,7 @@ export const layer = Layer.effect(
       advance,
       claim,
       complete,
+      waiting,
       prune
     })
   })

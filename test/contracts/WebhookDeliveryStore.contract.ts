@@ -10,7 +10,8 @@
  * waiting and replays in flight hold however many replays come at once, fan-out pauses at the
  * bound and loses nothing, one attempt only is answered as the one that disabled an
  * endpoint, and retention removes finished deliveries and, past the events' bound, those waiting
- * for a disabled endpoint.
+ * for a disabled endpoint. A claimed delivery carries when its event was committed to the feed
+ * (the delivery's lag is timed from it), none for a delivery of no event in the feed.
  */
 import { assert, layer as withLayer } from "@effect/vitest"
 import { DateTime, Effect, type Layer, Option } from "effect"
@@ -20,6 +21,8 @@ import {
   WebhookDeliveryStore
 } from "../../core/webhooks/ports/WebhookDeliveryStore.ts"
 import { WebhookEndpointStore } from "../../core/webhooks/ports/WebhookEndpointStore.ts"
+import { syncEvents } from "../webhooks/support/Sync.ts"
+import { PairStoreHarness } from "./PairStore.harness.ts"
 import { claimAt, deliveries, newEndpoint, newOrg, outcome, type WebhookStores } from "./Webhooks.setup.ts"
 
 export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.Layer<WebhookStores, unknown>) =>
@@ -47,6 +50,31 @@ export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.
           more.filter((c) => c.delivery.endpointId === endpoint.id)
         assert.lengthOf(mine(yield* claimAt("w9", now, 3)), 1)
         assert.lengthOf(mine(yield* claimAt("w9", now, 3)), 0)
+      })
+    )
+
+    it.effect("a claimed delivery carries when its event was committed; one of no event in the feed, none", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const pair = yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })
+        const before = DateTime.toEpochMillis(yield* DateTime.now)
+        yield* syncEvents(pair, 1)
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(pair.orgId, now)
+        const [ofEvent, ofNone] = deliveries(2, now, 1)
+        yield* store.enqueue(
+          pair.orgId,
+          endpoint.id,
+          [ofEvent!, { ...ofNone!, sequence: null, eventType: "webhook.test" }],
+          { at: now }
+        )
+        const claimed = (yield* claimAt("w", now, 10)).filter((c) => c.delivery.endpointId === endpoint.id)
+        const committed = claimed.find((c) => c.delivery.sequence === 1)?.eventCommittedAt ?? null
+        assert.isNotNull(committed)
+        // The database's clock and this one's are the machine's: a millisecond's rounding apart at most.
+        assert.isAtLeast(DateTime.toEpochMillis(committed!), before - 1)
+        assert.isAtMost(DateTime.toEpochMillis(committed!), DateTime.toEpochMillis(now) + 1)
+        assert.isNull(claimed.find((c) => c.delivery.sequence === null)?.eventCommittedAt)
       })
     )
 

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from "node:crypto"
 import { DateTime, Effect } from "effect"
+import type { PairStore } from "../../core/receivables/ports/PairStore.ts"
 import type { OrgId } from "../../core/shared/domain/Ids.ts"
 import { attemptId, deliveryId, endpointId } from "../../core/webhooks/domain/WebhookSigning.ts"
 import type { AttemptTrigger, WebhookDeliveryId } from "../../core/webhooks/domain/Webhooks.ts"
@@ -83,5 +84,5 @@ export const outcome = (
   endpoint: { health: "healthy" as const }
 })
 
-/** What both suites run on: the two stores over one set of tables, with the pairs' harness. */
-export type WebhookStores = WebhookEndpointStore | WebhookDeliveryStore | PairStoreHarness
+/** What both suites run on: the two stores over one set of tables, with the pairs' harness and store (whose syncs write the feed). */
+export type WebhookStores = WebhookEndpointStore | WebhookDeliveryStore | PairStoreHarness | PairStore

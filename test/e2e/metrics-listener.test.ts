@@ -46,6 +46,8 @@ layer(TestDatabase.layer, { timeout: 60_000, excludeTestServices: true })("the m
         assert.strictEqual(scraped.status, 200)
         assert.include(scraped.body, 'http_requests_total{route="unmatched",method="GET",status="404"} 1')
         assert.match(scraped.body, /^audit_queue_depth \d+$/m)
+        // Both roles in one: the process delivers webhooks too.
+        assert.match(scraped.body, /^webhook_deliveries_waiting 0$/m)
       } finally {
         app.child.kill("SIGTERM")
         yield* Effect.promise(() => app.exited)

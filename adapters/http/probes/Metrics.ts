@@ -2,8 +2,9 @@
  * The HTTP side's metrics, declared with effect's `Metric` where requests are answered, the sync
  * runs' durations, the process's own figures, and the scrape, which exports every metric of the
  * process (the sync engine's among them) with effect's Prometheus support. Gauges read at scrape
- * time: pairs overdue (through a port, in every process), the audit queue (API processes), and
- * the process's memory, CPU and event-loop delay. Routes are the patterns of `RequestPath` (never
+ * time: pairs overdue (through a port, in every process), the audit queue (API processes), the
+ * webhook deliveries waiting (processes that deliver), and the process's memory, CPU and
+ * event-loop delay. Routes are the patterns of `RequestPath` (never
  * raw paths, which would grow without bound). The scrape is served on a listener of its own
  * (`MetricsListener.ts`), never on the public port.
  */
@@ -13,6 +14,7 @@ import { HttpServerResponse } from "effect/http"
 import { PrometheusMetrics } from "effect/observability"
 import { AuditLog } from "../../../core/access/ports/AuditLog.ts"
 import { PairStore } from "../../../core/receivables/ports/PairStore.ts"
+import { WebhookDeliveryStore } from "../../../core/webhooks/ports/WebhookDeliveryStore.ts"
 
 const requests = Metric.counter("http_requests_total", {
   description: "HTTP requests answered, by route, method and status.",
@@ -26,6 +28,16 @@ const latency = Metric.histogram("http_request_duration_seconds", {
 
 const overdue = Metric.gauge("sync_pairs_overdue", {
   description: "Unpaused pairs whose sync is more than a minute late."
+})
+
+// Past it the gauge reads the cap: the count stops there, so a scrape costs the same however long
+// the queue, and a queue that long is an alert already. Measured with 100,000 waiting among
+// 200,000 rows (an index-only scan of the partial due index): 4 to 10 ms with this cap, 65 to
+// 210 ms counting all 100,000, on a loaded two-core machine.
+const waitingCap = 10_000
+
+const deliveriesWaiting = Metric.gauge("webhook_deliveries_waiting", {
+  description: `Webhook deliveries waiting (pending or in flight), every organization's, counted up to ${waitingCap}.`
 })
 
 const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })
@@ -99,6 +111,11 @@ export const pairGauges = Effect.flatMap(PairStore, (pairs) =>
 export const apiGauges = Effect.andThen(
   pairGauges,
   Effect.flatMap(AuditLog, (audit) => Effect.flatMap(audit.pending, (n) => Metric.update(auditQueue, n)))
+)
+
+/** What a process that delivers webhooks reads besides: the deliveries waiting. */
+export const webhookGauges = Effect.flatMap(WebhookDeliveryStore, (store) =>
+  Effect.flatMap(store.waiting(waitingCap), (n) => Metric.update(deliveriesWaiting, n))
 )
 
 /** The process's figures; `loop` (enabled by the listener) is reset, so each scrape covers its own interval. */

@@ -2,13 +2,13 @@
  * The metrics' own listener (`METRICS_PORT`, on `METRICS_HOST`, loopback by default): `GET
  * /metrics`, and the documented 404 or 405 for anything else. The counts are service-wide, so
  * they are not the public port's to show, and a scrape loop here cannot slow the tenants'
- * requests through the API's pipeline. Unaudited and unlimited, like a probe: whoever reaches
- * this address is an operator.
+ * requests through the API's pipeline. Unaudited, unlimited and untraced, like a probe: whoever
+ * reaches this address is an operator.
  */
 import { createServer } from "node:http"
 import { monitorEventLoopDelay } from "node:perf_hooks"
 import { NodeHttpServer } from "@effect/platform-node"
-import { Effect, Layer } from "effect"
+import { Effect, Layer, References } from "effect"
 import { HttpServer, HttpServerRequest, HttpServerResponse } from "effect/http"
 import { MethodNotAllowed, ResourceMissing } from "../../../core/api/Errors.ts"
 import * as ErrorResponse from "../pipeline/ErrorResponse.ts"
@@ -60,6 +60,9 @@ export const serve = <R>(address: MetricsAddress, gauges: Effect.Effect<void, ne
       (loop) => HttpServer.serve()(answer(scrape(gauges, loop)))
     )
   ).pipe(
+    // A scrape is no work of the service's: traced, every scrape of an idle process would send
+    // spans (its request and the gauges' statements).
+    Layer.provide(Layer.succeed(References.TracerEnabled)(false)),
     Layer.provide(NodeHttpServer.layer(() => createServer(), { port: address.port, host: address.host })),
     Layer.catchTag("ServeError", (error) =>
       Layer.effectDiscard(

@@ -9,9 +9,11 @@
  * runs, a slot waiting `pollInterval` when nothing is due; `drain` syncs what is due and
  * returns. Any number of schedulers (processes) can share one database: claims are leased and
  * skip pairs another holds. A run that fails is recorded by the engine; in `run`, a fault of the
- * scheduler's own (the database gone) is logged and the slot carries on after a pause.
+ * scheduler's own (the database gone) is logged and the slot carries on after a pause. A claim is
+ * untraced, so that an idle worker sends no spans: one that finds nothing is counted
+ * (`sync_idle_polls_total`), and each run it finds is a trace of its own.
  */
-import { type Duration, Effect, Semaphore } from "effect"
+import { type Duration, Effect, Metric, Semaphore } from "effect"
 import type { Pair } from "../ports/PairStore.ts"
 import { type RunOutcome, SyncEngine } from "./SyncEngine.ts"
 
@@ -28,6 +30,11 @@ export interface SchedulerOptions extends DrainOptions {
 
 const claimsPerSlot = 4
 
+const idlePolls = Metric.counter("sync_idle_polls_total", {
+  description: "Looks for due pairs that found none: idle polls, which make no spans.",
+  incremental: true
+})
+
 /** Runs `slot` `concurrency` times at once; a slot's next run syncs one pair, false when none is due. */
 const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>
   Effect.gen(function* () {
@@ -38,7 +45,12 @@ const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => 
     const nextPair = claiming.withPermits(1)(
       Effect.gen(function* () {
         if (waiting.length === 0) {
-          const claimed = yield* engine.claimDue(options.worker, options.concurrency * claimsPerSlot)
+          // A poll: untraced, so that an idle worker sends no spans; each run it finds has its own.
+          const claimed = yield* Effect.withTracerEnabled(
+            engine.claimDue(options.worker, options.concurrency * claimsPerSlot),
+            false
+          )
+          if (claimed.length === 0) yield* Metric.update(idlePolls, 1)
           for (const pair of claimed) held.add(pair)
           waiting.push(...claimed)
         }
@@ -65,8 +77,9 @@ const inSlots = (options: DrainOptions, slot: (next: Effect.Effect<boolean>) => 
     ).pipe(Effect.ensuring(handBack))
   })
 
-export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptions) {
-  yield* inSlots(options, (next) =>
+// Not a span: one that lasts as long as the worker would hold every run in one trace that never ends.
+export const run = (options: SchedulerOptions) =>
+  inSlots(options, (next) =>
     Effect.forever(
       next.pipe(
         Effect.catchCause((cause) =>
@@ -76,7 +89,6 @@ export const run = Effect.fn("Scheduler.run")(function* (options: SchedulerOptio
       )
     )
   )
-})
 
 export const drain = Effect.fn("Scheduler.drain")(function* (options: DrainOptions) {
   yield* inSlots(options, (next) =>

@@ -294,13 +294,17 @@ export class SyncEngine extends Context.Service<
           Effect.forever(
             Effect.sleep(renewEvery).pipe(
               Effect.andThen(
-                Effect.suspend(() =>
-                  store.renewClaims(
-                    worker,
-                    pairs().map((pair) => pair.id),
-                    lease
-                  )
-                )
+                Effect.suspend(() => {
+                  // Holding nothing, an idle worker renews nothing, and makes no span doing so.
+                  const held = pairs()
+                  return held.length === 0
+                    ? Effect.void
+                    : store.renewClaims(
+                        worker,
+                        held.map((pair) => pair.id),
+                        lease
+                      )
+                })
               ),
               Effect.catchCause((cause) => Effect.logWarning("could not renew the scheduler's leases", cause))
             )

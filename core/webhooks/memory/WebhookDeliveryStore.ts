@@ -315,7 +315,12 @@ const make = Effect.gen(function* () {
           trigger: row.nextTrigger,
           failingSince: endpoint.failingSince,
           scheduledAttempts: row.delivery.attempts - row.manualAttempts,
-          resumeAt: row.resumeAt
+          resumeAt: row.resumeAt,
+          eventCommittedAt:
+            row.delivery.sequence === null
+              ? null
+              : (feedOf(receivables, row.orgId).events.find((event) => event.sequence === row.delivery.sequence)
+                  ?.committedAt ?? null)
         }
       })
     })
@@ -376,6 +381,16 @@ const make = Effect.gen(function* () {
       return removed
     })
 
+  const waiting = (cap: number) =>
+    Effect.sync(() => {
+      let count = 0
+      for (const row of state.webhookDeliveries.values()) {
+        if (count >= cap) break
+        if (row.delivery.status === "pending" || row.delivery.status === "sending") count += 1
+      }
+      return count
+    })
+
   return WebhookDeliveryStore.of({
     checkBounds,
     enqueue,
@@ -388,6 +403,7 @@ const make = Effect.gen(function* () {
     advance,
     claim,
     complete,
+    waiting,
     prune
   })
 })

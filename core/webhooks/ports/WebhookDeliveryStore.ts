@@ -65,6 +65,11 @@ export interface ClaimedDelivery {
    * failed manual retry leaves it there. Null when the schedule had none (the delivery had ended).
    */
   readonly resumeAt: DateTime.Utc | null
+  /**
+   * When the event's sync committed it to the feed, for the delivery's lag; null for a
+   * `webhook.test`, which is in no feed, and once retention has removed the event's batch.
+   */
+  readonly eventCommittedAt: DateTime.Utc | null
 }
 
 /** A claim made as deliveries are added: by `owner` until `until`, within the endpoint's cap. */
@@ -223,6 +228,11 @@ export class WebhookDeliveryStore extends Context.Service<
      * Answers whether this attempt disabled the endpoint (false when it was disabled already).
      */
     readonly complete: (result: AttemptResult) => Effect.Effect<{ readonly disabledEndpoint: boolean }>
+    /**
+     * Deliveries waiting across every organization (pending or in flight), counted up to `cap`:
+     * the operators' gauge, read at each scrape, so its cost stays bounded however long the queue.
+     */
+    readonly waiting: (cap: number) => Effect.Effect<number>
     /**
      * Removes, with their attempts, finished deliveries created before `finishedBefore`, and
      * deliveries still waiting for a disabled endpoint created before `waitingBefore`; answers how many.

@@ -5,9 +5,13 @@
  * endpoint disabled when it has failed for 5 days or answered `410 Gone`). A claim commits before
  * the request and the outcome after it, so no transaction is open across an HTTP call; a worker
  * that dies leaves leases that expire, and its deliveries are attempted again (at least once).
+ * Attempts are counted by what they left the delivery (`webhook_deliveries_total`) and a success
+ * timed from its event's commit (`webhook_delivery_lag_seconds`). The polls (endpoints behind,
+ * deliveries due) are untraced, so that an idle worker sends no spans: one that finds nothing is
+ * counted (`webhook_idle_polls_total`), and what one finds is traced.
  * Depends on `effect` and core only.
  */
-import { Config, Context, DateTime, Duration, Effect, Layer, Random, Schema, Semaphore } from "effect"
+import { Config, Context, DateTime, Duration, Effect, Layer, Metric, Random, Schema, Semaphore } from "effect"
 import * as ActionLog from "../../accounts/services/ActionLog.ts"
 import { type StoredEvent, toWire } from "../../receivables/domain/Events.ts"
 import { type EventCursorAhead, EventFeed, type EventPage } from "../../receivables/ports/EventFeed.ts"
@@ -87,6 +91,51 @@ const fanOutBatch = 500
 const fanOutEndpoints = 50
 
 const claimsPerSlot = 2
+
+/**
+ * How an attempt left its delivery: `delivered`; `retrying` (failed, another attempt scheduled);
+ * `failed` (failed, the schedule exhausted); `disabled` (failed, and the endpoint disabled by it,
+ * its deliveries waiting until it is enabled again). A closed set: never an endpoint or a URL.
+ */
+export type DeliveryOutcome = "delivered" | "retrying" | "failed" | "disabled"
+
+const deliveries = Metric.counter("webhook_deliveries_total", {
+  description:
+    "Webhook delivery attempts made by this process, by what they left the delivery: delivered, retrying, failed or disabled.",
+  incremental: true
+})
+
+const deliveryLag = Metric.histogram("webhook_delivery_lag_seconds", {
+  description:
+    "From the commit of an event to its delivery's success, measured at delivery (when the receiver's 2xx arrived).",
+  boundaries: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]
+})
+
+const idlePolls = Metric.counter("webhook_idle_polls_total", {
+  description: "Looks for events to fan out or deliveries due that found none: idle polls, which make no spans.",
+  incremental: true
+})
+
+const outcomeSeries = new Map<DeliveryOutcome, Metric.Metric<number, unknown>>()
+
+const countOutcome = (outcome: DeliveryOutcome) => {
+  let series = outcomeSeries.get(outcome)
+  if (series === undefined) {
+    series = Metric.withAttributes(deliveries, { outcome })
+    outcomeSeries.set(outcome, series)
+  }
+  return Metric.update(series, 1)
+}
+
+/** What an attempt's verdict leaves the delivery, for `webhook_deliveries_total`. */
+export const deliveryOutcome = (verdict: Pick<AttemptResult, "next" | "endpoint">): DeliveryOutcome =>
+  verdict.next.status === "succeeded"
+    ? "delivered"
+    : verdict.endpoint.health === "disable"
+      ? "disabled"
+      : verdict.next.status === "pending"
+        ? "retrying"
+        : "failed"
 
 /** A delivery of a feed event, due at `at`; its body is the event exactly as `GET /v1/events/{id}` answers it. */
 export const deliveryOf = (
@@ -219,6 +268,14 @@ export class WebhookDelivery extends Context.Service<
           next: verdict.next,
           endpoint: verdict.endpoint
         })
+        yield* countOutcome(deliveryOutcome(verdict))
+        if (verdict.next.status === "succeeded" && claimed.eventCommittedAt !== null) {
+          const deliveredAt = DateTime.toEpochMillis(startedAt) + sent.durationMs
+          yield* Metric.update(
+            deliveryLag,
+            Math.max(0, deliveredAt - DateTime.toEpochMillis(claimed.eventCommittedAt)) / 1000
+          )
+        }
         // Told once, by the attempt that disabled it: the organization's audit shows it with no
         // user. Recorded after the endpoint's commit; should this process die between the two,
         // the endpoint's `disabled_reason` and the log still say it.
@@ -285,9 +342,15 @@ export class WebhookDelivery extends Context.Service<
           return moved ? page.events.length : 0
         })
 
-      const fanOut = Effect.flatMap(store.behind(fanOutEndpoints), (endpoints) =>
-        Effect.map(Effect.forEach(endpoints, fanOutEndpoint), (made) => made.reduce((a, b) => a + b, 0))
-      ).pipe(Effect.withSpan("WebhookDelivery.fanOut"))
+      // The look for endpoints behind is a poll, untraced so that an idle worker sends no spans;
+      // a round that finds some is traced.
+      const fanOut = Effect.flatMap(Effect.withTracerEnabled(store.behind(fanOutEndpoints), false), (endpoints) =>
+        endpoints.length === 0
+          ? Effect.as(Metric.update(idlePolls, 1), 0)
+          : Effect.map(Effect.forEach(endpoints, fanOutEndpoint), (made) => made.reduce((a, b) => a + b, 0)).pipe(
+              Effect.withSpan("WebhookDelivery.fanOut")
+            )
+      )
 
       /** `concurrency` slots, each attempting the next claimed delivery; `slot` decides when to stop. */
       const inSlots = (options: DeliveryOptions, slot: (next: Effect.Effect<boolean>) => Effect.Effect<void>) =>
@@ -310,18 +373,23 @@ export class WebhookDelivery extends Context.Service<
               if (waiting.length === 0) {
                 const now = yield* DateTime.now
                 if (DateTime.toEpochMillis(now) < quietUntil) return undefined
-                const claimed = yield* store.claim({
-                  owner: options.worker,
-                  now,
-                  leaseUntil: DateTime.addDuration(now, options.lease),
-                  limit: options.concurrency * claimsPerSlot,
-                  perEndpoint: options.perEndpoint,
-                  perOrganization: options.perOrganization,
-                  held
-                })
+                // A poll, untraced like the fan-out's: each attempt it finds has its own span.
+                const claimed = yield* Effect.withTracerEnabled(
+                  store.claim({
+                    owner: options.worker,
+                    now,
+                    leaseUntil: DateTime.addDuration(now, options.lease),
+                    limit: options.concurrency * claimsPerSlot,
+                    perEndpoint: options.perEndpoint,
+                    perOrganization: options.perOrganization,
+                    held
+                  }),
+                  false
+                )
                 for (const delivery of claimed) hold(delivery.orgId, 1)
                 waiting.push(...claimed)
                 if (claimed.length === 0) {
+                  yield* Metric.update(idlePolls, 1)
                   quietUntil = DateTime.toEpochMillis(now) + Duration.toMillis(options.pollInterval)
                 }
               }

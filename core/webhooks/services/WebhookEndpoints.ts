@@ -328,6 +328,7 @@ export class WebhookEndpoints extends Context.Service<
             trigger: "test",
             failingSince: null,
             scheduledAttempts: 0,
+            eventCommittedAt: null,
             resumeAt: null
           },
           owner
