@@ -260,8 +260,9 @@ describe("the SFTP inbox", () => {
     () =>
       Effect.gen(function* () {
         const { sshd, directory, secrets } = yield* setUp
-        // 2,000 here keeps the suite fast (each file is a round trip); 10,000 was measured once
-        // within the same bound, in 130 to 175 s on a loaded machine.
+        // 2,000 here keeps the suite fast (each file is three round trips); over 10,000 files, a
+        // Peppol inbox of one document a file, are read within the same bound by
+        // `npm run bench:inbox` (bench/results/2026-11-29-peppol-inbox.md).
         const count = 2_000
         yield* Effect.promise(async () => {
           for (let first = 0; first < count; first += 500) {
