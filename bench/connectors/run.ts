@@ -13,6 +13,7 @@ import { fixtureOn as coupaOn } from "../../test/adapters/portals/fixtures/coupa
 import { fixture as cxml } from "../../test/adapters/portals/fixtures/cxml.ts"
 import { fixture as file } from "../../test/adapters/portals/fixtures/file.ts"
 import { fixtureFor as httpJsonFor } from "../../test/adapters/portals/fixtures/http-json.ts"
+import { fixture as peppol } from "../../test/adapters/portals/fixtures/peppol.ts"
 import {
   type ConformanceFixture,
   measureStreaming,
@@ -27,6 +28,7 @@ const documents = option("BENCH_DOCUMENTS", 100_000, 2_000)
 const connectors: ReadonlyArray<readonly [string, ConformanceFixture]> = [
   ["file", file],
   ["cxml", cxml],
+  ["peppol", peppol],
   ["coupa", coupaOn(makePortalNetwork())],
   ...(["page", "offset", "cursor", "link"] as const).map(
     (style) => [`http-json (${style})`, httpJsonFor(style, makePortalNetwork())] as const

@@ -26,6 +26,7 @@ const entryPoints = [
   "bench/abuse/webhooks.ts",
   "bench/api/run.ts",
   "bench/compression/run.ts",
+  "bench/connectors/inbox.ts",
   "bench/connectors/run.ts",
   "bench/csv/run.ts",
   "bench/dashboard/run.ts",

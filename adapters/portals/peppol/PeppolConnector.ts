@@ -1,5 +1,6 @@
 /**
- * The `peppol` connector: a vendor's Peppol documents in an inbox directory. The vendor's own
+ * The `peppol` connector: a vendor's Peppol documents in an inbox, a local directory or one on an
+ * SFTP server (`../inbox/`). The vendor's own
  * invoices (UBL 2.1 `Invoice`, Peppol BIS Billing 3.0) give the amounts and dates; the buyer's
  * Invoice Responses (Peppol BIS Invoice Response 3.0, a UBL `ApplicationResponse`) give each
  * invoice's state as a code (`ResponseCodes.ts`), joined by the referenced invoice (its number
@@ -15,8 +16,9 @@ import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.
 import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
 import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
-import type { Inbox } from "../inbox/Inbox.ts"
-import { localInbox } from "../inbox/LocalInbox.ts"
+import { type Inbox, planWhole } from "../inbox/Inbox.ts"
+import { SftpSettings } from "../inbox/SftpInbox.ts"
+import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { idNumber, isLater, latestOf, referenceKey } from "../Responses.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import {
@@ -32,9 +34,11 @@ import {
 import { creditNotePaths, invoicePaths, ublCreditNote, ublInvoice } from "./Ubl.ts"
 
 export const PeppolConfig = Schema.Struct({
-  /** The directory the pair's Peppol documents arrive in (`*.xml`, as the access point delivers them). */
-  inbox: Schema.String.check(Schema.isNonEmpty())
-})
+  /** The local directory the pair's Peppol documents arrive in (`*.xml`, as the access point delivers them); or `sftp`. */
+  inbox: Schema.optionalKey(Schema.String.check(Schema.isNonEmpty())),
+  /** The documents' directory on an SFTP server, in place of `inbox`. */
+  sftp: Schema.optionalKey(SftpSettings)
+}).check(oneInbox("inbox"))
 export type PeppolConfig = typeof PeppolConfig.Type
 
 const kind = "peppol"
@@ -217,9 +221,10 @@ const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<s
 const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairToFetch) {
   const config = yield* configOf({ kind, configSchema: PeppolConfig }, pair.config)
   const now = DateTime.toEpochMillis(pair.now)
-  const inbox = localInbox(config.inbox, `the inbox ${config.inbox}`)
-  const files = xmlFilesOf(yield* inbox.list).map((entry) => entry.name)
-  const { responses, credits, toRead } = yield* survey(inbox, files, now)
+  const inbox = yield* openInbox(config.inbox, config.sftp, pair, (directory) => `the inbox ${directory}`)
+  // Responses and credit notes are in other files than their invoices: when any file is new, all are read again.
+  const plan = yield* planWhole(inbox, xmlFilesOf(yield* inbox.list))
+  const { responses, credits, toRead } = yield* survey(inbox, plan.files, now)
   const given = new Set<string>()
   const credited = new Set<string>()
   const creditOf = (number: string, issueDate: string) => {
@@ -319,7 +324,9 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
         Stream.flattenIterable
       )
     ),
-    Stream.concat(orphanCredits)
+    Stream.concat(orphanCredits),
+    // Only a fetch that read every file counts them as read.
+    Stream.concat(Stream.fromEffectDrain(plan.done))
   )
 })
 

@@ -12,16 +12,19 @@ import fc from "fast-check"
 import * as Cxml from "../../../adapters/portals/cxml/CxmlConnector.ts"
 import * as File from "../../../adapters/portals/file/FileConnector.ts"
 import { fingerprintOf, hostKeyMatches } from "../../../adapters/portals/inbox/SftpInbox.ts"
+import * as Peppol from "../../../adapters/portals/peppol/PeppolConnector.ts"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { type PairToFetch, validateConfig } from "../../../core/receivables/ports/PortalConnector.ts"
 import type { PairId } from "../../../core/shared/domain/Ids.ts"
 import {
   collectGarbage,
   pairToFetch,
+  sampleDocuments,
   streamingHeapBoundMiB,
   temporaryDirectory
 } from "../../support/conformance/Conformance.ts"
 import { invoiceDocument, statusDocument } from "./fixtures/cxml.ts"
+import { invoiceDocument as peppolInvoice, responseDocument } from "./fixtures/peppol.ts"
 import { keyPair, startSshd, type TestSshd } from "./fixtures/sshd.ts"
 
 const clientKeyVariable = "SFTP_TEST_CLIENT_KEY"
@@ -257,8 +260,9 @@ describe("the SFTP inbox", () => {
     () =>
       Effect.gen(function* () {
         const { sshd, directory, secrets } = yield* setUp
-        // 2,000 here keeps the suite fast (each file is a round trip); 10,000 was measured once
-        // within the same bound, in 130 to 175 s on a loaded machine.
+        // 2,000 here keeps the suite fast (each file is three round trips); over 10,000 files, a
+        // Peppol inbox of one document a file, are read within the same bound by
+        // `npm run bench:inbox` (bench/results/2026-11-29-peppol-inbox.md).
         const count = 2_000
         yield* Effect.promise(async () => {
           for (let first = 0; first < count; first += 500) {
@@ -361,6 +365,51 @@ describe("the SFTP inbox", () => {
     })
   )
 
+  it.effect("a Peppol inbox syncs over SFTP: read whole again when a response arrives, not at all when none did", () =>
+    Effect.gen(function* () {
+      const { sshd, directory, secrets } = yield* setUp
+      const pair = pairOf({ sftp: sftpOf(sshd, directory) }, secrets)
+      const invoice = sampleDocuments(
+        1,
+        [["sent", "PENDING"]],
+        { decimalSeparator: ".", groupsThousands: false },
+        true
+      ).at(0)
+      const fetchPeppol = Effect.map(Stream.runCollect(Peppol.connector.fetch(pair)), (documents) =>
+        [...documents].map((document) => [document.documentKey, document.portalStatus, document.amountCents])
+      )
+      yield* Effect.promise(async () => {
+        await writeFile(join(directory, "invoice.xml"), peppolInvoice(invoice))
+        await writeFile(
+          join(directory, "response-1.xml"),
+          responseDocument(invoice.key, invoice.receivableDate, "AP", { date: "2026-11-05", time: "10:00:00" })
+        )
+      })
+      assert.deepStrictEqual(yield* fetchPeppol, [[invoice.key, "AP Accepted", invoice.amountCents]])
+      assert.deepStrictEqual(yield* fetchPeppol, [])
+      // The payment's response arrives in a file of its own: the invoice, in another, is read again with it.
+      yield* Effect.promise(() =>
+        writeFile(
+          join(directory, "response-2.xml"),
+          responseDocument(invoice.key, invoice.receivableDate, "PD", { date: "2026-11-20", time: "10:00:00" })
+        )
+      )
+      assert.deepStrictEqual(yield* fetchPeppol, [[invoice.key, "PD Paid", invoice.amountCents]])
+      // A server presenting another host key is refused before signing in: no sign-in is logged for it.
+      const signIns = () => sshd.log().match(/Accepted|Failed|Invalid user/g)?.length ?? 0
+      const before = signIns()
+      const other = yield* keyPair(directory, "other_ed25519")
+      const refused = yield* Effect.flip(
+        Stream.runCollect(
+          Peppol.connector.fetch(pairOf({ sftp: sftpOf(sshd, directory, { hostKey: other.fingerprint }) }, secrets))
+        )
+      )
+      assert.isFalse(refused.retryable)
+      assert.include(refused.message, "not the pinned one")
+      assert.strictEqual(signIns(), before)
+    })
+  )
+
   it.effect("never puts a password or a private key in a message", () =>
     Effect.gen(function* () {
       const { sshd, directory } = yield* setUp
@@ -423,6 +472,9 @@ describe("the SFTP inbox", () => {
     const cxmlRefusal = validateConfig(Cxml.connector, { inbox: "/srv/cxml", sftp })
     assert.isTrue(Result.isFailure(cxmlRefusal) && cxmlRefusal.failure.field === "inbox")
     assert.isTrue(Result.isSuccess(validateConfig(Cxml.connector, { sftp })))
+    const peppolRefusal = validateConfig(Peppol.connector, { inbox: "/srv/peppol", sftp })
+    assert.isTrue(Result.isFailure(peppolRefusal) && peppolRefusal.failure.field === "inbox")
+    assert.isTrue(Result.isSuccess(validateConfig(Peppol.connector, { sftp })))
   })
 
   it("a host key matches its own pin, by fingerprint or by key line, and no other key", () =>

@@ -256,6 +256,8 @@ export interface StreamingMeasurement {
   /** The retained heap's growth a document from the first fifth of the stream to its end. */
   readonly bytesPerDocument: number
   readonly seconds: number
+  /** The process's resident memory when the fetch started, for a peak RSS to be read against. */
+  readonly rssBeforeMiB: number
 }
 
 /**
@@ -269,7 +271,7 @@ export const measureStreaming = (fixture: ConformanceFixture, count: number) =>
     const gc = collectGarbage()
     const step = count / 10
     gc()
-    const baseline = process.memoryUsage().heapUsed
+    const { heapUsed: baseline, rss: rssBefore } = process.memoryUsage()
     const retained: Array<number> = []
     let streamed = 0
     let keySum = 0
@@ -298,7 +300,8 @@ export const measureStreaming = (fixture: ConformanceFixture, count: number) =>
       eachOnce: streamed === count && keySum === expectedSum,
       peakMiB: Math.max(0, ...retained) / 2 ** 20,
       bytesPerDocument: (atEnd - afterWarmUp) / (count - 2 * step),
-      seconds
+      seconds,
+      rssBeforeMiB: rssBefore / 2 ** 20
     } satisfies StreamingMeasurement
   })
 
