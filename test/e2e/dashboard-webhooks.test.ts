@@ -257,7 +257,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           assert.include(page.body, `<dd><a href="/dashboard/receivables/${receivableId}">${receivableId}</a></dd>`)
           assert.include(page.body, '<h2 id="payload-heading">Payload</h2>')
           // Indented, every character of it as sent (the note is beyond ASCII), and escaped.
-          const payload = /<pre><code>([\s\S]*?)<\/code><\/pre>/.exec(
+          const payload = /<pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/.exec(
             page.body.slice(page.body.indexOf("payload-heading"))
           )
           const unescaped = (payload?.[1] ?? "")

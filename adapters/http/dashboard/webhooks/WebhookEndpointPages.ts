@@ -258,7 +258,7 @@ export const deliveryPage = (
           The body each attempt posts, indented here for reading; it is sent as compact JSON, signed with the endpoint's
           secret in the <code>webhook-signature</code> header.
         </p>
-        <pre><code>${indented(body)}</code></pre>
+        <pre role="region" aria-labelledby="payload-heading" tabindex="0"><code>${indented(body)}</code></pre>
       </section>
     `,
     viewer,
