@@ -46,6 +46,7 @@ import signInFirstTurn from "./migrations/0029_sign_in_first_turn.ts"
 import inFlightShares from "./migrations/0030_in_flight_shares.ts"
 import incarnations from "./migrations/0031_incarnations.ts"
 import teamInvitesAndEndedSessions from "./migrations/0032_team_invites_and_ended_sessions.ts"
+import amountOrderAndInviter from "./migrations/0033_amount_order_and_inviter.ts"
 
 export const migrationsTable = "schema_migrations"
 
@@ -83,7 +84,8 @@ export const migrations = {
   "0029_sign_in_first_turn": signInFirstTurn,
   "0030_in_flight_shares": inFlightShares,
   "0031_incarnations": incarnations,
-  "0032_team_invites_and_ended_sessions": teamInvitesAndEndedSessions
+  "0032_team_invites_and_ended_sessions": teamInvitesAndEndedSessions,
+  "0033_amount_order_and_inviter": amountOrderAndInviter
 }
 
 /**
@@ -131,7 +133,9 @@ export const oldestCompatible: { readonly [Name in keyof typeof migrations]: num
   "0031_incarnations": 29,
   // A new action and a new table: an older build shows the action log's new action by its code
   // and never reads the table.
-  "0032_team_invites_and_ended_sessions": 29
+  "0032_team_invites_and_ended_sessions": 29,
+  // An index and a nullable column: an older build's invites simply name no sender.
+  "0033_amount_order_and_inviter": 29
 }
 
 /** The id of a migration named `<id>_<name>`. */

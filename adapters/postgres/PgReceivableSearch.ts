@@ -26,51 +26,68 @@ const sortColumns: Record<SortKey, string> = {
   due: "due_date"
 }
 
+/**
+ * The search's statement: the page's rows, each with the count of every match. Exported for the
+ * tests that read its plan.
+ */
+export const searchStatement = (sql: SqlClient.SqlClient) => {
+  const { receivableColumns } = makeStatements(sql)
+
+  const conditions = (org: OrgId, filter: ReceivableFilter, text: string | undefined) => {
+    const prefix = text === undefined ? undefined : likePrefix(text.toLowerCase())
+    return sql.and([
+      sql`r.org_id = ${org}`,
+      ...(filter.vendorId === undefined ? [] : [sql`r.vendor_id = ${filter.vendorId}`]),
+      ...(filter.debtorId === undefined ? [] : [sql`r.debtor_id = ${filter.debtorId}`]),
+      ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
+      ...(filter.updatedSince === undefined ? [] : [sql`r.updated_at >= ${DateTime.toDateUtc(filter.updatedSince)}`]),
+      ...(prefix === undefined
+        ? []
+        : [
+            sql`(lower(r.vendor_receivable_id) LIKE ${prefix} OR lower(r.po_number) LIKE ${prefix} OR r.id LIKE ${prefix})`
+          ])
+    ])
+  }
+
+  // The order of a page: the chosen column, then the newest detected. Only the due date may be
+  // empty (last either way); the others are NOT NULL and are ordered without NULLS LAST, which
+  // would keep the planner from reading the list index backwards for "newest first". Amounts
+  // compare only within a currency: currency, amount and id all in the one direction, the order
+  // of `receivables_amount_idx` (0033) read forwards or backwards.
+  const orderBy = (alias: string, order: SearchRequest["order"]) => {
+    const direction = order.descending ? "DESC" : "ASC"
+    const column = `${alias}.${sortColumns[order.key]}`
+    if (order.key === "detected") return sql.literal(`${column} ${direction}, ${alias}.id ${direction}`)
+    if (order.key === "amount") {
+      return sql.literal(`${alias}.currency ${direction}, ${column} ${direction}, ${alias}.id ${direction}`)
+    }
+    const nulls = order.key === "due" ? " NULLS LAST" : ""
+    return sql.literal(`${column} ${direction}${nulls}, ${alias}.detected_at DESC, ${alias}.id DESC`)
+  }
+
+  return (org: OrgId, request: SearchRequest) => {
+    const where = conditions(org, request.filter, request.text)
+    // The page's keys and the count are two reads of the index, not one shared result: a shared
+    // CTE would be materialized whole, every match read before the first 50 are chosen.
+    return sql<SearchRow>`
+      WITH page_keys AS (SELECT r.id FROM receivables r WHERE ${where} ORDER BY ${orderBy("r", request.order)}
+        LIMIT ${request.window.limit} OFFSET ${request.window.offset}),
+      total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
+      SELECT total.total_count, ${receivableColumns(Option.none(), request.metadata === true)}
+      FROM total
+      LEFT JOIN (page_keys k JOIN receivables p ON p.org_id = ${org} AND p.id = k.id) ON true
+      ORDER BY ${orderBy("p", request.order)}`
+  }
+}
+
 export const layer = Layer.effect(
   ReceivableSearch,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const { receivableColumns } = makeStatements(sql)
-
-    const conditions = (org: OrgId, filter: ReceivableFilter, text: string | undefined) => {
-      const prefix = text === undefined ? undefined : likePrefix(text.toLowerCase())
-      return sql.and([
-        sql`r.org_id = ${org}`,
-        ...(filter.vendorId === undefined ? [] : [sql`r.vendor_id = ${filter.vendorId}`]),
-        ...(filter.debtorId === undefined ? [] : [sql`r.debtor_id = ${filter.debtorId}`]),
-        ...(filter.status === undefined ? [] : [sql`r.status = ${filter.status}`]),
-        ...(filter.updatedSince === undefined ? [] : [sql`r.updated_at >= ${DateTime.toDateUtc(filter.updatedSince)}`]),
-        ...(prefix === undefined
-          ? []
-          : [
-              sql`(lower(r.vendor_receivable_id) LIKE ${prefix} OR lower(r.po_number) LIKE ${prefix} OR r.id LIKE ${prefix})`
-            ])
-      ])
-    }
-
-    // The order of a page: the chosen column, then the newest detected. Only the due date may be
-    // empty (last either way); the others are NOT NULL and are ordered without NULLS LAST, which
-    // would keep the planner from reading the list index backwards for "newest first".
-    const orderBy = (alias: string, order: SearchRequest["order"]) => {
-      const direction = order.descending ? "DESC" : "ASC"
-      const column = `${alias}.${sortColumns[order.key]}`
-      if (order.key === "detected") return sql.literal(`${column} ${direction}, ${alias}.id ${direction}`)
-      const nulls = order.key === "due" ? " NULLS LAST" : ""
-      return sql.literal(`${column} ${direction}${nulls}, ${alias}.detected_at DESC, ${alias}.id DESC`)
-    }
+    const statement = searchStatement(sql)
 
     const search = Effect.fn("PgReceivableSearch.search")(function* (org: OrgId, request: SearchRequest) {
-      const where = conditions(org, request.filter, request.text)
-      // The page's keys and the count are two reads of the index, not one shared result: a shared
-      // CTE would be materialized whole, every match read before the first 50 are chosen.
-      const rows = yield* sql<SearchRow>`
-        WITH page_keys AS (SELECT r.id FROM receivables r WHERE ${where} ORDER BY ${orderBy("r", request.order)}
-          LIMIT ${request.window.limit} OFFSET ${request.window.offset}),
-        total AS (SELECT count(*) AS total_count FROM receivables r WHERE ${where})
-        SELECT total.total_count, ${receivableColumns(Option.none(), request.metadata === true)}
-        FROM total
-        LEFT JOIN (page_keys k JOIN receivables p ON p.org_id = ${org} AND p.id = k.id) ON true
-        ORDER BY ${orderBy("p", request.order)}`
+      const rows = yield* statement(org, request)
       return {
         totalCount: Number(rows[0]?.total_count ?? 0),
         items: rows.filter((row) => row.id !== null).map(toReceivable)

@@ -6,7 +6,8 @@
  * invites, so two redemptions racing each other cannot both succeed. Migration 0018 adds removed
  * users (kept, marked `removed_at`); a removal drops the user's proposed secret and held sign-ins
  * in its transaction. Role changes and removals of one organization run one after another under
- * its row's lock, so the last admin stays.
+ * its row's lock, so the last admin stays. Migration 0033 records who sent an invite (`invited_by`),
+ * read back as their address.
  */
 import { DateTime, Effect, Layer, Option } from "effect"
 import { SqlClient } from "effect/sql"
@@ -32,6 +33,8 @@ interface InviteRow {
   readonly created_at: Date
   readonly expires_at: Date
   readonly used_at: Date | null
+  /** The sender's address, joined from `dashboard_users` by `invited_by` (0033). */
+  readonly invited_by_email: string | null
 }
 
 /** A user row with its second factor's secret, read only to tell whether there is one. */
@@ -49,13 +52,18 @@ const toInvite = (row: InviteRow): Invite => ({
   role: row.role,
   createdAt: DateTime.fromDateUnsafe(row.created_at),
   expiresAt: DateTime.fromDateUnsafe(row.expires_at),
-  usedAt: row.used_at === null ? null : DateTime.fromDateUnsafe(row.used_at)
+  usedAt: row.used_at === null ? null : DateTime.fromDateUnsafe(row.used_at),
+  invitedBy: row.invited_by_email
 })
 
 export const layer = Layer.effect(
   UserStore,
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
+    const inviteColumns = sql.literal(
+      "i.org_id, i.email, i.role, i.created_at, i.expires_at, i.used_at, u.email AS invited_by_email"
+    )
+    const senderJoin = sql.literal("LEFT JOIN dashboard_users u ON u.org_id = i.org_id AND u.id = i.invited_by")
 
     // The one question asked across organizations: addresses are unique over all of them.
     const ownerOf = (email: string) =>
@@ -72,20 +80,21 @@ export const layer = Layer.effect(
       const owner = yield* ownerOf(invite.email)
       if (owner !== undefined && owner !== orgs[0].id) return yield* new EmailTaken({ email: invite.email })
       // The older links of the address stop working as this one is made: one statement.
-      const [row] = yield* sql<InviteRow>`
+      const [row] = yield* sql<Omit<InviteRow, "invited_by_email">>`
         WITH voided AS (
           UPDATE dashboard_invites SET used_at = now()
           WHERE org_id = ${orgs[0].id} AND email = ${invite.email} AND used_at IS NULL
         )
-        INSERT INTO dashboard_invites (token_hash, org_id, email, role, expires_at)
+        INSERT INTO dashboard_invites (token_hash, org_id, email, role, expires_at, invited_by)
         VALUES (${invite.tokenHash}, ${orgs[0].id}, ${invite.email}, ${invite.role},
-          ${DateTime.toDateUtc(invite.expiresAt)})
-        RETURNING *`.pipe(Effect.orDie)
-      return toInvite(row!)
+          ${DateTime.toDateUtc(invite.expiresAt)}, ${invite.invitedBy?.id ?? null})
+        RETURNING org_id, email, role, created_at, expires_at, used_at`.pipe(Effect.orDie)
+      return toInvite({ ...row!, invited_by_email: invite.invitedBy?.email ?? null })
     })
 
     const findInvite = Effect.fn("PgUserStore.findInvite")(function* (tokenHash: Uint8Array) {
-      const rows = yield* sql<InviteRow>`SELECT * FROM dashboard_invites WHERE token_hash = ${tokenHash}`.pipe(
+      const rows = yield* sql<InviteRow>`
+        SELECT ${inviteColumns} FROM dashboard_invites i ${senderJoin} WHERE i.token_hash = ${tokenHash}`.pipe(
         Effect.orDie
       )
       return Option.map(Option.fromNullishOr(rows[0]), toInvite)
@@ -94,9 +103,9 @@ export const layer = Layer.effect(
     const pendingInvites = Effect.fn("PgUserStore.pendingInvites")(function* (org: OrgId, now: DateTime.Utc) {
       if (!isUuid(org)) return []
       const rows = yield* sql<InviteRow>`
-        SELECT * FROM dashboard_invites
-        WHERE org_id = ${org} AND used_at IS NULL AND expires_at > ${DateTime.toDateUtc(now)}
-        ORDER BY email, created_at DESC`.pipe(Effect.orDie)
+        SELECT ${inviteColumns} FROM dashboard_invites i ${senderJoin}
+        WHERE i.org_id = ${org} AND i.used_at IS NULL AND i.expires_at > ${DateTime.toDateUtc(now)}
+        ORDER BY i.email, i.created_at DESC`.pipe(Effect.orDie)
       return rows.map(toInvite)
     })
 
@@ -117,7 +126,7 @@ export const layer = Layer.effect(
     const redeemInvite = (tokenHash: Uint8Array, passwordHash: string, now: DateTime.Utc) =>
       Effect.gen(function* () {
         const at = DateTime.toDateUtc(now)
-        const [invite] = yield* sql<InviteRow>`
+        const [invite] = yield* sql<Omit<InviteRow, "invited_by_email">>`
           UPDATE dashboard_invites SET used_at = ${at}
           WHERE token_hash = ${tokenHash} AND used_at IS NULL AND expires_at > ${at}
           RETURNING *`

@@ -216,13 +216,13 @@ export const layer = Layer.effect(
 
     // By its primary key, then its organization: a delivery is found by its id alone.
     const delivery = Effect.fn("PgWebhookDeliveryStore.delivery")(function* (org: OrgId, id: string) {
-      const [row] = yield* sql<DeliveryRow>`
-        SELECT ${deliveryFields} FROM webhook_deliveries WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
+      const [row] = yield* sql<DeliveryRow & { readonly body: string }>`
+        SELECT ${deliveryFields}, body FROM webhook_deliveries WHERE org_id = ${org} AND id = ${id}`.pipe(Effect.orDie)
       if (row === undefined) return Option.none()
       const attempts = yield* sql<AttemptRow>`
         SELECT id, delivery_id, trigger, started_at, duration_ms, outcome, response_status, response_body, error
         FROM webhook_attempts WHERE org_id = ${org} AND delivery_id = ${id} ORDER BY id`.pipe(Effect.orDie)
-      return Option.some({ delivery: toDelivery(row), attempts: attempts.map(toAttempt) })
+      return Option.some({ delivery: toDelivery(row), attempts: attempts.map(toAttempt), body: row.body })
     })
 
     const retry = Effect.fn("PgWebhookDeliveryStore.retry")(function* (org: OrgId, id: string, at: DateTime.Utc) {

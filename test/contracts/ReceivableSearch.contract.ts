@@ -74,7 +74,8 @@ type SearchPlan = typeof searchPlan extends fc.Arbitrary<infer A> ? A : never
 type Row = World["receivables"][number]
 
 // The chosen column, then the newest detected (then the greatest id); the due date, which alone
-// may be empty, is last whichever the direction; "detected" is detected time, then id, both ways.
+// may be empty, is last whichever the direction; "detected" is detected time, then id, both ways;
+// "amount" is currency, then amount, then id, all three ways the direction says.
 const modelOrder = (order: SearchOrder) => (a: Row, b: Row) => {
   const direction = order.descending ? -1 : 1
   const newestDetected = millis(b.detectedAt) - millis(a.detectedAt) || byText(b.id, a.id)
@@ -84,7 +85,7 @@ const modelOrder = (order: SearchOrder) => (a: Row, b: Row) => {
     case "updated":
       return direction * (millis(a.updatedAt) - millis(b.updatedAt)) || newestDetected
     case "amount":
-      return direction * (a.amountCents - b.amountCents) || newestDetected
+      return direction * (byText(a.currency, b.currency) || a.amountCents - b.amountCents || byText(a.id, b.id))
     case "due":
       if (a.dueDate === b.dueDate) return newestDetected
       if (a.dueDate === null) return 1

@@ -175,6 +175,37 @@ export const describeUserStore = <E>(name: string, storeLayer: Layer.Layer<Servi
       })
     )
 
+    it.effect("an invite names the user who sent it, wherever it is read; an operator's names none", () =>
+      Effect.gen(function* () {
+        const store = yield* UserStore
+        const org = yield* newOrg
+        const sender = yield* newUser({ orgId: org.id })
+        const now = yield* DateTime.now
+        const expiresAt = DateTime.addDuration(now, Duration.hours(1))
+        const sentHash = digest()
+        const sent = yield* store.createInvite({
+          orgId: org.id,
+          email: freshEmail(),
+          role: "member",
+          tokenHash: sentHash,
+          expiresAt,
+          invitedBy: sender
+        })
+        const byOperator = yield* invite(org.id)
+        assert.strictEqual(sent.invitedBy, sender.email)
+        assert.strictEqual(byOperator.stored.invitedBy, null)
+        assert.strictEqual(Option.getOrThrow(yield* store.findInvite(sentHash)).invitedBy, sender.email)
+        const pending = yield* store.pendingInvites(org.id, now)
+        assert.deepStrictEqual(
+          pending.map((i) => [i.email, i.invitedBy]).sort(),
+          [
+            [sent.email, sender.email],
+            [byOperator.email, null]
+          ].sort()
+        )
+      })
+    )
+
     it.effect("a newer invite of an address voids the organization's older ones at once, not another's", () =>
       Effect.gen(function* () {
         const store = yield* UserStore

@@ -1,7 +1,7 @@
 /**
  * The people side of the dashboard in a real browser (headless Chromium through playwright-core):
  * the keys (created, shown once, a key's own page), the usage chart (its y-axis holds "12,500"
- * whole, reads in dark mode, follows the page's width), the team (an invite shown once), the
+ * whole, reads in dark mode, follows the page's width, names days in the reader's language), the team (an invite shown once), the
  * account's second factor (a QR code) and the dashboard actions. Every page, in light and dark, at
  * 1440x900 and 390x844, passes axe-core with no WCAG 2.1 A/AA violation and trips no
  * Content-Security-Policy; each is kept as a screenshot in `test-artifacts/`. Needs Chromium
@@ -107,7 +107,8 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
         )
         mkdirSync(artifacts, { recursive: true })
         const outcome = yield* Effect.promise(async () => {
-          const context = await browser.newContext({ viewport: sizes[0], colorScheme: "dark" })
+          // A reader in Britain: the chart names days as they do.
+          const context = await browser.newContext({ viewport: sizes[0], colorScheme: "dark", locale: "en-GB" })
           const page = await context.newPage()
           await page.goto(`${base}/dashboard/invite/${invite}`)
           await page.getByLabel("New password").fill(password)
@@ -118,6 +119,15 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
           await page.goto(`${base}/dashboard/keys`)
           await page.locator("#usage-chart canvas").waitFor()
           const darkChart = await chartFacts(page)
+          // The cursor at the chart's right end is on today, which the legend names.
+          const over = page.locator("#usage-chart .u-over")
+          const box = (await over.boundingBox())!
+          await over.hover({ position: { x: box.width - 1, y: box.height / 2 } })
+          const hoveredDay = await page
+            .locator("#usage-chart .u-legend .u-series")
+            .first()
+            .locator(".u-value")
+            .textContent()
           await page.setViewportSize(sizes[1])
           await page.waitForFunction(() => document.querySelector("#usage-chart canvas")!.clientWidth <= 390)
           const phoneChart = await chartFacts(page)
@@ -157,7 +167,18 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
             violations.push(...(await inspectEverywhere(browser, state, `${base}${path}`, name)))
           }
           await context.close()
-          return { darkChart, phoneChart, shown, curl, afterReload, createdCount, link, qrLoaded, violations }
+          return {
+            darkChart,
+            phoneChart,
+            hoveredDay,
+            shown,
+            curl,
+            afterReload,
+            createdCount,
+            link,
+            qrLoaded,
+            violations
+          }
         })
 
         // The axis holds "12,500" whole (with its tick and gap), in a colour that reads on the dark theme.
@@ -165,6 +186,13 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
         assert.isAtLeast(outcome.darkChart.leftmostPainted, 2, "no label runs off the canvas's left edge")
         assert.isAbove(outcome.darkChart.brightest, 150, "light axis text on the dark background")
         assert.isAtMost(outcome.phoneChart.chartWidth, 390, "the chart follows the page's width")
+        const today = new Intl.DateTimeFormat("en-GB", {
+          weekday: "short",
+          month: "short",
+          day: "numeric",
+          timeZone: "UTC"
+        }).format(new Date())
+        assert.strictEqual(outcome.hoveredDay, today, "a day in the reader's words, not 2026-11-29 12:00am")
         assert.match(outcome.shown, /^pr_live_/)
         assert.strictEqual(outcome.curl, `curl -H "Authorization: Bearer ${outcome.shown}" ${base}/v1/receivables`)
         assert.strictEqual(outcome.afterReload, `${base}/dashboard/keys?shown`)

@@ -115,6 +115,29 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
       })
   )
 
+  it.effect("regression: each pending invite names the admin who sent it, and an operator's none", () =>
+    Effect.gen(function* () {
+      const { base } = yield* setup
+      const org = yield* newOrg
+      const { client, csrf } = yield* signedIn(base, org, "admin")
+      const overview = yield* run(() => client.get("/dashboard/team"))
+      const sender = /admin-\d+@example\.com/.exec(overview.body)![0]
+      const fromAdmin = email("sent")
+      const fromOperator = email("operator")
+      const posted = yield* run(() => client.post("/dashboard/team/invite", { csrf, email: fromAdmin, role: "member" }))
+      assert.strictEqual(posted.status, 303)
+      yield* inviteToken(org, fromOperator, "member")
+      const page = yield* run(() => client.get("/dashboard/team"))
+      const pending = page.body.slice(
+        page.body.indexOf('id="pending-heading"'),
+        page.body.indexOf('id="invite-heading"')
+      )
+      assert.include(pending, '<th scope="col">Sent by</th>')
+      assert.include(pending, `<th scope="row">${fromAdmin}</th><td>member</td><td>${sender}</td>`)
+      assert.include(pending, `<th scope="row">${fromOperator}</th><td>member</td><td>—</td>`)
+    })
+  )
+
   it.effect("regression: each user's second factor is shown on or off", () =>
     Effect.gen(function* () {
       const { base } = yield* setup

@@ -18,7 +18,7 @@ import * as PostgresHarness from "../contracts/PairStore.postgresHarness.ts"
 import { type Answer, type Client, csrfOf, run, signedIn } from "../support/DashboardClient.ts"
 import { BaseUrl, serverLayer } from "../support/TestServer.ts"
 import { receiver, webhookHeaders } from "../webhooks/support/Receiver.ts"
-import { syncEvents } from "../webhooks/support/Sync.ts"
+import { nonAscii, syncEvents } from "../webhooks/support/Sync.ts"
 
 // Read by the app's services from the environment; this file's worker is its own process.
 process.env.WEBHOOK_ALLOWED_HOSTS = "127.0.0.1:1-65535"
@@ -220,6 +220,66 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         assert.isAbove(pages.pages.length, 25)
       })
     )
+  )
+
+  it.effect(
+    "regression: a delivery's page shows its payload, escaped, and links its receivable; the list shows descriptions",
+    () =>
+      Effect.scoped(
+        Effect.gen(function* () {
+          const base = yield* BaseUrl
+          const harness = yield* PairStoreHarness
+          const hooks = yield* receiver()
+          const pair = yield* harness.addPair({ dueInSeconds: 3600 })
+          const { client, csrf } = yield* signedIn(base, pair.orgId, "admin")
+          yield* run(() =>
+            client.post("/dashboard/webhooks", { csrf, url: hooks.url, description: "Books & <ledger>" })
+          )
+          const shown = yield* run(() => client.get("/dashboard/webhooks/secret"))
+          const secret = secretPattern.exec(shown.body)?.[0] ?? ""
+          const listed = yield* run(() => client.get("/dashboard/webhooks"))
+          assert.include(listed.body, '<th scope="col">Description</th>')
+          assert.include(listed.body, "<td>Books &amp; &lt;ledger></td>")
+          const endpointPath = /href="(\/dashboard\/webhooks\/we_[0-9a-f]{32})"/.exec(listed.body)?.[1] ?? ""
+
+          // A receivable's event, queued by a replay and not sent yet: the page shows what will be sent.
+          const since = DateTime.subtract(yield* DateTime.now, { minutes: 1 })
+          yield* syncEvents(pair, 1)
+          yield* run(() => client.post(`${endpointPath}/replay`, { csrf, since: localUtc(since), until: "" }))
+          const log = yield* run(() => client.get(`${endpointPath}?event_type=receivable.created`))
+          const deliveryId = /<code>(wd_[0-9a-f]{32})<\/code>/.exec(log.body)?.[1] ?? ""
+          const page = yield* run(() => client.get(`${endpointPath}/deliveries/${deliveryId}`))
+          assert.strictEqual(page.status, 200)
+          const sql = yield* SqlClient.SqlClient
+          const [row] = yield* sql<{ body: string }>`SELECT body FROM webhook_deliveries WHERE id = ${deliveryId}`
+          const event = JSON.parse(row!.body) as { data: { receivable_id: string } }
+          const receivableId = event.data.receivable_id
+          assert.include(page.body, `<dd><a href="/dashboard/receivables/${receivableId}">${receivableId}</a></dd>`)
+          assert.include(page.body, '<h2 id="payload-heading">Payload</h2>')
+          // Indented, every character of it as sent (the note is beyond ASCII), and escaped.
+          const payload = /<pre[^>]*><code>([\s\S]*?)<\/code><\/pre>/.exec(
+            page.body.slice(page.body.indexOf("payload-heading"))
+          )
+          const unescaped = (payload?.[1] ?? "")
+            .replaceAll("&quot;", '"')
+            .replaceAll("&lt;", "<")
+            .replaceAll("&amp;", "&")
+          assert.deepStrictEqual(JSON.parse(unescaped), JSON.parse(row!.body))
+          assert.include(unescaped, `\n  "type": "receivable.created",\n`)
+          assert.include(unescaped, nonAscii)
+          assert.notInclude(page.body, secret)
+          const receivablePage = yield* run(() => client.get(`/dashboard/receivables/${receivableId}`))
+          assert.strictEqual(receivablePage.status, 200)
+
+          // A test is about no receivable: its payload, no link.
+          const tested = yield* run(() => client.post(`${endpointPath}/test`, { csrf }))
+          const testPage = yield* run(() => client.get(tested.headers.get("location") ?? ""))
+          assert.include(testPage.body, "webhook.test")
+          assert.include(testPage.body, '<h2 id="payload-heading">Payload</h2>')
+          assert.notInclude(testPage.body, "<dt>Receivable</dt>")
+          assert.notInclude(testPage.body, secret)
+        })
+      )
   )
 
   it.effect("let a member read but not act, and show another organization's ids as not found", () =>

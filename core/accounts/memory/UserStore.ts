@@ -61,7 +61,8 @@ export const layerMemory: Layer.Layer<UserStore, never, AccountsState | Organiza
         role: invite.role,
         createdAt: now,
         expiresAt: invite.expiresAt,
-        usedAt: null
+        usedAt: null,
+        invitedBy: invite.invitedBy?.email ?? null
       }
       invites.set(digest, stored)
       return stored

@@ -55,6 +55,11 @@ export interface Invite {
   readonly createdAt: DateTime.Utc
   readonly expiresAt: DateTime.Utc
   readonly usedAt: DateTime.Utc | null
+  /**
+   * The address of the dashboard user who sent it; null for an operator's invite (the CLI) and
+   * for one made before the sender was recorded.
+   */
+  readonly invitedBy: string | null
 }
 
 export interface NewInvite {
@@ -65,6 +70,8 @@ export interface NewInvite {
   /** The SHA-256 of the invite's token; 32 bytes. */
   readonly tokenHash: Uint8Array
   readonly expiresAt: DateTime.Utc
+  /** The organization's dashboard user who sends it; none when an operator does. */
+  readonly invitedBy?: DashboardUser | undefined
 }
 
 /** The address already belongs to a user of another organization. */

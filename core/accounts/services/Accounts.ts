@@ -85,12 +85,14 @@ export class Accounts extends Context.Service<
   {
     /**
      * A one-time link for the address, voiding the organization's older links for it; an existing
-     * user of the organization is signed out everywhere at once.
+     * user of the organization is signed out everywhere at once. `invitedBy`: the organization's
+     * user who sends it, none when an operator does.
      */
     readonly invite: (
       org: string,
       email: string,
-      role: Policy.Role
+      role: Policy.Role,
+      invitedBy?: DashboardUser
     ) => Effect.Effect<
       { readonly token: Redacted.Redacted<string>; readonly invite: Invite },
       OrganizationNotFound | EmailTaken | InvalidEmail
@@ -180,7 +182,12 @@ export class Accounts extends Context.Service<
         return { user, sessionToken: Redacted.make(token) } satisfies SignedIn
       })
 
-      const invite = Effect.fn("Accounts.invite")(function* (org: string, email: string, role: Policy.Role) {
+      const invite = Effect.fn("Accounts.invite")(function* (
+        org: string,
+        email: string,
+        role: Policy.Role,
+        invitedBy?: DashboardUser
+      ) {
         const normalized = Policy.normalizeEmail(email)
         if (normalized === undefined) return yield* new InvalidEmail()
         const token = yield* newToken
@@ -189,7 +196,8 @@ export class Accounts extends Context.Service<
           email: normalized,
           role,
           tokenHash: yield* sha256(token),
-          expiresAt: DateTime.addDuration(yield* DateTime.now, Policy.inviteLifetime)
+          expiresAt: DateTime.addDuration(yield* DateTime.now, Policy.inviteLifetime),
+          invitedBy
         })
         // Inviting an existing user again is a reset (their password, their role): whoever is
         // signed in as them is signed out at once, not when the link is used.

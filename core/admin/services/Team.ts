@@ -108,7 +108,7 @@ export class Team extends Context.Service<
         yield* adminOnly(actor, "invite users")
         // The user's organization exists for as long as the user does.
         const made = yield* access
-          .invite(actor.user.orgId, email, role)
+          .invite(actor.user.orgId, email, role, actor.user)
           .pipe(Effect.catchTag("OrganizationNotFound", (missing: OrganizationNotFound) => Effect.die(missing)))
         yield* access.record(actor, "user_invited", `${made.invite.email} (${role})`)
         return made

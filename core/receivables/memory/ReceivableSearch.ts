@@ -29,7 +29,7 @@ const newestDetected = (a: ReceivableRow, b: ReceivableRow) =>
   millis(b.detectedAt) - millis(a.detectedAt) || compareText(b.id, a.id)
 
 // The chosen column, then the newest detected; only the due date may be empty, and is last
-// whichever the direction.
+// whichever the direction. Amounts compare within a currency: currency, amount, id, one direction.
 const inOrder = (order: SearchOrder) => {
   const sign = order.descending ? -1 : 1
   switch (order.key) {
@@ -41,7 +41,10 @@ const inOrder = (order: SearchOrder) => {
         sign * (millis(a.updatedAt) - millis(b.updatedAt)) || newestDetected(a, b)
     case "amount":
       return (a: ReceivableRow, b: ReceivableRow) =>
-        sign * (a.state.amountCents - b.state.amountCents) || newestDetected(a, b)
+        sign *
+        (compareText(a.state.currency, b.state.currency) ||
+          a.state.amountCents - b.state.amountCents ||
+          compareText(a.id, b.id))
     case "due":
       return (a: ReceivableRow, b: ReceivableRow) => {
         const [x, y] = [a.state.dueDate, b.state.dueDate]

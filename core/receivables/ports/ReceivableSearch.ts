@@ -11,7 +11,11 @@ import type { Receivable } from "../domain/Resources.ts"
 import type { Status } from "../domain/Status.ts"
 import type { ReceivableFilter } from "./ReceivableStore.ts"
 
-/** The columns a search may be ordered by; ties fall back to the newest detected, then the id. */
+/**
+ * The columns a search may be ordered by; ties fall back to the newest detected, then the id.
+ * Amounts of different currencies do not compare: "amount" orders by currency, then amount, then
+ * id, all three in the direction asked.
+ */
 export const sortKeys = ["detected", "updated", "amount", "due"] as const
 export type SortKey = (typeof sortKeys)[number]
 

@@ -178,7 +178,8 @@ const make = Effect.gen(function* () {
     Effect.sync(() =>
       Option.map(Option.fromNullishOr(ownDelivery(org, id)), (row) => ({
         delivery: row.delivery,
-        attempts: [...row.attempts]
+        attempts: [...row.attempts],
+        body: row.body
       }))
     )
 

@@ -47,6 +47,13 @@ export interface NewDelivery {
   readonly trigger: FirstTrigger
 }
 
+/** A delivery as its page shows it: its state, its attempts oldest first, and the body it is sent with. */
+export interface DeliveryRecord {
+  readonly delivery: WebhookDelivery
+  readonly attempts: ReadonlyArray<WebhookAttempt>
+  readonly body: string
+}
+
 /** A delivery a worker holds under its lease, with what it needs to send it. */
 export interface ClaimedDelivery {
   readonly delivery: WebhookDelivery
@@ -178,13 +185,11 @@ export class WebhookDeliveryStore extends Context.Service<
       endpoint: WebhookEndpointId,
       filter: DeliveryFilter
     ) => Effect.Effect<KeysetPage<WebhookDelivery>>
-    /** The organization's delivery of that id, whichever its endpoint, with its attempts oldest first. */
-    readonly delivery: (
-      org: OrgId,
-      id: WebhookDeliveryId
-    ) => Effect.Effect<
-      Option.Option<{ readonly delivery: WebhookDelivery; readonly attempts: ReadonlyArray<WebhookAttempt> }>
-    >
+    /**
+     * The organization's delivery of that id, whichever its endpoint, with its attempts oldest
+     * first and the body it is sent with (the event's wire form; no secret is in it).
+     */
+    readonly delivery: (org: OrgId, id: WebhookDeliveryId) => Effect.Effect<Option.Option<DeliveryRecord>>
     /**
      * Makes the delivery due at `at` whatever its status, unless an attempt of it is in flight;
      * its next attempt is a `manual_retry`, claimed with the schedule's next attempt as it stood

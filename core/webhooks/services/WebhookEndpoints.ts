@@ -32,7 +32,7 @@ import {
   type WebhookUrlRejected
 } from "../domain/Webhooks.ts"
 import { WebhookCrypto } from "../ports/WebhookCrypto.ts"
-import { WebhookDeliveryStore } from "../ports/WebhookDeliveryStore.ts"
+import { type DeliveryRecord, WebhookDeliveryStore } from "../ports/WebhookDeliveryStore.ts"
 import { type EndpointChange, WebhookEndpointStore } from "../ports/WebhookEndpointStore.ts"
 import { WebhookSender } from "../ports/WebhookSender.ts"
 import { deliveryOf, endpointConcurrency, maxWaitingPerOrganization, WebhookDelivery } from "./WebhookDelivery.ts"
@@ -152,14 +152,8 @@ export class WebhookEndpoints extends Context.Service<
       endpoint: string,
       query: DeliveryQuery
     ) => Effect.Effect<KeysetPage<Delivery>, WebhookEndpointNotFound>
-    /** The organization's delivery of that id, with its attempts oldest first. */
-    readonly delivery: (
-      org: OrgId,
-      id: string
-    ) => Effect.Effect<
-      { readonly delivery: Delivery; readonly attempts: ReadonlyArray<WebhookAttempt> },
-      WebhookDeliveryNotFound
-    >
+    /** The organization's delivery of that id, with its attempts oldest first and the body it is sent with. */
+    readonly delivery: (org: OrgId, id: string) => Effect.Effect<DeliveryRecord, WebhookDeliveryNotFound>
     /** Makes the delivery due now, whatever its status; an attempt in flight is left to finish. */
     readonly retry: (
       org: OrgId,

@@ -1,6 +1,7 @@
 /**
  * The team page (admins only): the organization's users with their roles, a form to change a
- * role, removing after a confirmation, and inviting by address, the link shown once. Forms work
+ * role, removing after a confirmation, the pending invites with who sent each ("—" for an
+ * operator's, and for one older than that record), and inviting by address, the link shown once. Forms work
  * without JavaScript; every field has a label.
  */
 import { html } from "htm/preact"
@@ -47,6 +48,7 @@ const inviteRow = (viewer: Viewer, invite: Invite) => html`
   <tr>
     <th scope="row">${invite.email}</th>
     <td>${invite.role}</td>
+    <td>${invite.invitedBy ?? "—"}</td>
     <td>${when(invite.createdAt, "")}</td>
     <td>${when(invite.expiresAt, "")}</td>
     <td>
@@ -72,7 +74,7 @@ const pendingSection = (viewer: Viewer, invites: ReadonlyArray<Invite>) => html`
         ? html`<p>No invite is waiting to be used.</p>`
         : table(
             "Invites whose links still work; revoking one stops its link at once",
-            ["E-mail address", "Role", "Invited", "Expires", "Revoke"],
+            ["E-mail address", "Role", "Sent by", "Invited", "Expires", "Revoke"],
             invites.map((invite) => inviteRow(viewer, invite))
           )
     }

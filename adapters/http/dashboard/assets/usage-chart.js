@@ -3,10 +3,22 @@
 // everything without JavaScript. uPlot styles elements through CSSOM only, which the
 // Content-Security-Policy's `style-src 'self'` allows. The y-axis is as wide as its widest label
 // (uPlot's fixed default cut "12,500" to "2,500"), its text takes the page's own colour (so it
-// reads in dark mode as in light), and the chart follows its container's width.
+// reads in dark mode as in light), and the chart follows its container's width. Days are named
+// as the reader's language names them ("Nov 3", "3 nov."), never as numbers whose order differs
+// from one country to the next ("11/3"); ticks fall on whole days only.
 const axisFont = "12px system-ui, sans-serif"
 const tickLength = 6
 const axisGap = 6
+const day = 86_400
+const dayIncrements = [day, 2 * day, 7 * day, 14 * day, 28 * day]
+const tickDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" })
+const legendDay = new Intl.DateTimeFormat(undefined, {
+  weekday: "short",
+  month: "short",
+  day: "numeric",
+  timeZone: "UTC"
+})
+const dayText = (format, seconds) => (seconds === null ? "--" : format.format(new Date(seconds * 1000)))
 
 /** Pixels the widest of the labels takes in the axis font, plus the tick and the gap. */
 const axisWidth = (labels) => {
@@ -37,7 +49,11 @@ document.addEventListener("DOMContentLoaded", () => {
     tzDate: (ts) => uPlot.tzDate(new Date(ts * 1000), "Etc/UTC"),
     scales: { x: { time: true }, y: { range: (_u, _min, max) => [0, Math.max(1, max)] } },
     axes: [
-      axis,
+      {
+        ...axis,
+        incrs: dayIncrements,
+        values: (_u, splits) => splits.map((seconds) => dayText(tickDay, seconds))
+      },
       {
         ...axis,
         values: (_u, splits) => splits.map((value) => (Number.isInteger(value) ? value.toLocaleString("en") : "")),
@@ -45,7 +61,12 @@ document.addEventListener("DOMContentLoaded", () => {
       }
     ],
     // Colours that keep 3:1 against both Pico backgrounds, light and dark.
-    series: [{ label: "Day" }, series("2xx/3xx", "#2e9d3a"), series("4xx", "#d97706"), series("5xx", "#e5484d")]
+    series: [
+      { label: "Day", value: (_u, seconds) => dayText(legendDay, seconds) },
+      series("2xx/3xx", "#2e9d3a"),
+      series("4xx", "#d97706"),
+      series("5xx", "#e5484d")
+    ]
   }
   const data = [
     seconds,

@@ -90,3 +90,16 @@ export const alert = (message: ComponentChildren) =>
 
 export const notice = (message: string | undefined) =>
   message === undefined ? null : html`<p role="status">${message}</p>`
+
+/**
+ * A list's page links: first, previous, "Page n of m", next; `at(n)` is page n's address. The
+ * previous page of one past the end is the last.
+ */
+export const pager = (page: number, lastPage: number, at: (n: number) => string) => html`<nav aria-label="Pages">
+  <ul>
+    ${page > 1 ? html`<li><a href=${at(1)}>First page</a></li>` : null}
+    ${page > 1 ? html`<li><a href=${at(Math.min(page - 1, lastPage))} rel="prev">Previous page</a></li>` : null}
+    <li>Page ${page} of ${lastPage}</li>
+    ${page < lastPage ? html`<li><a href=${at(page + 1)} rel="next">Next page</a></li>` : null}
+  </ul>
+</nav>`

@@ -1,7 +1,7 @@
 /**
  * The views of the organization's syncs: the overview (what needs attention first, then the
  * receivables' amounts per status and currency, then how fresh the data is), the pairs with their
- * state and last run, and one pair with its sync history as a small chart and a table, the
+ * state and last run (found by a part of either name or by state, 25 a page), and one pair with its sync history as a small chart and a table, the
  * documents its runs quarantined grouped by document, and the admins' "Sync now", pause and
  * resume. Functions of what they show; preact escapes the text.
  */
@@ -9,17 +9,19 @@ import type { DateTime } from "effect"
 import { html } from "htm/preact"
 import type { ComponentChildren } from "preact"
 import type { IntegrationDetail } from "../../../../core/admin/services/IntegrationAdministration.ts"
-import type { Integration } from "../../../../core/receivables/domain/Resources.ts"
+import { type Integration, IntegrationState } from "../../../../core/receivables/domain/Resources.ts"
 import * as RunError from "../../../../core/receivables/domain/RunError.ts"
 import type { SyncRunRecord } from "../../../../core/receivables/ports/DirectoryStore.ts"
 import type { StatusTotal } from "../../../../core/receivables/ports/ReceivableSearch.ts"
 import type { DirectoryRefused } from "../../../../core/receivables/services/Directory.ts"
 import type { DisabledEndpoint } from "../../../../core/webhooks/ports/WebhookOverview.ts"
 import { csrfField, page, type Viewer } from "../frame/Layout.ts"
-import { alert, counted, money, notice, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
+import { alert, counted, money, notice, pager, stateBadge, statusBadge, table, when } from "../frame/Parts.ts"
 import { disabledReasonText, endpointPath } from "../webhooks/WebhookPages.ts"
 import { type Attention, needingAttention } from "./Attention.ts"
 import { SyncChart } from "./SyncChart.ts"
+
+const integrationStates = IntegrationState.literals
 
 const pairName = (integration: Integration) => `${integration.vendor.name} → ${integration.debtor.name}`
 
@@ -163,28 +165,142 @@ export const overview = (
     { current: "/dashboard/overview" }
   )
 
-export const integrations = (viewer: Viewer, records: ReadonlyArray<Integration>) =>
+export const integrationsPath = "/dashboard/integrations"
+export const integrationsPageSize = 25
+/** A name's part longer than this matches no vendor or debtor worth searching for. */
+export const pairTextMaximum = 100
+
+/** The list's query as its form and links carry it: text as typed, empty when not set. */
+export interface PairFilters {
+  /** Any part of the vendor's or the debtor's name, in any letter case. */
+  readonly text: string
+  readonly state: string
+  readonly page: string
+}
+
+const pairParameters: ReadonlyArray<readonly [keyof PairFilters, string]> = [
+  ["text", "q"],
+  ["state", "state"],
+  ["page", "page"]
+]
+
+export const pairFiltersOf = (query: URLSearchParams): PairFilters =>
+  Object.fromEntries(
+    pairParameters.map(([field, name]) => [field, (query.get(name) ?? "").trim()])
+  ) as unknown as PairFilters
+
+/** The list's address with this query: only what is set, so the plain list is `/dashboard/integrations`. */
+export const pairListPath = (filters: PairFilters) => {
+  const query = new URLSearchParams()
+  for (const [field, name] of pairParameters) if (filters[field] !== "") query.set(name, filters[field])
+  const text = query.toString()
+  return text === "" ? integrationsPath : `${integrationsPath}?${text}`
+}
+
+/** What is wrong with the query, if anything, in the words the page shows. */
+export const pairProblemOf = (filters: PairFilters) => {
+  if (filters.text.length > pairTextMaximum) return `the name is longer than ${pairTextMaximum} characters.`
+  if (filters.state !== "" && !(integrationStates as ReadonlyArray<string>).includes(filters.state)) {
+    return `the state is one of ${integrationStates.join(", ")}.`
+  }
+  if (filters.page !== "" && !/^[1-9][0-9]{0,5}$/.test(filters.page)) return "the page is a whole number from 1 up."
+  return undefined
+}
+
+/** The pairs a query `pairProblemOf` passed keeps, in the order given: the text in either name, the state. */
+export const pairsMatching = (records: ReadonlyArray<Integration>, filters: PairFilters) => {
+  const text = filters.text.toLowerCase()
+  return records.filter(
+    (integration) =>
+      (text === "" ||
+        integration.vendor.name.toLowerCase().includes(text) ||
+        integration.debtor.name.toLowerCase().includes(text)) &&
+      (filters.state === "" || integration.state === filters.state)
+  )
+}
+
+export interface PairListView {
+  readonly filters: PairFilters
+  /** Every pair of the organization the filters keep. */
+  readonly matching: ReadonlyArray<Integration>
+  /** Whether the organization has any pair at all. */
+  readonly anyPair: boolean
+  readonly problem: string | undefined
+}
+
+const pairFilterForm = (filters: PairFilters) => html`
+  <search aria-label="Find pairs">
+    <form method="get" action=${integrationsPath} class="filters">
+      <div class="grid">
+        <div>
+          <label for="q">Vendor or debtor name (any part of it)</label>
+          <input id="q" name="q" type="search" value=${filters.text} maxlength=${pairTextMaximum} autocomplete="off" />
+        </div>
+        <div>
+          <label for="state">State</label>
+          <select id="state" name="state">
+            <option value="" selected=${filters.state === ""}>Any</option>
+            ${integrationStates.map((state) => html`<option value=${state} selected=${filters.state === state}>${state}</option>`)}
+          </select>
+        </div>
+      </div>
+      <div class="actions">
+        <button type="submit">Find</button>
+        <a href=${integrationsPath} role="button" class="secondary outline">Clear filters</a>
+      </div>
+    </form>
+  </search>
+`
+
+const pairRows = (view: PairListView, page: number) => {
+  const { matching } = view
+  const first = (page - 1) * integrationsPageSize
+  const shown = matching.slice(first, first + integrationsPageSize)
+  const lastPage = Math.max(1, Math.ceil(matching.length / integrationsPageSize))
+  const found = `${counted(matching.length, "pair")} ${matching.length === 1 ? "matches" : "match"}`
+  const summary =
+    shown.length === 0
+      ? `${found}; this page is past the end`
+      : `${found}; ${first + 1} to ${first + shown.length} shown`
+  return html`
+    ${table(
+      `Your organization's vendor-debtor pairs: ${summary}`,
+      ["Pair", "Connector", "State", "Last run", "Next update"],
+      shown.map(
+        (integration) => html`<tr>
+          <th scope="row">${pairLink(integration)}</th>
+          <td>${integration.connector}</td>
+          <td>${stateBadge(integration.state)}</td>
+          <td>${lastRun(integration)}</td>
+          <td>${nextUpdate(integration)}</td>
+        </tr>`
+      )
+    )}
+    ${pager(page, lastPage, (n) => pairListPath({ ...view.filters, page: n === 1 ? "" : String(n) }))}
+  `
+}
+
+const pairResults = (view: PairListView) => {
+  if (view.problem !== undefined) {
+    return html`${alert(`Nothing was searched: ${view.problem}`)}<p><a href=${integrationsPath}>Clear filters</a></p>`
+  }
+  if (!view.anyPair) return html`<p>No pairs yet: an operator adds them.</p>`
+  if (view.matching.length === 0) {
+    return html`<p>No pair matches. <a href=${integrationsPath}>Clear filters</a> to see every pair.</p>`
+  }
+  return pairRows(view, view.filters.page === "" ? 1 : Number(view.filters.page))
+}
+
+export const integrations = (viewer: Viewer, view: PairListView) =>
   page(
     "Integrations",
     html`
       <h1>Integrations</h1>
-      ${table(
-        "Your organization's vendor-debtor pairs",
-        ["Pair", "Connector", "State", "Last run", "Next update"],
-        records.map(
-          (integration) => html`<tr>
-            <th scope="row">${pairLink(integration)}</th>
-            <td>${integration.connector}</td>
-            <td>${stateBadge(integration.state)}</td>
-            <td>${lastRun(integration)}</td>
-            <td>${nextUpdate(integration)}</td>
-          </tr>`
-        )
-      )}
-      ${records.length === 0 ? html`<p>No pairs yet: an operator adds them.</p>` : null}
+      ${pairFilterForm(view.filters)}
+      ${pairResults(view)}
     `,
     viewer,
-    { current: "/dashboard/integrations" }
+    { current: integrationsPath }
   )
 
 const runRow = (run: SyncRunRecord) => html`<tr>

@@ -25,7 +25,7 @@ import * as Pages from "../frame/Pages.ts"
 import { disabledEndpointsListed } from "./Attention.ts"
 import * as IntegrationPages from "./IntegrationPages.ts"
 
-const integrationsPath = "/dashboard/integrations"
+const { integrationsPath } = IntegrationPages
 
 /** What the page says after a pause or resume (the redirect's `changed`). */
 const changedNotices = new Map([
@@ -64,9 +64,20 @@ export const register = Effect.fnUntraced(function* (router: HttpRouter.HttpRout
     "GET",
     integrationsPath,
     signedIn((session, clientAddress) =>
-      Effect.map(integrations.list({ user: session.user, clientAddress }), (pairs) =>
-        htmlPage(IntegrationPages.integrations(viewerOf(session), pairs))
-      )
+      Effect.gen(function* () {
+        const filters = IntegrationPages.pairFiltersOf(queryOf(yield* HttpServerRequest.HttpServerRequest))
+        const problem = IntegrationPages.pairProblemOf(filters)
+        // An organization's pairs are few (an operator adds each), and the overview reads them all
+        // too: filtered and paged here rather than in storage.
+        const pairs = yield* integrations.list({ user: session.user, clientAddress })
+        const view = {
+          filters,
+          matching: problem === undefined ? IntegrationPages.pairsMatching(pairs, filters) : [],
+          anyPair: pairs.length > 0,
+          problem
+        }
+        return htmlPage(IntegrationPages.integrations(viewerOf(session), view), problem === undefined ? 200 : 400)
+      })
     )
   )
 

@@ -10,7 +10,7 @@ import type { Debtor, FieldValue, Receivable, Vendor } from "../../../../core/re
 import { statuses } from "../../../../core/receivables/domain/Status.ts"
 import { type SortKey, sortKeys } from "../../../../core/receivables/ports/ReceivableSearch.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
-import { alert, counted, formatMoney, money, statusBadge, when } from "../frame/Parts.ts"
+import { alert, counted, formatMoney, money, pager, statusBadge, when } from "../frame/Parts.ts"
 
 /** The list's query as the form and its links carry it: text as typed, empty when not set. */
 export interface ListFilters {
@@ -185,15 +185,7 @@ const summary = (view: ListView) => {
 
 const pages = (view: ListView) => {
   const at = (n: number) => listPath({ ...view.filters, page: n === 1 ? "" : String(n) })
-  const lastPage = Math.max(1, Math.ceil(view.totalCount / view.pageSize))
-  return html`<nav aria-label="Pages">
-    <ul>
-      ${view.page > 1 ? html`<li><a href=${at(1)}>First page</a></li>` : null}
-      ${view.page > 1 ? html`<li><a href=${at(Math.min(view.page - 1, lastPage))} rel="prev">Previous page</a></li>` : null}
-      <li>Page ${view.page} of ${lastPage}</li>
-      ${view.page < lastPage ? html`<li><a href=${at(view.page + 1)} rel="next">Next page</a></li>` : null}
-    </ul>
-  </nav>`
+  return pager(view.page, Math.max(1, Math.ceil(view.totalCount / view.pageSize)), at)
 }
 
 const results = (view: ListView) => {

@@ -107,7 +107,7 @@ export const register = Effect.fnUntraced(function* (
       const params = yield* HttpRouter.params
       const org = session.user.orgId
       const endpoint = yield* endpoints.get(org, params.id ?? "")
-      const { delivery, attempts } = yield* deliveryOf(org, endpoint.id, params.delivery ?? "")
+      const { delivery, attempts, body } = yield* deliveryOf(org, endpoint.id, params.delivery ?? "")
       const query = queryOf(request)
       const last = attempts.at(-1)
       const notice = query.has("tested")
@@ -115,7 +115,7 @@ export const register = Effect.fnUntraced(function* (
         : query.has("retried")
           ? "Due again now: a worker attempts it shortly."
           : undefined
-      return deliveryPage(viewerOf(session), endpoint, delivery, attempts, {
+      return deliveryPage(viewerOf(session), endpoint, delivery, attempts, body, {
         ...(notice === undefined ? {} : { notice }),
         ...options
       })

@@ -1,8 +1,9 @@
 /**
  * One webhook endpoint's views: its page (what it is, its health, edit, enable or disable, rotate,
  * test, replay a window, and its delivery log filtered by status and event type, paged to older
- * deliveries by keyset) and a delivery's page with its attempts and "Retry". Admins get the forms;
- * members read. Attempts' answers are shown as text, escaped by preact like every text.
+ * deliveries by keyset) and a delivery's page with its attempts, the body it is sent with, the
+ * receivable its event concerns and "Retry". Admins get the forms; members read. Attempts' answers
+ * and the body are shown as text, escaped by preact like every text.
  */
 import { html } from "htm/preact"
 import { eventTypes } from "../../../../core/receivables/domain/Events.ts"
@@ -20,6 +21,33 @@ import { endpointPath, endpointState, webhooksPath } from "./WebhookPages.ts"
 export const deliveryPath = (endpoint: string, delivery: string) => `${endpointPath(endpoint)}/deliveries/${delivery}`
 
 export const deliveryStatuses: ReadonlyArray<DeliveryStatus> = ["pending", "sending", "succeeded", "failed"]
+
+const parsed = (body: string): unknown => {
+  try {
+    return JSON.parse(body)
+  } catch {
+    return undefined
+  }
+}
+
+/** The body indented for reading; the same JSON as is sent, which the signature covers byte for byte. */
+const indented = (body: string) => {
+  const value = parsed(body)
+  return value === undefined ? body : JSON.stringify(value, null, 2)
+}
+
+const field = (value: unknown, name: string): unknown =>
+  typeof value === "object" && value !== null ? (value as Record<string, unknown>)[name] : undefined
+
+/**
+ * The receivable an event is about: `data.receivable.id` (created, updated) or
+ * `data.receivable_id` (status changed); a test event is about none.
+ */
+export const receivableOfBody = (body: string): string | undefined => {
+  const data = field(parsed(body), "data")
+  const id = field(field(data, "receivable"), "id") ?? field(data, "receivable_id")
+  return typeof id === "string" ? id : undefined
+}
 
 export interface DeliveryLog {
   readonly deliveries: ReadonlyArray<WebhookDelivery>
@@ -181,9 +209,11 @@ export const deliveryPage = (
   endpoint: WebhookEndpoint,
   delivery: WebhookDelivery,
   attempts: ReadonlyArray<WebhookAttempt>,
+  body: string,
   options: { readonly problem?: string; readonly notice?: string } = {}
-) =>
-  page(
+) => {
+  const receivable = receivableOfBody(body)
+  return page(
     `Delivery ${delivery.id}`,
     html`
       <h1>Delivery <code>${delivery.id}</code></h1>
@@ -193,6 +223,12 @@ export const deliveryPage = (
         <dd><a href=${endpointPath(endpoint.id)}>${endpoint.url}</a></dd>
         <dt>Event</dt>
         <dd><code>${delivery.eventId}</code> (${delivery.eventType})</dd>
+        ${
+          receivable === undefined
+            ? null
+            : html`<dt>Receivable</dt>
+                <dd><a href=${`/dashboard/receivables/${encodeURIComponent(receivable)}`}>${receivable}</a></dd>`
+        }
         <dt>Status</dt>
         <dd>${stateBadge(delivery.status)}</dd>
         <dt>Next attempt</dt>
@@ -216,7 +252,16 @@ export const deliveryPage = (
               [2, 4]
             )
       }
+      <section aria-labelledby="payload-heading">
+        <h2 id="payload-heading">Payload</h2>
+        <p>
+          The body each attempt posts, indented here for reading; it is sent as compact JSON, signed with the endpoint's
+          secret in the <code>webhook-signature</code> header.
+        </p>
+        <pre role="region" aria-labelledby="payload-heading" tabindex="0"><code>${indented(body)}</code></pre>
+      </section>
     `,
     viewer,
     { current: webhooksPath }
   )
+}

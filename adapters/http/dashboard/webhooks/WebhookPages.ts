@@ -88,18 +88,19 @@ export const list = (
           ? html`<p>No webhook endpoint yet.</p>`
           : table(
               "Your organization's webhook endpoints, oldest first",
-              ["URL", "Event types", "State", "Health", "Waiting"],
+              ["URL", "Description", "Event types", "State", "Health", "Waiting"],
               endpoints.map((endpoint) => {
                 const found = health.find((h) => h.endpointId === endpoint.id)
                 return html`<tr>
                   <th scope="row"><a href=${endpointPath(endpoint.id)}>${endpoint.url}</a></th>
+                  <td>${endpoint.description ?? "—"}</td>
                   <td>${endpoint.eventTypes.join(", ")}</td>
                   <td>${endpointState(endpoint)}</td>
                   <td>${healthText(found)}</td>
                   <td class="number">${pendingText(found)}</td>
                 </tr>`
               }),
-              [4]
+              [5]
             )
       }
       ${options.older === undefined ? null : html`<p><a href=${`${webhooksPath}?after=${options.older}`}>More endpoints</a></p>`}
