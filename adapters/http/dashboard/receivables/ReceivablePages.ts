@@ -95,7 +95,7 @@ const select = (
 
 // A `<search>` landmark around a plain form: Pico draws `role="search"` forms as one rounded
 // group of joined controls, which suits a single search box, not a grid of filters.
-const filterForm = (view: ListView) => html`
+const filterForm = (view: ListView, order = orderOf(view.filters)) => html`
   <search aria-label="Find receivables">
     <form method="get" action="/dashboard/receivables" class="filters">
       <label for="q">Invoice number, PO number or receivable id (whole, or how it starts)</label>
@@ -128,14 +128,14 @@ const filterForm = (view: ListView) => html`
         <div>
           <label for="sort">Sorted by</label>
           <select id="sort" name="sort">
-            ${sortKeys.map((key) => html`<option value=${key} selected=${orderOf(view.filters).key === key}>${sortNames[key]}</option>`)}
+            ${sortKeys.map((key) => html`<option value=${key} selected=${order.key === key}>${sortNames[key]}</option>`)}
           </select>
         </div>
         <div>
           <label for="order">Order</label>
           <select id="order" name="order">
-            <option value="desc" selected=${orderOf(view.filters).descending}>Newest or largest first</option>
-            <option value="asc" selected=${!orderOf(view.filters).descending}>Oldest or smallest first</option>
+            <option value="desc" selected=${order.descending}>Newest or largest first</option>
+            <option value="asc" selected=${!order.descending}>Oldest or smallest first</option>
           </select>
         </div>
       </div>
