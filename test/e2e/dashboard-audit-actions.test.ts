@@ -25,9 +25,11 @@ const setup = Effect.all({ fixture: Effect.service(TestFixture), base: Effect.se
 
 /** The "On" cells of the actions table, in order. */
 const rowsOf = (body: string) =>
-  [...body.matchAll(/<tr><td><time[^>]*>[^<]*<\/time><\/td><td>([^<]*)<\/td><td>([^<]*)<\/td><td>([^<]*)<\/td>/g)].map(
-    (m) => ({ user: m[1]!, action: m[2]!, on: m[3]! })
-  )
+  [
+    ...body.matchAll(
+      /<tr><td[^>]*><time[^>]*>[^<]*<\/time><\/td><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td><td[^>]*>([^<]*)<\/td>/g
+    )
+  ].map((m) => ({ user: m[1]!, action: m[2]!, on: m[3]! }))
 
 const olderLink = (body: string) =>
   /<a href="([^"]+)" rel="next">Older actions<\/a>/.exec(body)?.[1]?.replaceAll("&amp;", "&")

@@ -67,7 +67,7 @@ const section = (body: string, heading: string) => {
 /** A status's row of the overview's totals (the fixture's receivables are all in EUR): count and amount. */
 const statusTotal = (body: string, status: string) => {
   const found = new RegExp(
-    `status=${status}"><span class="badge status-[a-z]+">${status}</span></a></th><td>EUR</td><td class="number">(\\d+)</td><td class="number"><span class="money">([^<]+)</span>`
+    `status=${status}"><span class="badge status-[a-z]+">${status}</span></a></th><td[^>]*>EUR</td><td class="number"[^>]*>(\\d+)</td><td class="number"[^>]*><span class="money">([^<]+)</span>`
   ).exec(body)
   return [Number(found?.[1] ?? Number.NaN), found?.[2]] as const
 }
@@ -140,12 +140,24 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         const detail = yield* run(() => client.get(`/dashboard/integrations/${pair("Acme Supplies → Initech").id}`))
         assert.strictEqual(detail.status, 200)
         assert.strictEqual(stateOf(detail.body), "failing")
-        const rows = [...detail.body.matchAll(/<tr><td>.*?<\/tr>/g)].map((m) =>
-          [...m[0].matchAll(/<td[^>]*>(.*?)<\/td>/g)].slice(2).map((cell) => badgeOf(cell[1]!) ?? cell[1])
+        // Each run's outcome, its documents (fetched, then what they came to) and its error.
+        const rows = [...section(detail.body, "Sync history").matchAll(/<tr><th scope="row">.*?<\/tr>/g)].map((m) =>
+          [...m[0].matchAll(/<td[^>]*>(.*?)<\/td>/g)].map(
+            (cell) =>
+              badgeOf(cell[1]!) ??
+              cell[1]!
+                .replace(/<[^>]*>/g, " ")
+                .replace(/\s+/g, " ")
+                .trim()
+          )
         )
         assert.deepStrictEqual(rows, [
-          ["failed", "0", "0", "0", "0", "0", consumerMessages.portal_error],
-          ["succeeded", "9", "4", "3", "1", "1", ""]
+          [
+            "failed",
+            "0 documents fetched 0 created, 0 updated, 0 unchanged, 0 quarantined",
+            consumerMessages.portal_error
+          ],
+          ["succeeded", "9 documents fetched 4 created, 3 updated, 1 unchanged, 1 quarantined", ""]
         ])
         assert.notInclude(detail.body, "Pause syncing", "a member has no pause button")
       })

@@ -25,7 +25,7 @@ const TestLayer = Layer.mergeAll(
 const tableRows = (body: string) =>
   [
     ...body.matchAll(
-      /<th scope="row">(\d{4}-\d{2}-\d{2})<\/th><td class="number">(\d+)<\/td><td class="number">(\d+)<\/td><td class="number">(\d+)<\/td>/g
+      /<th scope="row">(\d{4}-\d{2}-\d{2})<\/th><td class="number"[^>]*>(\d+)<\/td><td class="number"[^>]*>(\d+)<\/td><td class="number"[^>]*>(\d+)<\/td>/g
     )
   ].map((match) => [match[1]!, Number(match[2]), Number(match[3]), Number(match[4])] as const)
 

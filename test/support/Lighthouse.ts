@@ -15,6 +15,8 @@ export interface Scores {
   readonly performance: number
   readonly accessibility: number
   readonly bestPractices: number
+  /** Total Blocking Time in milliseconds: the main thread's long tasks, what a page's script costs a phone. */
+  readonly totalBlockingMs: number
   /** The audits that kept a category from 100, by id, with what they measured. */
   readonly shortOf: ReadonlyArray<string>
 }
@@ -60,6 +62,7 @@ export const audit = async (
     performance: score("performance"),
     accessibility: score("accessibility"),
     bestPractices: score("best-practices"),
+    totalBlockingMs: Math.round(lhr.audits["total-blocking-time"]?.numericValue ?? 0),
     shortOf
   }
 }

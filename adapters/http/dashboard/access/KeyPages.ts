@@ -186,23 +186,17 @@ export const keyUsage = (viewer: Viewer, usage: KeyUsage) =>
         ${
           usage.topPaths.length === 0
             ? html`<p>No requests in the last 30 days.</p>`
-            : html`<table>
-                <caption>The paths asked for most among this key's ${usage.sampled} latest requests of the last 30 days</caption>
-                <thead>
-                  <tr>
-                    <th scope="col">Path</th>
-                    <th scope="col">Requests</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  ${usage.topPaths.map(
-                    (path) => html`<tr>
-                      <th scope="row"><code>${path.path}</code></th>
-                      <td class="number">${path.requests}</td>
-                    </tr>`
-                  )}
-                </tbody>
-              </table>`
+            : table(
+                `The paths asked for most among this key's ${usage.sampled} latest requests of the last 30 days`,
+                ["Path", "Requests"],
+                usage.topPaths.map(
+                  (path) => html`<tr>
+                    <th scope="row"><code>${path.path}</code></th>
+                    <td class="number">${path.requests}</td>
+                  </tr>`
+                ),
+                [1]
+              )
         }
       </section>
       <p><a href=${keysPath}>Back to the keys</a></p>

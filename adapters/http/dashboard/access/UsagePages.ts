@@ -6,7 +6,7 @@
  */
 import { html } from "htm/preact"
 import type { UsageDay } from "../../../../core/admin/services/OrganizationUsage.ts"
-import { counted } from "../frame/Parts.ts"
+import { counted, table } from "../frame/Parts.ts"
 
 /** `whose`: whose requests they are, as the section's text names them. */
 export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => html`
@@ -22,27 +22,19 @@ export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => ht
     ></div>
     <details>
       <summary>The numbers, per day</summary>
-      <table>
-        <caption>Requests per day, oldest first (2xx/3xx: answered; 4xx: refused; 5xx: failed)</caption>
-        <thead>
-          <tr>
-            <th scope="col">Day</th>
-            <th scope="col">2xx/3xx</th>
-            <th scope="col">4xx</th>
-            <th scope="col">5xx</th>
-          </tr>
-        </thead>
-        <tbody>
-          ${days.map(
-            (day) => html`<tr>
-              <th scope="row">${day.day}</th>
-              <td class="number">${day.succeeded}</td>
-              <td class="number">${day.clientErrors}</td>
-              <td class="number">${day.serverErrors}</td>
-            </tr>`
-          )}
-        </tbody>
-      </table>
+      ${table(
+        "Requests per day, oldest first (2xx/3xx: answered; 4xx: refused; 5xx: failed)",
+        ["Day", "2xx/3xx", "4xx", "5xx"],
+        days.map(
+          (day) => html`<tr>
+            <th scope="row">${day.day}</th>
+            <td class="number">${day.succeeded}</td>
+            <td class="number">${day.clientErrors}</td>
+            <td class="number">${day.serverErrors}</td>
+          </tr>`
+        ),
+        [1, 2, 3]
+      )}
     </details>
   </section>
 `

@@ -8,7 +8,7 @@ import { html } from "htm/preact"
 import type { ApiKeyRecord } from "../../../../core/access/ports/ApiKeyStore.ts"
 import type { StoredAuditEntry } from "../../../../core/access/ports/AuditLog.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
-import { alert, when } from "../frame/Parts.ts"
+import { alert, table, when } from "../frame/Parts.ts"
 
 export const auditPath = "/dashboard/audit"
 
@@ -146,22 +146,12 @@ export const audit = (viewer: Viewer, view: AuditView) =>
         <h2 id="requests-heading">API requests</h2>
         ${filterForm(view)}
         ${alert(view.problem)}
-        <table>
-          <caption>Requests ${view.window}, newest first${view.continued ? " (continued)" : ""}</caption>
-          <thead>
-            <tr>
-              <th scope="col">Time</th>
-              <th scope="col">Method</th>
-              <th scope="col">Path</th>
-              <th scope="col">Status</th>
-              <th scope="col">Key</th>
-              <th scope="col">Request id</th>
-              <th scope="col">Duration</th>
-              <th scope="col">Client address</th>
-            </tr>
-          </thead>
-          <tbody>${view.requests.map(requestRow(view.keys))}</tbody>
-        </table>
+        ${table(
+          `Requests ${view.window}, newest first${view.continued ? " (continued)" : ""}`,
+          ["Time", "Method", "Path", "Status", "Key", "Request id", "Duration", "Client address"],
+          view.requests.map(requestRow(view.keys)),
+          [6]
+        )}
         ${view.requests.length === 0 && view.problem === undefined ? html`<p>No request matches.</p>` : null}
         <nav aria-label="Pages">
           <ul>

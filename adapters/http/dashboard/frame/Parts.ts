@@ -1,24 +1,27 @@
 /**
  * Small pieces every page uses, so that every table reads alike: instants in a `<time>` element
- * (exact UTC without JavaScript; relative, in the reader's locale, with the exact time on hover
- * once `dashboard.js` runs), amounts in their currency's digits, status and state badges, tables
- * that scroll inside themselves on a narrow screen, alerts and notices. Rendered by preact, which
- * escapes all text.
+ * (the exact UTC minute, written by the server; `dashboard.js` adds the reader's local time on
+ * hover), amounts in their currency's digits, status and state badges, tables that fit their box
+ * (on a phone, a card per row with each value after its column's name), alerts and notices.
+ * Rendered by preact, which escapes all text.
  */
 import { DateTime } from "effect"
 import { html } from "htm/preact"
-import type { ComponentChildren } from "preact"
+import { type ComponentChildren, cloneElement, isValidElement, toChildArray, type VNode } from "preact"
 import type { Status } from "../../../../core/receivables/domain/Status.ts"
 
 /** `n` and the noun that fits it: "1 run", "3 runs". */
 export const counted = (n: number, one: string, many = `${one}s`) => `${n} ${n === 1 ? one : many}`
 
-/** An instant on one line: `2026-11-26 08:15 UTC`, which the script makes "3 hours ago". */
+/**
+ * An instant on one line, as the page's last word on it: `2026-11-26 08:15 UTC`, the zone named,
+ * since the filters and exports speak UTC and the server knows no reader's zone. Nothing rewrites
+ * it after load; hovering it shows the reader's local time (`dashboard.js`).
+ */
 export const when = (instant: DateTime.Utc | null, otherwise: string) => {
   if (instant === null) return otherwise
   const iso = DateTime.formatIso(instant)
-  const exact = `${iso.slice(0, 16).replace("T", " ")} UTC`
-  return html`<time datetime=${iso} title=${exact}>${exact}</time>`
+  return html`<time datetime=${iso}>${iso.slice(0, 16).replace("T", " ")} UTC</time>`
 }
 
 const moneyFormat = (currency: string) =>
@@ -64,26 +67,57 @@ const stateWords: Record<string, string> = {
   blocked: "address refused"
 }
 
+/** A column whose heading is more than its name: sort links, say. */
+export interface Column {
+  /** The column's name, also each of its values' label where the rows are cards. */
+  readonly label: string
+  /** The heading cell, a `<th scope="col">`. */
+  readonly heading: VNode
+}
+
+// Each value names its column (`data-label`), which the stylesheet shows beside it where a phone
+// lays the rows out as cards, without the heading row: the pages write their cells, the names
+// are the table's, so they are set here rather than in every row.
+const labelled = (row: ComponentChildren, labels: ReadonlyArray<string>) => {
+  if (!isValidElement(row)) return row
+  let column = 0
+  const cells = toChildArray((row.props as { readonly children?: ComponentChildren }).children).map((cell) => {
+    if (!isValidElement(cell) || (cell.type !== "td" && cell.type !== "th")) return cell
+    const label = labels[column++]
+    return cell.type === "td" && label !== undefined ? cloneElement(cell, { "data-label": label }) : cell
+  })
+  return cloneElement(row, {}, ...cells)
+}
+
 /**
- * A table in a region that scrolls sideways by itself when the screen is narrower than the table,
- * so the page does not. The region is focusable, so keyboards can scroll it too.
+ * A table that fits its box: on a wide screen a table, its values under their headings; on a
+ * phone (`dashboard.css`) a card per row, each value beside its column's name. The region around
+ * it, written here rather than by a script, scrolls sideways only if a value cannot wrap; it is
+ * focusable, so keyboards can scroll it too.
  */
 export const table = (
   caption: string,
-  head: ReadonlyArray<string>,
+  head: ReadonlyArray<string | Column>,
   rows: ComponentChildren,
   numeric: ReadonlyArray<number> = []
-) => html`
-  <div class="table-scroll" role="region" aria-label=${caption} tabindex="0">
-    <table>
-      <caption>${caption}</caption>
-      <thead>
-        <tr>${head.map((label, i) => html`<th scope="col" class=${numeric.includes(i) ? "number" : undefined}>${label}</th>`)}</tr>
-      </thead>
-      <tbody>${rows}</tbody>
-    </table>
-  </div>
-`
+) => {
+  const labels = head.map((column) => (typeof column === "string" ? column : column.label))
+  return html`
+    <div class="table-scroll" role="region" aria-label=${caption} tabindex="0">
+      <table>
+        <caption>${caption}</caption>
+        <thead>
+          <tr>${head.map((column, i) =>
+            typeof column === "string"
+              ? html`<th scope="col" class=${numeric.includes(i) ? "number" : undefined}>${column}</th>`
+              : column.heading
+          )}</tr>
+        </thead>
+        <tbody>${toChildArray(rows).map((row) => labelled(row, labels))}</tbody>
+      </table>
+    </div>
+  `
+}
 
 export const alert = (message: ComponentChildren) =>
   message === undefined || message === null ? null : html`<p role="alert"><strong>${message}</strong></p>`

@@ -10,7 +10,7 @@ import type { Debtor, FieldValue, Receivable, Vendor } from "../../../../core/re
 import { statuses } from "../../../../core/receivables/domain/Status.ts"
 import { type SortKey, sortKeys } from "../../../../core/receivables/ports/ReceivableSearch.ts"
 import { page, type Viewer } from "../frame/Layout.ts"
-import { alert, counted, formatMoney, money, pager, statusBadge, when } from "../frame/Parts.ts"
+import { alert, counted, formatMoney, money, pager, statusBadge, table, when } from "../frame/Parts.ts"
 
 /** The list's query as the form and its links carry it: text as typed, empty when not set. */
 export interface ListFilters {
@@ -95,7 +95,7 @@ const select = (
 
 // A `<search>` landmark around a plain form: Pico draws `role="search"` forms as one rounded
 // group of joined controls, which suits a single search box, not a grid of filters.
-const filterForm = (view: ListView) => html`
+const filterForm = (view: ListView, order = orderOf(view.filters)) => html`
   <search aria-label="Find receivables">
     <form method="get" action="/dashboard/receivables" class="filters">
       <label for="q">Invoice number, PO number or receivable id (whole, or how it starts)</label>
@@ -124,8 +124,21 @@ const filterForm = (view: ListView) => html`
           <input id="verified_since" name="verified_since" type="date" value=${view.filters.verifiedSince} />
         </div>
       </div>
-      ${view.filters.sort === "" ? null : html`<input type="hidden" name="sort" value=${view.filters.sort} />`}
-      ${view.filters.order === "" ? null : html`<input type="hidden" name="order" value=${view.filters.order} />`}
+      <div class="grid">
+        <div>
+          <label for="sort">Sorted by</label>
+          <select id="sort" name="sort">
+            ${sortKeys.map((key) => html`<option value=${key} selected=${order.key === key}>${sortNames[key]}</option>`)}
+          </select>
+        </div>
+        <div>
+          <label for="order">Order</label>
+          <select id="order" name="order">
+            <option value="desc" selected=${order.descending}>Newest or largest first</option>
+            <option value="asc" selected=${!order.descending}>Oldest or smallest first</option>
+          </select>
+        </div>
+      </div>
       <div class="actions">
         <button type="submit">Find</button>
         <a href="/dashboard/receivables" role="button" class="secondary outline">Clear filters</a>
@@ -134,16 +147,13 @@ const filterForm = (view: ListView) => html`
   </search>
 `
 
-const columns: ReadonlyArray<readonly [string, SortKey | undefined]> = [
-  ["Invoice", undefined],
-  ["Vendor", undefined],
-  ["Debtor", undefined],
-  ["Status", undefined],
-  ["Amount", "amount"],
-  ["Due", "due"],
-  ["Detected", "detected"],
-  ["Updated", "updated"]
-]
+/** What each sort key is called on the page. */
+const sortNames: Record<SortKey, string> = {
+  detected: "Detected",
+  updated: "Updated",
+  amount: "Amount",
+  due: "Due"
+}
 
 /** The order the list is in: the default is the newest detected first. */
 export const orderOf = (filters: ListFilters): { readonly key: SortKey; readonly descending: boolean } => ({
@@ -151,28 +161,48 @@ export const orderOf = (filters: ListFilters): { readonly key: SortKey; readonly
   descending: filters.order !== "asc"
 })
 
-// A sortable column's heading links to the list ordered by it, the other way round when it already is.
-const heading = (filters: ListFilters, label: string, key: SortKey | undefined) => {
-  const numeric = key === "amount" ? "number" : undefined
-  if (key === undefined) return html`<th scope="col">${label}</th>`
+// A sort key's link: to the list ordered by it, the other way round when it already is.
+const sortLink = (filters: ListFilters, key: SortKey) => {
   const current = orderOf(filters)
   const active = current.key === key
   const descending = active ? !current.descending : true
   const href = listPath({ ...filters, sort: key, order: descending ? "desc" : "asc", page: "" })
-  return html`<th scope="col" class=${numeric} aria-sort=${active ? (current.descending ? "descending" : "ascending") : undefined}>
-    <a href=${href}>${label}${active ? (current.descending ? " ↓" : " ↑") : ""}</a>
-  </th>`
+  return html`<a href=${href}>${sortNames[key]}${active ? (current.descending ? " ↓" : " ↑") : ""}</a>`
 }
+
+// A column's heading with the links of the keys it is sorted by, marked when the list is.
+const sortHeading = (filters: ListFilters, label: string, keys: ReadonlyArray<SortKey>, numeric = false) => {
+  const current = orderOf(filters)
+  const sorted = keys.includes(current.key) ? (current.descending ? "descending" : "ascending") : undefined
+  const links = keys.map((key, i) => html`${i === 0 ? "" : ", "}${sortLink(filters, key)}`)
+  return {
+    label,
+    heading: html`<th scope="col" class=${numeric ? "number" : undefined} aria-sort=${sorted}>${
+      keys.length === 1 ? links : html`${label}: ${links}`
+    }</th>`
+  }
+}
+
+// Five columns where there were eight, so that the list fits a laptop's window: the debtor under
+// the vendor, and the three dates in one cell, each named.
+const columns = (filters: ListFilters) => [
+  "Invoice",
+  "Vendor, debtor",
+  "Status",
+  sortHeading(filters, "Amount", ["amount"], true),
+  sortHeading(filters, "Dates", ["due", "detected", "updated"])
+]
 
 const row = (receivable: Receivable, back: string) => html`<tr>
   <th scope="row"><a href=${`/dashboard/receivables/${receivable.id}${back}`}>${receivable.vendorReceivableId ?? receivable.id}</a></th>
-  <td>${receivable.vendor.name}</td>
-  <td>${receivable.debtor.name}</td>
+  <td>${receivable.vendor.name}<span class="sub">to ${receivable.debtor.name}</span></td>
   <td>${statusBadge(receivable.status)}</td>
   <td class="number">${money(receivable.amountCents, receivable.currency)}</td>
-  <td class="nowrap">${receivable.dueDate ?? ""}</td>
-  <td>${when(receivable.detectedAt, "")}</td>
-  <td>${when(receivable.updatedAt, "")}</td>
+  <td>
+    <span class="line">Due <span class="nowrap">${receivable.dueDate ?? "(none)"}</span></span>
+    <span class="line">Detected ${when(receivable.detectedAt, "")}</span>
+    <span class="line">Updated ${when(receivable.updatedAt, "")}</span>
+  </td>
 </tr>`
 
 const summary = (view: ListView) => {
@@ -192,13 +222,11 @@ const results = (view: ListView) => {
   const back = listPath(view.filters).split("?")[1]
   const from = back === undefined ? "" : `?${new URLSearchParams({ from: back }).toString()}`
   return html`
-    <div class="table-scroll" role="region" aria-label="Receivables found" tabindex="0">
-      <table>
-        <caption>${summary(view)}</caption>
-        <thead><tr>${columns.map(([label, key]) => heading(view.filters, label, key))}</tr></thead>
-        <tbody>${view.items.map((receivable) => row(receivable, from))}</tbody>
-      </table>
-    </div>
+    ${table(
+      summary(view),
+      columns(view.filters),
+      view.items.map((receivable) => row(receivable, from))
+    )}
     ${view.totalCount === 0 ? html`<p>Nothing matches this search. <a href="/dashboard/receivables">Clear filters</a> to see every receivable.</p>` : pages(view)}
   `
 }

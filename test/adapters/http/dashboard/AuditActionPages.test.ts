@@ -26,7 +26,7 @@ const stored = (entry: StoredDashboardAuditEntry["entry"], sequence: number): St
 /** The text of each cell of each row of the page's table body. */
 const rows = (page: string) =>
   [...(page.split("<tbody>")[1] ?? "").split("</tbody>")[0]!.matchAll(/<tr>(.*?)<\/tr>/gs)].map((row) =>
-    [...row[1]!.matchAll(/<td>(.*?)<\/td>/gs)].map((cell) => cell[1]!.replace(/<[^>]*>/g, "").trim())
+    [...row[1]!.matchAll(/<td[^>]*>(.*?)<\/td>/gs)].map((cell) => cell[1]!.replace(/<[^>]*>/g, "").trim())
   )
 
 describe("the dashboard actions page", () => {
