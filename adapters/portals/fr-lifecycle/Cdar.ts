@@ -49,7 +49,7 @@ export const cdarPaths = [
 
 /**
  * An invoice's status from one message, kept compact: one per invoice of the inbox is held
- * during a fetch (four numbers, and three strings shared through the survey's interner or cut
+ * during a fetch (five numbers, and three strings shared through the survey's interner or cut
  * to `keptText`).
  */
 export interface LifecycleStatus extends Response {
@@ -73,7 +73,7 @@ const amountType: Readonly<Record<string, string>> = { "212": "MEN", "206": "MAP
  * The characters of a status's reasons, and of its notes, kept: a platform may write pages of
  * them, and every invoice's status is held through a fetch; a reader needs the first lines.
  */
-export const keptText = 1_024
+const keptText = 1_024
 
 const joined = (parts: ReadonlyArray<string | undefined>) => {
   const kept = parts.filter((part) => part !== undefined && part !== "").join("; ")

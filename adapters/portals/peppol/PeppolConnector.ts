@@ -7,8 +7,9 @@
  * (`../Responses.ts`); an invoice without one yet is `sent`, PENDING. Credit notes are not
  * receivables: each is netted against the invoice it credits (docs/decisions.md, Connectors).
  *
- * Responses and credit notes are gathered first (a few dozen bytes per invoice), then invoices
- * are read as a stream, so an inbox of any size syncs in bounded memory.
+ * Responses and credit notes are gathered first (per invoice with one: its key, a few numbers,
+ * and reasons and notes shared through an interner), then invoices are read as a stream, so
+ * memory grows with the responses held, not with the documents.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
