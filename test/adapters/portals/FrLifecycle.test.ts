@@ -375,6 +375,31 @@ describe("the fr-lifecycle connector", () => {
     })
   )
 
+  it.effect("reasons and notes are kept to 1 KiB each; elements of a message not read are let go", () =>
+    Effect.gen(function* () {
+      const message = cdarDocument(
+        [
+          {
+            invoiceId: invoice.key,
+            invoiceDate: invoice.receivableDate,
+            code: "207",
+            reasons: [["QTE_ERR", "manquant ".repeat(1_000)]],
+            note: "voir ".repeat(1_000)
+          }
+        ],
+        "20261120100000"
+      ).replace("<ram:RoleCode>SE</ram:RoleCode>", `<ram:RoleCode listID="${"x".repeat(100_000)}">SE</ram:RoleCode>`)
+      const [document] = yield* fetchFrom(
+        yield* inboxWith({ "invoice.xml": invoiceDocument(invoice), "s.xml": message })
+      )
+      assert.strictEqual(document?.portalStatus, "207 In dispute")
+      assert.strictEqual(document?.metadata.response_reasons?.length, 1_024)
+      assert.isTrue(document?.metadata.response_reasons?.startsWith("QTE_ERR; manquant manquant"))
+      assert.isTrue(document?.metadata.response_reasons?.endsWith("…"))
+      assert.strictEqual(document?.metadata.response_note?.length, 1_024)
+    })
+  )
+
   it.effect("a status for the same number issued on another date does not join; one without a date does", () =>
     Effect.gen(function* () {
       const inbox = yield* inboxWith({
