@@ -50,6 +50,48 @@ export const moneyText = (money: XmlElement | undefined) =>
     .replace(/(\.\d\d)0+$/, "$1")
     .replace(/\.0$/, "")
 
+// xs:decimal: an optional sign, then digits with an optional fraction (`+1234.56`, `.5`, `5.`);
+// no grouping, brackets or exponent, which XML amounts never carry.
+const xsDecimal = /^([+-]?)(\d*)(?:\.(\d*))?$/
+
+// The decimals a currency has (2 for EUR, 0 for JPY, 3 for KWD); 2 for a code Intl does not know.
+const currencyDigits = (currency: string) => {
+  try {
+    return new Intl.NumberFormat("en", { style: "currency", currency }).resolvedOptions().maximumFractionDigits ?? 2
+  } catch {
+    return 2
+  }
+}
+
+/**
+ * An XML amount (`xs:decimal`) in exact cents, or why it cannot be one: receivables are kept in
+ * hundredths, so a value with a third decimal other than zero is refused with the reason (a
+ * three-decimal currency, or more decimals than the currency has), never rounded.
+ */
+export const decimalCents = (
+  written: string,
+  currency: string | undefined
+): { readonly cents: number } | { readonly problem: string } => {
+  const value = written.trim()
+  const shown = `"${value.slice(0, 32)}"`
+  const parts = xsDecimal.exec(value)
+  if (parts === null || (parts[2] === "" && (parts[3] ?? "") === ""))
+    return { problem: `${shown} is not a decimal number` }
+  const fraction = (parts[3] ?? "").replace(/0+$/, "")
+  if (fraction.length > 2) {
+    const digits = currencyDigits(currency ?? "")
+    return {
+      problem:
+        digits > 2
+          ? `${shown} has ${fraction.length} decimals: ${currency} has ${digits}, and amounts are kept in hundredths, so it cannot be read exactly`
+          : `${shown} has ${fraction.length} decimals, more than ${currency === undefined ? "an amount's 2" : `${currency}'s ${digits}`}`
+    }
+  }
+  const total = BigInt(parts[2] || "0") * 100n + BigInt(fraction.padEnd(2, "0"))
+  if (total > BigInt(Number.MAX_SAFE_INTEGER)) return { problem: `${shown} is too large to be an amount` }
+  return { cents: parts[1] === "-" && total !== 0n ? -Number(total) : Number(total) }
+}
+
 /**
  * A file cut short in the middle of a document and written to this recently is most likely
  * still being written: retried sooner. One unchanged for longer will not mend by itself.

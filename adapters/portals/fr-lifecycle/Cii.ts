@@ -5,9 +5,9 @@
  * `format`: 102 `20261102`, 203 and 204 with the time, 205 with an offset), which CDAR messages
  * use too. Pure.
  */
-import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
+import { addDays, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
-import { moneyText } from "../cxml/XmlFiles.ts"
+import { decimalCents } from "../cxml/XmlFiles.ts"
 import { termDays, text, type UblInvoice } from "../peppol/Ubl.ts"
 
 const agreement = "SupplyChainTradeTransaction/ApplicableHeaderTradeAgreement"
@@ -81,6 +81,9 @@ export const ciiInvoice = (root: XmlElement): UblInvoice => {
   const days = termDays(described)
   const summation = childAt(root, `${settlement}/SpecifiedTradeSettlementHeaderMonetarySummation`)
   const payable = childAt(summation, "DuePayableAmount") ?? childAt(summation, "GrandTotalAmount")
+  const currency =
+    payable?.attributes.currencyID?.trim() || text(childAt(root, `${settlement}/InvoiceCurrencyCode`)) || ""
+  const amount = decimalCents(payable?.text ?? "", currency)
   const metadata: Record<string, string> = {}
   if (described !== "") metadata.payment_terms = described
   const buyerReference = text(childAt(root, `${agreement}/BuyerReference`))
@@ -96,8 +99,9 @@ export const ciiInvoice = (root: XmlElement): UblInvoice => {
         : days !== undefined && issueDate.length === 10
           ? addDays(issueDate, days)
           : null,
-    amountCents: parseAmountCents(moneyText(payable) ?? "", ".") ?? Number.NaN,
-    currency: payable?.attributes.currencyID?.trim() || text(childAt(root, `${settlement}/InvoiceCurrencyCode`)) || "",
+    // Not a number of cents: the sync quarantines the document naming the amount.
+    amountCents: "cents" in amount ? amount.cents : Number.NaN,
+    currency,
     orderReference: text(childAt(root, `${agreement}/BuyerOrderReferencedDocument/IssuerAssignedID`)) ?? null,
     metadata
   }

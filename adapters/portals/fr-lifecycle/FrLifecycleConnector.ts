@@ -7,23 +7,25 @@
  * it, its issue date). The status issued last counts (`../Responses.ts`); an invoice without one
  * yet is `submitted`, PENDING.
  *
- * Statuses are gathered first (a few dozen bytes per invoice), then invoices are read as a
- * stream, so an inbox of any size syncs in bounded memory.
+ * Statuses are gathered first (per invoice with a status: its key, a few numbers, and reasons and
+ * notes shared through an interner or cut to about 1 KiB each, `keptText`), then invoices are
+ * read as a stream, so an inbox syncs in memory bounded by its statuses, not its documents. A
+ * status that joins no invoice is reported at the end, not dropped.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt } from "../cxml/Xml.ts"
-import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
+import { type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { invoicePaths, text, type UblInvoice, ublInvoice } from "../peppol/Ubl.ts"
-import { isLater, latestOf, referenceKey } from "../Responses.ts"
+import { codeOfRank, invoiceCopies, isLater, latestOf, referenceKey, referenceText } from "../Responses.ts"
 import { unreadableDocument } from "../Unreadable.ts"
-import { cdarPaths, cdarRoot, type LifecycleStatus, statusesOf } from "./Cdar.ts"
+import { cdarPaths, cdarRoot, type LifecycleStatus, lesserStatus, statusesOf } from "./Cdar.ts"
 import { ciiInvoice, ciiPaths, creditNoteTypes } from "./Cii.ts"
-import { codeOfRank, lifecycleText, noStatusText, statusMapping } from "./LifecycleCodes.ts"
+import { type Cashed, lifecycleCodes, lifecycleText, noStatusText, statusMapping } from "./LifecycleCodes.ts"
 
 export const FrLifecycleConfig = Schema.Struct({
   /** The local directory the pair's documents arrive in (`*.xml`, as the platform delivers them); or `sftp`. */
@@ -45,24 +47,35 @@ export const documentOf = (read: UblInvoice, status: LifecycleStatus | undefined
   const metadata: Record<string, string> = { ...read.metadata, file_reference: file }
   let portalStatus = noStatusText
   if (status !== undefined) {
-    const code = codeOfRank(status.rank)
+    const code = codeOfRank(lifecycleCodes, status.rank)
     metadata.response_code = code
     metadata.response_issued_at = new Date(status.at).toISOString()
     if (status.reasons !== undefined) metadata.response_reasons = status.reasons
     if (status.note !== undefined) metadata.response_note = status.note
     const amount = status.amountCents
+    const remaining = status.remainingCents
     if (amount !== undefined && code === "206") {
       metadata.approved_amount = decimal(amount, status.amountCurrency, read.currency)
     }
     if (amount !== undefined && code === "212") {
       metadata.paid_amount = decimal(amount, status.amountCurrency, read.currency)
     }
+    if (remaining !== undefined) metadata.remaining_amount = decimal(remaining, status.amountCurrency, read.currency)
     // Cashed in another currency cannot be compared with the invoice: not known to be all of it.
-    const partlyCashed =
-      code === "212" &&
-      amount !== undefined &&
-      ((status.amountCurrency !== undefined && status.amountCurrency !== read.currency) || amount < read.amountCents)
-    portalStatus = lifecycleText(code, partlyCashed)
+    // An amount still to pay (RAP) says what is left better than the invoice's amount can: one
+    // 212 is sent per partial cash-in, so the last one's MEN alone may be less than the whole.
+    const cashed: Cashed =
+      amount === undefined
+        ? "amount not given"
+        : remaining !== undefined
+          ? remaining === 0
+            ? "in full"
+            : "partially"
+          : (status.amountCurrency !== undefined && status.amountCurrency !== read.currency) ||
+              amount < read.amountCents
+            ? "partially"
+            : "in full"
+    portalStatus = lifecycleText(code, cashed)
   }
   return {
     documentKey: read.number,
@@ -78,8 +91,7 @@ export const documentOf = (read: UblInvoice, status: LifecycleStatus | undefined
 }
 
 // The parts of a document each pass reads; everything else (lines, parties) is parsed and let go.
-const surveyed = cdarPaths
-const wanted = [...new Set([...surveyed, ...invoicePaths, ...ciiPaths])]
+const wanted = [...new Set([...cdarPaths, ...invoicePaths, ...ciiPaths])]
 
 const eventsIn = (inbox: Inbox, file: string, now: number, paths: ReadonlyArray<string>) =>
   xmlEventsIn(inbox, file, now, paths, { format: "XML", localNames: true })
@@ -92,7 +104,7 @@ const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<s
   for (const file of files) {
     // Files with invoices are read again for them; so are files with something to report.
     let again = false
-    yield* Stream.runForEach(eventsIn(inbox, file, now, surveyed), (event) =>
+    yield* Stream.runForEach(eventsIn(inbox, file, now, cdarPaths), (event) =>
       Effect.sync(() => {
         if (event._tag !== "Document" || event.root.name !== cdarRoot) {
           again = true
@@ -104,7 +116,8 @@ const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<s
             continue
           }
           const known = statuses.get(answer.invoice)
-          if (known === undefined || isLater(answer.status, known)) statuses.set(answer.invoice, answer.status)
+          if (known === undefined || isLater(answer.status, known, lesserStatus))
+            statuses.set(answer.invoice, answer.status)
         }
       })
     )
@@ -120,8 +133,7 @@ const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: 
   // An invoice and its statuses are in different files: when any file is new, all are read again.
   const plan = yield* planWhole(inbox, xmlFilesOf(yield* inbox.list))
   const { statuses, toRead } = yield* survey(inbox, plan.files, now)
-  // An invoice sent again (a resend) is the same invoice: the first copy counts.
-  const given = new Set<string>()
+  const copyOf = invoiceCopies()
   const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
     const reference = { file_reference: file }
     switch (event._tag) {
@@ -171,18 +183,35 @@ const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: 
         }
         const read = root.name === ciiRoot ? ciiInvoice(root) : ublInvoice(root)
         if (read.number === "") return unreadable([`a ${root.name} without its number`])
-        if (given.has(read.number)) return []
-        given.add(detached(read.number))
-        const status = latestOf(
-          statuses.get(referenceKey(read.number, read.issueDate)),
-          statuses.get(referenceKey(read.number, undefined))
-        )
+        const first = copyOf(read.number, read.issueDate)
+        // An invoice sent again (a resend) is the same invoice: the first copy counts.
+        if (first === read.issueDate) return []
+        if (first !== undefined) {
+          return unreadable([
+            `the invoice ${read.number.slice(0, 64)} issued ${read.issueDate.slice(0, 32)}: its number was already read for the invoice issued ${first.slice(0, 32)}, and one number is one receivable`
+          ])
+        }
+        const keys = [referenceKey(read.number, read.issueDate), referenceKey(read.number, undefined)]
+        const status = latestOf(statuses.get(keys[0]!), statuses.get(keys[1]!), lesserStatus)
+        // What joined is let go: the statuses left at the end joined no invoice, and are reported.
+        for (const key of keys) statuses.delete(key)
         return [documentOf(read, status, file)]
       }
       default:
         return []
     }
   }
+  // A status for an invoice the inbox does not hold (or of another issue date) changes nothing: reported, not dropped.
+  const orphanStatuses = Stream.suspend(() =>
+    Stream.fromIterable(
+      [...statuses].map(([key, status]) => {
+        const code = codeOfRank(lifecycleCodes, status.rank)
+        return unreadableDocument(`status of ${referenceText(key)}`.slice(0, 256), [
+          `the status ${code} ${lifecycleCodes[code].name} issued ${new Date(status.at).toISOString()} names the invoice ${referenceText(key)}, and no invoice read from the inbox has that number (and issue date)`
+        ])
+      })
+    )
+  )
   return Stream.fromIterable(toRead).pipe(
     Stream.flatMap((file) =>
       eventsIn(inbox, file, now, wanted).pipe(
@@ -190,6 +219,7 @@ const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: 
         Stream.flattenIterable
       )
     ),
+    Stream.concat(orphanStatuses),
     // Only a fetch that read every file counts them as read.
     Stream.concat(Stream.fromEffectDrain(plan.done))
   )

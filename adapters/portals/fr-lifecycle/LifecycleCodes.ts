@@ -2,8 +2,9 @@
  * The French e-invoicing lifecycle (the statuses platforms exchange in CDAR messages, Flow 6)
  * mapped to the six statuses by code, never by wording. The table and the reason for each row
  * are in `docs/status-policy.md` ("Coded statuses"): `212` (cashed, the seller's own platform
- * saying the money arrived) is the only code that may be `PAID`, and not for less than the
- * invoice's amount; `205` (approved) and `211` (payment transmitted) are `APPROVED`; `206`
+ * saying the money arrived) is the only code that may be `PAID`, and only when the message shows
+ * the whole amount cashed (not for less than the invoice's amount, not with an amount still to
+ * pay, not without its amount); `205` (approved) and `211` (payment transmitted) are `APPROVED`; `206`
  * (partially approved) is `DISPUTED`. The rank orders codes issued at the same instant. A code
  * outside the table is not a status at all: the connector reports the message instead of
  * guessing. Pure.
@@ -31,22 +32,28 @@ export type LifecycleCode = keyof typeof lifecycleCodes
 
 export const isLifecycleCode = (code: string): code is LifecycleCode => Object.hasOwn(lifecycleCodes, code)
 
-/** The code of a rank: the connector keeps a response's code as its rank (one number per invoice held). */
-export const codeOfRank = (rank: number): LifecycleCode =>
-  (Object.keys(lifecycleCodes) as ReadonlyArray<LifecycleCode>).find((code) => lifecycleCodes[code].rank === rank)!
-
 /** What an invoice without any lifecycle status yet shows: deposited, nothing heard. */
 export const noStatusText = "submitted"
 
-/** `212` for less than the invoice's amount: part cashed, the rest still owed. */
-export const partlyCashedText = "212 Cashed (partially)"
+/**
+ * What a 212 shows of the money: all of it (`PAID`); part of it, the rest still owed (less than
+ * the invoice's amount, or an amount still to pay, RAP, above zero); or no amount at all, which
+ * proves nothing about the rest (platforms send one 212 per partial cash-in, each with its MEN).
+ */
+export type Cashed = "in full" | "partially" | "amount not given"
 
-/** The `portal_status` of a status message: its code and name (`205 Approved`). */
-export const lifecycleText = (code: LifecycleCode, partlyCashed: boolean): string =>
-  code === "212" && partlyCashed ? partlyCashedText : `${code} ${lifecycleCodes[code].name}`
+const partlyCashedTexts = {
+  partially: "212 Cashed (partially)",
+  "amount not given": "212 Cashed (amount not given)"
+} as const
+
+/** The `portal_status` of a status message: its code and name (`205 Approved`), for 212 with how much was cashed. */
+export const lifecycleText = (code: LifecycleCode, cashed: Cashed = "in full"): string =>
+  code === "212" && cashed !== "in full" ? partlyCashedTexts[cashed] : `${code} ${lifecycleCodes[code].name}`
 
 export const statusMapping = makeStatusMapping({
   [noStatusText]: "PENDING",
-  [partlyCashedText]: "APPROVED",
+  [partlyCashedTexts.partially]: "APPROVED",
+  [partlyCashedTexts["amount not given"]]: "APPROVED",
   ...Object.fromEntries(Object.entries(lifecycleCodes).map(([code, { name, status }]) => [`${code} ${name}`, status]))
 })

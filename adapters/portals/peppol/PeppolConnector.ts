@@ -8,8 +8,9 @@
  * (`../Responses.ts`); an invoice without one yet is `sent`, PENDING. Credit notes are not
  * receivables: each is netted against the invoice it credits (docs/decisions.md, Connectors).
  *
- * Responses and credit notes are gathered first (a few dozen bytes per invoice), then invoices
- * are read as a stream, so an inbox of any size syncs in bounded memory.
+ * Responses and credit notes are gathered first (per invoice with one: its key, a few numbers,
+ * and reasons and notes shared through an interner), then invoices are read as a stream, so
+ * memory grows with the responses held, not with the documents.
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
@@ -19,19 +20,28 @@ import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf }
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
-import { idNumber, isLater, latestOf, referenceKey } from "../Responses.ts"
+import {
+  ascending,
+  codeOfRank,
+  idNumber,
+  invoiceCopies,
+  isLater,
+  type Lesser,
+  latestOf,
+  referenceKey,
+  referenceText
+} from "../Responses.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import {
   creditedText,
   isResponseCode,
   noResponseText,
-  type ResponseCode,
   responseCodes,
   responseText,
   statusMapping,
   statusReasons
 } from "./ResponseCodes.ts"
-import { creditNotePaths, invoicePaths, ublCreditNote, ublInvoice } from "./Ubl.ts"
+import { creditNotePaths, invoicePaths, text, ublCreditNote, ublInvoice } from "./Ubl.ts"
 
 export const PeppolConfig = Schema.Struct({
   /** The local directory the pair's Peppol documents arrive in (`*.xml`, as the access point delivers them); or `sftp`. */
@@ -53,14 +63,11 @@ export interface LatestResponse {
   readonly note: string | undefined
 }
 
-// The code is kept as its rank (one number per invoice held, not two fields).
-const codeOfRank = (rank: number) =>
-  (Object.keys(responseCodes) as ReadonlyArray<ResponseCode>).find((code) => responseCodes[code].rank === rank)!
-
-const text = (element: XmlElement | undefined) => {
-  const value = element?.text.trim()
-  return value === undefined || value === "" ? undefined : value
-}
+/** Of two responses with the same time, code and id, the one that says less happened: a partial payment first. */
+const lesserResponse: Lesser<LatestResponse> = (a, b) =>
+  ascending(a.partiallyPaid ? 0 : 1, b.partiallyPaid ? 0 : 1) ||
+  ascending(a.reasons ?? "", b.reasons ?? "") ||
+  ascending(a.note ?? "", b.note ?? "")
 
 // "12:30:00", "12:30:00.5", "12:30:00+01:00", "12:30:00Z": a time without an offset is read as UTC.
 const instant = (date: string, time: string | undefined) => {
@@ -136,7 +143,7 @@ export const documentOf = (
   const read = ublInvoice(invoice)
   const metadata: Record<string, string> = { ...read.metadata, file_reference: file }
   if (response !== undefined) {
-    metadata.response_code = codeOfRank(response.rank)
+    metadata.response_code = codeOfRank(responseCodes, response.rank)
     metadata.response_issued_at = new Date(response.at).toISOString()
     if (response.reasons !== undefined) metadata.response_reasons = response.reasons
     if (response.note !== undefined) metadata.response_note = response.note
@@ -148,7 +155,9 @@ export const documentOf = (
     if (netted) metadata.credited_amount = (credit.cents / 100).toFixed(2)
   }
   const status =
-    response === undefined ? noResponseText : responseText(codeOfRank(response.rank), response.partiallyPaid)
+    response === undefined
+      ? noResponseText
+      : responseText(codeOfRank(responseCodes, response.rank), response.partiallyPaid)
   const creditedInFull = netted && credit.cents >= read.amountCents
   if (creditedInFull) metadata.response_status = status
   return {
@@ -194,7 +203,8 @@ const survey = Effect.fnUntraced(function* (inbox: Inbox, files: ReadonlyArray<s
             return
           }
           const known = responses.get(answer.invoice)
-          if (known === undefined || isLater(answer.response, known)) responses.set(answer.invoice, answer.response)
+          if (known === undefined || isLater(answer.response, known, lesserResponse))
+            responses.set(answer.invoice, answer.response)
         } else if (root.name === "CreditNote") {
           const note = ublCreditNote(root)
           if (note.invoice === undefined || !Number.isInteger(note.amountCents)) {
@@ -225,7 +235,7 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
   // Responses and credit notes are in other files than their invoices: when any file is new, all are read again.
   const plan = yield* planWhole(inbox, xmlFilesOf(yield* inbox.list))
   const { responses, credits, toRead } = yield* survey(inbox, plan.files, now)
-  const given = new Set<string>()
+  const copyOf = invoiceCopies()
   const credited = new Set<string>()
   const creditOf = (number: string, issueDate: string) => {
     const keys = [referenceKey(number, issueDate), referenceKey(number, undefined)]
@@ -291,13 +301,19 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
         }
         const number = text(childAt(root, "ID")) ?? ""
         if (number === "") return unreadable("an Invoice without an ID")
-        // An invoice sent again (a resend) is the same invoice: the first copy counts.
-        if (given.has(number)) return []
-        given.add(detached(number))
         const issueDate = text(childAt(root, "IssueDate")) ?? ""
+        const first = copyOf(number, issueDate)
+        // An invoice sent again (a resend) is the same invoice: the first copy counts.
+        if (first === issueDate) return []
+        if (first !== undefined) {
+          return unreadable(
+            `the invoice ${number.slice(0, 64)} issued ${issueDate.slice(0, 32)}: its number was already read for the invoice issued ${first.slice(0, 32)}, and one number is one receivable`
+          )
+        }
         const response = latestOf(
           responses.get(referenceKey(number, issueDate)),
-          responses.get(referenceKey(number, undefined))
+          responses.get(referenceKey(number, undefined)),
+          lesserResponse
         )
         return [documentOf(root, response, creditOf(number, issueDate), file)]
       }
@@ -312,7 +328,7 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
         .filter(([key]) => !credited.has(key))
         .map(([key, credit]) =>
           unreadableDocument(`credit notes ${credit.numbers.join(", ")}`.slice(0, 256), [
-            `the credit notes ${credit.numbers.join(", ")} credit the invoice ${key.split("\u0000").filter(Boolean).join(" of ")}, which is not in the inbox`
+            `the credit notes ${credit.numbers.join(", ")} credit the invoice ${referenceText(key)}, which is not in the inbox`
           ])
         )
     )

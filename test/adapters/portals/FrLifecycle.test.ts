@@ -11,8 +11,10 @@ import { join } from "node:path"
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Stream } from "effect"
 import fc from "fast-check"
+import { decimalCents } from "../../../adapters/portals/cxml/XmlFiles.ts"
 import { connector } from "../../../adapters/portals/fr-lifecycle/FrLifecycleConnector.ts"
 import { type LifecycleCode, lifecycleCodes } from "../../../adapters/portals/fr-lifecycle/LifecycleCodes.ts"
+import { idNumber } from "../../../adapters/portals/Responses.ts"
 import { normalizeStatus } from "../../../core/receivables/domain/Status.ts"
 import { pairToFetch, sampleDocuments, temporaryDirectory } from "../../support/conformance/Conformance.ts"
 import { cdarDocument, ciiInvoiceDocument } from "./fixtures/fr-lifecycle.ts"
@@ -43,18 +45,55 @@ const codes = Object.keys(lifecycleCodes) as ReadonlyArray<LifecycleCode>
 
 const men = (amount: string, currency = invoice.currency) => ({ type: "MEN", amount, currency })
 
+describe("XML amounts (xs:decimal)", () => {
+  it("any amount in cents, written with or without sign, padding or leading digits, reads back exactly", () =>
+    fc.assert(
+      fc.property(
+        fc.integer({ min: -1e12, max: 1e12 }),
+        fc.boolean(),
+        fc.integer({ min: 0, max: 3 }),
+        (cents, plus, zeros) => {
+          const magnitude = String(Math.abs(cents)).padStart(3, "0")
+          const units = magnitude.slice(0, -2).replace(/^0+(?=\d)/, "")
+          const sign = cents < 0 ? "-" : plus ? "+" : ""
+          // `.5` for 0.50: xs:decimal needs no digit before the point.
+          const written = `${sign}${units === "0" && plus ? "" : units}.${magnitude.slice(-2)}${"0".repeat(zeros)}`
+          assert.deepStrictEqual(decimalCents(written, "EUR"), { cents })
+        }
+      ),
+      { numRuns: 500 }
+    ))
+
+  it("grouping, brackets, exponents and words are not amounts", () => {
+    for (const written of ["1,234.56", "(12.00)", "1e3", "12.3.4", "", ".", "-", "twelve", "1 234.56"]) {
+      assert.isTrue("problem" in decimalCents(written, "EUR"), written)
+    }
+  })
+})
+
 describe("the fr-lifecycle connector", () => {
-  it("the latest status counts whatever the files are named; only 212 for the whole amount is PAID", async () => {
+  it("the latest status counts whatever the files are named; only 212 showing the whole amount is PAID", async () => {
     // Three spellings of two instants: 09:00 UTC (format 204), 09:00 UTC (205, +0100), 08:00 UTC.
     const hours: Readonly<Record<string, number>> = { "090000": 9, "100000+0100": 9, "080000": 8 }
+    // What a 212 says it cashed (MEN), and what it says is still to pay (RAP), if anything.
+    const cashings = {
+      none: [],
+      whole: [men("1000.00"), men("234.56")],
+      part: [men("1234.55")],
+      settled: [men("34.56"), { type: "RAP", amount: "0.00", currency: invoice.currency }],
+      owing: [men("1234.56"), { type: "RAP", amount: "10.00", currency: invoice.currency }]
+    }
+    const paidInFull = new Set(["whole", "settled"])
     await fc.assert(
       fc.asyncProperty(
         fc.uniqueArray(
           fc.record({
             code: fc.constantFrom(...codes),
-            cashed: fc.constantFrom("none", "whole", "part"),
+            cashed: fc.constantFrom(...(Object.keys(cashings) as Array<keyof typeof cashings>)),
             day: fc.integer({ min: 10, max: 12 }),
             hour: fc.constantFrom(...Object.keys(hours)),
+            // Few message ids, so that statuses tie on time, code and id too (a message delivered twice).
+            id: fc.constantFrom("CDV-1", "CDV-2"),
             name: fc.stringMatching(/^[a-z0-9]{1,8}$/)
           }),
           { minLength: 1, maxLength: 6, selector: (status) => status.name }
@@ -64,42 +103,30 @@ describe("the fr-lifecycle connector", () => {
           const inbox = await mkdtemp(join(tmpdir(), "fr-lifecycle-order-"))
           try {
             await writeFile(join(inbox, "invoice.xml"), cii ? ciiInvoiceDocument(invoice) : invoiceDocument(invoice))
-            for (const [i, status] of statuses.entries()) {
-              const amounts =
-                status.code !== "212" || status.cashed === "none"
-                  ? []
-                  : status.cashed === "whole"
-                    ? [men("1000.00"), men("234.56")]
-                    : [men("1234.55")]
+            for (const status of statuses) {
+              const amounts = status.code === "212" ? cashings[status.cashed] : []
               await writeFile(
                 join(inbox, `s-${status.name}.xml`),
                 cdarDocument(
                   [{ invoiceId: invoice.key, invoiceDate: invoice.receivableDate, code: status.code, amounts }],
                   `202611${status.day}${status.hour}`,
-                  { id: `CDV-${i}` }
+                  { id: status.id }
                 )
               )
             }
             const [document] = await Effect.runPromise(fetchFrom(inbox))
             const instant = (status: (typeof statuses)[number]) => status.day * 24 + hours[status.hour]!
             const last = Math.max(...statuses.map(instant))
-            const furthest = statuses
-              .filter((status) => instant(status) === last)
-              .reduce((a, b) => (lifecycleCodes[b.code].rank > lifecycleCodes[a.code].rank ? b : a))
-            assert.strictEqual(document?.metadata.response_code, furthest.code)
-            // Equal instants and codes: the message with the greater id counts, so the amount may differ; the status may not.
-            const partly = statuses.some(
-              (status) => instant(status) === last && status.code === "212" && status.cashed === "part"
-            )
-            const wholly = statuses.some(
-              (status) => instant(status) === last && status.code === "212" && status.cashed !== "part"
-            )
+            const atLast = statuses.filter((status) => instant(status) === last)
+            const rank = Math.max(...atLast.map((status) => lifecycleCodes[status.code].rank))
+            const furthest = atLast.filter((status) => lifecycleCodes[status.code].rank === rank)
+            const id = Math.max(...furthest.map((status) => idNumber(status.id)))
+            const tied = furthest.filter((status) => idNumber(status.id) === id)
+            assert.strictEqual(document?.metadata.response_code, tied[0]!.code)
             const status = statusOf(document)
-            if (furthest.code !== "212") assert.strictEqual(status, lifecycleCodes[furthest.code].status)
-            else if (!partly) assert.strictEqual(status, "PAID")
-            else if (!wholly) assert.strictEqual(status, "APPROVED")
-            // No code but 212, and no 212 for part of the amount, is ever PAID.
-            if (status === "PAID") assert.isTrue(furthest.code === "212" && wholly)
+            // A full tie is not decided by file order: the lesser outcome counts, so PAID only if every copy says so.
+            if (tied[0]!.code !== "212") assert.strictEqual(status, lifecycleCodes[tied[0]!.code].status)
+            else assert.strictEqual(status, tied.every((copy) => paidInFull.has(copy.cashed)) ? "PAID" : "APPROVED")
           } finally {
             await rm(inbox, { recursive: true, force: true })
           }
@@ -140,6 +167,177 @@ describe("the fr-lifecycle connector", () => {
     })
   )
 
+  it.effect(
+    "212 without MEN is not PAID; with an amount still to pay (RAP) it is partial; RAP 0 with MEN is PAID",
+    () =>
+      Effect.gen(function* () {
+        const cashedWith = (amounts: ReadonlyArray<{ type: string; amount: string; currency: string }>) =>
+          Effect.flatMap(
+            inboxWith({
+              "invoice.xml": invoiceDocument(invoice),
+              "s.xml": cdarDocument(
+                [{ invoiceId: invoice.key, invoiceDate: invoice.receivableDate, code: "212", amounts }],
+                "20261120100000"
+              )
+            }),
+            fetchFrom
+          )
+        const rap = (amount: string) => ({ type: "RAP", amount, currency: invoice.currency })
+        const [silent] = yield* cashedWith([])
+        assert.strictEqual(silent?.portalStatus, "212 Cashed (amount not given)")
+        assert.strictEqual(statusOf(silent), "APPROVED")
+        assert.strictEqual(silent?.metadata.paid_amount, undefined)
+        // The whole amount in this 212, yet the platform says 10.00 is still to pay.
+        const [owing] = yield* cashedWith([men("1234.56"), rap("10.00")])
+        assert.strictEqual(owing?.portalStatus, "212 Cashed (partially)")
+        assert.strictEqual(statusOf(owing), "APPROVED")
+        assert.strictEqual(owing?.metadata.remaining_amount, "10.00")
+        // The last of several cash-ins: less than the invoice here, nothing left to pay.
+        const [settled] = yield* cashedWith([men("34.56"), rap("0.00")])
+        assert.strictEqual(settled?.portalStatus, "212 Cashed")
+        assert.strictEqual(statusOf(settled), "PAID")
+        assert.strictEqual(settled?.metadata.paid_amount, "34.56")
+        assert.strictEqual(settled?.metadata.remaining_amount, "0.00")
+        // Nothing left to pay, but no MEN: still not shown cashed.
+        const [unsaid] = yield* cashedWith([rap("0.00")])
+        assert.strictEqual(statusOf(unsaid), "APPROVED")
+      })
+  )
+
+  it.effect("every AcknowledgementDocument of a message is read, each timed by its own IssueDateTime", () =>
+    Effect.gen(function* () {
+      const acknowledgement = (document: string) =>
+        /<rsm:AcknowledgementDocument>[\s\S]*<\/rsm:AcknowledgementDocument>/.exec(document)![0]
+      const second = acknowledgement(
+        cdarDocument([{ invoiceId: other.key, invoiceDate: other.receivableDate, code: "211" }], "20261120100000")
+      ).replace(
+        "<rsm:AcknowledgementDocument>",
+        '<rsm:AcknowledgementDocument><ram:IssueDateTime><udt:DateTimeString format="204">20261125120000</udt:DateTimeString></ram:IssueDateTime>'
+      )
+      const message = cdarDocument(
+        [{ invoiceId: invoice.key, invoiceDate: invoice.receivableDate, code: "205" }],
+        "20261120100000"
+      ).replace("</rsm:AcknowledgementDocument>", `</rsm:AcknowledgementDocument>\n  ${second}`)
+      const inbox = yield* inboxWith({
+        "a.xml": invoiceDocument(invoice),
+        "b.xml": ciiInvoiceDocument(other),
+        "s.xml": message
+      })
+      const documents = yield* fetchFrom(inbox)
+      assert.deepStrictEqual(
+        documents.map((document) => [
+          document.documentKey,
+          document.portalStatus,
+          document.metadata.response_issued_at,
+          document.unreadable
+        ]),
+        [
+          [invoice.key, "205 Approved", "2026-11-20T10:00:00.000Z", undefined],
+          [other.key, "211 Payment transmitted", "2026-11-25T12:00:00.000Z", undefined]
+        ]
+      )
+    })
+  )
+
+  it.effect("a status that joins no invoice is reported at the end, as is an issue date that is not a date", () =>
+    Effect.gen(function* () {
+      const inbox = yield* inboxWith({
+        "invoice.xml": invoiceDocument(invoice),
+        "s1.xml": cdarDocument([{ invoiceId: invoice.key, invoiceDate: undefined, code: "205" }], "20261119100000"),
+        // Later, and a refusal, but of the number's invoice of another year.
+        "s2.xml": cdarDocument([{ invoiceId: invoice.key, invoiceDate: "2025-03-01", code: "210" }], "20261121100000"),
+        "s3.xml": cdarDocument([{ invoiceId: "F-404", invoiceDate: undefined, code: "210" }], "20261121100000"),
+        "s4.xml": cdarDocument(
+          [{ invoiceId: invoice.key, invoiceDate: invoice.receivableDate, code: "212", amounts: [men("1234.56")] }],
+          "20261122100000"
+        ).replace(/(<ram:FormattedIssueDateTime><qdt:DateTimeString format="102">)\d+/, "$1last week")
+      })
+      const documents = yield* fetchFrom(inbox)
+      assert.deepStrictEqual(
+        documents.map((document) => [document.documentKey, document.portalStatus, document.unreadable?.[0]]),
+        [
+          [invoice.key, "205 Approved", undefined],
+          [
+            "s4.xml document 1",
+            "",
+            `the status 212 of ${invoice.key} names its invoice's issue date (FormattedIssueDateTime) in a form that is not a date (the document from line 1)`
+          ],
+          [
+            `status of ${invoice.key} of 2025-03-01`,
+            "",
+            `the status 210 Refused issued 2026-11-21T10:00:00.000Z names the invoice ${invoice.key} of 2025-03-01, and no invoice read from the inbox has that number (and issue date)`
+          ],
+          [
+            "status of F-404",
+            "",
+            "the status 210 Refused issued 2026-11-21T10:00:00.000Z names the invoice F-404, and no invoice read from the inbox has that number (and issue date)"
+          ]
+        ]
+      )
+    })
+  )
+
+  it.effect("an invoice number reused with another issue date is reported; a resend counts once, silently", () =>
+    Effect.gen(function* () {
+      const inbox = yield* inboxWith({
+        "a.xml": ciiInvoiceDocument(invoice),
+        "b.xml": ciiInvoiceDocument(invoice),
+        "c.xml": ciiInvoiceDocument({ ...invoice, receivableDate: "2025-01-15", dueDate: null })
+      })
+      const documents = yield* fetchFrom(inbox)
+      assert.deepStrictEqual(
+        documents.map((document) => [document.documentKey, document.receivableDate, document.unreadable?.[0]]),
+        [
+          [invoice.key, invoice.receivableDate, undefined],
+          [
+            "c.xml document 1",
+            "",
+            `the invoice ${invoice.key} issued 2025-01-15: its number was already read for the invoice issued ${invoice.receivableDate}, and one number is one receivable (the document from line 1)`
+          ]
+        ]
+      )
+    })
+  )
+
+  it.effect("amounts are xs:decimal, read exactly; what is not, mixed currencies and reversals are reported", () =>
+    Effect.gen(function* () {
+      const cashed = (amounts: ReadonlyArray<{ type: string; amount: string; currency: string }>) =>
+        cdarDocument(
+          [{ invoiceId: invoice.key, invoiceDate: invoice.receivableDate, code: "212", amounts }],
+          "20261120100000"
+        )
+      const fetched = (status: string) =>
+        Effect.flatMap(inboxWith({ "invoice.xml": invoiceDocument(invoice), "s.xml": status }), fetchFrom)
+      const [signed] = yield* fetched(cashed([men("+1234.560")]))
+      assert.strictEqual(statusOf(signed), "PAID")
+      const [fraction] = yield* fetched(cashed([men("1234"), men(".56")]))
+      assert.strictEqual(fraction?.metadata.paid_amount, "1234.56")
+      const refused = [
+        [[men("(1234.56)")], 'an amount (MEN) that cannot be read: "(1234.56)" is not a decimal number'],
+        [[men("1,234.56")], 'an amount (MEN) that cannot be read: "1,234.56" is not a decimal number'],
+        [[men("1234.561")], 'an amount (MEN) that cannot be read: "1234.561" has 3 decimals, more than USD\'s 2'],
+        [
+          [men("1234.561", "KWD")],
+          'an amount (MEN) that cannot be read: "1234.561" has 3 decimals: KWD has 3, and amounts are kept in hundredths, so it cannot be read exactly'
+        ],
+        [
+          [men("1000.00"), men("234.56", "EUR")],
+          "amounts (MEN) in several currencies (USD, EUR), which cannot be added"
+        ],
+        [[men("-1234.56")], "a negative amount (MEN -1234.56): a reversal is not read as money received"]
+      ] as const
+      for (const [amounts, problem] of refused) {
+        const [document, report] = yield* fetched(cashed(amounts))
+        // The status cannot count: the invoice keeps the status it had (none here), never PAID.
+        assert.strictEqual(document?.portalStatus, "submitted")
+        assert.strictEqual(
+          report?.unreadable?.[0],
+          `the status 212 of ${invoice.key} has ${problem} (the document from line 1)`
+        )
+      }
+    })
+  )
+
   it.effect("206 is DISPUTED with approved_amount and its reason; 205 and 211 are APPROVED, never PAID", () =>
     Effect.gen(function* () {
       const inbox = yield* inboxWith({
@@ -174,6 +372,31 @@ describe("the fr-lifecycle connector", () => {
       assert.strictEqual(approved?.portalStatus, "211 Payment transmitted")
       assert.strictEqual(statusOf(approved), "APPROVED")
       assert.strictEqual(approved?.metadata.response_issued_at, "2026-11-20T10:00:00.000Z")
+    })
+  )
+
+  it.effect("reasons and notes are kept to 1 KiB each; elements of a message not read are let go", () =>
+    Effect.gen(function* () {
+      const message = cdarDocument(
+        [
+          {
+            invoiceId: invoice.key,
+            invoiceDate: invoice.receivableDate,
+            code: "207",
+            reasons: [["QTE_ERR", "manquant ".repeat(1_000)]],
+            note: "voir ".repeat(1_000)
+          }
+        ],
+        "20261120100000"
+      ).replace("<ram:RoleCode>SE</ram:RoleCode>", `<ram:RoleCode listID="${"x".repeat(100_000)}">SE</ram:RoleCode>`)
+      const [document] = yield* fetchFrom(
+        yield* inboxWith({ "invoice.xml": invoiceDocument(invoice), "s.xml": message })
+      )
+      assert.strictEqual(document?.portalStatus, "207 In dispute")
+      assert.strictEqual(document?.metadata.response_reasons?.length, 1_024)
+      assert.isTrue(document?.metadata.response_reasons?.startsWith("QTE_ERR; manquant manquant"))
+      assert.isTrue(document?.metadata.response_reasons?.endsWith("…"))
+      assert.strictEqual(document?.metadata.response_note?.length, 1_024)
     })
   )
 

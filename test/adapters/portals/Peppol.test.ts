@@ -150,6 +150,28 @@ describe("the peppol connector", () => {
     })
   )
 
+  it.effect("an invoice number reused with another issue date is reported; a resend counts once, silently", () =>
+    Effect.gen(function* () {
+      const inbox = yield* inboxWith({
+        "a.xml": invoiceDocument(invoice),
+        "b.xml": invoiceDocument(invoice),
+        "c.xml": invoiceDocument({ ...invoice, receivableDate: "2025-01-15", dueDate: null })
+      })
+      const documents = yield* fetchFrom(inbox)
+      assert.deepStrictEqual(
+        documents.map((document) => [document.documentKey, document.receivableDate, document.unreadable?.[0]]),
+        [
+          [invoice.key, invoice.receivableDate, undefined],
+          [
+            "c.xml document 1",
+            "",
+            `the invoice ${invoice.key} issued 2025-01-15: its number was already read for the invoice issued ${invoice.receivableDate}, and one number is one receivable (the document from line 1)`
+          ]
+        ]
+      )
+    })
+  )
+
   it.effect(
     "an unknown code, a response naming no invoice, and a credit note for an invoice not held are reported",
     () =>
