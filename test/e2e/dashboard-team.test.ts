@@ -133,8 +133,14 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
         page.body.indexOf('id="invite-heading"')
       )
       assert.include(pending, '<th scope="col">Sent by</th>')
-      assert.include(pending, `<th scope="row">${fromAdmin}</th><td>member</td><td>${sender}</td>`)
-      assert.include(pending, `<th scope="row">${fromOperator}</th><td>member</td><td>—</td>`)
+      assert.include(
+        pending,
+        `<th scope="row">${fromAdmin}</th><td data-label="Role">member</td><td data-label="Sent by">${sender}</td>`
+      )
+      assert.include(
+        pending,
+        `<th scope="row">${fromOperator}</th><td data-label="Role">member</td><td data-label="Sent by">—</td>`
+      )
     })
   )
 

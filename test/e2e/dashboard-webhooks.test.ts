@@ -239,7 +239,7 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the dashboard
           const secret = secretPattern.exec(shown.body)?.[0] ?? ""
           const listed = yield* run(() => client.get("/dashboard/webhooks"))
           assert.include(listed.body, '<th scope="col">Description</th>')
-          assert.include(listed.body, "<td>Books &amp; &lt;ledger></td>")
+          assert.include(listed.body, '<td data-label="Description">Books &amp; &lt;ledger></td>')
           const endpointPath = /href="(\/dashboard\/webhooks\/we_[0-9a-f]{32})"/.exec(listed.body)?.[1] ?? ""
 
           // A receivable's event, queued by a replay and not sent yet: the page shows what will be sent.
