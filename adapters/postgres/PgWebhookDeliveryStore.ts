@@ -374,9 +374,13 @@ export const layer = Layer.effect(
                 c.next_attempt_at, c.last_attempt_at, c.created_at, c.org_id, c.body, c.next_trigger, c.manual_attempts,
                 c.resume_at, e.url, e.failing_since, e.secret, e.previous_secret, e.previous_secret_expires_at,
                 -- The event's batch, for the delivery's lag: one probe of the batches' (org, last) index.
-                (SELECT b.committed_at FROM event_batches b
+                -- Only for a delivery fan-out made and the schedule alone attempted: a replay or a
+                -- manual retry is asked for long after the commit, and would time the asking.
+                CASE WHEN c.manual_attempts = 0 AND (c.next_trigger = 'scheduled' OR (c.next_trigger = 'retry'
+                  AND NOT EXISTS (SELECT 1 FROM webhook_attempts a WHERE a.delivery_id = c.id AND a.trigger = 'replay')))
+                THEN (SELECT b.committed_at FROM event_batches b
                   WHERE b.org_id = c.org_id AND b.last_sequence >= c.sequence AND b.first_sequence <= c.sequence
-                  ORDER BY b.last_sequence LIMIT 1) AS event_committed_at
+                  ORDER BY b.last_sequence LIMIT 1) END AS event_committed_at
               FROM claimed c JOIN webhook_endpoints e ON e.id = c.endpoint_id JOIN picked p ON p.id = c.id
               ORDER BY p.turn, p.org_ord`
             return rows.map(
@@ -445,11 +449,13 @@ export const layer = Layer.effect(
       return { disabledEndpoint: endpoint.health === "disable" && changed.some((row) => row.was_enabled) }
     })
 
-    // Through the partial due index, read no further than the cap.
+    // Through the partial due index, read no further than the cap. A disabled endpoint's deliveries
+    // are parked, not waiting: counted, one tenant's dead receiver would hold the gauge at the cap.
     const waiting = (cap: number) =>
       sql<{ waiting: number }>`
         SELECT count(*)::int AS waiting FROM (
-          SELECT 1 FROM webhook_deliveries WHERE status IN ('pending', 'sending') LIMIT ${cap}) w`.pipe(
+          SELECT 1 FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id AND e.enabled
+          WHERE d.status IN ('pending', 'sending') LIMIT ${cap}) w`.pipe(
         Effect.map(([row]) => row!.waiting),
         Effect.orDie
       )

@@ -78,6 +78,55 @@ export const describeWebhookDeliveryStoreContract = (name: string, layer: Layer.
       })
     )
 
+    it.effect("a replayed or manually retried delivery carries no commit time: its lag would time the asking", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const pair = yield* (yield* PairStoreHarness).addPair({ dueInSeconds: 3600 })
+        yield* syncEvents(pair, 1)
+        const now = yield* DateTime.now
+        const endpoint = yield* newEndpoint(pair.orgId, now)
+        const [replayed] = yield* store.enqueue(
+          pair.orgId,
+          endpoint.id,
+          deliveries(1, now, 1).map((d) => ({ ...d, trigger: "replay" as const })),
+          { at: now }
+        )
+        const first = (yield* claimAt("w", now, 10)).find((c) => c.delivery.id === replayed!.id)
+        assert.strictEqual(first?.trigger, "replay")
+        assert.isNull(first?.eventCommittedAt)
+        // Its retry, by the schedule, was still asked for by the replay.
+        const later = DateTime.add(now, { seconds: 10 })
+        yield* store.complete({
+          ...outcome("w", pair.orgId, replayed!.id, now, "replay"),
+          next: { status: "pending", dueAt: DateTime.add(now, { seconds: 5 }) }
+        })
+        const retried = (yield* claimAt("w", later, 10)).find((c) => c.delivery.id === replayed!.id)
+        assert.strictEqual(retried?.trigger, "retry")
+        assert.isNull(retried?.eventCommittedAt)
+      })
+    )
+
+    it.effect("deliveries waiting for a disabled endpoint are parked, not counted as waiting", () =>
+      Effect.gen(function* () {
+        const store = yield* WebhookDeliveryStore
+        const org = yield* newOrg
+        const now = yield* DateTime.now
+        const on = yield* newEndpoint(org, now)
+        const off = yield* newEndpoint(org, now)
+        const before = yield* store.waiting(1_000_000)
+        yield* store.enqueue(org, on.id, deliveries(2, now), { at: now })
+        yield* store.enqueue(org, off.id, deliveries(3, now), { at: now })
+        assert.strictEqual((yield* store.waiting(1_000_000)) - before, 5)
+        yield* (yield* WebhookEndpointStore).update(
+          org,
+          off.id,
+          { enabled: { enabled: false, reason: "failing" } },
+          now
+        )
+        assert.strictEqual((yield* store.waiting(1_000_000)) - before, 2)
+      })
+    )
+
     it.effect("first attempts go in sequence order", () =>
       Effect.gen(function* () {
         const store = yield* WebhookDeliveryStore

@@ -37,7 +37,7 @@ const overdue = Metric.gauge("sync_pairs_overdue", {
 const waitingCap = 10_000
 
 const deliveriesWaiting = Metric.gauge("webhook_deliveries_waiting", {
-  description: `Webhook deliveries waiting (pending or in flight), every organization's, counted up to ${waitingCap}.`
+  description: `Webhook deliveries waiting (pending or in flight) for an enabled endpoint, every organization's, counted up to ${waitingCap}.`
 })
 
 const auditQueue = Metric.gauge("audit_queue_depth", { description: "Audit entries waiting to be committed." })

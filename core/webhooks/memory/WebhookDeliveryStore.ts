@@ -38,6 +38,12 @@ import {
 
 const sameOrg = (a: string, b: string) => idKey(a) === idKey(b)
 
+/** A delivery fan-out made and only the schedule attempted: the one whose lag from the commit means something. */
+const scheduleAlone = (row: WebhookDeliveryRow) =>
+  row.manualAttempts === 0 &&
+  (row.nextTrigger === "scheduled" ||
+    (row.nextTrigger === "retry" && !row.attempts.some((attempt) => attempt.trigger === "replay")))
+
 const make = Effect.gen(function* () {
   const state = yield* WebhooksState
   const receivables = yield* ReceivablesState
@@ -318,7 +324,7 @@ const make = Effect.gen(function* () {
           scheduledAttempts: row.delivery.attempts - row.manualAttempts,
           resumeAt: row.resumeAt,
           eventCommittedAt:
-            row.delivery.sequence === null
+            row.delivery.sequence === null || !scheduleAlone(row)
               ? null
               : (feedOf(receivables, row.orgId).events.find((event) => event.sequence === row.delivery.sequence)
                   ?.committedAt ?? null)
@@ -387,7 +393,8 @@ const make = Effect.gen(function* () {
       let count = 0
       for (const row of state.webhookDeliveries.values()) {
         if (count >= cap) break
-        if (row.delivery.status === "pending" || row.delivery.status === "sending") count += 1
+        const parked = state.webhookEndpoints.get(row.delivery.endpointId)?.endpoint.enabled !== true
+        if (!parked && (row.delivery.status === "pending" || row.delivery.status === "sending")) count += 1
       }
       return count
     })

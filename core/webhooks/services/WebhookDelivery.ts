@@ -107,7 +107,7 @@ const deliveries = Metric.counter("webhook_deliveries_total", {
 
 const deliveryLag = Metric.histogram("webhook_delivery_lag_seconds", {
   description:
-    "From the commit of an event to its delivery's success, measured at delivery (when the receiver's 2xx arrived).",
+    "From the commit of an event to its delivery's success, measured at delivery (when the receiver's 2xx arrived); deliveries fan-out made only, not replays or manual retries.",
   boundaries: [0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300, 900, 3600]
 })
 
