@@ -168,7 +168,8 @@ const container = (name: string, role: "serve" | "worker", env: Readonly<Record<
         minutes(2)
       ).then(() => `${containerPrefix}-${name}`)
     ),
-    (id) => Effect.promise(() => podman(["rm", "--force", "--volumes", "--time", "0", id], minutes(1)).catch(() => undefined))
+    (id) =>
+      Effect.promise(() => podman(["rm", "--force", "--volumes", "--time", "0", id], minutes(1)).catch(() => undefined))
   )
 
 const logsOf = (id: string) =>
