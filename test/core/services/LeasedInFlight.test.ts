@@ -9,7 +9,7 @@ import { assert, describe, it } from "@effect/vitest"
 import { Duration, Effect, Layer } from "effect"
 import * as MemoryInFlightShareStore from "../../../core/access/memory/InFlightShareStore.ts"
 import { InFlightShareStore } from "../../../core/access/ports/InFlightShareStore.ts"
-import { type InFlightAdmission, InFlightStore } from "../../../core/access/ports/InFlightStore.ts"
+import type { InFlightAdmission } from "../../../core/access/ports/InFlightStore.ts"
 import * as LeasedInFlight from "../../../core/access/services/LeasedInFlight.ts"
 
 const timing = { lease: Duration.seconds(5), heartbeat: Duration.seconds(1) }
