@@ -9,7 +9,9 @@
  * the organization's limit (defaults); flood with the organization's limit out of reach, as
  * before it existed (the app restarted on the same database). Bounded: each phase stops at its
  * time or at `BENCH_MAX_FLOOD` flood requests. The load generator runs in this process, on the
- * same cores as the server and PostgreSQL, as in the other benchmarks.
+ * same cores as the server and PostgreSQL, as in the other benchmarks. The server's CPU per flood
+ * answer (nearly all refusals under the organization's limit) says what a refusal costs, less
+ * swayed by the machine's load than the latencies.
  *
  * Options (environment): BENCH_SECONDS (default 20), BENCH_CONNECTIONS_PER_KEY (default 2),
  * BENCH_MAX_FLOOD (default 1,000,000); BENCH_SMOKE=1 for a run of seconds.
@@ -19,6 +21,7 @@ import { Effect, Exit, Scope } from "effect"
 import { SqlClient } from "effect/sql"
 import { makeApiKey, secretBytes } from "../../core/access/domain/ApiKey.ts"
 import { freePort } from "../../test/support/ports.ts"
+import { processCpuSeconds } from "../ProcessCpu.ts"
 import { withFreshDatabase } from "../support/FreshDatabase.ts"
 import { quantile, seedOrganization, startServer, timedRequest } from "../support/OneOrganization.ts"
 import { option, sized } from "../support/Smoke.ts"
@@ -45,6 +48,8 @@ interface Phase {
   readonly politeStatuses: Record<number, number>
   readonly floodStatuses: Record<number, number>
   readonly seconds: number
+  /** The server's CPU seconds over the phase, all its threads. */
+  readonly cpuSeconds: number
 }
 
 const count = (statuses: Record<number, number>, status: number) => {
@@ -90,12 +95,20 @@ const flood = async (port: number, until: number, phase: Phase) => {
   for (const agent of agents) agent.destroy()
 }
 
-const measure = async (port: number, name: string, flooding: boolean): Promise<Phase> => {
-  const phase: Phase = { name, politeMs: [], politeStatuses: {}, floodStatuses: {}, seconds }
+const measure = async (server: Server, name: string, flooding: boolean): Promise<Phase> => {
+  const phase: Phase = { name, politeMs: [], politeStatuses: {}, floodStatuses: {}, seconds, cpuSeconds: 0 }
+  const cpuBefore = processCpuSeconds(server.pid)
   const started = performance.now()
   const until = started + seconds * 1000
-  await Promise.all([polite(port, until, phase), flooding ? flood(port, until, phase) : Promise.resolve()])
-  return { ...phase, seconds: (performance.now() - started) / 1000 }
+  await Promise.all([
+    polite(server.port, until, phase),
+    flooding ? flood(server.port, until, phase) : Promise.resolve()
+  ])
+  return {
+    ...phase,
+    seconds: (performance.now() - started) / 1000,
+    cpuSeconds: processCpuSeconds(server.pid) - cpuBefore
+  }
 }
 
 const line = (phase: Phase) => {
@@ -108,20 +121,27 @@ const line = (phase: Phase) => {
     JSON.stringify(phase.politeStatuses).padEnd(14),
     `${Math.round(answered / phase.seconds)}`.padStart(8),
     `${perSecond(200)}`.padStart(8),
-    `${perSecond(429)}`.padStart(8)
+    `${perSecond(429)}`.padStart(8),
+    `${(phase.cpuSeconds / phase.seconds).toFixed(2)}`.padStart(10),
+    (answered === 0 ? "-" : `${Math.round((phase.cpuSeconds * 1e6) / answered)}`).padStart(14)
   ].join("  ")
 }
 
+interface Server {
+  readonly port: number
+  readonly pid: number
+}
+
 /** The app with `env` for the length of `use`, on a port of its own, stopped afterwards. */
-const withServer = <A>(url: string, env: Record<string, string>, use: (port: number) => Promise<A>) =>
+const withServer = <A>(url: string, env: Record<string, string>, use: (server: Server) => Promise<A>) =>
   Effect.scoped(
     Effect.gen(function* () {
       const port = yield* Effect.promise(freePort)
-      yield* Effect.acquireRelease(
+      const child = yield* Effect.acquireRelease(
         Effect.promise(() => startServer(url, port, env)),
         (child) => Effect.sync(() => child.kill("SIGTERM"))
       )
-      return yield* Effect.promise(() => use(port))
+      return yield* Effect.promise(() => use({ port, pid: child.pid! }))
     })
   )
 
@@ -136,18 +156,25 @@ const main = withFreshDatabase("abuse", (url) =>
     }
     log(`seeded two organizations of ${receivables.toLocaleString("en")} receivables; ${floodKeyCount} keys flood`)
     const phases: Array<Phase> = []
-    yield* withServer(url, serviceDefaults, async (port) => {
-      phases.push(await measure(port, "quiet", false))
-      phases.push(await measure(port, "flood, organization limit on", true))
+    yield* withServer(url, serviceDefaults, async (server) => {
+      phases.push(await measure(server, "quiet", false))
+      phases.push(await measure(server, "flood, organization limit on", true))
     })
-    yield* withServer(url, withoutOrgLimit, async (port) => {
-      phases.push(await measure(port, "flood, no organization limit", true))
+    yield* withServer(url, withoutOrgLimit, async (server) => {
+      phases.push(await measure(server, "flood, no organization limit", true))
     })
     const header = ["phase".padEnd(34), "p50 ms".padStart(8), "p99 ms".padStart(8), "statuses".padEnd(14)]
     process.stdout.write(
       [
         `well-behaved tenant: ${path}, every ${politeEveryMs} ms; flood: ${floodKeyCount} keys x ${connectionsPerKey} connections; ${seconds} s a phase`,
-        [...header, "flood/s".padStart(8), "200/s".padStart(8), "429/s".padStart(8)].join("  "),
+        [
+          ...header,
+          "flood/s".padStart(8),
+          "200/s".padStart(8),
+          "429/s".padStart(8),
+          "CPU cores".padStart(10),
+          "CPU µs/answer".padStart(14)
+        ].join("  "),
         ...phases.map(line),
         ""
       ].join("\n")

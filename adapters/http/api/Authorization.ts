@@ -13,12 +13,13 @@ import { Effect, Layer, Option, Redacted } from "effect"
 import { HttpServerRequest } from "effect/http"
 import { ApiKeys, type KeyOwner } from "../../../core/access/services/ApiKeys.ts"
 import { VerifiedKeys } from "../../../core/access/services/VerifiedKeyCache.ts"
-import { AuthenticationFailed, PermissionDenied, RateLimited } from "../../../core/api/Errors.ts"
+import { AuthenticationFailed, PermissionDenied } from "../../../core/api/Errors.ts"
 import { Authorization, CurrentPrincipal } from "../../../core/api/Security.ts"
 import { WebhooksPermission } from "../../../core/api/WebhooksApi.ts"
 import type { OrgId } from "../../../core/shared/domain/Ids.ts"
 import type { Decision, RateLimitPolicy } from "../../../core/shared/domain/RateLimit.ts"
 import { RateLimiter } from "../pipeline/RateLimiter.ts"
+import * as Refusals from "../pipeline/Refusals.ts"
 import { CurrentRequest, type RateLimitState } from "../pipeline/RequestContext.ts"
 import { InFlight } from "./InFlight.ts"
 
@@ -83,15 +84,18 @@ export const layer = Layer.effect(
         state.authenticated = true
         const byKey = standing(limiter.policy, decision)
         state.rateLimit = byKey
-        if (!decision.allowed || orgDecision === undefined) return yield* RateLimited.of(decision.retryAfterSeconds)
+        // Refusals are answered from prebuilt bytes (`Refusals.rateLimited`), not through the error
+        // encoder: a refused flood must cost as little as it can.
+        if (!decision.allowed || orgDecision === undefined)
+          return Refusals.rateLimited("key", decision.retryAfterSeconds)
         const byOrganization = standing(orgPolicy, orgDecision)
         // The headers report the tighter limit; a refusal, the one that refused.
         state.rateLimit = !orgDecision.allowed || byOrganization.remaining < byKey.remaining ? byOrganization : byKey
-        if (!orgDecision.allowed) return yield* RateLimited.organization(orgDecision.retryAfterSeconds)
+        if (!orgDecision.allowed) return Refusals.rateLimited("organization", orgDecision.retryAfterSeconds)
         return yield* inFlight.admit(owner, Effect.provideService(httpEffect, CurrentPrincipal, owner), (scope) => {
           // Refused for what is held now, not for the rate: a second is soon enough to retry.
           state.rateLimit = { ...state.rateLimit!, retryAfterSeconds: 1 }
-          return Effect.fail(RateLimited.inFlight(scope, 1))
+          return Effect.succeed(Refusals.rateLimited(scope === "key" ? "keyInFlight" : "organizationInFlight", 1))
         })
       })
     })

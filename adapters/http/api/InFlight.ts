@@ -21,14 +21,14 @@ export class InFlight extends Context.Service<
   {
     readonly policy: InFlightPolicy
     /**
-     * Runs `answer` as one of the owner's requests in flight, or answers which allowance is spent
-     * without running it.
+     * Runs `answer` as one of the owner's requests in flight, or, without running it, `refused`
+     * with which allowance is spent.
      */
-    readonly admit: <A, E, R, Refused>(
+    readonly admit: <A, E, R, B, Refused>(
       owner: KeyOwner,
       answer: Effect.Effect<A, E, R>,
-      refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
-    ) => Effect.Effect<A, E | Refused, R>
+      refused: (scope: "key" | "organization") => Effect.Effect<B, Refused>
+    ) => Effect.Effect<A | B, E | Refused, R>
   }
 >()("adapters/http/InFlight") {}
 
@@ -52,11 +52,11 @@ export const makeOver = (limits: InFlightPolicy) =>
         .pipe(Effect.catchTag("InFlightStoreUnavailable", () => Effect.orDie(local.admit(owner, limits))))
     return InFlight.of({
       policy: limits,
-      admit: <A, E, R, Refused>(
+      admit: <A, E, R, B, Refused>(
         owner: KeyOwner,
         answer: Effect.Effect<A, E, R>,
-        refused: (scope: "key" | "organization") => Effect.Effect<never, Refused>
-      ): Effect.Effect<A, E | Refused, R> =>
+        refused: (scope: "key" | "organization") => Effect.Effect<B, Refused>
+      ): Effect.Effect<A | B, E | Refused, R> =>
         // The store's admission is interruptible only while it waits on the database (the
         // request's deadline), and the release is installed before anything can interrupt: a place
         // taken is always given back. A process's share grown for an admission interrupted while it
@@ -64,7 +64,7 @@ export const makeOver = (limits: InFlightPolicy) =>
         Effect.uninterruptibleMask((restore) =>
           Effect.flatMap(
             admission(owner),
-            (admitted): Effect.Effect<A, E | Refused, R> =>
+            (admitted): Effect.Effect<A | B, E | Refused, R> =>
               admitted._tag === "Refused"
                 ? refused(admitted.scope)
                 : // An answer written as it is read is still being worked on once returned: it

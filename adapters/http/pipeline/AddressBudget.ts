@@ -10,7 +10,6 @@
  */
 import { Clock, Effect } from "effect"
 import { HttpServerResponse } from "effect/http"
-import { RateLimited } from "../../../core/api/Errors.ts"
 import { AddressLimiter } from "./AddressLimiter.ts"
 import { addressKey } from "./ClientAddress.ts"
 import * as Refusals from "./Refusals.ts"
@@ -51,12 +50,9 @@ export const step = Effect.map(
         return Effect.flatMap(addresses.refusal(client), (refused) => {
           if (refused !== undefined) {
             const seconds = refused.retryAfterSeconds
-            const answer = Refusals.refuse(
-              request,
-              429,
-              { schema: RateLimited, error: RateLimited.address(seconds) },
-              `Too many requests: try again in ${seconds} seconds.`
-            )
+            const answer = request.dashboard
+              ? Refusals.pageText(429, `Too many requests: try again in ${seconds} seconds.`)
+              : Refusals.rateLimited("address", seconds)
             return Effect.succeed(HttpServerResponse.setHeader(answer, "retry-after", String(seconds)))
           }
           return Effect.tap(next, () => spend)

@@ -76,6 +76,19 @@ export const make = (process: string, timing: LeaseTiming) =>
         : undefined
     }
 
+    /**
+     * A budget this process holds whole (its live share is the cap) and has full: no other process
+     * holds a place of it, so the store could grant none. Refused here, without a statement, which
+     * each refusal of a flood used to cost, one at a time behind `asking`.
+     */
+    const refusedHere = (owner: InFlightOwner, caps: InFlightCaps, now: number): InFlightAdmission | undefined => {
+      const full = (held: Budget | undefined, cap: number) =>
+        held !== undefined && held.share >= cap && held.inUse >= held.share && held.until > now
+      if (full(keys.get(owner.keyId), caps.perKey)) return { _tag: "Refused", scope: "key" }
+      if (full(organizations.get(owner.orgId), caps.perOrganization)) return { _tag: "Refused", scope: "organization" }
+      return undefined
+    }
+
     const askAndAdmit = (owner: InFlightOwner, caps: InFlightCaps, key: Budget, organization: Budget) =>
       Effect.gen(function* () {
         const asked = yield* Clock.currentTimeMillis
@@ -148,6 +161,8 @@ export const make = (process: string, timing: LeaseTiming) =>
           Effect.flatMap(Clock.currentTimeMillis, (now) => {
             const admitted = admitHere(owner, now)
             if (admitted !== undefined) return Effect.succeed(admitted)
+            const refused = refusedHere(owner, caps, now)
+            if (refused !== undefined) return Effect.succeed(refused)
             const key = budget(keys, owner.keyId, owner.orgId)
             const organization = budget(organizations, owner.orgId, owner.orgId)
             key.pending += 1

@@ -6,12 +6,16 @@
 import { assert, describe, it } from "@effect/vitest"
 import { Effect, Layer } from "effect"
 import { HttpServerResponse } from "effect/http"
+import fc from "fast-check"
 import * as AddressBudget from "../../../../adapters/http/pipeline/AddressBudget.ts"
 import * as AddressLimiter from "../../../../adapters/http/pipeline/AddressLimiter.ts"
+import * as ErrorResponse from "../../../../adapters/http/pipeline/ErrorResponse.ts"
 import * as RateLimitHeaders from "../../../../adapters/http/pipeline/RateLimitHeaders.ts"
+import * as Refusals from "../../../../adapters/http/pipeline/Refusals.ts"
 import * as RequestIdHeader from "../../../../adapters/http/pipeline/RequestIdHeader.ts"
 import * as UnknownPath from "../../../../adapters/http/pipeline/UnknownPath.ts"
 import * as VerifiedSessions from "../../../../adapters/http/pipeline/VerifiedSessions.ts"
+import { RateLimited } from "../../../../core/api/Errors.ts"
 import { bodyOf, counted, requestFor, textOf } from "./Requests.ts"
 
 describe("UnknownPath", () => {
@@ -99,6 +103,41 @@ describe("AddressBudget", () => {
       assert.strictEqual(refused.headers["cache-control"], "no-store")
     })
   )
+})
+
+describe("Refusals.rateLimited", () => {
+  const encoded: Record<Refusals.Limit, (seconds: number) => RateLimited> = {
+    key: RateLimited.of,
+    organization: RateLimited.organization,
+    keyInFlight: (seconds) => RateLimited.inFlight("key", seconds),
+    organizationInFlight: (seconds) => RateLimited.inFlight("organization", seconds),
+    address: RateLimited.address
+  }
+  const limits = Object.keys(encoded) as Array<Refusals.Limit>
+
+  it("is, byte for byte, the answer the error encoder gives, for every limit and wait", () =>
+    fc.assert(
+      fc.property(fc.constantFrom(...limits), fc.integer({ min: 1, max: 10_000_000 }), (limit, seconds) => {
+        const prebuilt = Refusals.rateLimited(limit, seconds)
+        const viaEncoder = ErrorResponse.of(RateLimited, encoded[limit](seconds), 429)
+        assert.strictEqual(prebuilt.status, 429)
+        assert.deepStrictEqual(prebuilt.headers, viaEncoder.headers)
+        assert.strictEqual(textOf(prebuilt), textOf(viaEncoder))
+        assert.strictEqual(
+          prebuilt.body._tag === "Uint8Array" ? prebuilt.body.contentType : undefined,
+          viaEncoder.body._tag === "Uint8Array" ? viaEncoder.body.contentType : undefined
+        )
+      }),
+      { numRuns: 500 }
+    ))
+
+  it("answers a refusal met again with the answer built the first time, not a new encoding", () => {
+    for (const limit of limits) {
+      for (const seconds of [1, 2, 60]) {
+        assert.strictEqual(Refusals.rateLimited(limit, seconds), Refusals.rateLimited(limit, seconds))
+      }
+    }
+  })
 })
 
 describe("RateLimitHeaders", () => {
