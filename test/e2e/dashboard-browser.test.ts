@@ -220,6 +220,8 @@ layer(TestLayer, { timeout: 180_000, excludeTestServices: true })("the dashboard
           const currentPage = await page.locator('nav a[aria-current="page"]').allTextContents()
 
           // uPlot draws the usage chart on a canvas, under the page's Content-Security-Policy.
+          // Drawn once in view.
+          await page.locator("#usage-chart").scrollIntoViewIfNeeded()
           await page.locator("#usage-chart canvas").first().waitFor()
           const chartLegend = await page.locator("#usage-chart .u-legend .u-label").allTextContents()
           await page.getByText("The numbers, per day").click()

@@ -1,6 +1,6 @@
 /**
  * The people side of the dashboard in a real browser (headless Chromium through playwright-core):
- * the keys (created, shown once, a key's own page), the usage chart (its y-axis holds "12,500"
+ * the keys (created, shown once, a key's own page), the usage chart (fetched only once scrolled to on a phone, its y-axis holds "12,500"
  * whole, reads in dark mode, follows the page's width, names days in the reader's language), the team (an invite shown once), the
  * account's second factor (a QR code) and the dashboard actions. Every page, in light and dark, at
  * 1440x900 and 390x844, passes axe-core with no WCAG 2.1 A/AA violation and trips no
@@ -116,7 +116,30 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
           await page.getByRole("button", { name: "Set password and sign in" }).click()
           await page.waitForURL(`${base}/dashboard/overview`)
 
+          // On a phone the chart's top edge shows under the form: uPlot is neither fetched nor run
+          // until the reader scrolls to the chart, so the page paints and answers first.
+          const phone = await context.newPage()
+          await phone.setViewportSize(sizes[1])
+          const uplotRequests: Array<string> = []
+          phone.on("request", (request) => {
+            if (request.url().includes("/uplot-")) uplotRequests.push(request.url())
+          })
+          await phone.goto(`${base}/dashboard/keys`, { waitUntil: "networkidle" })
+          const beforeScroll = {
+            requests: uplotRequests.length,
+            canvases: await phone.locator("#usage-chart canvas").count(),
+            uplot: await phone.evaluate(() => "uPlot" in window)
+          }
+          await phone.locator("#usage-chart").scrollIntoViewIfNeeded()
+          await phone.locator("#usage-chart canvas").waitFor()
+          const afterScroll = {
+            requests: uplotRequests.length,
+            table: await phone.locator("#usage-chart + details table").count()
+          }
+          await phone.close()
+
           await page.goto(`${base}/dashboard/keys`)
+          await page.locator("#usage-chart").scrollIntoViewIfNeeded()
           await page.locator("#usage-chart canvas").waitFor()
           const darkChart = await chartFacts(page)
           // The cursor at the chart's right end is on today, which the legend names.
@@ -168,6 +191,8 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
           }
           await context.close()
           return {
+            beforeScroll,
+            afterScroll,
             darkChart,
             phoneChart,
             hoveredDay,
@@ -181,6 +206,9 @@ layer(TestLayer, { timeout: 300_000, excludeTestServices: true })("the dashboard
           }
         })
 
+        assert.deepStrictEqual(outcome.beforeScroll, { requests: 0, canvases: 0, uplot: false })
+        // Its stylesheet and script, and the table of the same numbers there all along.
+        assert.deepStrictEqual(outcome.afterScroll, { requests: 2, table: 1 })
         // The axis holds "12,500" whole (with its tick and gap), in a colour that reads on the dark theme.
         assert.isAtLeast(outcome.darkChart.axisWidth, outcome.darkChart.labelWidth + 12)
         assert.isAtLeast(outcome.darkChart.leftmostPainted, 2, "no label runs off the canvas's left edge")

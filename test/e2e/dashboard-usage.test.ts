@@ -50,7 +50,11 @@ layer(TestLayer, { timeout: 120_000, excludeTestServices: true })("the Keys page
       const page = yield* run(() => client.get("/dashboard/keys"))
       assert.strictEqual(page.status, 200)
       assert.include(page.body, "Requests per day")
-      assert.match(page.body, /<script src="\/dashboard\/assets\/uplot-[0-9a-f]{16}\.js" defer>/)
+      // Only the chart's deferred script up front: it fetches uPlot from the chart's data once in view.
+      assert.match(page.body, /<script src="\/dashboard\/assets\/usage-chart-[0-9a-f]{16}\.js" defer>/)
+      assert.notMatch(page.body, /<(script|link)[^>]*uplot-/)
+      assert.match(page.body, /data-script="\/dashboard\/assets\/uplot-[0-9a-f]{16}\.js"/)
+      assert.match(page.body, /data-style="\/dashboard\/assets\/uplot-[0-9a-f]{16}\.css"/)
       const rows = tableRows(page.body)
       assert.strictEqual(rows.length, 30)
       assert.strictEqual(rows[0]![0], dayOf(29))

@@ -1,11 +1,13 @@
 /**
  * Requests per day over the last 30 days by how they were answered: a section of the Keys page
  * (the organization) and of each key's own page (`KeyPages.ts`), drawn by
- * uPlot in the browser (`assets/usage-chart.js`, fed from `data-usage`) and given as a table for
+ * uPlot in the browser (`assets/usage-chart.js`, fed from `data-usage`; it fetches uPlot from
+ * `data-script` and `data-style` once the chart is in view) and given as a table for
  * screen readers, for axe, and for browsers without JavaScript.
  */
 import { html } from "htm/preact"
 import type { UsageDay } from "../../../../core/admin/services/OrganizationUsage.ts"
+import { assetPath } from "../frame/Assets.ts"
 import { counted, table } from "../frame/Parts.ts"
 
 /** `whose`: whose requests they are, as the section's text names them. */
@@ -19,6 +21,8 @@ export const usageSection = (days: ReadonlyArray<UsageDay>, whose: string) => ht
       role="img"
       aria-label="Chart of requests per day; the numbers are in the table below"
       data-usage=${JSON.stringify(days)}
+      data-script=${assetPath("uplot.js")}
+      data-style=${assetPath("uplot.css")}
     ></div>
     <details>
       <summary>The numbers, per day</summary>

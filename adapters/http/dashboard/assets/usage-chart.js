@@ -1,6 +1,9 @@
-// Draws a requests-per-day chart with uPlot (loaded before this script) from the numbers the
-// page carries in `data-usage`; the same numbers are in the table beside it, so the page says
-// everything without JavaScript. uPlot styles elements through CSSOM only, which the
+// Draws a requests-per-day chart with uPlot from the numbers the page carries in `data-usage`;
+// the same numbers are in the table beside it, so the page says everything without JavaScript.
+// Neither uPlot nor the drawing is paid for on load: this script is deferred, and uPlot (its
+// script and stylesheet, named in `data-script` and `data-style`) is fetched once the chart comes
+// near the screen, then drawn when the browser is idle, so a phone's slow CPU first paints the
+// page and answers the reader. uPlot styles elements through CSSOM only, which the
 // Content-Security-Policy's `style-src 'self'` allows. The y-axis is as wide as its widest label
 // (uPlot's fixed default cut "12,500" to "2,500"), its text takes the page's own colour (so it
 // reads in dark mode as in light), and the chart follows its container's width. Days are named
@@ -11,13 +14,6 @@ const tickLength = 6
 const axisGap = 6
 const day = 86_400
 const dayIncrements = [day, 2 * day, 7 * day, 14 * day, 28 * day]
-const tickDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" })
-const legendDay = new Intl.DateTimeFormat(undefined, {
-  weekday: "short",
-  month: "short",
-  day: "numeric",
-  timeZone: "UTC"
-})
 const dayText = (format, seconds) => (seconds === null ? "--" : format.format(new Date(seconds * 1000)))
 
 /** Pixels the widest of the labels takes in the axis font, plus the tick and the gap. */
@@ -28,9 +24,15 @@ const axisWidth = (labels) => {
   return Math.ceil(widest) + tickLength + axisGap + 4
 }
 
-document.addEventListener("DOMContentLoaded", () => {
-  const target = document.getElementById("usage-chart")
-  if (target === null || typeof uPlot === "undefined") return
+const draw = (target) => {
+  // Made here, not when the script loads: each costs a phone's CPU time.
+  const tickDay = new Intl.DateTimeFormat(undefined, { month: "short", day: "numeric", timeZone: "UTC" })
+  const legendDay = new Intl.DateTimeFormat(undefined, {
+    weekday: "short",
+    month: "short",
+    day: "numeric",
+    timeZone: "UTC"
+  })
   const days = JSON.parse(target.dataset.usage)
   const seconds = days.map((day) => Date.parse(`${day.day}T00:00:00Z`) / 1000)
   const series = (label, stroke) => ({ label, stroke, width: 2, points: { show: true } })
@@ -79,4 +81,42 @@ document.addEventListener("DOMContentLoaded", () => {
     const width = Math.max(280, target.clientWidth)
     if (width !== plot.width) plot.setSize({ width, height: 260 })
   }).observe(target)
-})
+}
+
+/** Resolves once the element has loaded; the chart is simply not drawn if it fails to. */
+const loaded = (element) =>
+  new Promise((resolve) => {
+    element.addEventListener("load", resolve, { once: true })
+    document.head.append(element)
+  })
+
+const loadUplot = (target) => {
+  const style = document.createElement("link")
+  style.rel = "stylesheet"
+  style.href = target.dataset.style
+  const script = document.createElement("script")
+  script.src = target.dataset.script
+  return Promise.all([loaded(style), loaded(script)])
+}
+
+// Safari lacks requestIdleCallback: a task soon after is the nearest it has.
+const whenIdle = (work) =>
+  typeof requestIdleCallback === "function" ? requestIdleCallback(work, { timeout: 1000 }) : setTimeout(work, 0)
+
+const target = document.getElementById("usage-chart")
+if (target !== null) {
+  const start = () => loadUplot(target).then(() => whenIdle(() => draw(target)))
+  // Once most of it is on the screen: a phone shows the chart's top edge under the form on load,
+  // and drawing it then would cost the reader's first seconds for a chart still out of sight. The
+  // browser also reports the first state, below the threshold or not.
+  const inView = 0.6
+  const observer = new IntersectionObserver(
+    (entries) => {
+      if (!entries.some((entry) => entry.isIntersecting && entry.intersectionRatio >= inView)) return
+      observer.disconnect()
+      start()
+    },
+    { threshold: inView }
+  )
+  observer.observe(target)
+}

@@ -64,7 +64,7 @@ const adminSections: ReadonlyArray<readonly [string, string]> = [
 const sectionsOf = (viewer: Viewer) => (viewer.user.role === "admin" ? [...sections, ...adminSections] : sections)
 
 export interface PageOptions {
-  /** Adds the charting library and its feeder (the Keys page). */
+  /** Adds the chart's script, which fetches the charting library when the chart is in view (the Keys page). */
   readonly chart?: boolean
   /** The navigation entry this page belongs to, marked as the current page. */
   readonly current?: string
@@ -118,13 +118,7 @@ export const page = (title: string, body: VNode, viewer?: Viewer, options: PageO
         <link rel="stylesheet" href=${assetPath("pico.css")} />
         <link rel="stylesheet" href=${assetPath("dashboard.css")} />
         <script src=${assetPath("dashboard.js")}></script>
-        ${
-          options.chart === true
-            ? html`<link rel="stylesheet" href=${assetPath("uplot.css")} />
-                <script src=${assetPath("uplot.js")} defer></script>
-                <script src=${assetPath("usage-chart.js")} defer></script>`
-            : null
-        }
+        ${options.chart === true ? html`<script src=${assetPath("usage-chart.js")} defer></script>` : null}
       </head>
       <body>
         <a class="skip-link" href="#main">Skip to the content</a>
