@@ -25,6 +25,7 @@
  */
 import { execFile } from "node:child_process"
 import { randomBytes } from "node:crypto"
+import { existsSync } from "node:fs"
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises"
 import { createServer, type IncomingHttpHeaders } from "node:http"
 import { tmpdir } from "node:os"
@@ -106,11 +107,20 @@ const ensureBase = async () => {
     await cp(process.execPath, join(rootfs, "usr", "local", "bin", "node"))
     await cp(npmDir(), join(rootfs, "usr", "local", "lib", "node_modules", "npm"), { recursive: true })
     await run("ln", ["-s", "../lib/node_modules/npm/bin/npm-cli.js", join(rootfs, "usr", "local", "bin", "npm")], 5_000)
-    await cp("/etc/ssl/certs/ca-certificates.crt", join(rootfs, "etc", "ssl", "certs", "ca-certificates.crt"))
+    // Node carries its own CA store; a machine that reaches the registry through a proxy of its
+    // own names the proxy's CA in NODE_EXTRA_CA_CERTS, and the build's npm needs it too.
+    const extraCa = process.env.NODE_EXTRA_CA_CERTS
+    const withCa = extraCa !== undefined && existsSync(extraCa)
+    if (withCa) await cp(extraCa, join(rootfs, "etc", "ssl", "certs", "extra-ca.crt"))
     const tarball = join(dir, "rootfs.tar")
     await run("tar", ["-C", rootfs, "--exclude=./var/cache/apt/archives/*.deb", "-cf", tarball, "."], minutes(2))
     await podman(
-      ["import", "--change", "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt", tarball, baseTag],
+      [
+        "import",
+        ...(withCa ? ["--change", "ENV NODE_EXTRA_CA_CERTS=/etc/ssl/certs/extra-ca.crt"] : []),
+        tarball,
+        baseTag
+      ],
       minutes(3)
     )
   } finally {
@@ -155,6 +165,7 @@ const container = (name: string, role: "serve" | "worker", env: Readonly<Record<
         [
           "run",
           "--detach",
+          "--replace",
           "--name",
           `${containerPrefix}-${name}`,
           "--network",
@@ -166,7 +177,14 @@ const container = (name: string, role: "serve" | "worker", env: Readonly<Record<
           role
         ],
         minutes(2)
-      ).then(() => `${containerPrefix}-${name}`)
+      ).then(
+        () => `${containerPrefix}-${name}`,
+        // `run` creates the container before it starts it: one that failed to start is removed too.
+        (error: Error) =>
+          podman(["rm", "--force", "--volumes", `${containerPrefix}-${name}`], minutes(1))
+            .catch(() => undefined)
+            .then(() => Promise.reject(error))
+      )
     ),
     (id) =>
       Effect.promise(() => podman(["rm", "--force", "--volumes", "--time", "0", id], minutes(1)).catch(() => undefined))
@@ -179,7 +197,10 @@ const logsOf = (id: string) =>
   )
 
 const get = (url: string, key?: string) =>
-  fetch(url, key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } }).catch(() => undefined)
+  fetch(url, {
+    signal: AbortSignal.timeout(5_000),
+    ...(key === undefined ? {} : { headers: { authorization: `Bearer ${key}` } })
+  }).catch(() => undefined)
 
 layer(TestDatabase.layer, { timeout: minutes(2), excludeTestServices: true })("the container image", (it) => {
   it.effect(
