@@ -24,7 +24,16 @@ import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
 import { unreadableDocument } from "../Unreadable.ts"
 import { childAt, childrenNamed, type XmlElement } from "./Xml.ts"
-import { detached, type InboxEvent, interner, locator, moneyText, xmlEventsIn, xmlFilesOf } from "./XmlFiles.ts"
+import {
+  detached,
+  type InboxEvent,
+  interner,
+  locator,
+  moneyText,
+  notReadReport,
+  xmlEventsIn,
+  xmlFilesOf
+} from "./XmlFiles.ts"
 
 export { stillWritingMinutes } from "./XmlFiles.ts"
 
@@ -190,27 +199,9 @@ const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToF
   const given = new Set<string>()
   const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
     const reference = { file_reference: file }
+    const notRead = notReadReport(file, event, "cXML document")
+    if (notRead !== undefined) return notRead
     switch (event._tag) {
-      case "Unread":
-        return [unreadableDocument(file, [event.reason], reference)]
-      case "Abandoned":
-        return [
-          unreadableDocument(
-            locator(file, event),
-            [
-              `the cXML document from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`
-            ],
-            reference
-          )
-        ]
-      case "Unreadable":
-        return [
-          unreadableDocument(
-            locator(file, event),
-            [`the cXML document from line ${event.line} was not read: ${event.reason}`],
-            reference
-          )
-        ]
       case "Document": {
         const request = childAt(event.root, "Request/InvoiceDetailRequest")
         if (request === undefined) {

@@ -8,6 +8,7 @@
  * (a local directory or an SFTP server).
  */
 import { Effect, Stream } from "effect"
+import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import {
   type ConnectorFailed,
   permanentFailure,
@@ -16,6 +17,7 @@ import {
 import type { Inbox, InboxEntry } from "../inbox/Inbox.ts"
 import { knownEncoding } from "../text/Decoding.ts"
 import { notDecodableMessage, openPortalFile } from "../text/TextFile.ts"
+import { unreadableDocument } from "../Unreadable.ts"
 import { type XmlElement, type XmlEvent, xmlReader } from "./Xml.ts"
 
 /**
@@ -42,6 +44,41 @@ export const interner = () => {
 
 /** Where a document is, in the messages of what could not be read. */
 export const locator = (file: string, event: { readonly index: number }) => `${file} document ${event.index}`
+
+/**
+ * The report of an event that gives no document to read (a file not read, a document skipped,
+ * the rest of a file abandoned), named by its file and line; `undefined` for any other event.
+ * `what` names the documents in the reasons ("cXML document").
+ */
+export const notReadReport = (
+  file: string,
+  event: InboxEvent,
+  what = "document"
+): ReadonlyArray<FetchedDocument> | undefined => {
+  const reference = { file_reference: file }
+  switch (event._tag) {
+    case "Unread":
+      return [unreadableDocument(file, [event.reason], reference)]
+    case "Abandoned":
+      return [
+        unreadableDocument(
+          locator(file, event),
+          [`the ${what} from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`],
+          reference
+        )
+      ]
+    case "Unreadable":
+      return [
+        unreadableDocument(
+          locator(file, event),
+          [`the ${what} from line ${event.line} was not read: ${event.reason}`],
+          reference
+        )
+      ]
+    default:
+      return undefined
+  }
+}
 
 // cXML and UBL write decimals as xsd:decimal, possibly with more places than cents need ("12.500").
 export const moneyText = (money: XmlElement | undefined) =>

@@ -16,7 +16,15 @@ import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
-import { detached, type InboxEvent, interner, locator, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
+import {
+  detached,
+  type InboxEvent,
+  interner,
+  locator,
+  notReadReport,
+  xmlEventsIn,
+  xmlFilesOf
+} from "../cxml/XmlFiles.ts"
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
@@ -258,25 +266,9 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
   }
   const documentsOf = (file: string, event: InboxEvent): ReadonlyArray<FetchedDocument> => {
     const reference = { file_reference: file }
+    const notRead = notReadReport(file, event)
+    if (notRead !== undefined) return notRead
     switch (event._tag) {
-      case "Unread":
-        return [unreadableDocument(file, [event.reason], reference)]
-      case "Abandoned":
-        return [
-          unreadableDocument(
-            locator(file, event),
-            [`the document from line ${event.line} was not read, nor anything after it in ${file}: ${event.reason}`],
-            reference
-          )
-        ]
-      case "Unreadable":
-        return [
-          unreadableDocument(
-            locator(file, event),
-            [`the document from line ${event.line} was not read: ${event.reason}`],
-            reference
-          )
-        ]
       case "Document": {
         const root = event.root
         const unreadable = (reason: string) => [
