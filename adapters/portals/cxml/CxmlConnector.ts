@@ -18,7 +18,12 @@ import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
 import { addDays, parseAmountCents, parseDate } from "../../../core/receivables/domain/PortalValues.ts"
 import { makeStatusMapping } from "../../../core/receivables/domain/Status.ts"
-import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
+import {
+  configOf,
+  type PairToFetch,
+  type PortalConnector,
+  whenApplied
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
 import { oneInbox, openInbox } from "../inbox/Source.ts"
@@ -241,8 +246,8 @@ const fetchDocuments = Effect.fn("CxmlConnector.fetch")(function* (pair: PairToF
         Stream.flattenIterable
       )
     ),
-    // Only a fetch that read every file counts them as read.
-    Stream.concat(Stream.fromEffectDrain(plan.done))
+    // Only a fetch that read every file, once the engine has applied it, counts them as read.
+    Stream.concat(Stream.fromEffectDrain(whenApplied(pair, plan.done)))
   )
 })
 

@@ -19,7 +19,8 @@ import {
   configuredStatusMapping,
   type PairToFetch,
   type PortalConnector,
-  permanentFailure
+  permanentFailure,
+  whenApplied
 } from "../../../core/receivables/ports/PortalConnector.ts"
 import { type Inbox, planInNameOrder } from "../inbox/Inbox.ts"
 import { SftpSettings } from "../inbox/SftpInbox.ts"
@@ -259,8 +260,8 @@ const fetchDocuments = Effect.fn("FileConnector.fetch")(function* (pair: PairToF
         Stream.flattenIterable
       )
     ),
-    // Only a fetch that read every file it planned to counts them as read.
-    Stream.concat(Stream.fromEffectDrain(plan.done))
+    // Only a fetch that read every file it planned to, once the engine has applied it, counts them as read.
+    Stream.concat(Stream.fromEffectDrain(whenApplied(pair, plan.done)))
   )
 })
 

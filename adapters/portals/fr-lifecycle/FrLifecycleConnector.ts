@@ -14,7 +14,12 @@
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
-import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
+import {
+  configOf,
+  type PairToFetch,
+  type PortalConnector,
+  whenApplied
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt } from "../cxml/Xml.ts"
 import { type InboxEvent, interner, locator, notReadReport, xmlEventsIn, xmlFilesOf } from "../cxml/XmlFiles.ts"
 import { type Inbox, planWhole } from "../inbox/Inbox.ts"
@@ -204,8 +209,8 @@ const fetchDocuments = Effect.fn("FrLifecycleConnector.fetch")(function* (pair: 
       )
     ),
     Stream.concat(orphanStatuses),
-    // Only a fetch that read every file counts them as read.
-    Stream.concat(Stream.fromEffectDrain(plan.done))
+    // Only a fetch that read every file, once the engine has applied it, counts them as read.
+    Stream.concat(Stream.fromEffectDrain(whenApplied(pair, plan.done)))
   )
 })
 

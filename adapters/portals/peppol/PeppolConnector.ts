@@ -14,7 +14,12 @@
  */
 import { DateTime, Duration, Effect, Schema, Stream } from "effect"
 import type { FetchedDocument } from "../../../core/receivables/domain/PairSync.ts"
-import { configOf, type PairToFetch, type PortalConnector } from "../../../core/receivables/ports/PortalConnector.ts"
+import {
+  configOf,
+  type PairToFetch,
+  type PortalConnector,
+  whenApplied
+} from "../../../core/receivables/ports/PortalConnector.ts"
 import { childAt, childrenNamed, type XmlElement } from "../cxml/Xml.ts"
 import {
   detached,
@@ -333,8 +338,8 @@ const fetchDocuments = Effect.fn("PeppolConnector.fetch")(function* (pair: PairT
       )
     ),
     Stream.concat(orphanCredits),
-    // Only a fetch that read every file counts them as read.
-    Stream.concat(Stream.fromEffectDrain(plan.done))
+    // Only a fetch that read every file, once the engine has applied it, counts them as read.
+    Stream.concat(Stream.fromEffectDrain(whenApplied(pair, plan.done)))
   )
 })
 

@@ -51,7 +51,18 @@ export interface PairToFetch {
    * with a message that names the reference, never a value.
    */
   readonly secret: (reference: SecretReference) => Effect.Effect<Redacted.Redacted<string>, ConnectorFailed>
+  /**
+   * Keeps `remember` (what a connector notes of the portal once a fetch is complete: an inbox's
+   * files read) until the sync engine has applied this fetch, and runs it then; a sync that fails
+   * before its apply commits never runs it, so the next one reads those files again. Absent when
+   * a fetch runs on its own (the conformance kit, a test): see `whenApplied`.
+   */
+  readonly afterApply?: (remember: Effect.Effect<void>) => Effect.Effect<void>
 }
+
+/** `remember` once the engine has applied the fetch; at the fetch's end when no engine runs it. */
+export const whenApplied = (pair: PairToFetch, remember: Effect.Effect<void>): Effect.Effect<void> =>
+  pair.afterApply === undefined ? remember : pair.afterApply(remember)
 
 export interface PortalConnector {
   readonly kind: string

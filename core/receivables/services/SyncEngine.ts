@@ -171,6 +171,7 @@ export class SyncEngine extends Context.Service<
           })
           const startedAt = yield* DateTime.now
           const nextSyncAt = SyncSchedule.nextAfterSuccess(startedAt, integration.interval, yield* Random.next)
+          const afterApply: Array<Effect.Effect<void>> = []
           const documents = connector.fetch({
             integrationId: integration.id,
             orgId: integration.orgId,
@@ -178,7 +179,11 @@ export class SyncEngine extends Context.Service<
             debtorId: integration.refs.debtor.id,
             config: integration.config,
             now: startedAt,
-            secret
+            secret,
+            afterApply: (remember) =>
+              Effect.sync(() => {
+                afterApply.push(remember)
+              })
           })
           // Fetch: the answer is staged a chunk at a time as it arrives, so that a pair of any
           // size is fetched with a chunk's documents in memory, and nothing of the database is
@@ -225,6 +230,9 @@ export class SyncEngine extends Context.Service<
             totals = addTotals(totals, plan)
           }
           yield* session.finish({ counts: totals.counts, quarantine: totals.quarantine, nextSyncAt })
+          // Only now is what the connector read kept as read: a sync that failed before this
+          // point reads it again next time.
+          yield* Effect.forEach(afterApply, (remember) => remember, { discard: true })
           return totals.counts
         }, Effect.scoped)
 

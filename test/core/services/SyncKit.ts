@@ -13,8 +13,10 @@ import type { Pair, PairStore } from "../../../core/receivables/ports/PairStore.
 import {
   ConnectorFailed,
   configuredStatusMapping,
+  type PairToFetch,
   type PortalConnector,
-  PortalConnectors
+  PortalConnectors,
+  whenApplied
 } from "../../../core/receivables/ports/PortalConnector.ts"
 import { defaultDeadline, SyncEngine } from "../../../core/receivables/services/SyncEngine.ts"
 import type { DebtorId, OrgId, PairId, ReceivableId, VendorId } from "../../../core/shared/domain/Ids.ts"
@@ -35,6 +37,8 @@ export interface Script {
   readonly hang?: boolean
   /** The integration's own status wording, as `file` and `http-json` configurations carry it. */
   readonly statuses?: Readonly<Record<string, string>>
+  /** Noted once the engine has applied a complete fetch, as an inbox notes the files it read. */
+  readonly remembered?: Array<string>
 }
 
 export const document = (key: string, overrides: Partial<FetchedDocument> = {}): FetchedDocument => ({
@@ -50,10 +54,21 @@ export const document = (key: string, overrides: Partial<FetchedDocument> = {}):
   ...overrides
 })
 
-const answer = (script: Script): Stream.Stream<FetchedDocument, ConnectorFailed> => {
+const answer = (script: Script, pair: PairToFetch): Stream.Stream<FetchedDocument, ConnectorFailed> => {
   if (script.hang === true) return Stream.never
   const failure = script.failure === undefined ? undefined : new ConnectorFailed(script.failure)
-  const documents = Stream.fromIterable(script.documents ?? [])
+  const remembered = script.remembered
+  const documents = Stream.concat(
+    Stream.fromIterable(script.documents ?? []),
+    Stream.fromEffectDrain(
+      remembered === undefined
+        ? Effect.void
+        : whenApplied(
+            pair,
+            Effect.sync(() => remembered.push("fetch"))
+          )
+    )
+  )
   const answered =
     failure === undefined
       ? documents
@@ -71,7 +86,7 @@ export const scripted: PortalConnector = {
   statusMapping: makeStatusMapping({ "on the desk": "PENDING" }),
   statusMappingOf: configuredStatusMapping,
   defaultInterval: Duration.hours(1),
-  fetch: (pair) => answer(pair.config as Script)
+  fetch: (pair) => answer(pair.config as Script, pair)
 }
 
 let counter = 0

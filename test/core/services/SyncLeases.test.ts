@@ -1,7 +1,7 @@
 /**
  * The leases of a sync in two phases, on the memory twin in virtual time: a run slower than its
  * lease keeps it by its heartbeat and applies; a run whose lease ran out while it fetched applies
- * nothing and is recorded as failed; a scheduler keeps the claims it holds for as long as their
+ * nothing and is recorded as failed, and what its connector read is not kept as read; a scheduler keeps the claims it holds for as long as their
  * syncs take, so no other worker takes a pair being synced.
  */
 import { assert, describe, it } from "@effect/vitest"
@@ -47,6 +47,26 @@ describe("sync leases", () => {
         [0, 0, ["failed"]]
       )
       assert.deepStrictEqual(yield* memory.runsInFlight, { runs: 0, staged: 0 })
+    }).pipe(Effect.provide(engineLayer()))
+  )
+
+  it.effect("regression: what a connector read is kept as read only once its fetch is applied", () =>
+    Effect.gen(function* () {
+      const engine = yield* SyncEngine
+      const memory = yield* MemoryPairs
+      const remembered: Array<string> = []
+      const pair = yield* addPair({ documents: [document("a")], delaySeconds: 5, remembered })
+      const fiber = yield* Effect.forkChild(engine.runPair(pair, "stalled"))
+      yield* TestClock.adjust("1 second")
+      yield* memory.expireRuns
+      yield* TestClock.adjust("10 seconds")
+      // The fetch was read to its end, but its apply failed: an inbox must read those files again.
+      assert.strictEqual((yield* Fiber.join(fiber))._tag, "Failed")
+      assert.deepStrictEqual(remembered, [])
+      const applied = yield* Effect.forkChild(engine.runPair(pair, "w"))
+      yield* TestClock.adjust("10 seconds")
+      assert.strictEqual((yield* Fiber.join(applied))._tag, "Succeeded")
+      assert.deepStrictEqual(remembered, ["fetch"])
     }).pipe(Effect.provide(engineLayer()))
   )
 
