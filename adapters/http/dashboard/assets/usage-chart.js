@@ -1,8 +1,8 @@
 // Draws a requests-per-day chart with uPlot from the numbers the page carries in `data-usage`;
 // the same numbers are in the table beside it, so the page says everything without JavaScript.
 // Neither uPlot nor the drawing is paid for on load: this script is deferred, and uPlot (its
-// script and stylesheet, named in `data-script` and `data-style`) is fetched once the chart comes
-// near the screen, then drawn when the browser is idle, so a phone's slow CPU first paints the
+// script and stylesheet, named in `data-script` and `data-style`) is fetched once most of the chart
+// is on the screen, then drawn when the browser is idle, so a phone's slow CPU first paints the
 // page and answers the reader. uPlot styles elements through CSSOM only, which the
 // Content-Security-Policy's `style-src 'self'` allows. The y-axis is as wide as its widest label
 // (uPlot's fixed default cut "12,500" to "2,500"), its text takes the page's own colour (so it
@@ -83,10 +83,11 @@ const draw = (target) => {
   }).observe(target)
 }
 
-/** Resolves once the element has loaded; the chart is simply not drawn if it fails to. */
+/** Resolves once the element has loaded, rejects if it fails to. */
 const loaded = (element) =>
-  new Promise((resolve) => {
+  new Promise((resolve, reject) => {
     element.addEventListener("load", resolve, { once: true })
+    element.addEventListener("error", reject, { once: true })
     document.head.append(element)
   })
 
@@ -105,18 +106,30 @@ const whenIdle = (work) =>
 
 const target = document.getElementById("usage-chart")
 if (target !== null) {
-  const start = () => loadUplot(target).then(() => whenIdle(() => draw(target)))
+  // Should uPlot not load, the chart's place is given back and the table says it all.
+  const start = () =>
+    loadUplot(target).then(
+      () => whenIdle(() => draw(target)),
+      () => {
+        target.hidden = true
+      }
+    )
   // Once most of it is on the screen: a phone shows the chart's top edge under the form on load,
   // and drawing it then would cost the reader's first seconds for a chart still out of sight. The
   // browser also reports the first state, below the threshold or not.
+  // A browser without IntersectionObserver draws it when idle.
   const inView = 0.6
-  const observer = new IntersectionObserver(
-    (entries) => {
-      if (!entries.some((entry) => entry.isIntersecting && entry.intersectionRatio >= inView)) return
-      observer.disconnect()
-      start()
-    },
-    { threshold: inView }
-  )
-  observer.observe(target)
+  if (typeof IntersectionObserver !== "function") whenIdle(start)
+  else {
+    const observer = new IntersectionObserver(
+      (entries) => {
+        // A ratio reported just under the threshold it crossed still counts.
+        if (!entries.some((entry) => entry.isIntersecting && entry.intersectionRatio >= inView - 0.01)) return
+        observer.disconnect()
+        start()
+      },
+      { threshold: inView }
+    )
+    observer.observe(target)
+  }
 }
